@@ -1,0 +1,171 @@
+"""Reading files safely and writing them atomically (temp file, fsync, rename, fsync folder)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from pathlib import Path
+
+from planstate.errors import ConflictError, ParseError, UsageError
+
+MAX_FILE_BYTES = 16 << 20  # a planning file is kilobytes; refuse to read runaway files
+
+
+def _display(path: Path, base: Path | None) -> str:
+    """A path as shown in messages: relative to `base` when it is inside it."""
+    if base is not None:
+        try:
+            return str(path.relative_to(base))
+        except ValueError:
+            pass
+    return str(path)
+
+
+def real_target(path: Path, root: Path, base: Path | None = None) -> Path:
+    """Resolve symlinks in `path`, refusing targets outside the workspace folder `root`."""
+    shown = _display(path, base)
+    resolved = path.resolve()
+    root_real = root.resolve()
+    if resolved != root_real and root_real not in resolved.parents:
+        raise UsageError(
+            f"{path.name} is a symlink to {resolved}, outside the workspace {root_real}; "
+            "planstate will not read or write it",
+            file=shown,
+        )
+    return resolved
+
+
+def read_bytes(path: Path, root: Path, base: Path | None = None) -> bytes:
+    """Read a workspace file after checking it is a regular file inside the workspace of sane size."""
+    shown = _display(path, base)
+    target = real_target(path, root, base)
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        raise UsageError("file not found", file=shown) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise UsageError("not a regular file", file=shown)
+    if info.st_size > MAX_FILE_BYTES:
+        raise ParseError(
+            f"file is {info.st_size / (1 << 20):.1f} MB; planstate reads files up to {MAX_FILE_BYTES >> 20} MB",
+            file=shown,
+            line=1,
+            column=1,
+        )
+    with open(target, "rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise ParseError(f"file grew past {MAX_FILE_BYTES >> 20} MB while reading", file=shown, line=1, column=1)
+    return data
+
+
+def atomic_write(path: Path, data: bytes, *, expected: bytes | None = None, shown: str | None = None) -> None:
+    """Replace `path` with `data` so that a crash leaves either the old or the new file.
+
+    With `expected`, refuse (ConflictError) when the file on disk no longer holds those bytes:
+    something outside planstate's lock, such as an editor, changed it since it was read.
+    """
+    folder = path.parent
+    try:
+        info = path.stat()
+        mode = stat.S_IMODE(info.st_mode)
+    except FileNotFoundError:
+        info = None
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    if expected is not None:
+        try:
+            current = path.read_bytes()
+        except FileNotFoundError:
+            current = None
+        if current != expected:
+            raise ConflictError(
+                "changed on disk while planstate was updating it (an editor saving?); "
+                "nothing was written, run the command again",
+                file=shown or str(path),
+            )
+    tmp = folder / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fchmod(fd, mode)
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        _unlink(tmp)
+        raise
+    os.close(fd)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink(tmp)
+        raise
+    fsync_dir(folder)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Flush a folder's entries to disk, so a rename survives a power cut."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def create_exclusive(path: Path, data: bytes) -> None:
+    """Create a new file with `data`, failing if the name exists; the content appears atomically."""
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.link(tmp, path)  # fails with FileExistsError instead of overwriting
+    finally:
+        _unlink(tmp)
+    fsync_dir(path.parent)
+
+
+def remove_stale_temp_files(folder: Path) -> None:
+    """Delete temp files left by planstate writers that were killed (their process is gone)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if not (name.startswith(".") and name.endswith(".tmp")):
+            continue
+        parts = name.split(".")
+        if len(parts) < 5 or not parts[-3].isdigit():
+            continue
+        pid = int(parts[-3])
+        if pid == os.getpid() or _alive(pid):
+            continue
+        _unlink(folder / name)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _unlink(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)

@@ -1,0 +1,278 @@
+"""Plain front-matter data: dotted paths, strict comparison, minimal diffs and path edits."""
+
+from __future__ import annotations
+
+import copy
+import re
+from datetime import date, datetime
+from typing import Any, NamedTuple
+
+from planstate.errors import UsageError
+
+_PATH_TOKEN = re.compile(r"\[(-?\d+)\]|((?:[^.\[\\]|\\.)+)")
+
+Segment = str | int
+
+
+def parse_path(path: str | list[Segment] | tuple[Segment, ...]) -> list[Segment]:
+    """Split a dotted path (`phases.2.status`, `phases[2].status`, `a\\.b`) into segments."""
+    if not isinstance(path, str):
+        return list(path)
+    if not path:
+        raise UsageError("empty path")
+    segments: list[Segment] = []
+    for part in _split_dots(path):
+        pos = 0
+        while pos < len(part):
+            m = _PATH_TOKEN.match(part, pos)
+            if not m or m.end() == pos:
+                raise UsageError(f"bad path {path!r}")
+            if m.group(1) is not None:
+                segments.append(int(m.group(1)))
+            else:
+                segments.append(re.sub(r"\\(.)", r"\1", m.group(2)))
+            pos = m.end()
+        if not part:
+            raise UsageError(f"bad path {path!r}: empty segment")
+    return segments
+
+
+def _split_dots(path: str) -> list[str]:
+    """Split on dots that are not escaped with a backslash."""
+    parts, buf, i = [], [], 0
+    while i < len(path):
+        ch = path[i]
+        if ch == "\\" and i + 1 < len(path):
+            buf.append(path[i : i + 2])
+            i += 2
+            continue
+        if ch == ".":
+            parts.append("".join(buf))
+            buf = []
+        else:
+            buf.append(ch)
+        i += 1
+    parts.append("".join(buf))
+    return parts
+
+
+def format_path(segments: list[Segment] | tuple[Segment, ...]) -> str:
+    """Join segments back into a dotted path."""
+    return ".".join(str(s).replace(".", "\\.") for s in segments)
+
+
+def to_plain(value: Any, _memo: dict[int, Any] | None = None) -> Any:
+    """Convert ruamel round-trip objects into plain dict, list, str, int, float, bool, dates."""
+    memo = {} if _memo is None else _memo
+    if isinstance(value, dict):
+        if id(value) in memo:
+            return memo[id(value)]
+        out: dict[Any, Any] = {}
+        memo[id(value)] = out
+        for k, v in value.items():
+            out[to_plain(k, memo)] = to_plain(v, memo)
+        return out
+    if isinstance(value, list):
+        if id(value) in memo:
+            return memo[id(value)]
+        items: list[Any] = []
+        memo[id(value)] = items
+        items.extend(to_plain(v, memo) for v in value)
+        return items
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, datetime):
+        return datetime(
+            value.year,
+            value.month,
+            value.day,
+            value.hour,
+            value.minute,
+            value.second,
+            value.microsecond,
+            value.tzinfo,
+        )
+    if isinstance(value, date):
+        return date(value.year, value.month, value.day)
+    if isinstance(value, set):
+        return {to_plain(v, memo): None for v in value}
+    if isinstance(value, tuple):
+        return [to_plain(v, memo) for v in value]
+    return value
+
+
+def same(a: Any, b: Any) -> bool:
+    """Compare plain values strictly: types matter (1 is not True, 1 is not 1.0), key order too."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and list(a.keys()) == list(b.keys()) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float) and a != a:
+        return bool(b != b)
+    return bool(a == b)
+
+
+class Op(NamedTuple):
+    """One edit of the data: `kind` is replace, add, delete or append; `path` ends at the target."""
+
+    kind: str
+    path: tuple[Segment, ...]
+    value: Any = None
+
+
+def diff(old: Any, new: Any, path: tuple[Segment, ...] = ()) -> list[Op]:
+    """Return the smallest list of edits that turns plain value `old` into `new`."""
+    if same(old, new):
+        return []
+    if isinstance(old, dict) and isinstance(new, dict) and old and new:
+        ops: list[Op] = []
+        for key in old:
+            if key not in new:
+                ops.append(Op("delete", (*path, key)))
+        for key, value in new.items():
+            if key in old:
+                ops.extend(diff(old[key], value, (*path, key)))
+            else:
+                ops.append(Op("add", (*path, key), value))
+        return ops
+    if isinstance(old, list) and isinstance(new, list) and old and new:
+        if len(new) >= len(old) and all(same(x, y) for x, y in zip(old, new, strict=False)):
+            return [Op("append", path, v) for v in new[len(old) :]]
+        removed = _removed_indexes(old, new)
+        if removed is not None:
+            return [Op("delete", (*path, i)) for i in reversed(removed)]
+        ops = []
+        for i in range(min(len(old), len(new))):
+            ops.extend(diff(old[i], new[i], (*path, i)))
+        if len(new) > len(old):
+            ops.extend(Op("append", path, v) for v in new[len(old) :])
+        else:
+            ops.extend(Op("delete", (*path, i)) for i in reversed(range(len(new), len(old))))
+        return ops
+    return [Op("replace", path, new)]
+
+
+def _removed_indexes(old: list[Any], new: list[Any]) -> list[int] | None:
+    """If `new` is `old` with some items taken out, return the indexes taken out."""
+    if len(new) >= len(old):
+        return None
+    removed, j = [], 0
+    for i, item in enumerate(old):
+        if j < len(new) and same(item, new[j]):
+            j += 1
+        else:
+            removed.append(i)
+    return removed if j == len(new) else None
+
+
+def child(value: Any, seg: Segment) -> tuple[bool, Any]:
+    """Step into a plain value by key or index."""
+    if isinstance(value, dict):
+        if seg in value:
+            return True, value[seg]
+        if isinstance(seg, int) and str(seg) in value:
+            return True, value[str(seg)]
+        if isinstance(seg, str) and re.fullmatch(r"-?\d+", seg) and int(seg) in value:
+            return True, value[int(seg)]
+        return False, None
+    if isinstance(value, list):
+        try:
+            index = int(seg)
+        except ValueError:
+            return False, None
+        if -len(value) <= index < len(value):
+            return True, value[index]
+    return False, None
+
+
+def apply_op(data: Any, op: Op) -> Any:
+    """Apply an edit to plain data (the expected result the text edit must produce)."""
+    if op.kind == "replace" and not op.path:
+        return copy.deepcopy(op.value)
+    if data is None:
+        data = {}
+    parent = data
+    for seg in op.path[:-1] if op.kind != "append" else op.path:
+        _found, parent = child(parent, seg)
+    last = op.path[-1] if op.path else None
+    if op.kind == "append":
+        parent.append(copy.deepcopy(op.value))
+    elif op.kind == "add":
+        parent[last] = copy.deepcopy(op.value)
+    elif op.kind == "replace":
+        key = _real_key(parent, last)
+        parent[key] = copy.deepcopy(op.value)
+    elif op.kind == "delete":
+        key = _real_key(parent, last)
+        del parent[key]
+        if not data and not op.path[:-1]:
+            return None
+    return data
+
+
+def _real_key(parent: Any, seg: Any) -> Any:
+    if isinstance(parent, list):
+        return int(seg)
+    if seg in parent:
+        return seg
+    if str(seg) in parent:
+        return str(seg)
+    return int(seg)
+
+
+def get_in(data: Any, segments: list[Segment]) -> tuple[bool, Any]:
+    """Find the value at `segments`: (found, value)."""
+    value = data
+    for seg in segments:
+        found, value = child(value, seg)
+        if not found:
+            return False, None
+    return True, value
+
+
+def set_in(data: dict[str, Any], segments: list[Segment], value: Any) -> None:
+    """Set the value at `segments`, creating missing mappings on the way."""
+    parent: Any = data
+    for i, seg in enumerate(segments[:-1]):
+        found, nxt = child(parent, seg)
+        if not found or nxt is None:
+            if isinstance(parent, list):
+                raise UsageError(f"no item at {format_path(segments[: i + 1])}")
+            if isinstance(segments[i + 1], int):
+                raise UsageError(f"no list at {format_path(segments[: i + 1])}")
+            nxt = {}
+            parent[_real_key(parent, seg) if found else seg] = nxt
+        if not isinstance(nxt, dict | list):
+            raise UsageError(f"{format_path(segments[: i + 1])} is not a mapping or list")
+        parent = nxt
+    last = segments[-1]
+    if isinstance(parent, list):
+        index = int(last)
+        if not -len(parent) <= index < len(parent):
+            raise UsageError(f"index {index} is out of range at {format_path(segments[:-1])}; use append")
+        parent[index] = value
+    else:
+        found, _ = child(parent, last)
+        parent[_real_key(parent, last) if found else last] = value
+
+
+def delete_in(data: Any, segments: list[Segment]) -> bool:
+    """Delete the key or item at `segments`; return False when there was nothing there."""
+    found, parent = get_in(data, segments[:-1])
+    if not found:
+        return False
+    ok, _ = child(parent, segments[-1])
+    if not ok:
+        return False
+    del parent[_real_key(parent, segments[-1])]
+    return True

@@ -1,0 +1,90 @@
+"""Validation of planning files: schema problems and cross-field rules, located by file, line, column."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planstate.document import Document
+from planstate.errors import PlanstateError, ValidationError
+from planstate.models import KINDS, SCHEMA_VERSION, State, phase_numbers
+from planstate.plain import format_path
+from planstate.schema import Model, Problem
+
+
+def state_rules(data: Any) -> list[Problem]:
+    """Cross-field rules of STATE.md that a per-field schema cannot express."""
+    problems: list[Problem] = []
+    if not isinstance(data, dict):
+        return problems
+    state = State(data)
+    structure = data.get("structure")
+    phases = data.get("phases")
+    if isinstance(structure, dict) and isinstance(phases, list):
+        total = structure.get("phases_total")
+        if isinstance(total, int) and total != len(phases):
+            problems.append(Problem(("phases",), f"lists {len(phases)} phases but structure.phases_total is {total}"))
+    position = data.get("position")
+    if isinstance(position, dict) and isinstance(position.get("phase"), int):
+        try:
+            numbers = phase_numbers(state)
+        except (TypeError, ValueError):
+            numbers = range(0)
+        if isinstance(phases, list) and len(numbers) and position["phase"] not in numbers:
+            problems.append(
+                Problem(
+                    ("position", "phase"),
+                    f"{position['phase']} is not a phase; phases are numbered {numbers.start} to {numbers.stop - 1}",
+                )
+            )
+    if isinstance(phases, list):
+        active = [i for i, p in enumerate(phases) if isinstance(p, dict) and p.get("status") == "active"]
+        if len(active) > 1:
+            problems.append(Problem(("phases", active[1], "status"), "more than one phase is active"))
+    lifecycle = data.get("lifecycle")
+    if isinstance(lifecycle, dict) and lifecycle.get("state") == "completed" and not lifecycle.get("completed_at"):
+        problems.append(Problem(("lifecycle", "completed_at"), "is required when the state is completed"))
+    return problems
+
+
+def problems_for(kind: str, data: Any) -> list[Problem]:
+    """All problems of `data` as a file of `kind` (state, decision, blocker, session)."""
+    model: type[Model] = KINDS[kind]
+    if data is None:
+        return [Problem((), "front matter is empty")]
+    problems = model.check_data(data)
+    if isinstance(data, dict):
+        version = data.get("schema_version")
+        if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+            problems.append(
+                Problem(
+                    ("schema_version",),
+                    f"{version} is newer than this planstate understands ({SCHEMA_VERSION}); upgrade planstate",
+                )
+            )
+    if kind == "state":
+        problems.extend(state_rules(data))
+    return problems
+
+
+def located(doc: Document, problems: list[Problem]) -> list[PlanstateError]:
+    """Turn problems into errors carrying the file, line and column of each field."""
+    out = []
+    for problem in problems:
+        line, col = doc.locate(list(problem.path))
+        out.append(
+            PlanstateError(
+                problem.message,
+                file=doc.path,
+                line=line,
+                column=col,
+                field=format_path(problem.path) or None,
+            )
+        )
+    return out
+
+
+def check(doc: Document, kind: str, data: Any = None) -> None:
+    """Raise ValidationError listing every problem of `data` (default: the document's data)."""
+    problems = problems_for(kind, doc.data if data is None else data)
+    if problems:
+        raise ValidationError(located(doc, problems))

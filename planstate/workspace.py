@@ -1,0 +1,350 @@
+"""The public API: a `.planning/` workspace, found like git finds `.git`, read and changed in transactions."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from planstate.clock import now
+from planstate.derived import progress_bar, recompute
+from planstate.document import Document
+from planstate.errors import PlanstateError, UsageError, ValidationError
+from planstate.files import atomic_write, read_bytes, remove_stale_temp_files
+from planstate.lock import WorkspaceLock
+from planstate.models import RECORD_FOLDERS, SCHEMA_VERSION, State, phase_at, to_json
+from planstate.plain import delete_in, format_path, get_in, parse_path, same, set_in
+from planstate.schema import ListOf, lookup
+from planstate.validation import check, located, problems_for
+
+PLANNING = ".planning"
+STATE_FILE = "STATE.md"
+LOCAL = ".local"
+
+
+class Change:
+    """One field changed by a write: its path, old and new value."""
+
+    def __init__(self, path: str, old: Any, new: Any) -> None:
+        self.path = path
+        self.old = old
+        self.new = new
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the change as JSON-ready data."""
+        return {"path": self.path, "old": to_json(self.old), "new": to_json(self.new)}
+
+
+class Workspace:
+    """A `.planning/` folder: the one object the CLI, the MCP server and Python code work through."""
+
+    def __init__(self, root: str | Path, *, lock_timeout: float | None = None) -> None:
+        self.root = Path(root).absolute()
+        timeout = lock_timeout
+        if timeout is None and os.environ.get("PLANSTATE_LOCK_TIMEOUT"):
+            try:
+                timeout = float(os.environ["PLANSTATE_LOCK_TIMEOUT"])
+            except ValueError:
+                raise UsageError("PLANSTATE_LOCK_TIMEOUT must be a number of seconds") from None
+        self._lock = WorkspaceLock(self.root / LOCAL / "lock", timeout)
+
+    # ------------------------------------------------------------ finding and creating
+
+    @classmethod
+    def find(
+        cls,
+        start: str | Path | None = None,
+        *,
+        explicit: str | Path | None = None,
+        lock_timeout: float | None = None,
+    ) -> Workspace:
+        """Find the workspace: `explicit` (or PLANSTATE_DIR), else `.planning/` in `start` or a parent."""
+        given = explicit if explicit is not None else os.environ.get("PLANSTATE_DIR") or None
+        if given is not None:
+            path = Path(given).absolute()
+            if (path / STATE_FILE).is_file() or path.name == PLANNING:
+                if not path.is_dir():
+                    raise UsageError(f"no workspace at {path}")
+                return cls(path, lock_timeout=lock_timeout)
+            if (path / PLANNING).is_dir():
+                return cls(path / PLANNING, lock_timeout=lock_timeout)
+            raise UsageError(f"no .planning/ workspace at {path}")
+        here = Path(start if start is not None else os.getcwd()).absolute()
+        for folder in (here, *here.parents):
+            if (folder / PLANNING).is_dir():
+                return cls(folder / PLANNING, lock_timeout=lock_timeout)
+        raise UsageError(
+            f"no {PLANNING}/ folder in {here} or any parent folder; run `planstate init` "
+            "or pass --dir (or set PLANSTATE_DIR)"
+        )
+
+    @classmethod
+    def init(
+        cls,
+        project: str | Path,
+        *,
+        title: str | None = None,
+        phases: list[str] | tuple[str, ...] = (),
+        first_phase: int = 1,
+        initiative: str | None = None,
+        actor: str | None = None,
+        next_action: str | None = None,
+    ) -> Workspace:
+        """Create `.planning/` in `project` with STATE.md, the record folders and a .gitignore."""
+        from planstate import templates
+
+        project_dir = Path(project).absolute()
+        target = project_dir / PLANNING
+        if target.exists() or target.is_symlink():
+            raise UsageError(f"{target} already exists; planstate init never overwrites a workspace")
+        if not project_dir.is_dir():
+            raise UsageError(f"{project_dir} is not a folder")
+        if first_phase not in (0, 1):
+            raise UsageError("--first-phase must be 0 or 1")
+        if any(not name.strip() for name in phases):
+            raise UsageError("phase names must not be empty")
+        title = title or project_dir.name.replace("-", " ").replace("_", " ").strip() or "Untitled"
+        slug = initiative or slugify(title)
+        if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,62}", slug):
+            raise UsageError(f"initiative id {slug!r} must be a slug: lowercase letters, digits and '-'")
+        when = now()
+        context = {
+            "initiative": slug,
+            "title": title,
+            "phases": list(phases),
+            "first_phase": first_phase,
+            "now": when,
+            "actor": actor or default_actor(),
+            "bar": progress_bar(0),
+            "next_action": next_action or (f"Start phase {first_phase}: {phases[0]}" if phases else None),
+            "schema_version": SCHEMA_VERSION,
+        }
+        text = templates.render("STATE.md.j2", context)
+        doc = Document.from_bytes(text.encode("utf-8"), f"{PLANNING}/{STATE_FILE}")
+        check(doc, "state")
+        staging = project_dir / f".planning.init-{os.getpid()}-{os.urandom(3).hex()}"
+        staging.mkdir()
+        try:
+            (staging / STATE_FILE).write_bytes(doc.to_bytes())
+            for folder in RECORD_FOLDERS.values():
+                (staging / folder).mkdir()
+                (staging / folder / ".gitkeep").write_bytes(b"")
+            (staging / ".gitignore").write_text(templates.render("gitignore.j2", {}), encoding="utf-8")
+            os.rename(staging, target)  # atomic: the workspace appears whole or not at all
+        except OSError as exc:
+            _remove_tree(staging)
+            if target.exists():
+                raise UsageError(f"{target} already exists; planstate init never overwrites a workspace") from None
+            raise UsageError(f"could not create {target}: {exc.strerror}") from None
+        return cls(target)
+
+    # ------------------------------------------------------------ paths and reading
+
+    @property
+    def state_path(self) -> Path:
+        """The STATE.md of this workspace."""
+        return self.root / STATE_FILE
+
+    def display(self, path: Path) -> str:
+        """A path as shown to people: relative to the project folder that holds `.planning/`."""
+        try:
+            return str(path.relative_to(self.root.parent))
+        except ValueError:
+            return str(path)
+
+    def read_document(self, path: Path) -> Document:
+        """Read and parse one workspace file."""
+        data = read_bytes(path, self.root, self.root.parent)
+        return Document.from_bytes(data, self.display(path))
+
+    def state_document(self) -> Document:
+        """The parsed STATE.md (front matter not yet validated)."""
+        doc = self.read_document(self.state_path)
+        if not doc.has_front_matter:
+            raise UsageError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)
+        return doc
+
+    def state(self) -> State:
+        """The validated state, as a typed model over a private copy of the data."""
+        doc = self.state_document()
+        check(doc, "state")
+        return State(doc.data)
+
+    def get(self, path: str) -> Any:
+        """The value at a dotted path of STATE.md's front matter."""
+        return self.state_document().get(path)
+
+    # ------------------------------------------------------------ writing
+
+    @contextmanager
+    def edit(self) -> Iterator[State]:
+        """A transaction: lock, read, let the caller change the state, validate, write atomically.
+
+        Nothing is written when the body raises, when validation fails, or when nothing changed.
+        """
+        with self._lock:
+            doc = self.state_document()
+            original = doc.to_bytes()
+            data = doc.data
+            if not isinstance(data, dict):
+                raise ValidationError(located(doc, problems_for("state", data)))
+            state = State(data)
+            yield state
+            self._commit(doc, original, data)
+
+    def _commit(self, doc: Document, original: bytes, data: dict[str, Any]) -> bool:
+        """Recompute derived values, validate, splice the changes into the text and write it."""
+        if same(data, doc.data):
+            return False
+        recompute(State(data))
+        problems = problems_for("state", data)
+        if problems:
+            raise ValidationError(located(doc, problems))
+        data["updated"] = now()
+        doc.update(data)
+        new = doc.to_bytes()
+        if new == original:
+            return False
+        remove_stale_temp_files(self.state_path.parent)
+        atomic_write(self.state_path, new, expected=original, shown=doc.path)
+        return True
+
+    def set(self, values: dict[str, Any]) -> list[Change]:
+        """Set fields (dotted path to value) in one transaction; return what changed."""
+        targets = [(path, self._writable_path(path)) for path in values]
+        with self.edit() as state:
+            data = state.to_data()
+            before = {path: _peek(data, segs) for path, segs in targets}
+            for path, segs in targets:
+                set_in(data, segs, values[path])
+        return _changes(before, {path: _peek(data, segs) for path, segs in targets})
+
+    def append(self, path: str, value: Any) -> list[Change]:
+        """Append an item to a list field."""
+        segs = self._writable_path(path)
+        _field, kind = lookup(State, tuple(segs))
+        if not isinstance(kind, ListOf):
+            raise UsageError(f"{path} is not a list; use set", field=path)
+        with self.edit() as state:
+            data = state.to_data()
+            before = _peek(data, segs)
+            items = list(before) if isinstance(before, list) else []
+            items.append(value)
+            set_in(data, segs, items)
+        return _changes({path: before}, {path: items})
+
+    def unset(self, path: str) -> list[Change]:
+        """Remove a field (an optional key or a list item)."""
+        segs = self._writable_path(path)
+        field, _kind = lookup(State, tuple(segs))
+        if field is not None and field.required and not isinstance(segs[-1], int) and field.name == segs[-1]:
+            raise UsageError(f"{path} is required and cannot be removed", field=path)
+        with self.edit() as state:
+            data = state.to_data()
+            before = _peek(data, segs)
+            if not delete_in(data, segs):
+                raise UsageError(f"no value at {path}", field=path)
+        return _changes({path: before}, {path: None})
+
+    def _writable_path(self, path: str) -> list[Any]:
+        """Check that a path names a field planstate lets a person set; return its segments."""
+        segs = parse_path(path)
+        field, kind = lookup(State, tuple(segs))
+        if kind is None:
+            raise UsageError(
+                f"unknown field {format_path(segs)} (see `planstate schema state` for the fields)",
+                field=path,
+            )
+        if field is not None and field.derived:
+            raise UsageError(
+                f"{format_path(segs)} is derived and recomputed on every write; change its source instead",
+                field=path,
+            )
+        return segs
+
+    # ------------------------------------------------------------ summaries and checks
+
+    def status(self) -> dict[str, Any]:
+        """Where the initiative is: the summary `planstate status` prints."""
+        doc = self.state_document()
+        check(doc, "state")
+        state = State(doc.data)
+        recompute(state)  # on a private copy: report true values even if the file's copies are stale
+        position = state.position
+        current = phase_at(state, position.phase) if position.exists() else None
+        progress = state.progress
+        lifecycle = state.lifecycle
+        return {
+            "file": doc.path,
+            "initiative": state.initiative,
+            "title": state.title,
+            "lifecycle": lifecycle.state,
+            "lifecycle_since": to_json(lifecycle.since),
+            "lifecycle_reason": lifecycle.reason,
+            "current_phase": position.phase if position.exists() else None,
+            "current_phase_name": current.name if current else None,
+            "current_phase_status": current.status if current else None,
+            "current_phase_started": to_json(current.started) if current else None,
+            "phases_total": progress.phases_total if progress.exists() else 0,
+            "phases_completed": progress.phases_completed if progress.exists() else 0,
+            "percent": progress.percent if progress.exists() else 0,
+            "bar": progress.bar if progress.exists() else progress_bar(0),
+            "position": to_json(position._data()) if position.exists() else None,
+            "next_action": state.next_action,
+            "open_questions": list(state.resume_context.open_questions),
+            "updated": to_json(state.updated),
+        }
+
+    def files(self) -> list[tuple[str, Path]]:
+        """Every planning file of the workspace with its kind, STATE.md first."""
+        out: list[tuple[str, Path]] = [("state", self.state_path)]
+        for kind, folder in RECORD_FOLDERS.items():
+            directory = self.root / folder
+            if directory.is_dir():
+                out.extend((kind, p) for p in sorted(directory.glob("*.md")))
+        return out
+
+    def validate(self) -> tuple[int, list[PlanstateError]]:
+        """Validate every file; return how many files were checked and every problem found."""
+        problems: list[PlanstateError] = []
+        files = self.files()
+        for kind, path in files:
+            try:
+                doc = self.read_document(path)
+                if not doc.has_front_matter:
+                    raise UsageError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)
+                problems.extend(located(doc, problems_for(kind, doc.data)))
+            except PlanstateError as exc:
+                problems.append(exc)
+        return len(files), problems
+
+
+def _peek(data: Any, segs: list[Any]) -> Any:
+    return get_in(data, segs)[1]
+
+
+def _changes(before: dict[str, Any], after: dict[str, Any]) -> list[Change]:
+    return [Change(p, before[p], after[p]) for p in before if not same(before[p], after[p])]
+
+
+def slugify(text: str) -> str:
+    """Turn a title into a slug: lowercase ASCII letters and digits joined by '-'."""
+    import unicodedata
+
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return slug[:48].rstrip("-") or "initiative"
+
+
+def default_actor() -> str:
+    """Who is acting: PLANSTATE_ACTOR, else the login name."""
+    return os.environ.get("PLANSTATE_ACTOR") or os.environ.get("USER") or os.environ.get("USERNAME") or "unknown"
+
+
+def _remove_tree(path: Path) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
