@@ -1,0 +1,30 @@
+# Two entry points: `make demo` (install planstate, run the bundled example) and
+# `make test` (install the test tools, run pytest, ruff and mypy). Both use ./.venv.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -c 'import sys; sys.exit("planstate needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+demo: $(BIN)/python
+	$(BIN)/python -m pip install --quiet .
+	$(BIN)/python examples/demo.py
+
+test: $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pytest -q
+	$(BIN)/python -m ruff check .
+	$(BIN)/python -m ruff format --check .
+	$(BIN)/python -m mypy
+
+bench: $(BIN)/python
+	$(BIN)/python -m pip install --quiet '.[test]'
+	$(BIN)/python benchmarks/cli_latency.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

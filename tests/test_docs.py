@@ -1,0 +1,83 @@
+"""Docs that tests check: the format spec's examples and tables, the CLI reference, the README."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planstate.cli import build_parser
+from planstate.document import Document
+from planstate.errors import EXIT_CONFLICT, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from planstate.validation import problems_for
+
+REPO = Path(__file__).resolve().parent.parent
+FORMAT = (REPO / "docs" / "format.md").read_text(encoding="utf-8")
+CLI = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+README = (REPO / "README.md").read_text(encoding="utf-8")
+EXAMPLE = re.compile(r"<!-- example: (\w+) -->\n```markdown\n(.*?)\n```\n", re.DOTALL)
+
+
+def examples() -> list[tuple[str, str]]:
+    """Every (kind, text) example block of docs/format.md."""
+    return [(m.group(1), m.group(2) + "\n") for m in EXAMPLE.finditer(FORMAT)]
+
+
+def test_format_has_one_example_of_each_file_kind() -> None:
+    assert sorted(kind for kind, _ in examples()) == ["blocker", "decision", "session", "state"]
+
+
+@pytest.mark.parametrize(("kind", "text"), examples(), ids=[k for k, _ in examples()])
+def test_format_examples_validate(kind: str, text: str) -> None:
+    doc = Document.from_bytes(text.encode("utf-8"), f"docs/format.md example {kind}")
+    assert doc.to_bytes() == text.encode("utf-8")
+    assert problems_for(kind, doc.data) == []
+
+
+def test_format_field_tables_match_the_models() -> None:
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "docgen.py"), "--check"], capture_output=True)
+    assert done.returncode == 0, done.stdout.decode()
+
+
+def test_format_covers_every_lifecycle_state() -> None:
+    from planstate.models import LIFECYCLE_STATES
+
+    for state in LIFECYCLE_STATES:
+        assert f"| `{state}` |" in FORMAT
+
+
+def commands() -> list[str]:
+    """The names of every subcommand of the CLI."""
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    return sorted(sub.choices)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", commands())
+def test_every_command_is_documented(name: str) -> None:
+    assert f"### planstate {name}\n" in CLI
+
+
+def test_every_documented_command_exists() -> None:
+    documented = re.findall(r"^### planstate (\S+)$", CLI, re.MULTILINE)
+    assert sorted(documented) == commands()
+
+
+def test_exit_codes_are_documented() -> None:
+    for code in (EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_CONFLICT, 4):
+        assert re.search(rf"^\| {code} \|", CLI, re.MULTILINE), code
+
+
+def test_readme_starts_with_a_two_command_quickstart() -> None:
+    assert README.split("\n## ")[1].startswith("Quickstart")
+    block = re.search(r"## Quickstart\n.*?```\w*\n(.*?)```", README, re.DOTALL)
+    assert block is not None
+    lines = [ln for ln in block.group(1).splitlines() if ln.strip()]
+    assert lines == ["make demo", "make test"]
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    assert "make test" in (REPO / ".ci" / "run").read_text()
