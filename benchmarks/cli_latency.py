@@ -36,7 +36,8 @@ def make_example(folder: Path) -> Path:
     env = {**os.environ, "PLANSTATE_ACTOR": "bench", "PLANSTATE_NOW": "2026-11-22T08:00:00Z"}
     subprocess.run(
         [sys.executable, str(HERE.parent / "examples" / "demo.py"), str(folder), "--quiet"],
-        check=True, env=env,
+        check=True,
+        env=env,
     )
     return folder / ".planning" / "STATE.md"
 
@@ -91,12 +92,16 @@ def main() -> int:
         else:
             print(f"runs per command: {args.runs} (interleaved)")
             for name in commands:
-                ratio = "" if name == "floor" else (
-                    f"  {medians[name] / medians['floor']:.2f}x floor (target {TARGETS[name]}x)"
+                ratio = (
+                    ""
+                    if name == "floor"
+                    else (f"  {medians[name] / medians['floor']:.2f}x floor (target {TARGETS[name]}x)")
                 )
                 print(f"  {name:<6} median {medians[name]:6.1f} ms  p90 {result['p90_ms'][name]:6.1f} ms{ratio}")
-            print("  for comparison (measured on this machine kind, issue 2): GSD gsd-tools 74-78 ms, "
-                  "Backlog.md 210-240 ms per state operation")
+            print(
+                "  for comparison (measured on this machine kind, issue 2): GSD gsd-tools 74-78 ms, "
+                "Backlog.md 210-240 ms per state operation"
+            )
         met = all(medians[k] / medians["floor"] <= t for k, t in TARGETS.items())
         return 0 if met else 1
     finally:

@@ -15,8 +15,21 @@ import tempfile
 from pathlib import Path
 
 STEPS = [
-    ["init", "--title", "User authentication", "--phase", "Database schema", "--phase", "JWT implementation",
-     "--phase", "OAuth integration", "--phase", "Deploy", "--next", "Design the users and sessions tables"],
+    [
+        "init",
+        "--title",
+        "User authentication",
+        "--phase",
+        "Database schema",
+        "--phase",
+        "JWT implementation",
+        "--phase",
+        "OAuth integration",
+        "--phase",
+        "Deploy",
+        "--next",
+        "Design the users and sessions tables",
+    ],
     ["set", "position.task", "Create users table migration", "position.status", "in_progress"],
     ["append", "resume_context.files_modified", "db/migrations/001_users.sql"],
     ["append", "resume_context.key_implementations", "Passwords hashed with argon2id"],
@@ -44,8 +57,7 @@ def main() -> int:
     for step in STEPS:
         if not quiet:
             print(f"\n$ planstate {' '.join(_quote(a) for a in step)}", flush=True)
-        done = subprocess.run([*command(), *step], cwd=folder, env=env,
-                              stdout=subprocess.DEVNULL if quiet else None)
+        done = subprocess.run([*command(), *step], cwd=folder, env=env, stdout=subprocess.DEVNULL if quiet else None)
         if done.returncode != 0:
             print(f"step failed with exit code {done.returncode}: planstate {' '.join(step)}", file=sys.stderr)
             return done.returncode

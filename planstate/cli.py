@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from planstate.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, PlanstateError
 
@@ -33,7 +34,8 @@ def _print_changes(args: argparse.Namespace, changes: list[Any], file: str) -> i
     if not changes:
         _out(f"{file}: no change")
     for change in changes:
-        _out(f"{file}: {change.path}: {short(change.old)} → {short(change.new)}")
+        new = "(removed)" if change.removed else short(change.new)
+        _out(f"{file}: {change.path}: {short(change.old)} → {new}")
     return EXIT_OK
 
 
@@ -44,9 +46,11 @@ def cmd_init(args: argparse.Namespace) -> int:
     """Create .planning/ with STATE.md, record folders and a .gitignore."""
     import os
 
-    from planstate.workspace import Workspace
+    from planstate.workspace import PLANNING, Workspace, absolute
 
-    project = getattr(args, "dir", None) or os.environ.get("PLANSTATE_DIR") or "."
+    project = absolute(getattr(args, "dir", None) or os.environ.get("PLANSTATE_DIR") or ".")
+    if project.name == PLANNING:  # --dir names the workspace itself, not its project
+        project = project.parent
     ws = Workspace.init(
         project,
         title=args.title,
@@ -167,23 +171,38 @@ def cmd_schema(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- parser
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr, like every other planstate error."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print `planstate: <command>: <message>` and a pointer to --help, then exit 2."""
+        command = self.prog.removeprefix("planstate").strip()
+        where = f"{command}: " if command else ""
+        self.exit(EXIT_USAGE, f"planstate: {where}{message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every command."""
     from planstate import __version__
 
-    common = argparse.ArgumentParser(add_help=False)
+    common: argparse.ArgumentParser = _Parser(add_help=False)
     common.add_argument(
-        "--dir", default=argparse.SUPPRESS, metavar="PATH",
+        "--dir",
+        default=argparse.SUPPRESS,
+        metavar="PATH",
         help="the .planning/ folder or the project that holds it (default: search upward; env PLANSTATE_DIR)",
     )
     common.add_argument(
-        "--lock-timeout", type=float, default=argparse.SUPPRESS, metavar="SECONDS",
+        "--lock-timeout",
+        type=float,
+        default=argparse.SUPPRESS,
+        metavar="SECONDS",
         help="how long a write waits for the workspace lock (default 10; env PLANSTATE_LOCK_TIMEOUT)",
     )
-    json_flag = argparse.ArgumentParser(add_help=False)
+    json_flag = _Parser(add_help=False)
     json_flag.add_argument("--json", action="store_true", help="print JSON for programs and agents")
 
-    parser = argparse.ArgumentParser(
+    parser: argparse.ArgumentParser = _Parser(
         prog="planstate",
         description="Keep the execution state of software work in plain files under .planning/.",
         epilog="Exit codes: 0 ok, 1 findings, 2 usage/validation/parse error, 3 lock timeout or "
@@ -230,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
+    _tolerant_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Handler | None = getattr(args, "handler", None)
@@ -240,9 +260,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except PlanstateError as exc:
         if getattr(args, "json", False):
-            from planstate.display import dump_json
+            import json
 
-            sys.stderr.write(dump_json(exc.to_dict()) + "\n")
+            sys.stderr.write(json.dumps(exc.to_dict(), ensure_ascii=False) + "\n")  # one line, like text errors
         else:
             sys.stderr.write(f"planstate: {exc}\n")
         return exc.exit_code
@@ -250,11 +270,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("planstate: interrupted\n")
         return 130
     except BrokenPipeError:
+        _silence_stdout()
         return EXIT_OK
     except Exception as exc:  # an unexpected error is a bug: say so in one line, keep the trace
         log = _save_traceback()
         sys.stderr.write(f"planstate: internal error: {type(exc).__name__}: {exc} (traceback: {log})\n")
         return EXIT_INTERNAL
+
+
+def _tolerant_streams() -> None:
+    """Never fail on output a terminal's encoding cannot show: escape it (the work is already done)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
+def _silence_stdout() -> None:
+    """After the reader of stdout went away, point stdout at /dev/null so the exit flush cannot fail."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def _save_traceback() -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import io
 import re
 from collections import Counter
@@ -27,7 +28,9 @@ from planstate.plain import (
 BOM = b"\xef\xbb\xbf"
 MAX_FRONT_MATTER = 1 << 20  # characters of YAML; a STATE.md is a few kilobytes
 MAX_EXPANDED_NODES = 100_000  # values after aliases are expanded: stops alias bombs
+MAX_DEPTH = 100  # nested collections; deeper flow nesting makes the YAML scanner quadratic
 
+MERGE_TAG = "tag:yaml.org,2002:merge"
 _OPEN = re.compile(r"---[ \t]*(?:\r?\n|\Z)")
 _MISSING = object()
 
@@ -52,6 +55,8 @@ class Document:
         self._tail = tail
         self._body = body
         self._shared: set[int] = set()
+        self._merges: dict[int, list[tuple[Any, Any]]] = {}  # `<<` entries, which ruamel drops from its nodes
+        self._literals = True  # write multi-line strings as literal block scalars
         self.newline = "\r\n" if (head or tail).endswith("\r\n") or _first_newline(body) == b"\r\n" else "\n"
         self._parse()
 
@@ -83,13 +88,16 @@ class Document:
             head = rest[: head_match.end()].decode("utf-8")
             text = rest[head_match.end() : start].decode("utf-8")
             tail = rest[start:end].decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = rest[: exc.start].count(b"\n") + 1
+        except UnicodeDecodeError:
+            bad = _first_bad_utf8(rest, end)
+            line_start = rest.rfind(b"\n", 0, bad) + 1
+            line = rest[:bad].count(b"\n") + 1
+            column = len(rest[line_start:bad].decode("utf-8", errors="replace")) + 1
             raise ParseError(
-                f"front matter is not UTF-8 text (byte 0x{rest[exc.start]:02x} at offset {exc.start})",
+                f"front matter is not UTF-8 text (byte 0x{rest[bad]:02x} at offset {len(bom) + bad})",
                 file=where,
                 line=line,
-                column=1,
+                column=column,
             ) from None
         if len(text) > MAX_FRONT_MATTER:
             raise ParseError(
@@ -183,6 +191,13 @@ class Document:
         from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
         yaml = YAML(typ="rt")
+        yaml.Scanner = _scanner_class()
+        try:  # as YAML.load does; a `%YAML` or `%TAG` line needs it
+            from ruamel.yaml.docinfo import DocInfo
+
+            yaml.doc_infos.append(DocInfo())
+        except ImportError:  # pragma: no cover - older ruamel.yaml keeps no document info
+            pass
         try:
             constructor, _parser = yaml.get_constructor_parser(io.StringIO(self._text))
             root = constructor.composer.get_single_node()
@@ -228,6 +243,9 @@ class Document:
             if isinstance(seg, int):
                 raise UsageError(f"no list at {format_path(segments)} to index into", file=self.path)
             nested = {seg: nested}
+        if isinstance(parent, list) and not re.fullmatch(r"-?\d+", str(segments[depth])):
+            where = format_path(segments[:depth]) or "the front matter"
+            raise UsageError(f"{where} is a list; {segments[depth]!r} is not an index", file=self.path)
         if isinstance(parent, list):
             raise UsageError(
                 f"index {segments[depth]} is out of range at {format_path(segments[:depth])} "
@@ -272,14 +290,22 @@ class Document:
 
     def apply(self, ops: list[Op]) -> None:
         """Apply edits one by one; each is verified by re-parsing, or the document is left unchanged."""
-        saved = (self._text, self._root, self._data, self._head, self._tail)
+        saved = self._save()
         try:
             for op in ops:
                 self._apply_one(op)
         except BaseException:
-            self._text, self._root, self._data, self._head, self._tail = saved
-            self._indent_cache = None
+            self._restore(saved)
             raise
+
+    def _save(self) -> tuple[Any, ...]:
+        """Everything an edit may change, to put back when it fails."""
+        return (self._text, self._root, self._data, self._head, self._tail, self._shared, self._merges, self.newline)
+
+    def _restore(self, saved: tuple[Any, ...]) -> None:
+        """Put back a state taken by `_save`."""
+        (self._text, self._root, self._data, self._head, self._tail, self._shared, self._merges, self.newline) = saved
+        self._indent_cache = None
 
     # ----------------------------------------------------------------- one edit
 
@@ -289,8 +315,24 @@ class Document:
 
     def _apply_one(self, op: Op) -> None:
         """Splice one edit into the text, re-parse, and check the data is exactly what was meant."""
-        expected = copy.deepcopy(self._data)
-        expected = apply_op(expected, op)
+        expected = apply_op(copy.deepcopy(self._data), op)
+        saved = self._save()
+        try:
+            self._edit(op, expected)
+        except EditError:
+            if op.kind == "delete" or not _has_text(op.value):
+                raise
+            # A literal block scalar can take in blank or deeper-indented lines that follow it:
+            # write the same edit with double-quoted strings instead.
+            self._restore(saved)
+            self._literals = False
+            try:
+                self._edit(op, expected)
+            finally:
+                self._literals = True
+
+    def _edit(self, op: Op, expected: Any) -> None:
+        """Make one edit in the text and verify it by re-parsing."""
         if not self._head:
             self._create_front_matter()
         steps = self._resolve(list(op.path if op.kind != "add" else op.path[:-1]))
@@ -313,12 +355,26 @@ class Document:
                 f"({exc.message}); the file is unchanged",
                 file=self.path,
             ) from None
-        if not same(self._data, expected):
+        if not same(self._data, expected) and not self._same_in_merge_order(op, expected):
             raise EditError(
                 f"planstate could not write {format_path(op.path)} without changing other values; "
                 "the file is unchanged",
                 file=self.path,
             )
+
+    def _same_in_merge_order(self, op: Op, expected: Any) -> bool:
+        """Tell whether the data is `expected` with an added key before the keys a `<<` merge brings in."""
+        if op.kind != "add" or not self._merges:
+            return False
+        found, actual = get_in(self._data, list(op.path[:-1]))
+        wanted = copy.deepcopy(expected)
+        _ok, parent = get_in(wanted, list(op.path[:-1]))
+        if not (found and isinstance(actual, dict) and isinstance(parent, dict) and set(actual) == set(parent)):
+            return False
+        items = dict(parent)
+        parent.clear()
+        parent.update((key, items[key]) for key in actual)
+        return same(self._data, wanted)
 
     def _create_front_matter(self) -> None:
         """Give a file without front matter an empty one."""
@@ -431,12 +487,28 @@ class Document:
         if getattr(node, "flow_style", False):
             return int(node.end_mark.index)
         if isinstance(node, MappingNode):
-            key, value = node.value[-1]
-            return self._content_end(value, self._colon(key) + 1)
+            return self._entry_end(*self._entries(node)[-1])
         if isinstance(node, SequenceNode):
             dashes = self._dashes(node)
             return self._content_end(node.value[-1], dashes[-1] + 1)
         return int(node.end_mark.index)
+
+    def _entries(self, node: Any) -> list[tuple[Any, Any]]:
+        """A mapping's entries in text order, with the `<<` merge entries ruamel leaves out of `node.value`."""
+        merges = self._merges.get(id(node))
+        if not merges:
+            return list(node.value)
+        return sorted([*node.value, *merges], key=lambda kv: int(kv[0].start_mark.index))
+
+    def _entry_end(self, key: Any, value: Any) -> int:
+        """Index just after the content of a mapping entry's value (for `<<: *alias`, after the alias)."""
+        colon = self._colon(key)
+        if key.tag == MERGE_TAG and value.start_mark.index < colon:  # an alias: its node is elsewhere
+            m = re.compile(r"[ \t]*\*[^\s,\[\]{}]+").match(self._text, colon + 1)
+            if m is None:
+                raise EditError("cannot find the alias after a merge key '<<'", file=self.path)
+            return m.end()
+        return self._content_end(value, colon + 1)
 
     def _indent(self) -> yamltext.Indent:
         """The file's own indentation: mapping step, sequence dash step and item content offset."""
@@ -460,7 +532,7 @@ class Document:
                     walk(value, seen)
             elif isinstance(node, SequenceNode) and not node.flow_style:
                 for item in node.value:
-                    if item.start_mark.line == node.start_mark.line and item is node.value[0]:
+                    if item is node.value[0] and item.start_mark.line == node.start_mark.line and not self._empty(item):
                         items[item.start_mark.column - node.start_mark.column] += 1
                     walk(item, seen)
 
@@ -468,10 +540,17 @@ class Document:
         guess = yamltext.Indent(
             mapping=_most_common(maps, 2, lambda s: s > 0),
             sequence=_most_common(seqs, 2, lambda s: s >= 0),
-            item=_most_common(items, 2, lambda s: s > 0),
+            item=_most_common(items, 2, lambda s: s >= 2),  # a dash needs a space after it
         )
         self._indent_cache = guess
         return guess
+
+    def _item_offset(self, seq: Any, ind: yamltext.Indent) -> int:
+        """How far a block sequence's items start from their dash: from its first item, else the file's habit."""
+        first = seq.value[0]
+        if not self._empty(first) and first.start_mark.line == seq.start_mark.line:
+            return max(int(first.start_mark.column - seq.start_mark.column), 2)
+        return ind.item
 
     def _in_flow(self, step: _Step | None) -> bool:
         return step is not None and bool(getattr(step.parent, "flow_style", False))
@@ -493,7 +572,7 @@ class Document:
         ind = self._indent()
         if step is None:
             if isinstance(value, dict | list) and value:
-                self._text = self._nl(yamltext.block(value, 0, ind))
+                self._text = self._nl(yamltext.block(value, 0, ind, literals=self._literals))
             else:
                 self._text = self._nl([yamltext.flow(value)])
             return
@@ -503,7 +582,9 @@ class Document:
         empty = self._empty(node)
         collection = not isinstance(node, ScalarNode)
         inline_node = not block_scalar and not empty and (not collection or bool(node.flow_style))
-        literal = isinstance(value, str) and yamltext.literal_ok(value) and ("\n" in value or block_scalar)
+        literal = (
+            self._literals and isinstance(value, str) and yamltext.literal_ok(value) and ("\n" in value or block_scalar)
+        )
         block = not in_flow and ((isinstance(value, dict | list) and bool(value)) or literal)
 
         if not block:
@@ -515,7 +596,11 @@ class Document:
                 self._splice(node.start_mark.index, node.end_mark.index, inline)
             elif empty:
                 at = self._anchor(step)
-                self._splice(at, at, inline if in_flow else " " + inline)
+                if in_flow:
+                    self._splice(at, at, inline)
+                else:  # `key: ` or `- `: write over trailing spaces, but keep a comment
+                    spaces = self._text[at : self._eol(at)]
+                    self._splice(at, at + (len(spaces) if not spaces.strip(" \t") else 0), " " + inline)
             else:  # a block scalar or block collection becomes one inline value
                 at = self._anchor(step)
                 end = self._after_line(self._content_end(node, None))
@@ -525,7 +610,7 @@ class Document:
 
         # The new value is a block: text after the anchor, then indented lines.
         if step.key is not None:
-            base = step.key.start_mark.column
+            base = parent_col = step.key.start_mark.column
             if isinstance(value, dict):
                 col = base + ind.mapping
             elif isinstance(value, list):
@@ -533,26 +618,26 @@ class Document:
             else:
                 col = self._literal_col(node, base + ind.mapping)
         else:
-            col = (
-                self._dashes(step.parent)[step.pos]
-                - self._line_start(self._dashes(step.parent)[step.pos])
-                + ind.item
-            )
+            dash = self._dashes(step.parent)[step.pos]
+            parent_col = dash - self._line_start(dash)
+            offset = self._item_offset(step.parent, ind)
+            col = parent_col + offset
             if block_scalar:
                 col = self._literal_col(node, col)
         if isinstance(value, str):
-            lines = yamltext.literal_block(value, col)
+            lines = yamltext.literal_block(value, col, parent_col)
             head, following = " " + lines[0], lines[1:]
         elif step.key is not None:
-            head, following = "", yamltext.block(value, col, ind)
-        else:
-            lines = yamltext.block(value, col, ind)
-            head, following = " " + lines[0].lstrip(" "), lines[1:]
+            head, following = "", yamltext.block(value, col, ind, literals=self._literals)
+        else:  # the first line goes on the dash line, as far from the dash as the other items' content
+            lines = yamltext.block(value, col, ind, literals=self._literals)
+            head, following = " " * (offset - 1) + lines[0].lstrip(" "), lines[1:]
         at = self._anchor(step)
         if inline_node or empty:
             region_end = node.end_mark.index if inline_node else at
             line_end = self._eol(region_end)
             rest = self._text[region_end:line_end]
+            rest = rest if rest.strip(" \t") else ""  # keep a comment, not trailing spaces
             after = self._line_end(region_end)
         else:
             rest = self._header_rest(node) if block_scalar else ""
@@ -586,12 +671,13 @@ class Document:
         node = self._root if step is None else step.node
         if node is None:  # empty front matter (maybe only comments): append at the end
             at = self._ensure_trailing_newline(len(self._text))
-            self._splice(at, at, self._nl(yamltext.entry(key, value, 0, ind)))
+            self._splice(at, at, self._nl(yamltext.entry(key, value, 0, ind, literals=self._literals)))
             return
         if not isinstance(node, MappingNode):
             raise UsageError("cannot add a key to a value that is not a mapping", file=self.path)
+        entries = self._entries(node)
         if node.flow_style:
-            if not node.value:
+            if not entries:
                 if step is not None and not self._in_flow(step):
                     self._replace(step, {key: value})
                     return
@@ -601,16 +687,18 @@ class Document:
                     f"{yamltext.key_text(key, flow=True)}: {yamltext.flow(value)}",
                 )
                 return
-            last_key, last_value = node.value[-1]
-            at = self._content_end(last_value, self._colon(last_key) + 1)
-            self._splice(at, at, f", {yamltext.key_text(key, flow=True)}: {yamltext.flow(value)}")
+            at = self._entry_end(*entries[-1])
+            entry = f", {yamltext.key_text(key, flow=True)}: {yamltext.flow(value)}"
+            if self._text[node.start_mark.index] == "{":
+                self._splice(at, at, entry)
+            else:  # a single pair in a flow list (`[key: value]`) has no braces: give it some
+                self._splice(at, at, entry + "}")
+                self._splice(node.start_mark.index, node.start_mark.index, "{")
             return
-        first_key = node.value[0][0]
-        col = first_key.start_mark.column
-        last_key, last_value = node.value[-1]
-        at = self._after_line(self._content_end(last_value, self._colon(last_key) + 1))
+        col = entries[0][0].start_mark.column
+        at = self._after_line(self._entry_end(*entries[-1]))
         at = self._ensure_trailing_newline(at)
-        self._splice(at, at, self._nl(yamltext.entry(key, value, col, ind)))
+        self._splice(at, at, self._nl(yamltext.entry(key, value, col, ind, literals=self._literals)))
 
     # ---- append to a list
 
@@ -634,16 +722,13 @@ class Document:
         ind = self._indent()
         dashes = self._dashes(node)
         col = node.start_mark.column
-        first = node.value[0]
-        offset = ind.item
-        if not self._empty(first) and first.start_mark.line == node.start_mark.line:
-            offset = first.start_mark.column - col
+        offset = self._item_offset(node, ind)
         item_ind = ind._replace(item=offset)
         last = node.value[-1]
         if isinstance(value, dict) and value and isinstance(last, MappingNode) and last.flow_style:
             lines = [" " * col + "-" + " " * (offset - 1) + yamltext.flow(value)]
         else:
-            lines = yamltext.block([value], col, item_ind)
+            lines = yamltext.block([value], col, item_ind, literals=self._literals)
         at = self._after_line(self._content_end(last, dashes[-1] + 1))
         at = self._ensure_trailing_newline(at)
         self._splice(at, at, self._nl(lines))
@@ -658,16 +743,18 @@ class Document:
             self._text = ""
             return
         parent = step.parent
-        siblings = parent.value
+        siblings = self._entries(parent) if isinstance(parent, MappingNode) else parent.value
         if len(siblings) == 1:
             grand = self._parent_step(parent)
             empty: Any = {} if isinstance(parent, MappingNode) else []
-            if grand is None:
-                self._text = ""
-            else:
+            if grand is not None:
                 self._replace(grand, empty)
-            return
-        if parent.flow_style:
+                return
+            if parent.flow_style:
+                self._text = ""
+                return
+            # The last top-level entry: remove its lines and keep the comments around it.
+        elif parent.flow_style:
             self._delete_flow(step)
             return
         if isinstance(parent, MappingNode):
@@ -681,27 +768,59 @@ class Document:
                     raise EditError("cannot delete this key without rewriting its list item", file=self.path)
                 self._splice(start, siblings[i + 1][0].start_mark.index, "")
                 return
-            self._splice(ls, end, "")
+            self._splice(ls, self._skip_blank_lines_after_keep(ls, start, end), "")
             return
         dashes = self._dashes(parent)
         dash = dashes[step.pos]
         ls = self._line_start(dash)
         if self._text[ls:dash].strip(" "):
-            raise EditError("cannot delete an item of a list that starts mid-line", file=self.path)
+            # First item of a list that starts on its parent's line (`- - a`): pull the next item up.
+            self._splice(dash, dashes[step.pos + 1], "")
+            return
         end = self._after_line(self._content_end(step.node, dash + 1))
-        self._splice(ls, end, "")
+        self._splice(ls, self._skip_blank_lines_after_keep(ls, dash, end), "")
+
+    def _skip_blank_lines_after_keep(self, ls: int, start: int, end: int) -> int:
+        """Where a deletion of lines `ls`..`end` must stop: past blank lines a `|+` scalar above would take in."""
+        from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+        keep_ends_here = False
+        stack: list[Any] = [self._root]
+        while stack and not keep_ends_here:
+            node = stack.pop()
+            if isinstance(node, ScalarNode):
+                keep_ends_here = node.style in ("|", ">") and ls <= node.end_mark.index <= start and self._keeps(node)
+            elif isinstance(node, MappingNode):
+                stack.extend(v for _k, v in node.value)
+            elif isinstance(node, SequenceNode):
+                stack.extend(node.value)
+        if not keep_ends_here:
+            return end
+        while end < len(self._text) and not self._text[end : self._eol(end)].strip(" \t"):
+            end = self._line_end(end)
+        return end
+
+    def _keeps(self, node: Any) -> bool:
+        """Tell whether a block scalar keeps its trailing blank lines (`|+`, `>+`)."""
+        header = self._text[node.start_mark.index : self._eol(node.start_mark.index)]
+        return "+" in header.split("#")[0]
 
     def _delete_flow(self, step: _Step) -> None:
         """Delete an entry of a flow collection with its comma."""
         parent = step.parent
-        items = [k for k, _ in parent.value] if step.key is not None else list(parent.value)
-        i = step.pos if step.key is None else next(n for n, k in enumerate(items) if k is step.key)
-        end_node = step.node
-        if i + 1 < len(items):
-            self._splice(items[i].start_mark.index, items[i + 1].start_mark.index, "")
+        if step.key is not None:
+            entries = self._entries(parent)
+            i = next(n for n, (k, _) in enumerate(entries) if k is step.key)
+            starts = [k.start_mark.index for k, _ in entries]
+            prev_end = self._entry_end(*entries[i - 1]) if i else 0
         else:
-            prev_end = self._content_end(parent.value[i - 1][1] if step.key is not None else parent.value[i - 1], None)
-            self._splice(prev_end, self._content_end(end_node, None), "")
+            i = step.pos
+            starts = [v.start_mark.index for v in parent.value]
+            prev_end = self._content_end(parent.value[i - 1], None) if i else 0
+        if i + 1 < len(starts):
+            self._splice(starts[i], starts[i + 1], "")
+        else:
+            self._splice(prev_end, self._content_end(step.node, None), "")
 
     def _parent_step(self, node: Any) -> _Step | None:
         """Find the step (key or index in its parent) that holds `node`; None for the root."""
@@ -727,9 +846,27 @@ class Document:
         return None if node is self._root else walk(self._root)
 
 
+def _has_text(value: Any) -> bool:
+    """Tell whether a value holds a string (which may be written as a literal block)."""
+    if isinstance(value, dict):
+        return any(_has_text(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_text(v) for v in value)
+    return isinstance(value, str)
+
+
 def _first_newline(data: bytes) -> bytes:
     i = data.find(b"\n")
     return b"\r\n" if i > 0 and data[i - 1 : i] == b"\r" else b"\n"
+
+
+def _first_bad_utf8(data: bytes, end: int) -> int:
+    """The offset of the first byte in `data[:end]` that is not part of valid UTF-8."""
+    try:
+        data[:end].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return int(exc.start)
+    return end  # pragma: no cover - only called when decoding failed
 
 
 def _find_close(rest: bytes, start: int) -> tuple[int, int] | None:
@@ -744,44 +881,80 @@ def _find_close(rest: bytes, start: int) -> tuple[int, int] | None:
     return m.start(), m.end()
 
 
-def _check_expansion(root: Any, doc: Document) -> None:
-    """Refuse documents whose aliases expand to too many values, and note shared nodes."""
-    from ruamel.yaml.nodes import MappingNode, SequenceNode
+@functools.cache
+def _scanner_class() -> Any:
+    """A ruamel round-trip scanner that refuses flow collections nested more than MAX_DEPTH deep."""
+    from ruamel.yaml.error import MarkedYAMLError
+    from ruamel.yaml.scanner import RoundTripScanner
 
-    sizes: dict[int, int] = {}
+    class Scanner(RoundTripScanner):
+        """RoundTripScanner with a nesting limit (its simple-key bookkeeping is quadratic in depth)."""
+
+        def fetch_flow_collection_start(self, token_class: Any, to_push: str) -> None:
+            """Open a flow collection, unless that nests too deeply."""
+            if len(self.flow_context) >= MAX_DEPTH:
+                raise MarkedYAMLError(
+                    problem=f"front matter nests more than {MAX_DEPTH} levels deep",
+                    problem_mark=self.reader.get_mark(),
+                )
+            super().fetch_flow_collection_start(token_class, to_push)
+
+    return Scanner
+
+
+def _check_expansion(root: Any, doc: Document) -> None:
+    """Refuse alias bombs, recursive aliases, deep nesting and non-scalar keys; note shared nodes."""
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    def refuse(message: str, node: Any = None) -> ParseError:
+        line, col = doc._position(node.start_mark.index) if node is not None else (2, 1)
+        return ParseError(message, file=doc.path, line=line, column=col)
+
+    merges: dict[int, list[tuple[Any, Any]]] = {}
+    sizes: dict[int, int] = {}  # values after expanding aliases
+    heights: dict[int, int] = {}  # nesting levels after expanding aliases
     seen: Counter[int] = Counter()
+    open_nodes: set[int] = set()  # collections whose children are still being walked
     stack: list[tuple[Any, bool]] = [(root, False)]
     while stack:
         node, done = stack.pop()
         if node is None:
             continue
         if done:
-            if isinstance(node, MappingNode):
-                total = 1 + sum(sizes[id(k)] + sizes[id(v)] for k, v in node.value)
-            elif isinstance(node, SequenceNode):
-                total = 1 + sum(sizes[id(v)] for v in node.value)
-            else:
-                total = 1
-            sizes[id(node)] = total
-            if total > MAX_EXPANDED_NODES:
-                raise ParseError(
-                    f"front matter expands to more than {MAX_EXPANDED_NODES:,} values through aliases (an alias bomb?)",
-                    file=doc.path,
-                    line=2,
-                    column=1,
+            open_nodes.discard(id(node))
+            children = [x for kv in node.value for x in kv] if isinstance(node, MappingNode) else node.value
+            sizes[id(node)] = 1 + sum(sizes[id(c)] for c in children)
+            heights[id(node)] = 1 + max((heights[id(c)] for c in children), default=0)
+            if sizes[id(node)] > MAX_EXPANDED_NODES:
+                raise refuse(
+                    f"front matter expands to more than {MAX_EXPANDED_NODES:,} values through aliases (an alias bomb?)"
                 )
+            if heights[id(node)] > MAX_DEPTH:
+                raise refuse(f"front matter nests more than {MAX_DEPTH} levels deep", node)
             continue
+        if id(node) in open_nodes:
+            raise refuse("an alias refers to a value that contains it (a recursive alias)", node)
         seen[id(node)] += 1
         if id(node) in sizes or seen[id(node)] > 1:
             continue
-        stack.append((node, True))
         if isinstance(node, MappingNode):
+            open_nodes.add(id(node))
+            stack.append((node, True))
             for k, v in node.value:
+                if not isinstance(k, ScalarNode):
+                    raise refuse("a mapping key is a list or mapping; keys must be plain values", k)
+                if k.tag == MERGE_TAG:
+                    merges.setdefault(id(node), []).append((k, v))
                 stack.append((k, False))
                 stack.append((v, False))
         elif isinstance(node, SequenceNode):
+            open_nodes.add(id(node))
+            stack.append((node, True))
             stack.extend((v, False) for v in node.value)
+        else:
+            sizes[id(node)] = heights[id(node)] = 1
     doc._shared = {nid for nid, count in seen.items() if count > 1}
+    doc._merges = merges
 
 
 def _most_common(counter: Counter[int], default: int, valid: Any) -> int:

@@ -3,66 +3,105 @@
 from __future__ import annotations
 
 import fcntl
+import math
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from types import TracebackType
 
-from planstate.errors import LockTimeout
+from planstate.errors import LockTimeout, UsageError
 
 DEFAULT_TIMEOUT = 10.0
 
 
+def check_timeout(value: float) -> float:
+    """Return a lock timeout in seconds, refusing negative numbers and NaN (which would wait forever)."""
+    if math.isnan(value) or value < 0:
+        raise UsageError(f"the lock timeout must be a number of seconds >= 0, not {value!r}")
+    return value
+
+
 class WorkspaceLock:
-    """A re-entrant exclusive lock shared by every planstate process writing one workspace."""
+    """A re-entrant exclusive lock shared by every planstate process and thread writing one workspace.
+
+    Between processes it is an flock on the lock file; between threads of one process a
+    re-entrant mutex, so that one thread's nested transactions re-enter while other threads wait.
+    """
 
     def __init__(self, path: Path, timeout: float | None = None) -> None:
         self.path = path
-        self.timeout = DEFAULT_TIMEOUT if timeout is None else timeout
+        self.timeout = DEFAULT_TIMEOUT if timeout is None else check_timeout(timeout)
         self._fd: int | None = None
         self._depth = 0
+        self._mutex = threading.RLock()
+
+    def _give_up(self, holder: str) -> LockTimeout:
+        return LockTimeout(
+            f"workspace is locked by {holder or 'another process'}; gave up after "
+            f"{self.timeout:g}s (set --lock-timeout or PLANSTATE_LOCK_TIMEOUT to wait longer)",
+            file=str(self.path),
+        )
 
     def acquire(self) -> None:
         """Take the lock, waiting up to the timeout; raise LockTimeout naming the holder."""
-        if self._depth:
-            self._depth += 1
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
         deadline = time.monotonic() + self.timeout
+        wait = -1 if self.timeout >= threading.TIMEOUT_MAX else self.timeout
+        if not self._mutex.acquire(timeout=wait):
+            raise self._give_up("another thread of this process")
+        try:
+            if not self._depth:
+                self._fd = self._flock(deadline)
+            self._depth += 1
+        except BaseException:
+            self._mutex.release()
+            raise
+
+    def _flock(self, deadline: float) -> int:
+        """Open the lock file and flock it, polling until `deadline`; return the descriptor."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        except OSError as exc:
+            raise UsageError(f"cannot open the workspace lock: {exc.strerror}", file=str(self.path)) from None
         delay = 0.002
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    holder = _read_holder(fd)
-                    os.close(fd)
-                    raise LockTimeout(
-                        f"workspace is locked by {holder or 'another process'}; gave up after "
-                        f"{self.timeout:g}s (set --lock-timeout or PLANSTATE_LOCK_TIMEOUT to wait longer)",
-                        file=str(self.path),
-                    ) from None
-                time.sleep(delay)
-                delay = min(delay * 1.5, 0.05)
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise self._give_up(_read_holder(fd)) from None
+                    time.sleep(delay)
+                    delay = min(delay * 1.5, 0.01)
+        except BaseException:
+            os.close(fd)
+            raise
         info = f"pid {os.getpid()} on {os.uname().nodename} ({_command()}) since {time.strftime('%H:%M:%S')}"
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, info.encode("utf-8", errors="replace"), 0)
-        self._fd = fd
-        self._depth = 1
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, info.encode("utf-8", errors="replace"), 0)
+        except OSError:
+            pass  # the holder note is a courtesy; the flock is what counts
+        return fd
 
     def release(self) -> None:
         """Release the lock (the outermost release unlocks)."""
-        self._depth -= 1
-        if self._depth or self._fd is None:
-            return
-        fd, self._fd = self._fd, None
+        if not self._depth:
+            raise RuntimeError("release of an unheld workspace lock")
         try:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            self._depth -= 1
+            if self._depth or self._fd is None:
+                return
+            fd, self._fd = self._fd, None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
         finally:
-            os.close(fd)
+            self._mutex.release()
 
     def __enter__(self) -> WorkspaceLock:
         self.acquire()

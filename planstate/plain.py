@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Set as AbstractSet
 from datetime import date, datetime
 from typing import Any, NamedTuple
 
@@ -57,8 +58,8 @@ def _split_dots(path: str) -> list[str]:
 
 
 def format_path(segments: list[Segment] | tuple[Segment, ...]) -> str:
-    """Join segments back into a dotted path."""
-    return ".".join(str(s).replace(".", "\\.") for s in segments)
+    """Join segments back into a dotted path that `parse_path` reads back (indexes as `.2`, the documented form)."""
+    return ".".join(re.sub(r"([\\.\[])", r"\\\1", s) if isinstance(s, str) else str(s) for s in segments)
 
 
 def to_plain(value: Any, _memo: dict[int, Any] | None = None) -> Any:
@@ -102,17 +103,25 @@ def to_plain(value: Any, _memo: dict[int, Any] | None = None) -> Any:
         )
     if isinstance(value, date):
         return date(value.year, value.month, value.day)
-    if isinstance(value, set):
+    if isinstance(value, AbstractSet):  # `!!set`, read by ruamel as a CommentedSet
         return {to_plain(v, memo): None for v in value}
     if isinstance(value, tuple):
         return [to_plain(v, memo) for v in value]
+    from ruamel.yaml.comments import TaggedScalar
+
+    if isinstance(value, TaggedScalar):  # `!!str 12`, `!custom x`: the text itself
+        return str(value.value)
     return value
 
 
 def same(a: Any, b: Any) -> bool:
     """Compare plain values strictly: types matter (1 is not True, 1 is not 1.0), key order too."""
     if isinstance(a, dict):
-        return isinstance(b, dict) and list(a.keys()) == list(b.keys()) and all(same(a[k], b[k]) for k in a)
+        return (
+            isinstance(b, dict)
+            and len(a) == len(b)
+            and all(same(x, y) and same(a[x], b[y]) for x, y in zip(a, b, strict=True))
+        )
     if isinstance(a, list):
         return isinstance(b, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     if type(a) is not type(b):
@@ -137,10 +146,10 @@ def diff(old: Any, new: Any, path: tuple[Segment, ...] = ()) -> list[Op]:
     if isinstance(old, dict) and isinstance(new, dict) and old and new:
         ops: list[Op] = []
         for key in old:
-            if key not in new:
+            if not _has_key(new, key):
                 ops.append(Op("delete", (*path, key)))
         for key, value in new.items():
-            if key in old:
+            if _has_key(old, key):
                 ops.extend(diff(old[key], value, (*path, key)))
             else:
                 ops.append(Op("add", (*path, key), value))
@@ -160,6 +169,15 @@ def diff(old: Any, new: Any, path: tuple[Segment, ...] = ()) -> list[Op]:
             ops.extend(Op("delete", (*path, i)) for i in reversed(range(len(new), len(old))))
         return ops
     return [Op("replace", path, new)]
+
+
+def _has_key(mapping: dict[Any, Any], key: Any) -> bool:
+    """Tell whether `mapping` has `key` itself, not just an equal key of another type (1 and True)."""
+    if key not in mapping:
+        return False
+    if isinstance(key, int | float):  # only numbers compare equal across types
+        return any(same(k, key) for k in mapping if k == key)
+    return True
 
 
 def _removed_indexes(old: list[Any], new: list[Any]) -> list[int] | None:
@@ -257,7 +275,10 @@ def set_in(data: dict[str, Any], segments: list[Segment], value: Any) -> None:
         parent = nxt
     last = segments[-1]
     if isinstance(parent, list):
-        index = int(last)
+        try:
+            index = int(last)
+        except ValueError:
+            raise UsageError(f"{format_path(segments[:-1])} is a list; {last!r} is not an index") from None
         if not -len(parent) <= index < len(parent):
             raise UsageError(f"index {index} is out of range at {format_path(segments[:-1])}; use append")
         parent[index] = value

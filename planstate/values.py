@@ -43,11 +43,23 @@ def from_text(text: str, kind: Kind[Any] | None) -> Any:
     """Turn command-line text into the value to write, guided by the schema kind at the target.
 
     The text is read as YAML; when the field takes strings and YAML read something else
-    (a number, a date, `yes`), the text itself is used, so `planstate set title 2026` means "2026".
+    (a number, a date, `yes`, a mapping), the text itself is used, so `planstate set title 2026`
+    means "2026" and `planstate set position.task "fix: login"` means "fix: login".
+    Likewise multi-line text is kept as typed instead of being folded into one line by YAML,
+    unless it is written as a quoted or block YAML string.
     """
     value = read_yaml_value(text)
+    if kind is not None and _folded(text, value) and _wants_text(kind) and _accepts(kind, text):
+        return text  # `set next_action "line 1<newline>line 2"` keeps its lines
     if kind is None or _accepts(kind, value):
         return value
-    if _wants_text(kind) and not isinstance(value, dict | list) and _accepts(kind, text):
-        return text
+    if _wants_text(kind) and _accepts(kind, text):
+        return text  # also for text YAML reads as a mapping, such as `fix: the login bug`
     return value
+
+
+def _folded(text: str, value: Any) -> bool:
+    """Tell whether YAML turned multi-line unquoted text into a different (folded) string."""
+    if "\n" not in text or not isinstance(value, str) or value == text:
+        return False
+    return text.lstrip()[:1] not in ("'", '"', "|", ">")

@@ -13,8 +13,15 @@ from planstate.clock import now
 from planstate.derived import progress_bar, recompute
 from planstate.document import Document
 from planstate.errors import PlanstateError, UsageError, ValidationError
-from planstate.files import atomic_write, read_bytes, remove_stale_temp_files
-from planstate.lock import WorkspaceLock
+from planstate.files import (
+    atomic_write,
+    fsync_dir,
+    read_bytes,
+    real_target,
+    remove_stale_temp_files,
+    write_durably,
+)
+from planstate.lock import WorkspaceLock, check_timeout
 from planstate.models import RECORD_FOLDERS, SCHEMA_VERSION, State, phase_at, to_json
 from planstate.plain import delete_in, format_path, get_in, parse_path, same, set_in
 from planstate.schema import ListOf, lookup
@@ -28,27 +35,31 @@ LOCAL = ".local"
 class Change:
     """One field changed by a write: its path, old and new value."""
 
-    def __init__(self, path: str, old: Any, new: Any) -> None:
+    def __init__(self, path: str, old: Any, new: Any, *, removed: bool = False) -> None:
         self.path = path
         self.old = old
         self.new = new
+        self.removed = removed
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the change as JSON-ready data."""
-        return {"path": self.path, "old": to_json(self.old), "new": to_json(self.new)}
+        """Return the change as JSON-ready data (`removed` is present when the field was removed)."""
+        out = {"path": self.path, "old": to_json(self.old), "new": to_json(self.new)}
+        if self.removed:
+            out["removed"] = True
+        return out
 
 
 class Workspace:
     """A `.planning/` folder: the one object the CLI, the MCP server and Python code work through."""
 
     def __init__(self, root: str | Path, *, lock_timeout: float | None = None) -> None:
-        self.root = Path(root).absolute()
+        self.root = absolute(root)
         timeout = lock_timeout
         if timeout is None and os.environ.get("PLANSTATE_LOCK_TIMEOUT"):
             try:
-                timeout = float(os.environ["PLANSTATE_LOCK_TIMEOUT"])
-            except ValueError:
-                raise UsageError("PLANSTATE_LOCK_TIMEOUT must be a number of seconds") from None
+                timeout = check_timeout(float(os.environ["PLANSTATE_LOCK_TIMEOUT"]))
+            except (ValueError, UsageError):
+                raise UsageError("PLANSTATE_LOCK_TIMEOUT must be a number of seconds >= 0") from None
         self._lock = WorkspaceLock(self.root / LOCAL / "lock", timeout)
 
     # ------------------------------------------------------------ finding and creating
@@ -64,7 +75,7 @@ class Workspace:
         """Find the workspace: `explicit` (or PLANSTATE_DIR), else `.planning/` in `start` or a parent."""
         given = explicit if explicit is not None else os.environ.get("PLANSTATE_DIR") or None
         if given is not None:
-            path = Path(given).absolute()
+            path = absolute(given)
             if (path / STATE_FILE).is_file() or path.name == PLANNING:
                 if not path.is_dir():
                     raise UsageError(f"no workspace at {path}")
@@ -72,7 +83,7 @@ class Workspace:
             if (path / PLANNING).is_dir():
                 return cls(path / PLANNING, lock_timeout=lock_timeout)
             raise UsageError(f"no .planning/ workspace at {path}")
-        here = Path(start if start is not None else os.getcwd()).absolute()
+        here = absolute(start if start is not None else ".")
         for folder in (here, *here.parents):
             if (folder / PLANNING).is_dir():
                 return cls(folder / PLANNING, lock_timeout=lock_timeout)
@@ -96,7 +107,7 @@ class Workspace:
         """Create `.planning/` in `project` with STATE.md, the record folders and a .gitignore."""
         from planstate import templates
 
-        project_dir = Path(project).absolute()
+        project_dir = absolute(project)
         target = project_dir / PLANNING
         if target.exists() or target.is_symlink():
             raise UsageError(f"{target} already exists; planstate init never overwrites a workspace")
@@ -125,17 +136,25 @@ class Workspace:
         text = templates.render("STATE.md.j2", context)
         doc = Document.from_bytes(text.encode("utf-8"), f"{PLANNING}/{STATE_FILE}")
         check(doc, "state")
+        gitignore = templates.render("gitignore.j2", {}).encode("utf-8")
         staging = project_dir / f".planning.init-{os.getpid()}-{os.urandom(3).hex()}"
-        staging.mkdir()
         try:
-            (staging / STATE_FILE).write_bytes(doc.to_bytes())
+            staging.mkdir()
+        except OSError as exc:
+            raise UsageError(f"could not create {target}: {exc.strerror}") from None
+        try:
+            write_durably(staging / STATE_FILE, doc.to_bytes())
             for folder in RECORD_FOLDERS.values():
                 (staging / folder).mkdir()
                 (staging / folder / ".gitkeep").write_bytes(b"")
-            (staging / ".gitignore").write_text(templates.render("gitignore.j2", {}), encoding="utf-8")
+            write_durably(staging / ".gitignore", gitignore)
+            fsync_dir(staging)
             os.rename(staging, target)  # atomic: the workspace appears whole or not at all
-        except OSError as exc:
+            fsync_dir(project_dir)
+        except BaseException as exc:
             _remove_tree(staging)
+            if not isinstance(exc, OSError):
+                raise
             if target.exists():
                 raise UsageError(f"{target} already exists; planstate init never overwrites a workspace") from None
             raise UsageError(f"could not create {target}: {exc.strerror}") from None
@@ -208,8 +227,10 @@ class Workspace:
         new = doc.to_bytes()
         if new == original:
             return False
-        remove_stale_temp_files(self.state_path.parent)
-        atomic_write(self.state_path, new, expected=original, shown=doc.path)
+        # Write the real file: renaming onto a symlink inside the workspace would replace the link.
+        target = real_target(self.state_path, self.root, self.root.parent)
+        remove_stale_temp_files(target.parent)
+        atomic_write(target, new, expected=original, shown=doc.path)
         return True
 
     def set(self, values: dict[str, Any]) -> list[Change]:
@@ -227,7 +248,7 @@ class Workspace:
         segs = self._writable_path(path)
         _field, kind = lookup(State, tuple(segs))
         if not isinstance(kind, ListOf):
-            raise UsageError(f"{path} is not a list; use set", field=path)
+            raise UsageError("is not a list; use set", file=self._shown(), field=path)
         with self.edit() as state:
             data = state.to_data()
             before = _peek(data, segs)
@@ -241,13 +262,13 @@ class Workspace:
         segs = self._writable_path(path)
         field, _kind = lookup(State, tuple(segs))
         if field is not None and field.required and not isinstance(segs[-1], int) and field.name == segs[-1]:
-            raise UsageError(f"{path} is required and cannot be removed", field=path)
+            raise UsageError("is required and cannot be removed", file=self._shown(), field=path)
         with self.edit() as state:
             data = state.to_data()
             before = _peek(data, segs)
             if not delete_in(data, segs):
-                raise UsageError(f"no value at {path}", field=path)
-        return _changes({path: before}, {path: None})
+                raise UsageError("has no value to remove", file=self._shown(), field=path)
+        return [Change(path, before, None, removed=True)]
 
     def _writable_path(self, path: str) -> list[Any]:
         """Check that a path names a field planstate lets a person set; return its segments."""
@@ -255,15 +276,21 @@ class Workspace:
         field, kind = lookup(State, tuple(segs))
         if kind is None:
             raise UsageError(
-                f"unknown field {format_path(segs)} (see `planstate schema state` for the fields)",
-                field=path,
+                "is not a field of STATE.md (see `planstate schema state` for the fields)",
+                file=self._shown(),
+                field=format_path(segs),
             )
         if field is not None and field.derived:
             raise UsageError(
-                f"{format_path(segs)} is derived and recomputed on every write; change its source instead",
-                field=path,
+                "is derived and recomputed on every write; change its source instead",
+                file=self._shown(),
+                field=format_path(segs),
             )
         return segs
+
+    def _shown(self) -> str:
+        """STATE.md as shown in messages."""
+        return self.display(self.state_path)
 
     # ------------------------------------------------------------ summaries and checks
 
@@ -328,6 +355,14 @@ def _peek(data: Any, segs: list[Any]) -> Any:
 
 def _changes(before: dict[str, Any], after: dict[str, Any]) -> list[Change]:
     return [Change(p, before[p], after[p]) for p in before if not same(before[p], after[p])]
+
+
+def absolute(path: str | Path) -> Path:
+    """An absolute path; a clear error when the current folder was deleted under the process."""
+    try:
+        return Path(path).absolute()
+    except FileNotFoundError:
+        raise UsageError("the current folder no longer exists; cd to an existing folder") from None
 
 
 def slugify(text: str) -> str:

@@ -27,7 +27,7 @@ _NON_STRING = re.compile(
     re.VERBOSE,
 )
 _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
-_FLOW_UNSAFE = set(",[]{}")
+_FLOW_UNSAFE = set(",[]{}?")  # `?` ends a plain scalar in flow context for YAML 1.1 (PyYAML)
 _UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufeff\ud800-\udfff\ufffe\uffff]")
 _DOUBLE_ESCAPES = {
     "\\": "\\\\",
@@ -144,8 +144,8 @@ def literal_ok(text: str) -> bool:
     return not any(c in text for c in "\x85\u2028\u2029")
 
 
-def literal_block(text: str, indent: int) -> list[str]:
-    """Render `text` as a block scalar: the header (e.g. `|-`) then lines indented by `indent`."""
+def literal_block(text: str, indent: int, parent: int = 0) -> list[str]:
+    """Render `text` as a block scalar: header (`|-`...) then lines at `indent`; an indicator counts from `parent`."""
     if text.endswith("\n\n") or text == "\n":
         chomp = "+"
     elif text.endswith("\n"):
@@ -156,7 +156,7 @@ def literal_block(text: str, indent: int) -> list[str]:
     if chomp != "-":
         lines = lines[:-1]
     first_content = next((ln for ln in lines if ln.strip()), "")
-    indicator = str(indent) if first_content.startswith(" ") else ""
+    indicator = str(indent - parent) if first_content.startswith(" ") else ""
     pad = " " * indent
     body = [pad + ln if ln else "" for ln in lines]
     return ["|" + indicator + chomp, *body]
@@ -184,27 +184,27 @@ def key_text(key: Any, *, flow: bool = False) -> str:
     return scalar(key, flow=flow)
 
 
-def block(value: Any, col: int, indent: Indent) -> list[str]:
-    """Render a non-empty dict or list as block lines whose first level starts at column `col`."""
+def block(value: Any, col: int, indent: Indent, *, literals: bool = True) -> list[str]:
+    """Render a non-empty dict or list as block lines at column `col` (multi-line text as literals if `literals`)."""
     pad = " " * col
     lines: list[str] = []
     if isinstance(value, dict):
         for k, v in value.items():
             head = f"{pad}{key_text(k)}:"
-            lines.extend(_value_after(head, v, col, indent, indent.mapping, indent.sequence))
+            lines.extend(_value_after(head, v, col, indent, literals=literals))
         return lines
     for item in value:
         dash = f"{pad}-"
         item_col = col + indent.item
         if isinstance(item, dict) and item:
-            sub = block(item, item_col, indent)
+            sub = block(item, item_col, indent, literals=literals)
             lines.append(dash + " " * (indent.item - 1) + sub[0][item_col:])
             lines.extend(sub[1:])
         elif isinstance(item, list) and item:
             lines.append(dash)
-            lines.extend(block(item, item_col, indent))
-        elif isinstance(item, str) and "\n" in item and literal_ok(item):
-            lit = literal_block(item, item_col)
+            lines.extend(block(item, item_col, indent, literals=literals))
+        elif literals and isinstance(item, str) and "\n" in item and literal_ok(item):
+            lit = literal_block(item, item_col, col)
             lines.append(f"{dash} {lit[0]}")
             lines.extend(lit[1:])
         else:
@@ -212,19 +212,19 @@ def block(value: Any, col: int, indent: Indent) -> list[str]:
     return lines
 
 
-def _value_after(head: str, v: Any, col: int, indent: Indent, map_step: int, seq_step: int) -> list[str]:
-    """Render `head` (`key:`) followed by its value, inline or as a nested block."""
+def _value_after(head: str, v: Any, col: int, indent: Indent, *, literals: bool = True) -> list[str]:
+    """Render `head` (`key:` at column `col`) followed by its value, inline or as a nested block."""
     if isinstance(v, dict) and v:
-        return [head, *block(v, col + map_step, indent)]
+        return [head, *block(v, col + indent.mapping, indent, literals=literals)]
     if isinstance(v, list) and v:
-        return [head, *block(v, col + seq_step, indent)]
-    if isinstance(v, str) and "\n" in v and literal_ok(v):
-        lit = literal_block(v, col + map_step)
+        return [head, *block(v, col + indent.sequence, indent, literals=literals)]
+    if literals and isinstance(v, str) and "\n" in v and literal_ok(v):
+        lit = literal_block(v, col + indent.mapping, col)
         return [f"{head} {lit[0]}", *lit[1:]]
     text = flow(v) if isinstance(v, dict | list) else scalar(v)
     return [f"{head} {text}"]
 
 
-def entry(key: Any, value: Any, col: int, indent: Indent) -> list[str]:
+def entry(key: Any, value: Any, col: int, indent: Indent, *, literals: bool = True) -> list[str]:
     """Render one `key: value` mapping entry at column `col`."""
-    return _value_after(f"{' ' * col}{key_text(key)}:", value, col, indent, indent.mapping, indent.sequence)
+    return _value_after(f"{' ' * col}{key_text(key)}:", value, col, indent, literals=literals)

@@ -1,7 +1,7 @@
 """Regenerate the field tables of docs/format.md from planstate.models (run with --check in tests).
 
-    python scripts/docgen.py          # rewrite the tables in place
-    python scripts/docgen.py --check  # exit 1 if docs/format.md is out of date
+python scripts/docgen.py          # rewrite the tables in place
+python scripts/docgen.py --check  # exit 1 if docs/format.md is out of date
 """
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ def rows(model: type[Model], prefix: str = "") -> list[str]:
         if field.derived:
             notes.append("derived")
         if field.default not in (None, "") and not field.required:
-            notes.append(f"default `{str(field.default).lower() if isinstance(field.default, bool) else field.default}`")
+            notes.append(
+                f"default `{str(field.default).lower() if isinstance(field.default, bool) else field.default}`"
+            )
         type_text = field.kind.describe().replace("|", "\\|")
         out.append(f"| `{prefix}{name}` | {type_text} | {', '.join(notes)} | {field.doc} |")
         if isinstance(kind, Nested):

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,13 +31,63 @@ def planstate_command() -> list[str]:
 def run(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
     """Run the real `planstate` command in `tmp_path` (or `cwd=`), returning the completed process."""
 
-    def runner(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-               input: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    def runner(
+        *args: str,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        input: str | None = None,
+        timeout: float = 60,
+    ) -> subprocess.CompletedProcess[str]:
         full_env = {**os.environ, "PLANSTATE_ACTOR": "tester", "NO_COLOR": "1", **(env or {})}
         full_env.pop("PLANSTATE_DIR", None) if env is None or "PLANSTATE_DIR" not in env else None
         return subprocess.run(
-            [*planstate_command(), *args], cwd=cwd or tmp_path, env=full_env, input=input,
-            capture_output=True, text=True, timeout=timeout,
+            [*planstate_command(), *args],
+            cwd=cwd or tmp_path,
+            env=full_env,
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
+
+    return runner
+
+
+# ---------------------------------------------------------------------------- workspace fixtures
+
+PINNED_NOW = "2026-01-01T00:00:00Z"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project folder in tmp_path with a fresh `.planning/` (three phases, clock pinned at creation)."""
+    from planstate.workspace import Workspace
+
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    with monkeypatch.context() as patch:
+        patch.setenv("PLANSTATE_NOW", PINNED_NOW)
+        Workspace.init(folder, title="Demo", phases=["Design", "Build", "Ship"], actor="tester")
+    monkeypatch.delenv("PLANSTATE_DIR", raising=False)
+    monkeypatch.delenv("PLANSTATE_LOCK_TIMEOUT", raising=False)
+    return folder
+
+
+def state_file(project: Path) -> Path:
+    """The STATE.md of a project folder."""
+    return project / ".planning" / "STATE.md"
+
+
+Completed = subprocess.CompletedProcess[str]
+
+
+@pytest.fixture
+def run_all(run: Callable[..., Completed]) -> Callable[..., list[Completed]]:
+    """Run several `planstate` commands (each a tuple of arguments) side by side; results in order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def runner(commands: list[tuple[str, ...]], **options: Any) -> list[Completed]:
+        with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+            return list(pool.map(lambda args: run(*args, **options), commands))
 
     return runner

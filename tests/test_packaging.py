@@ -12,7 +12,18 @@ REPO = Path(__file__).resolve().parent.parent
 
 def test_wheel_contains_templates_and_console_script(tmp_path: Path) -> None:
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(REPO)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(REPO),
+        ],
         check=True,
         capture_output=True,
     )
@@ -27,7 +38,18 @@ def test_wheel_contains_templates_and_console_script(tmp_path: Path) -> None:
 def test_installed_wheel_renders_init_from_its_own_templates(tmp_path: Path) -> None:
     """Install the wheel into a fresh target folder and run init from there, away from the checkout."""
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path / "w"), str(REPO)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path / "w"),
+            str(REPO),
+        ],
         check=True,
         capture_output=True,
     )

@@ -1,0 +1,41 @@
+"""Record ids that never collide across clones, branches or worktrees: time-ordered, random, short."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+import unicodedata
+
+ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base 32, lowercase: no i, l, o, u
+PREFIXES = {"decision": "dec", "blocker": "blk", "session": "ses"}
+TIME_CHARS = 7  # seconds since 1970 in 35 bits: sorts by time until the year 3058
+RANDOM_CHARS = 4  # 20 random bits: two ids made in the same second collide once in a million
+
+
+def _base32(number: int, width: int) -> str:
+    chars = []
+    for _ in range(width):
+        number, digit = divmod(number, 32)
+        chars.append(ALPHABET[digit])
+    return "".join(reversed(chars))
+
+
+def new_id(kind: str, when: float | None = None) -> str:
+    """Return a new id for a record of `kind` (decision, blocker or session)."""
+    seconds = int(time.time() if when is None else when)
+    random_bits = int.from_bytes(os.urandom(3), "big") >> 4
+    return f"{PREFIXES[kind]}-{_base32(seconds, TIME_CHARS)}{_base32(random_bits, RANDOM_CHARS)}"
+
+
+def slug(text: str, limit: int = 48) -> str:
+    """Lowercase ASCII letters and digits joined by '-', at most `limit` characters."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    out = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return out[:limit].rstrip("-")
+
+
+def file_name(record_id: str, title: str) -> str:
+    """The file name of a record: its id, a dash and a slug of its title or agent."""
+    tail = slug(title)
+    return f"{record_id}-{tail}.md" if tail else f"{record_id}.md"

@@ -1,0 +1,308 @@
+"""Happy paths through the real `planstate` console script, run as a subprocess in temporary folders."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from subprocess import CompletedProcess
+
+import pytest
+from conftest import state_file
+
+Run = Callable[..., CompletedProcess[str]]
+RunAll = Callable[..., list[CompletedProcess[str]]]
+
+COMMANDS = ("init", "status", "get", "set", "append", "unset", "validate", "schema")
+
+
+def ok(result: CompletedProcess[str]) -> CompletedProcess[str]:
+    """Assert a command succeeded quietly on stderr and return it."""
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    return result
+
+
+def changed_lines(before: bytes, after: bytes) -> list[tuple[str, str]]:
+    """Pairs of (old, new) lines that differ; both files must have the same number of lines."""
+    old, new = before.decode().splitlines(), after.decode().splitlines()
+    assert len(old) == len(new)
+    return [(a, b) for a, b in zip(old, new, strict=True) if a != b]
+
+
+def test_init_creates_the_workspace(run: Run, tmp_path: Path) -> None:
+    result = ok(run("init", "--title", "Auth rewrite", "--phase", "Design", "--phase", "Build"))
+    assert "Auth rewrite" in result.stdout
+    planning = tmp_path / ".planning"
+    assert (planning / "STATE.md").is_file()
+    for folder in ("decisions", "blockers", "sessions"):
+        assert (planning / folder).is_dir()
+    assert ".local/" in (planning / ".gitignore").read_text().splitlines()
+    text = (planning / "STATE.md").read_text()
+    assert text.startswith("---\n")
+    assert "initiative: auth-rewrite" in text
+    assert not [p for p in tmp_path.iterdir() if p.name != ".planning"]  # no staging folder left behind
+    ok(run("validate"))
+
+
+def test_init_options_and_json(run: Run, tmp_path: Path) -> None:
+    result = ok(run("init", "--title", "Zero based", "--phase", "A", "--first-phase", "0", "--json"))
+    data = json.loads(result.stdout)
+    assert data["initiative"] == "zero-based"
+    assert data["title"] == "Zero based"
+    assert Path(data["workspace"]) == tmp_path / ".planning"
+    status = json.loads(ok(run("status", "--json")).stdout)
+    assert status["current_phase"] == 0
+
+
+def test_init_with_dir_naming_the_planning_folder(run: Run, tmp_path: Path) -> None:
+    ok(run("--dir", str(tmp_path / ".planning"), "init", "--title", "X"))
+    assert (tmp_path / ".planning" / "STATE.md").is_file()
+    assert not (tmp_path / ".planning" / ".planning").exists()
+
+
+def test_status_text(run: Run, project: Path) -> None:
+    out = ok(run("status", cwd=project)).stdout
+    assert out.startswith("demo: Demo\n")
+    assert "1: Design [active]" in out
+    assert "0%" in out
+
+
+def test_status_json_keys(run: Run, project: Path) -> None:
+    status = json.loads(ok(run("status", "--json", cwd=project)).stdout)
+    for key in (
+        "initiative",
+        "title",
+        "lifecycle",
+        "current_phase",
+        "phases_total",
+        "phases_completed",
+        "percent",
+        "next_action",
+    ):
+        assert key in status
+    assert status["initiative"] == "demo"
+    assert status["lifecycle"] == "active"
+    assert (status["current_phase"], status["phases_total"], status["phases_completed"]) == (1, 3, 0)
+    assert status["percent"] == 0
+    assert status["next_action"] == "Start phase 1: Design"
+
+
+def test_get_scalar_mapping_and_json(run: Run, project: Path) -> None:
+    assert ok(run("get", "title", cwd=project)).stdout == "Demo\n"
+    assert ok(run("get", "phases.1.name", cwd=project)).stdout == "Build\n"
+    assert ok(run("get", "phases[2].name", cwd=project)).stdout == "Ship\n"
+    mapping = ok(run("get", "position", cwd=project)).stdout
+    assert "phase: 1\n" in mapping
+    assert "status: pending\n" in mapping
+    data = json.loads(ok(run("get", "position", "--json", cwd=project)).stdout)
+    assert data["phase"] == 1
+    assert data["task"] is None
+    assert json.loads(ok(run("get", "created", "--json", cwd=project)).stdout) == "2026-01-01T00:00:00Z"
+    assert json.loads(ok(run("get", "structure.phases_total", "--json", cwd=project)).stdout) == 3
+
+
+def test_set_several_pairs_in_one_call(run: Run, project: Path) -> None:
+    result = ok(run("set", "position.task", "Write the parser", "position.status", "in_progress", cwd=project))
+    lines = result.stdout.splitlines()
+    assert lines == [
+        ".planning/STATE.md: position.task: null → Write the parser",
+        ".planning/STATE.md: position.status: pending → in_progress",
+    ]
+    assert ok(run("get", "position.task", cwd=project)).stdout == "Write the parser\n"
+
+
+def test_set_json_change_list(run: Run, project: Path) -> None:
+    result = ok(run("set", "position.wave", "2", "next_action", "Review", "--json", cwd=project))
+    data = json.loads(result.stdout)
+    assert data["changed"] is True
+    assert data["file"] == ".planning/STATE.md"
+    assert data["changes"] == [
+        {"path": "position.wave", "old": None, "new": 2},
+        {"path": "next_action", "old": "Start phase 1: Design", "new": "Review"},
+    ]
+    again = json.loads(ok(run("set", "position.wave", "2", "--json", cwd=project)).stdout)
+    assert again == {"file": ".planning/STATE.md", "changed": False, "changes": []}
+
+
+def test_set_keeps_text_for_string_fields(run: Run, project: Path) -> None:
+    ok(run("set", "title", "2026", "position.task", "yes", "next_action", "fix: the login bug", cwd=project))
+    assert json.loads(ok(run("get", "title", "--json", cwd=project)).stdout) == "2026"
+    assert json.loads(ok(run("get", "position.task", "--json", cwd=project)).stdout) == "yes"
+    assert json.loads(ok(run("get", "next_action", "--json", cwd=project)).stdout) == "fix: the login bug"
+    ok(run("set", "next_action", "line one\nline two", cwd=project))
+    assert json.loads(ok(run("get", "next_action", "--json", cwd=project)).stdout) == "line one\nline two"
+
+
+def test_set_recomputes_derived_values(run: Run, project: Path) -> None:
+    ok(
+        run(
+            "set",
+            "phases.0.status",
+            "completed",
+            "phases.1.status",
+            "active",
+            "position.phase",
+            "2",
+            cwd=project,
+        )
+    )
+    status = json.loads(ok(run("status", "--json", cwd=project)).stdout)
+    assert (status["current_phase"], status["phases_completed"], status["percent"]) == (2, 1, 33)
+    assert ok(run("get", "position.phase_name", cwd=project)).stdout == "Build\n"
+    assert ok(run("get", "progress.percent", cwd=project)).stdout == "33\n"
+
+
+def test_append(run: Run, project: Path) -> None:
+    ok(run("append", "resume_context.files_modified", "src/a.py", cwd=project))
+    result = ok(run("append", "resume_context.files_modified", "src/b.py", "--json", cwd=project))
+    change = json.loads(result.stdout)["changes"][0]
+    assert change == {"path": "resume_context.files_modified", "old": ["src/a.py"], "new": ["src/a.py", "src/b.py"]}
+    listed = json.loads(ok(run("get", "resume_context.files_modified", "--json", cwd=project)).stdout)
+    assert listed == ["src/a.py", "src/b.py"]
+
+
+def test_unset(run: Run, project: Path) -> None:
+    ok(run("set", "position.task", "t1", cwd=project))
+    result = ok(run("unset", "position.task", cwd=project))
+    assert result.stdout == ".planning/STATE.md: position.task: t1 → (removed)\n"
+    assert "task:" not in state_file(project).read_text().split("position:")[1].split("lifecycle:")[0]
+    # a key holding null is still a key: removing it is a change and is reported as one
+    data = json.loads(ok(run("unset", "position.wave", "--json", cwd=project)).stdout)
+    assert data["changes"] == [{"path": "position.wave", "old": None, "new": None, "removed": True}]
+    ok(run("append", "resume_context.open_questions", "why?", cwd=project))
+    ok(run("unset", "resume_context.open_questions.0", cwd=project))
+    assert json.loads(ok(run("get", "resume_context.open_questions", "--json", cwd=project)).stdout) == []
+    ok(run("validate", cwd=project))
+
+
+def test_validate_ok(run: Run, project: Path) -> None:
+    assert ok(run("validate", cwd=project)).stdout == "1 file valid\n"
+    data = json.loads(ok(run("validate", "--json", cwd=project)).stdout)
+    assert data == {"ok": True, "files": 1, "problems": []}
+
+
+def test_schema_is_valid_json_schema(run_all: RunAll) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    kinds = ("state", "decision", "blocker", "session")
+    for kind, result in zip(kinds, run_all([("schema", kind) for kind in kinds]), strict=True):
+        schema = json.loads(ok(result).stdout)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+        assert schema["type"] == "object"
+        assert schema["title"] == f"planstate {kind}"
+
+
+def test_schema_of_all_kinds_and_state_matches_its_schema(run: Run, project: Path) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    everything = json.loads(ok(run("schema")).stdout)
+    assert set(everything) == {"state", "decision", "blocker", "session"}
+    for schema in everything.values():
+        jsonschema.Draft202012Validator.check_schema(schema)
+    from planstate.models import to_json
+    from planstate.workspace import Workspace
+
+    front_matter = to_json(Workspace.find(project).state_document().data)
+    jsonschema.Draft202012Validator(everything["state"]).validate(front_matter)
+
+
+def test_help_lists_every_command(run: Run) -> None:
+    out = ok(run("--help")).stdout
+    for command in COMMANDS:
+        assert command in out
+    assert "Exit codes" in out
+
+
+def test_help_of_each_command(run_all: RunAll) -> None:
+    for command, result in zip(COMMANDS, run_all([(command, "--help") for command in COMMANDS]), strict=True):
+        assert ok(result).stdout.startswith(f"usage: planstate {command}")
+
+
+def test_version(run: Run) -> None:
+    assert ok(run("--version")).stdout.startswith("planstate ")
+
+
+def test_dir_option_and_environment(run: Run, project: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert ok(run("--dir", str(project), "get", "title", cwd=elsewhere)).stdout == "Demo\n"
+    assert ok(run("get", "title", "--dir", str(project / ".planning"), cwd=elsewhere)).stdout == "Demo\n"
+    env = {"PLANSTATE_DIR": str(project)}
+    assert ok(run("get", "title", cwd=elsewhere, env=env)).stdout == "Demo\n"
+    ok(run("set", "position.task", "from env", cwd=elsewhere, env=env))
+    assert ok(run("get", "position.task", cwd=project)).stdout == "from env\n"
+
+
+def test_search_upward_from_a_subfolder(run: Run, project: Path) -> None:
+    deep = project / "src" / "pkg" / "sub"
+    deep.mkdir(parents=True)
+    assert ok(run("get", "title", cwd=deep)).stdout == "Demo\n"
+    ok(run("set", "position.task", "deep", cwd=deep))
+    assert ok(run("get", "position.task", cwd=project)).stdout == "deep\n"
+
+
+def test_noop_set_leaves_bytes_and_mtime(run: Run, project: Path) -> None:
+    path = state_file(project)
+    before = path.read_bytes()
+    os.utime(path, ns=(1_000_000_000_000_000_000, 1_000_000_000_000_000_000))
+    mtime = path.stat().st_mtime_ns
+    result = ok(run("set", "title", "Demo", "position.phase", "1", cwd=project))
+    assert result.stdout == ".planning/STATE.md: no change\n"
+    assert path.read_bytes() == before
+    assert path.stat().st_mtime_ns == mtime
+
+
+def test_one_field_set_changes_exactly_two_lines(run: Run, project: Path) -> None:
+    path = state_file(project)
+    before = path.read_bytes()
+    ok(run("set", "position.task", "Write tests", cwd=project, env={"PLANSTATE_NOW": "2026-02-03T04:05:06Z"}))
+    assert changed_lines(before, path.read_bytes()) == [
+        ("updated: 2026-01-01T00:00:00Z", "updated: 2026-02-03T04:05:06Z"),
+        ("  task: null", "  task: Write tests"),
+    ]
+
+
+def test_file_mode_is_kept(run: Run, project: Path) -> None:
+    path = state_file(project)
+    path.chmod(0o600)
+    ok(run("set", "position.task", "private", cwd=project))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    path.chmod(0o640)
+    ok(run("append", "resume_context.files_modified", "x", cwd=project))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+
+
+def test_comments_unknown_keys_and_body_survive(run: Run, project: Path) -> None:
+    path = state_file(project)
+    text = path.read_text()
+    text = text.replace("title: Demo\n", "title: Demo  # the name people use\nx_team: {lead: ana, size: 3}\n")
+    text = text.replace("  task: null\n", "  task: null   # filled in by the agent\n  x_note: keep me\n")
+    text += "\n## Notes\n\nHand-written notes that planstate must keep.\n"
+    path.write_text(text)
+    ok(run("validate", cwd=project))
+    before = path.read_bytes()
+    ok(run("set", "position.task", "t9", "title", "Demo 2", cwd=project, env={"PLANSTATE_NOW": "2026-03-01T00:00:00Z"}))
+    after = path.read_text()
+    assert "title: Demo 2  # the name people use\n" in after
+    assert "x_team: {lead: ana, size: 3}\n" in after
+    assert "  task: t9   # filled in by the agent\n  x_note: keep me\n" in after
+    assert after.endswith("\n## Notes\n\nHand-written notes that planstate must keep.\n")
+    assert len(changed_lines(before, after.encode())) == 3
+    assert json.loads(ok(run("get", "x_team", "--json", cwd=project)).stdout) == {"lead": "ana", "size": 3}
+
+
+def test_closed_stdout_is_not_an_error(project: Path) -> None:
+    from conftest import planstate_command
+
+    reader = subprocess.Popen(
+        [*planstate_command(), "schema"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert reader.stdout is not None and reader.stderr is not None
+    reader.stdout.close()  # like `planstate schema | head -0`: the reader is gone before the output
+    err = reader.stderr.read()
+    reader.stderr.close()
+    assert reader.wait(timeout=20) == 0
+    assert err == b""

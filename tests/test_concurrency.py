@@ -1,0 +1,252 @@
+"""Many writers at once: the workspace lock serialises them, a held lock times out, outside edits conflict."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from subprocess import CompletedProcess
+
+import pytest
+from conftest import planstate_command, state_file
+
+from planstate.errors import ConflictError, LockTimeout
+from planstate.workspace import Workspace
+
+Run = Callable[..., CompletedProcess[str]]
+
+WRITERS = 8
+APPENDS = 25
+
+# Each writer waits for the `go` file, then runs the real console script APPENDS times.
+WRITER_LOOP = """
+import os, subprocess, sys, time
+command, go, writer, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+while not os.path.exists(go):
+    time.sleep(0.002)
+for i in range(count):
+    done = subprocess.run(
+        [command, "--lock-timeout", "60", "append", "resume_context.files_modified", f"item-{writer}-{i}"],
+        capture_output=True, text=True,
+    )
+    if done.returncode != 0:
+        sys.exit(f"writer {writer} item {i}: exit {done.returncode}: {done.stderr}")
+"""
+
+HOLDER = """
+import sys, time
+from planstate.workspace import Workspace
+ws = Workspace(sys.argv[1])
+ws._lock.acquire()
+print("locked", flush=True)
+time.sleep(60)
+"""
+
+
+def test_parallel_appends_all_land(project: Path, run: Run) -> None:
+    command = planstate_command()
+    assert len(command) == 1, "the console script is needed for this test"
+    go = project / "go"
+    env = {**os.environ, "PLANSTATE_ACTOR": "tester"}
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER_LOOP, command[0], str(go), str(n), str(APPENDS)],
+            cwd=project,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(WRITERS)
+    ]
+    try:
+        go.touch()  # start them all at once
+        for writer in writers:
+            _out, err = writer.communicate(timeout=120)
+            assert writer.returncode == 0, err
+    finally:
+        for writer in writers:
+            if writer.poll() is None:
+                writer.kill()
+                writer.wait()
+    items = Workspace.find(project).get("resume_context.files_modified")
+    expected = {f"item-{w}-{i}" for w in range(WRITERS) for i in range(APPENDS)}
+    assert len(items) == WRITERS * APPENDS
+    assert set(items) == expected
+    for w in range(WRITERS):  # each writer's items keep their order
+        mine = [item for item in items if item.startswith(f"item-{w}-")]
+        assert mine == [f"item-{w}-{i}" for i in range(APPENDS)]
+    result = run("validate", cwd=project)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not [p for p in (project / ".planning").iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.fixture
+def lock_holder(project: Path) -> Iterator[subprocess.Popen[str]]:
+    """A helper process that holds the workspace lock until the test ends."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(project / ".planning")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None
+    assert holder.stdout.readline() == "locked\n"
+    yield holder
+    holder.kill()
+    holder.wait()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("set", "position.task", "blocked"),
+        ("append", "resume_context.files_modified", "x"),
+        ("unset", "position.wave"),
+    ],
+)
+def test_held_lock_times_out_naming_the_holder(
+    project: Path, run: Run, lock_holder: subprocess.Popen[str], args: tuple[str, ...]
+) -> None:
+    path = state_file(project)
+    before = path.read_bytes()
+    started = time.monotonic()
+    result = run("--lock-timeout", "0.5", *args, cwd=project, timeout=20)
+    elapsed = time.monotonic() - started
+    assert result.returncode == 3
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("planstate: ")
+    assert f"pid {lock_holder.pid}" in lines[0]
+    assert "gave up after 0.5s" in lines[0]
+    assert 0.5 <= elapsed < 10
+    assert path.read_bytes() == before
+
+
+def test_held_lock_does_not_block_readers(project: Path, run: Run, lock_holder: subprocess.Popen[str]) -> None:
+    for args in (("get", "title"), ("status",), ("validate",)):
+        result = run(*args, cwd=project, timeout=20)
+        assert result.returncode == 0, result.stderr
+
+
+def test_lock_timeout_from_environment(project: Path, run: Run, lock_holder: subprocess.Popen[str]) -> None:
+    result = run("set", "position.task", "x", cwd=project, env={"PLANSTATE_LOCK_TIMEOUT": "0.2"}, timeout=20)
+    assert result.returncode == 3
+    assert f"pid {lock_holder.pid}" in result.stderr
+
+
+def test_writer_proceeds_once_the_lock_is_released(project: Path, run: Run) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER.replace("time.sleep(60)", "time.sleep(0.5)"), str(project / ".planning")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline() == "locked\n"
+        result = run("--lock-timeout", "20", "set", "position.task", "after", cwd=project, timeout=30)
+        assert result.returncode == 0, result.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+    assert Workspace.find(project).get("position.task") == "after"
+
+
+def test_lock_held_by_a_killed_process_is_free(project: Path) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(project / ".planning")], stdout=subprocess.PIPE, text=True
+    )
+    assert holder.stdout is not None
+    assert holder.stdout.readline() == "locked\n"
+    holder.kill()
+    holder.wait()
+    Workspace(project / ".planning", lock_timeout=2).set({"position.task": "free"})
+    assert Workspace(project / ".planning").get("position.task") == "free"
+
+
+def test_outside_change_during_a_transaction_conflicts(project: Path) -> None:
+    ws = Workspace.find(project)
+    path = ws.state_path
+    with pytest.raises(ConflictError) as caught, ws.edit() as state:
+        state.position.task = "planstate's change"
+        edited = path.read_text().replace("title: Demo\n", "title: Edited in an editor\n")
+        path.write_text(edited)
+    assert caught.value.exit_code == 3
+    assert "changed on disk" in str(caught.value)
+    assert path.read_text() == edited  # the editor's version stays; planstate wrote nothing
+    assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
+    ws.set({"position.task": "retried"})  # the lock was released: the next transaction works
+    assert ws.get("title") == "Edited in an editor"
+    assert ws.get("position.task") == "retried"
+
+
+def test_file_removed_during_a_transaction_conflicts(project: Path) -> None:
+    ws = Workspace.find(project)
+    with pytest.raises(ConflictError), ws.edit() as state:
+        state.position.task = "x"
+        ws.state_path.unlink()
+    assert not ws.state_path.exists()
+
+
+def test_error_in_a_transaction_writes_nothing(project: Path) -> None:
+    ws = Workspace.find(project)
+    before = ws.state_path.read_bytes()
+    with pytest.raises(RuntimeError), ws.edit() as state:
+        state.position.task = "never written"
+        raise RuntimeError("stop")
+    assert ws.state_path.read_bytes() == before
+    ws.set({"position.task": "next"})  # and the lock was released
+
+
+def test_threads_sharing_one_workspace_are_serialised(project: Path) -> None:
+    ws = Workspace.find(project, lock_timeout=30)
+    errors: list[BaseException] = []
+
+    def writer(n: int) -> None:
+        try:
+            for i in range(10):
+                ws.append("resume_context.key_implementations", f"thread-{n}-{i}")
+        except BaseException as exc:  # collected and re-raised in the test thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors, errors
+    items = ws.get("resume_context.key_implementations")
+    assert sorted(items) == sorted(f"thread-{n}-{i}" for n in range(4) for i in range(10))
+
+
+def test_lock_is_reentrant_in_one_thread(project: Path) -> None:
+    ws = Workspace.find(project, lock_timeout=1)
+    with ws._lock, ws._lock:
+        ws.set({"position.task": "inside"})
+    assert ws.get("position.task") == "inside"
+    other = Workspace.find(project, lock_timeout=0.1)
+    other.set({"position.task": "released"})  # fully released after the outer exit
+
+
+def test_another_thread_times_out_while_the_lock_is_held(project: Path) -> None:
+    ws = Workspace.find(project, lock_timeout=0.2)
+    caught: list[BaseException] = []
+    with ws._lock:
+        thread = threading.Thread(target=lambda: _collect(caught, lambda: ws.set({"position.task": "t"})))
+        thread.start()
+        thread.join(10)
+    assert len(caught) == 1
+    assert isinstance(caught[0], LockTimeout)
+    assert ws.get("position.task") is None
+
+
+def _collect(into: list[BaseException], action: Callable[[], object]) -> None:
+    try:
+        action()
+    except BaseException as exc:  # handed to the test thread
+        into.append(exc)
