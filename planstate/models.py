@@ -147,9 +147,9 @@ class ResumeContext(Model):
 
 
 class Transition(Model):
-    """One entry of the lifecycle history."""
+    """One entry of the lifecycle history (a line of history.jsonl)."""
 
-    doc = "One lifecycle transition. Entries are only ever appended."
+    doc = "One lifecycle transition: a line of history.jsonl. Lines are only ever appended."
     at = Field(DateTime(), "When the transition happened.", required=True)
     from_ = Field(
         Nullable(Enum(*LIFECYCLE_STATES)),
@@ -179,7 +179,6 @@ class State(Model):
     progress = Field(Nested(Progress), "Progress counts for readers.")
     next_action = Field(_opt_text, "What to do next, in words.")
     resume_context = Field(Nested(ResumeContext), "Context for resuming.")
-    history = Field(ListOf(Nested(Transition)), "Lifecycle transitions, oldest first; append-only.")
 
 
 class Decision(Model):
@@ -244,6 +243,7 @@ KINDS: dict[str, type[Model]] = {
     "decision": Decision,
     "blocker": Blocker,
     "session": Session,
+    "history": Transition,
 }
 RECORD_FOLDERS: dict[str, str] = {"decision": "decisions", "blocker": "blockers", "session": "sessions"}
 
@@ -262,6 +262,17 @@ def phase_at(state: State, number: int) -> Phase | None:
         return None
     index = number - numbers.start
     return state.phases[index] if index < len(state.phases) else None
+
+
+def is_complete(state: State) -> bool:
+    """Whether the initiative is complete: the explicit lifecycle state, or for a legacy file
+    without a structure snapshot, every listed phase completed (seed 000's fallback)."""
+    if state.lifecycle.exists() and state.lifecycle._data().get("state") == "completed":
+        return True
+    if state.structure.exists():
+        return False
+    phases = list(state.phases)
+    return bool(phases) and all(p.status == "completed" for p in phases)
 
 
 def to_json(value: Any) -> Any:

@@ -7,18 +7,15 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planstate.clock import now
 from planstate.derived import progress_bar, recompute
 from planstate.document import Document
-from planstate.errors import PlanstateError, UsageError, ValidationError
+from planstate.errors import PlanstateError, UsageError
 from planstate.files import (
-    atomic_write,
     fsync_dir,
     read_bytes,
-    real_target,
-    remove_stale_temp_files,
     write_durably,
 )
 from planstate.lock import WorkspaceLock, check_timeout
@@ -26,6 +23,11 @@ from planstate.models import RECORD_FOLDERS, SCHEMA_VERSION, State, phase_at, to
 from planstate.plain import delete_in, format_path, get_in, parse_path, same, set_in
 from planstate.schema import ListOf, lookup
 from planstate.validation import check, located, problems_for
+
+if TYPE_CHECKING:
+    from planstate.cache import FrontMatterCache
+    from planstate.initiatives import Initiative
+    from planstate.transaction import Transaction
 
 PLANNING = ".planning"
 STATE_FILE = "STATE.md"
@@ -52,8 +54,19 @@ class Change:
 class Workspace:
     """A `.planning/` folder: the one object the CLI, the MCP server and Python code work through."""
 
-    def __init__(self, root: str | Path, *, lock_timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        root: str | Path,
+        *,
+        lock_timeout: float | None = None,
+        initiative: str | None = None,
+        actor: str | None = None,
+    ) -> None:
         self.root = absolute(root)
+        self.initiative_slug = initiative
+        self.actor = actor or default_actor()
+        self._target: Initiative | None = None
+        self._cache: FrontMatterCache | None = None
         timeout = lock_timeout
         if timeout is None and os.environ.get("PLANSTATE_LOCK_TIMEOUT"):
             try:
@@ -71,22 +84,25 @@ class Workspace:
         *,
         explicit: str | Path | None = None,
         lock_timeout: float | None = None,
+        initiative: str | None = None,
+        actor: str | None = None,
     ) -> Workspace:
         """Find the workspace: `explicit` (or PLANSTATE_DIR), else `.planning/` in `start` or a parent."""
+        options: dict[str, Any] = {"lock_timeout": lock_timeout, "initiative": initiative, "actor": actor}
         given = explicit if explicit is not None else os.environ.get("PLANSTATE_DIR") or None
         if given is not None:
             path = absolute(given)
             if (path / STATE_FILE).is_file() or path.name == PLANNING:
                 if not path.is_dir():
                     raise UsageError(f"no workspace at {path}")
-                return cls(path, lock_timeout=lock_timeout)
+                return cls(path, **options)
             if (path / PLANNING).is_dir():
-                return cls(path / PLANNING, lock_timeout=lock_timeout)
+                return cls(path / PLANNING, **options)
             raise UsageError(f"no .planning/ workspace at {path}")
         here = absolute(start if start is not None else ".")
         for folder in (here, *here.parents):
             if (folder / PLANNING).is_dir():
-                return cls(folder / PLANNING, lock_timeout=lock_timeout)
+                return cls(folder / PLANNING, **options)
         raise UsageError(
             f"no {PLANNING}/ folder in {here} or any parent folder; run `planstate init` "
             "or pass --dir (or set PLANSTATE_DIR)"
@@ -104,8 +120,9 @@ class Workspace:
         actor: str | None = None,
         next_action: str | None = None,
     ) -> Workspace:
-        """Create `.planning/` in `project` with STATE.md, the record folders and a .gitignore."""
+        """Create `.planning/` in `project`: STATE.md, history, record folders, .gitignore and .gitattributes."""
         from planstate import templates
+        from planstate.history import GITATTRIBUTES
 
         project_dir = absolute(project)
         target = project_dir / PLANNING
@@ -113,59 +130,60 @@ class Workspace:
             raise UsageError(f"{target} already exists; planstate init never overwrites a workspace")
         if not project_dir.is_dir():
             raise UsageError(f"{project_dir} is not a folder")
-        if first_phase not in (0, 1):
-            raise UsageError("--first-phase must be 0 or 1")
-        if any(not name.strip() for name in phases):
-            raise UsageError("phase names must not be empty")
         title = title or project_dir.name.replace("-", " ").replace("_", " ").strip() or "Untitled"
-        slug = initiative or slugify(title)
-        if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,62}", slug):
-            raise UsageError(f"initiative id {slug!r} must be a slug: lowercase letters, digits and '-'")
-        when = now()
-        context = {
-            "initiative": slug,
-            "title": title,
-            "phases": list(phases),
-            "first_phase": first_phase,
-            "now": when,
-            "actor": actor or default_actor(),
-            "bar": progress_bar(0),
-            "next_action": next_action or (f"Start phase {first_phase}: {phases[0]}" if phases else None),
-            "schema_version": SCHEMA_VERSION,
-        }
-        text = templates.render("STATE.md.j2", context)
-        doc = Document.from_bytes(text.encode("utf-8"), f"{PLANNING}/{STATE_FILE}")
-        check(doc, "state")
-        gitignore = templates.render("gitignore.j2", {}).encode("utf-8")
-        staging = project_dir / f".planning.init-{os.getpid()}-{os.urandom(3).hex()}"
-        try:
-            staging.mkdir()
-        except OSError as exc:
-            raise UsageError(f"could not create {target}: {exc.strerror}") from None
-        try:
-            write_durably(staging / STATE_FILE, doc.to_bytes())
-            for folder in RECORD_FOLDERS.values():
-                (staging / folder).mkdir()
-                (staging / folder / ".gitkeep").write_bytes(b"")
-            write_durably(staging / ".gitignore", gitignore)
-            fsync_dir(staging)
-            os.rename(staging, target)  # atomic: the workspace appears whole or not at all
-            fsync_dir(project_dir)
-        except BaseException as exc:
-            _remove_tree(staging)
-            if not isinstance(exc, OSError):
-                raise
-            if target.exists():
-                raise UsageError(f"{target} already exists; planstate init never overwrites a workspace") from None
-            raise UsageError(f"could not create {target}: {exc.strerror}") from None
-        return cls(target)
+        files = initiative_files(
+            slug=initiative or slugify(title),
+            title=title,
+            phases=phases,
+            first_phase=first_phase,
+            actor=actor or default_actor(),
+            next_action=next_action,
+            shown=f"{PLANNING}/{STATE_FILE}",
+        )
+        files[".gitignore"] = templates.render("gitignore.j2", {}).encode("utf-8")
+        files[".gitattributes"] = GITATTRIBUTES.encode("utf-8")
+        materialize(files, project_dir, target)
+        return cls(target, actor=actor)
 
     # ------------------------------------------------------------ paths and reading
 
     @property
+    def target(self) -> Initiative:
+        """The initiative this workspace acts on: `--initiative`, else the active one (see initiatives.py)."""
+        if self._target is None:
+            from planstate.initiatives import select
+
+            self._target = select(self, self.initiative_slug)
+            self.save_cache()
+        return self._target
+
+    @property
     def state_path(self) -> Path:
-        """The STATE.md of this workspace."""
-        return self.root / STATE_FILE
+        """The STATE.md of the initiative this workspace acts on."""
+        return self.target.state_path
+
+    def cached_data(self, path: Path) -> Any:
+        """The front matter of a workspace file as plain data, parsed once per change of the file (see cache.py)."""
+        if self._cache is None:
+            from planstate.cache import FrontMatterCache
+
+            self._cache = FrontMatterCache(self.root / LOCAL / "cache", "front-matter")
+        try:
+            key = str(path.relative_to(self.root))
+        except ValueError:
+            key = str(path)
+        return self._cache.get(path, key, self._parse_front_matter)
+
+    def _parse_front_matter(self, path: Path) -> Any:
+        doc = self.read_document(path)
+        if not doc.has_front_matter:
+            raise UsageError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)
+        return doc.data
+
+    def save_cache(self) -> None:
+        """Write the front-matter cache if reading filled it (best effort)."""
+        if self._cache is not None:
+            self._cache.save()
 
     def display(self, path: Path) -> str:
         """A path as shown to people: relative to the project folder that holds `.planning/`."""
@@ -199,39 +217,34 @@ class Workspace:
     # ------------------------------------------------------------ writing
 
     @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        """A write: hold the lock, let the caller load and change files, then validate and write them all.
+
+        Nothing is written when the body raises or any changed file fails validation. See transaction.py.
+        """
+        from planstate.transaction import Transaction
+
+        with self._lock:
+            tx = Transaction(self)
+            yield tx
+            tx.commit()
+
+    @contextmanager
     def edit(self) -> Iterator[State]:
-        """A transaction: lock, read, let the caller change the state, validate, write atomically.
+        """A transaction on STATE.md alone: lock, read, let the caller change the state, validate, write atomically.
 
         Nothing is written when the body raises, when validation fails, or when nothing changed.
         """
-        with self._lock:
-            doc = self.state_document()
-            original = doc.to_bytes()
-            data = doc.data
-            if not isinstance(data, dict):
-                raise ValidationError(located(doc, problems_for("state", data)))
-            state = State(data)
-            yield state
-            self._commit(doc, original, data)
+        with self.transaction() as tx:
+            yield tx.state()
 
-    def _commit(self, doc: Document, original: bytes, data: dict[str, Any]) -> bool:
-        """Recompute derived values, validate, splice the changes into the text and write it."""
-        if same(data, doc.data):
-            return False
-        recompute(State(data))
-        problems = problems_for("state", data)
-        if problems:
-            raise ValidationError(located(doc, problems))
-        data["updated"] = now()
-        doc.update(data)
-        new = doc.to_bytes()
-        if new == original:
-            return False
-        # Write the real file: renaming onto a symlink inside the workspace would replace the link.
-        target = real_target(self.state_path, self.root, self.root.parent)
-        remove_stale_temp_files(target.parent)
-        atomic_write(target, new, expected=original, shown=doc.path)
-        return True
+    def refresh_regions(self, doc: Document, initiative: Initiative) -> None:
+        """Re-render STATE.md's generated regions before a write; a body without region markers costs nothing."""
+        if "<!-- planstate:begin" not in doc.body:
+            return
+        from planstate.regions import refresh  # type: ignore[import-untyped,unused-ignore]
+
+        refresh(self, doc, initiative)
 
     def set(self, values: dict[str, Any]) -> list[Change]:
         """Set fields (dotted path to value) in one transaction; return what changed."""
@@ -326,27 +339,77 @@ class Workspace:
         }
 
     def files(self) -> list[tuple[str, Path]]:
-        """Every planning file of the workspace with its kind, STATE.md first."""
-        out: list[tuple[str, Path]] = [("state", self.state_path)]
-        for kind, folder in RECORD_FOLDERS.items():
-            directory = self.root / folder
-            if directory.is_dir():
-                out.extend((kind, p) for p in sorted(directory.glob("*.md")))
+        """Every planning file of every initiative with its kind: each STATE.md first, then its records."""
+        from planstate import records
+        from planstate.initiatives import discover
+
+        out: list[tuple[str, Path]] = []
+        for initiative in discover(self.root):
+            out.append(("state", initiative.state_path))
+            for kind in RECORD_FOLDERS:
+                out.extend((kind, p) for p in records.files(initiative.folder(kind)))
+            if initiative.history_path.exists():
+                out.append(("history", initiative.history_path))
         return out
 
     def validate(self) -> tuple[int, list[PlanstateError]]:
         """Validate every file; return how many files were checked and every problem found."""
+        from planstate import history
+
         problems: list[PlanstateError] = []
         files = self.files()
         for kind, path in files:
             try:
+                if kind == "history":
+                    problems.extend(history.read(path, self.display(path))[1])
+                    continue
                 doc = self.read_document(path)
                 if not doc.has_front_matter:
                     raise UsageError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)
                 problems.extend(located(doc, problems_for(kind, doc.data)))
             except PlanstateError as exc:
                 problems.append(exc)
+        problems.extend(self._initiative_problems())
         return len(files), problems
+
+    def _initiative_problems(self) -> list[PlanstateError]:
+        """Workspace-wide rules: at most one active initiative; a sub-initiative's folder matches its slug."""
+        from planstate.initiatives import discover, summarize
+
+        summaries = [summarize(self, i) for i in discover(self.root)]
+        self.save_cache()
+        out: list[PlanstateError] = []
+        active = [s for s in summaries if s.state == "active"]
+        for extra in active[1:]:
+            doc = self.read_document(extra.initiative.state_path)
+            line, col = doc.locate("lifecycle.state")
+            others = ", ".join(s.slug for s in active if s is not extra)
+            out.append(
+                PlanstateError(
+                    f"is active, but so is {others}; at most one initiative may be active "
+                    "(fix: `planstate initiative switch SLUG`)",
+                    file=doc.path,
+                    line=line,
+                    column=col,
+                    field="lifecycle.state",
+                )
+            )
+        for s in summaries:
+            data = self.cached_data(s.initiative.state_path) if s.problem is None else None
+            slug = data.get("initiative") if isinstance(data, dict) else None
+            if s.initiative.folder_slug is not None and isinstance(slug, str) and slug != s.initiative.folder_slug:
+                doc = self.read_document(s.initiative.state_path)
+                line, col = doc.locate("initiative")
+                out.append(
+                    PlanstateError(
+                        f"is {slug!r} but the folder is initiatives/{s.initiative.folder_slug}/; they must match",
+                        file=doc.path,
+                        line=line,
+                        column=col,
+                        field="initiative",
+                    )
+                )
+        return out
 
 
 def _peek(data: Any, segs: list[Any]) -> Any:
@@ -355,6 +418,77 @@ def _peek(data: Any, segs: list[Any]) -> Any:
 
 def _changes(before: dict[str, Any], after: dict[str, Any]) -> list[Change]:
     return [Change(p, before[p], after[p]) for p in before if not same(before[p], after[p])]
+
+
+def initiative_files(
+    *,
+    slug: str,
+    title: str,
+    phases: list[str] | tuple[str, ...],
+    first_phase: int,
+    actor: str,
+    next_action: str | None,
+    shown: str,
+    state: str = "active",
+    reason: str | None = None,
+) -> dict[str, bytes]:
+    """The files of a new initiative (relative path to bytes): STATE.md, history.jsonl, record folders."""
+    from planstate import history, templates
+
+    if first_phase not in (0, 1):
+        raise UsageError("--first-phase must be 0 or 1")
+    if any(not name.strip() for name in phases):
+        raise UsageError("phase names must not be empty")
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,62}", slug):
+        raise UsageError(f"initiative id {slug!r} must be a slug: lowercase letters, digits and '-'")
+    when = now()
+    context = {
+        "initiative": slug,
+        "title": title,
+        "phases": list(phases),
+        "first_phase": first_phase,
+        "now": when,
+        "actor": actor,
+        "state": state,
+        "reason": reason,
+        "bar": progress_bar(0),
+        "next_action": next_action or (f"Start phase {first_phase}: {phases[0]}" if phases else None),
+        "schema_version": SCHEMA_VERSION,
+    }
+    text = templates.render("STATE.md.j2", context)
+    doc = Document.from_bytes(text.encode("utf-8"), shown)
+    check(doc, "state")
+    trigger = "init" if state == "active" and reason is None else "create"
+    files = {STATE_FILE: doc.to_bytes()}
+    files[history.FILE] = history.line(history.entry(when, None, state, trigger, reason, actor)).encode("utf-8")
+    for folder in RECORD_FOLDERS.values():
+        files[f"{folder}/.gitkeep"] = b""
+    return files
+
+
+def materialize(files: dict[str, bytes], parent: Path, target: Path) -> None:
+    """Write `files` into a staging folder in `parent`, then rename it to `target`: it appears whole or not at all."""
+    staging = parent / f".{target.name}.init-{os.getpid()}-{os.urandom(3).hex()}"
+    try:
+        staging.mkdir()
+    except OSError as exc:
+        raise UsageError(f"could not create {target}: {exc.strerror}") from None
+    try:
+        for name, data in files.items():
+            path = staging / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_durably(path, data)
+        for folder in {staging / name for name in files} | {staging}:
+            fsync_dir(folder if folder.is_dir() else folder.parent)
+        os.rename(staging, target)
+        fsync_dir(parent)
+    except BaseException as exc:
+        _remove_tree(staging)
+        if not isinstance(exc, OSError):
+            raise
+        if target.exists():
+            raise UsageError(f"{target} already exists; planstate never overwrites a workspace") from None
+        raise UsageError(f"could not create {target}: {exc.strerror}") from None
 
 
 def absolute(path: str | Path) -> Path:

@@ -51,7 +51,16 @@ def test_find_reports_the_hint(tmp_path: Path) -> None:
 
 def test_init_is_whole_or_nothing(tmp_path: Path) -> None:
     ws = Workspace.init(tmp_path, title="T", phases=["One"])
-    assert sorted(p.name for p in ws.root.iterdir()) == [".gitignore", "STATE.md", "blockers", "decisions", "sessions"]
+    assert sorted(p.name for p in ws.root.iterdir()) == [
+        ".gitattributes",
+        ".gitignore",
+        "STATE.md",
+        "blockers",
+        "decisions",
+        "history.jsonl",
+        "sessions",
+    ]
+    assert "history.jsonl merge=union" in (ws.root / ".gitattributes").read_text()
     before = state_file(tmp_path).read_bytes()
     with pytest.raises(UsageError, match="already exists"):
         Workspace.init(tmp_path, title="Again")
@@ -205,7 +214,7 @@ def test_validate_collects_problems_of_every_file(project: Path) -> None:
     (ws.root / "decisions" / "bad.md").write_text("---\nid: [unclosed\n---\n")
     (ws.root / "blockers" / "plain.md").write_text("no front matter\n")
     count, problems = ws.validate()
-    assert count == 3
+    assert count == 4  # STATE.md, history.jsonl and the two records
     assert {p.file for p in problems} == {".planning/decisions/bad.md", ".planning/blockers/plain.md"}
     assert all(isinstance(p, PlanstateError) for p in problems)
 

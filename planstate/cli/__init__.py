@@ -1,0 +1,208 @@
+"""The `planstate` command: builds the parser from one module per command group, runs it, maps errors to exit codes.
+
+Command modules only parse arguments, call the Workspace API and format results. They import
+what a command needs inside the command, so starting the process stays cheap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from planstate.errors import EXIT_OK, EXIT_USAGE, PlanstateError
+
+EXIT_INTERNAL = 4
+
+Handler = Callable[[argparse.Namespace], int]
+
+# Command groups, in the order `planstate --help` lists them; each module has `register(cli)`.
+GROUPS = ("core",)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr, like every other planstate error."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print `planstate: <command>: <message>` and a pointer to --help, then exit 2."""
+        command = self.prog.removeprefix("planstate").strip()
+        where = f"{command}: " if command else ""
+        self.exit(EXIT_USAGE, f"planstate: {where}{message} (see `{self.prog} --help`)\n")
+
+
+class Registrar:
+    """What a command module uses to add its commands: plain ones, and groups with subcommands."""
+
+    def __init__(self, sub: Any, parents: list[argparse.ArgumentParser], json_flag: argparse.ArgumentParser) -> None:
+        self._sub = sub
+        self._parents = parents
+        self._json = json_flag
+
+    def add(self, name: str, handler: Handler, help_text: str, *, json: bool = True) -> argparse.ArgumentParser:
+        """Add a command; `json` gives it `--json`."""
+        parents = [*self._parents, self._json] if json else list(self._parents)
+        p = self._sub.add_parser(name, help=help_text, description=help_text, parents=parents)
+        p.set_defaults(handler=handler)
+        return p  # type: ignore[no-any-return]
+
+    def group(self, name: str, help_text: str) -> Registrar:
+        """Add a command that has subcommands (`planstate decision add`) and return their registrar."""
+        p = self._sub.add_parser(name, help=help_text, description=help_text, parents=self._parents)
+        p.set_defaults(handler=_missing_subcommand(p))
+        sub = p.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND", parser_class=_Parser)
+        return Registrar(sub, self._parents, self._json)
+
+
+def _missing_subcommand(parser: argparse.ArgumentParser) -> Handler:
+    def handler(_args: argparse.Namespace) -> int:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+
+    return handler
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser with every command of every group."""
+    from planstate import __version__
+
+    common: argparse.ArgumentParser = _Parser(add_help=False)
+    common.add_argument(
+        "--dir",
+        default=argparse.SUPPRESS,
+        metavar="PATH",
+        help="the .planning/ folder or the project that holds it (default: search upward; env PLANSTATE_DIR)",
+    )
+    common.add_argument(
+        "--initiative",
+        default=argparse.SUPPRESS,
+        metavar="SLUG",
+        help="act on this initiative instead of the active one (env PLANSTATE_INITIATIVE)",
+    )
+    common.add_argument(
+        "--by",
+        default=argparse.SUPPRESS,
+        metavar="NAME",
+        help="who is acting, for the history and new records (default: env PLANSTATE_ACTOR, else $USER)",
+    )
+    common.add_argument(
+        "--lock-timeout",
+        type=float,
+        default=argparse.SUPPRESS,
+        metavar="SECONDS",
+        help="how long a write waits for the workspace lock (default 10; env PLANSTATE_LOCK_TIMEOUT)",
+    )
+    json_flag = _Parser(add_help=False)
+    json_flag.add_argument("--json", action="store_true", help="print JSON for programs and agents")
+
+    parser: argparse.ArgumentParser = _Parser(
+        prog="planstate",
+        description="Keep the execution state of software work in plain files under .planning/.",
+        epilog="Exit codes: 0 ok, 1 findings, 2 usage/validation/parse error, 3 lock timeout or "
+        "concurrent change, 4 internal error. See docs/cli.md.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"planstate {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    cli = Registrar(sub, [common], json_flag)
+    for group in GROUPS:
+        importlib.import_module(f"planstate.cli.{group}").register(cli)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    _tolerant_streams()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler | None = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return handler(args)
+    except PlanstateError as exc:
+        if getattr(args, "json", False):
+            import json
+
+            sys.stderr.write(json.dumps(exc.to_dict(), ensure_ascii=False) + "\n")  # one line, like text errors
+        else:
+            sys.stderr.write(f"planstate: {exc}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("planstate: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_OK
+    except Exception as exc:  # an unexpected error is a bug: say so in one line, keep the trace
+        log = _save_traceback()
+        sys.stderr.write(f"planstate: internal error: {type(exc).__name__}: {exc} (traceback: {log})\n")
+        return EXIT_INTERNAL
+
+
+# ---------------------------------------------------------------------------- helpers for command modules
+
+
+def workspace(args: argparse.Namespace) -> Any:
+    """The Workspace a command acts on, from --dir, --initiative, --by and --lock-timeout (or their env vars)."""
+    import os
+
+    from planstate.workspace import Workspace
+
+    return Workspace.find(
+        explicit=getattr(args, "dir", None),
+        lock_timeout=getattr(args, "lock_timeout", None),
+        initiative=getattr(args, "initiative", None) or os.environ.get("PLANSTATE_INITIATIVE") or None,
+        actor=getattr(args, "by", None),
+    )
+
+
+def out(text: str) -> None:
+    """Print a line (or lines) to stdout."""
+    sys.stdout.write(text + ("\n" if not text.endswith("\n") else ""))
+
+
+def warn(text: str) -> None:
+    """Print a one-line warning to stderr."""
+    sys.stderr.write(f"planstate: warning: {text}\n")
+
+
+def print_json(value: Any) -> None:
+    """Print a result as JSON."""
+    from planstate.display import dump_json
+
+    out(dump_json(value))
+
+
+def _tolerant_streams() -> None:
+    """Never fail on output a terminal's encoding cannot show: escape it (the work is already done)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
+def _silence_stdout() -> None:
+    """After the reader of stdout went away, point stdout at /dev/null so the exit flush cannot fail."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def _save_traceback() -> str:
+    """Write the current traceback to a temp file and return its path."""
+    import os
+    import tempfile
+    import traceback
+
+    fd, path = tempfile.mkstemp(prefix="planstate-crash-", suffix=".log")
+    with os.fdopen(fd, "w") as handle:
+        traceback.print_exc(file=handle)
+    return path

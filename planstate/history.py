@@ -1,0 +1,79 @@
+"""The lifecycle history of an initiative: `history.jsonl`, one JSON object per line, only ever appended.
+
+One line per transition, and no command ever rewrites an earlier line, so two branches'
+histories merge as a union: `planstate init` marks the file `merge=union` in
+`.planning/.gitattributes`. Readers order entries by time, since a union merge may interleave them.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from planstate.errors import ParseError, PlanstateError
+from planstate.models import Transition, to_json
+from planstate.schema import parse_datetime
+
+FILE = "history.jsonl"
+KEYS = ("at", "from", "to", "trigger", "reason", "by")
+GITATTRIBUTES = (
+    "# planstate: lifecycle histories are append-only, so a union merge is always right.\nhistory.jsonl merge=union\n"
+)
+
+
+def entry(
+    at: datetime, source: str | None, target: str, trigger: str, reason: str | None, by: str | None
+) -> dict[str, Any]:
+    """A history entry with its keys in the documented order."""
+    return {"at": at, "from": source, "to": target, "trigger": trigger, "reason": reason, "by": by}
+
+
+def line(item: dict[str, Any]) -> str:
+    """One entry as its line of JSON (keys in the documented order, extra keys after them)."""
+    ordered = {k: item.get(k) for k in KEYS}
+    ordered.update({k: v for k, v in item.items() if k not in KEYS})
+    return json.dumps(to_json(ordered), ensure_ascii=False, separators=(", ", ": ")) + "\n"
+
+
+def parse(data: bytes, shown: str) -> tuple[list[dict[str, Any]], list[PlanstateError]]:
+    """Read every entry of a history file; bad lines become problems (file:line) instead of entries."""
+    entries: list[dict[str, Any]] = []
+    problems: list[PlanstateError] = []
+    text = data.decode("utf-8", errors="replace")
+    lines = text.split("\n")
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        if number == len(lines) and not text.endswith("\n"):
+            problems.append(PlanstateError("last line is cut off (no newline at its end)", file=shown, line=number))
+        try:
+            item = json.loads(raw)
+        except ValueError as exc:
+            problems.append(ParseError(f"not a JSON object: {exc.args[0].split(':')[0]}", file=shown, line=number))
+            continue
+        if not isinstance(item, dict):
+            problems.append(ParseError("not a JSON object", file=shown, line=number))
+            continue
+        for problem in Transition.check_data(item):
+            field = ".".join(str(p) for p in problem.path)
+            problems.append(PlanstateError(problem.message, file=shown, line=number, field=field or None))
+        item["_line"] = number
+        entries.append(item)
+    entries.sort(key=_when)
+    return entries, problems
+
+
+def _when(item: dict[str, Any]) -> tuple[int, datetime | str]:
+    at = parse_datetime(item.get("at"))
+    return (0, at) if at is not None else (1, str(item.get("at")))
+
+
+def read(path: Path, shown: str) -> tuple[list[dict[str, Any]], list[PlanstateError]]:
+    """The entries of the history at `path`, oldest first (none when the file does not exist)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return [], []
+    return parse(data, shown)
