@@ -5,10 +5,14 @@ docs/lifecycle.md shows this table and its diagram; the test suite checks they a
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from planstate.errors import UsageError
-from planstate.models import LIFECYCLE_STATES
+from planstate.models import LIFECYCLE_STATES, ErrorInfo
+
+if TYPE_CHECKING:
+    from planstate.initiatives import Initiative
+    from planstate.transaction import Transaction
 
 
 class Transition(NamedTuple):
@@ -78,3 +82,63 @@ def target_of(source: str, command: str) -> str:
             return t.target
     moves = ", ".join(f"{t.command} (→ {t.target})" for t in allowed(source)) or "none"
     raise UsageError(f"cannot {command} an initiative that is {source}; allowed from {source}: {moves}")
+
+
+def apply(
+    tx: Transaction,
+    initiative: Initiative,
+    command: str,
+    *,
+    reason: str | None = None,
+    actor: str | None = None,
+    trigger: str | None = None,
+    context: str | None = None,
+) -> tuple[str, str]:
+    """Move an initiative's lifecycle by `command` inside a transaction; return (from, to).
+
+    Records when, why and by whom in `lifecycle` and appends the transition to the history.
+    Raises UsageError (exit 2) naming the current state and the allowed commands when the
+    table has no such move, and when `complete` is asked while phases are unfinished.
+    """
+    from planstate import history
+    from planstate.clock import now
+
+    state = tx.state(initiative)
+    lifecycle = state.lifecycle
+    source = lifecycle.state
+    target = target_of(source, command)
+    if command == "complete":
+        unfinished = [p.name for p in state.phases if p.status not in ("completed", "skipped")]
+        if unfinished:
+            raise UsageError(
+                f"cannot complete: {len(unfinished)} phase{'s are' if len(unfinished) > 1 else ' is'} not finished "
+                f"({', '.join(unfinished)}); complete or skip {'them' if len(unfinished) > 1 else 'it'} first",
+                file=tx.ws.display(initiative.state_path),
+                field="phases",
+            )
+    when = now()
+    who = actor or tx.ws.actor
+    lifecycle.state = target
+    lifecycle.since = when
+    lifecycle.reason = reason
+    lifecycle.by = who
+    if target in ("paused", "suspended"):
+        position = state.position
+        lifecycle.context = context or (position.task if position.exists() else None)
+    elif "context" in lifecycle._data():
+        lifecycle.context = None
+    if target == "completed":
+        lifecycle.completed_at = when
+    elif "completed_at" in lifecycle._data() and lifecycle.completed_at is not None:
+        lifecycle.completed_at = None  # reopened: completion is explicit, never left stale
+    if target == "error":
+        previous = lifecycle.error
+        retries = previous.retries if previous is not None else 0
+        lifecycle.error = ErrorInfo({"message": reason or "no reason given", "at": when, "retries": retries})
+    if command == "resume":
+        lifecycle.resumed_at = when
+        lifecycle.resume_count = lifecycle.resume_count + 1
+    if command == "retry" and source == "error" and lifecycle.error is not None:
+        lifecycle.error.retries = lifecycle.error.retries + 1
+    tx.log(initiative, history.entry(when, source, target, trigger or command, reason, who))
+    return source, target
