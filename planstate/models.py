@@ -5,6 +5,7 @@ docs/format.md is the normative description of these models; tests check the two
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from typing import Any
 
@@ -262,6 +263,22 @@ def phase_at(state: State, number: int) -> Phase | None:
         return None
     index = number - numbers.start
     return state.phases[index] if index < len(state.phases) else None
+
+
+_PHASE_REF = re.compile(r"\s*phase\s*[: ]\s*(\d+)\b", re.IGNORECASE)
+_RECORD_REF = re.compile(r"(?:dec|blk|ses)-[0-9a-hjkmnp-tv-z]{12}")
+
+
+def phase_reference(text: str) -> int | None:
+    """The phase number an `affects` item names (`phase 3`, `Phase 3: OAuth`, `phase:3`), else None."""
+    match = _PHASE_REF.match(text)
+    return int(match.group(1)) if match else None
+
+
+def record_reference(text: str) -> str | None:
+    """The record id an `affects` item names (exactly a planstate-made id such as `dec-1b2k9qx7m4fa`), else None."""
+    text = text.strip()
+    return text if _RECORD_REF.fullmatch(text) else None
 
 
 def is_complete(state: State) -> bool:
