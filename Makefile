@@ -23,7 +23,7 @@ test: $(BIN)/python
 	$(BIN)/python -m mypy
 
 bench: $(BIN)/python
-	$(BIN)/python -m pip install --quiet '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test]'
 	$(BIN)/python benchmarks/cli_latency.py
 
 clean:

@@ -99,3 +99,23 @@ def _escape(text: str) -> str:
     from rich.markup import escape
 
     return escape(text)
+
+
+def print_brief_rich(text: str) -> None:
+    """Print the resume brief on a terminal: the heading bold, warnings and the trust block coloured."""
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(highlight=False)
+    for line in text.rstrip("\n").split("\n"):
+        stripped = line.strip()
+        style = ""
+        if line.startswith("# "):
+            style = "bold"
+        elif line.startswith("STOP") or stripped.startswith("fix:"):
+            style = "bold red"
+        elif "WARNING" in line or line.startswith("Check before you continue"):
+            style = "yellow"
+        elif line.endswith(":") and not line.startswith(" "):
+            style = "bold cyan"
+        console.print(Text(line, style=style))

@@ -162,6 +162,9 @@ class Transaction:
         for path, items in self._history.items():
             self._append_history(path, items)
             self.written.logged.append(path)
+        for staged, content in pending:
+            self.ws.remember(staged.path, content, staged.data)
+        self.ws.save_cache()
         return self.written
 
     def _create(self, path: Path, data: bytes) -> None:

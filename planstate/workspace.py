@@ -25,8 +25,11 @@ from planstate.schema import ListOf, lookup
 from planstate.validation import check, located, problems_for
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from planstate.cache import FrontMatterCache
     from planstate.initiatives import Initiative
+    from planstate.resume import Brief
     from planstate.transaction import Transaction
 
 PLANNING = ".planning"
@@ -163,22 +166,27 @@ class Workspace:
         return self.target.state_path
 
     def cached_data(self, path: Path) -> Any:
-        """The front matter of a workspace file as plain data, parsed once per change of the file (see cache.py)."""
+        """The front matter of a workspace file as plain data, parsed once per content of the file (see cache.py)."""
+        data = read_bytes(path, self.root, self.root.parent)
+        shown = self.display(path)
+        return self._front_matter_cache().get(data, self._cache_key(path), lambda raw: _front_matter(raw, shown))
+
+    def remember(self, path: Path, content: bytes, data: Any) -> None:
+        """Put the data of a file this process just wrote (as `content`) into the front-matter cache."""
+        self._front_matter_cache().put(content, self._cache_key(path), data)
+
+    def _front_matter_cache(self) -> FrontMatterCache:
         if self._cache is None:
             from planstate.cache import FrontMatterCache
 
             self._cache = FrontMatterCache(self.root / LOCAL / "cache", "front-matter")
-        try:
-            key = str(path.relative_to(self.root))
-        except ValueError:
-            key = str(path)
-        return self._cache.get(path, key, self._parse_front_matter)
+        return self._cache
 
-    def _parse_front_matter(self, path: Path) -> Any:
-        doc = self.read_document(path)
-        if not doc.has_front_matter:
-            raise UsageError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)
-        return doc.data
+    def _cache_key(self, path: Path) -> str:
+        try:
+            return str(path.absolute().relative_to(self.root))
+        except ValueError:
+            return str(path)
 
     def save_cache(self) -> None:
         """Write the front-matter cache if reading filled it (best effort)."""
@@ -338,6 +346,12 @@ class Workspace:
             "updated": to_json(state.updated),
         }
 
+    def brief(self, *, now: datetime | None = None) -> Brief:
+        """The resume brief of the target initiative (what `planstate resume` prints; see resume.py)."""
+        from planstate.resume import brief
+
+        return brief(self, now=now)
+
     def files(self) -> list[tuple[str, Path]]:
         """Every planning file of every initiative with its kind: each STATE.md first, then its records."""
         from planstate import records
@@ -410,6 +424,14 @@ class Workspace:
                     )
                 )
         return out
+
+
+def _front_matter(raw: bytes, shown: str) -> Any:
+    """Parse a planning file's bytes and return its front matter as plain data."""
+    doc = Document.from_bytes(raw, shown)
+    if not doc.has_front_matter:
+        raise UsageError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)
+    return doc.data
 
 
 def _peek(data: Any, segs: list[Any]) -> Any:

@@ -1,0 +1,73 @@
+"""Every git call planstate makes, in one place: which files changed in the working tree since a moment.
+
+Git is optional: outside a repository, or without git installed, these functions answer None
+and callers say the check could not be made.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from datetime import datetime
+from pathlib import Path
+
+TIMEOUT = 10.0
+
+
+def _git(cwd: Path, *args: str) -> str | None:
+    """Run `git args` in `cwd`; its stdout, or None when git is missing, fails or takes too long."""
+    try:
+        done = subprocess.run(
+            ["git", "-c", "core.quotepath=off", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def toplevel(path: Path) -> Path | None:
+    """The root of the git work tree holding `path`, or None outside a repository."""
+    found = _git(path, "rev-parse", "--show-toplevel")
+    return Path(found.strip()) if found and found.strip() else None
+
+
+def changed_since(project: Path, since: datetime) -> list[str] | None:
+    """Files changed since `since`: in commits made after it, plus uncommitted changes; paths relative to `project`.
+
+    None when `project` is not in a git work tree or git cannot answer.
+    """
+    top = toplevel(project)
+    if top is None:
+        return None
+    committed = _git(
+        project, "log", f"--since={since.isoformat()}", "--name-only", "--pretty=format:", "--relative", "--", "."
+    )
+    status = _git(project, "status", "--porcelain", "--untracked-files=all", "--", ".")
+    if committed is None or status is None:
+        return None
+    prefix = _relative_prefix(top, project)
+    names = {line.strip() for line in committed.splitlines() if line.strip()}
+    for line in status.splitlines():
+        if len(line) < 4:
+            continue
+        path = line[3:]
+        if " -> " in path:  # a rename: the new name is what exists now
+            path = path.split(" -> ", 1)[1]
+        path = path.strip('"')
+        if prefix and path.startswith(prefix):
+            path = path[len(prefix) :]
+        names.add(path)
+    return sorted(names)
+
+
+def _relative_prefix(top: Path, project: Path) -> str:
+    """`git status` prints paths from the repository root; this is `project`'s part of them."""
+    try:
+        rel = project.resolve().relative_to(top.resolve())
+    except ValueError:
+        return ""
+    return "" if str(rel) == "." else f"{rel.as_posix()}/"

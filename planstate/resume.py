@@ -1,0 +1,504 @@
+"""The resume brief: where an initiative is, what was being done, what is next and what is in the way.
+
+One computation (`brief`) feeds both outputs: `Brief.to_dict()` for `--json` and the
+`resume.md.j2` template for people. It never guesses past untrustworthy files: a file that does
+not parse or holds git conflict markers is reported first, with the fix. Everything relative to
+the current time (how long a phase has run, stall detection) uses `planstate.clock.now()`, so
+`PLANSTATE_NOW` freezes it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from statistics import mean
+from typing import TYPE_CHECKING, Any
+
+from planstate import history, records
+from planstate.clock import now as clock_now
+from planstate.derived import percent_of
+from planstate.errors import PlanstateError
+from planstate.models import (
+    State,
+    is_complete,
+    phase_at,
+    phase_numbers,
+    phase_reference,
+    to_json,
+)
+from planstate.schema import parse_datetime
+
+if TYPE_CHECKING:
+    from planstate.workspace import Workspace
+
+RECENT_DECISIONS = 5
+SHOWN_BLOCKERS = 8
+SHOWN_FILES = 10
+SHOWN_GIT_FILES = 10
+TEXT_LIMIT = 160  # characters of one user text shown in the brief
+DEFAULT_BUDGET = 4000
+_CONFLICT = re.compile(rb"^(<{7}|>{7})(?: |$)|^={7}$", re.MULTILINE)
+
+# Parts of the brief that a budget may drop, least important first.
+DROP_ORDER = (
+    "files_modified",
+    "open_questions",
+    "decisions",
+    "timing",
+    "last_session",
+    "checkpoints",
+    "blockers",
+    "verification",
+)
+
+
+@dataclass
+class Brief:
+    """The resume brief as data; `to_dict()` is the `--json` output."""
+
+    initiative: str | None
+    title: str | None
+    file: str
+    now: datetime
+    trust: list[dict[str, Any]] = field(default_factory=list)
+    status: str | None = None
+    lifecycle: dict[str, Any] | None = None
+    progress: dict[str, Any] | None = None
+    current_phase: dict[str, Any] | None = None
+    timing: dict[str, Any] | None = None
+    checkpoints: list[dict[str, Any]] | None = None
+    blockers: dict[str, Any] | None = None
+    decisions: dict[str, Any] | None = None
+    last_session: dict[str, Any] | None = None
+    next_action: str | None = None
+    position: dict[str, Any] | None = None
+    open_questions: list[str] | None = None
+    files_modified: dict[str, Any] | None = None
+    verification: list[dict[str, Any]] | None = None
+    dropped: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The brief as JSON-ready data (the documented `--json` schema)."""
+        out: dict[str, Any] = {
+            "initiative": self.initiative,
+            "title": self.title,
+            "file": self.file,
+            "now": self.now,
+            "trusted": not self.trust,
+            "trust": self.trust,
+            "status": self.status,
+            "lifecycle": self.lifecycle,
+            "progress": self.progress,
+            "current_phase": self.current_phase,
+            "timing": self.timing,
+            "checkpoints": self.checkpoints,
+            "blockers": self.blockers,
+            "decisions": self.decisions,
+            "last_session": self.last_session,
+            "next_action": self.next_action,
+            "position": self.position,
+            "open_questions": self.open_questions,
+            "files_modified": self.files_modified,
+            "verification": self.verification,
+            "dropped": self.dropped,
+        }
+        return to_json(out)  # type: ignore[no-any-return]
+
+    def without(self, part: str) -> Brief:
+        """A copy of the brief with one part dropped (and noted in `dropped`)."""
+        from dataclasses import replace
+
+        return replace(self, **{part: None}, dropped=[*self.dropped, part])  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------- computing
+
+
+def brief(ws: Workspace, *, now: datetime | None = None) -> Brief:
+    """Compute the resume brief of the workspace's target initiative."""
+    when = now or clock_now()
+    initiative = ws.target
+    shown = ws.display(initiative.state_path)
+    out = Brief(None, None, shown, when)
+    out.trust.extend(_conflicts(ws, initiative))
+    try:
+        doc = ws.state_document()
+    except PlanstateError as exc:
+        out.trust.insert(
+            0, _trust_item(exc, "fix the file by hand (or restore it from git), then run `planstate validate`")
+        )
+        return out
+    from planstate.validation import located, problems_for
+
+    data = doc.data if isinstance(doc.data, dict) else {}
+    problems = located(doc, problems_for("state", doc.data))
+    for problem in problems:
+        out.trust.append(_trust_item(problem, "correct the value (see `planstate validate`), then resume"))
+    state = State(data)
+    out.initiative = data.get("initiative") if isinstance(data.get("initiative"), str) else None
+    out.title = data.get("title") if isinstance(data.get("title"), str) else None
+    if problems:
+        return out  # the facts below would be computed from values known to be wrong
+    decisions, d_problems = records.load_all(ws, initiative, "decision")
+    blockers, b_problems = records.load_all(ws, initiative, "blocker")
+    sessions, s_problems = records.load_all(ws, initiative, "session")
+    ws.save_cache()
+    for problem in (*d_problems, *b_problems, *s_problems):
+        out.trust.append(_trust_item(problem, "fix or remove the record file, then run `planstate validate`"))
+    _, h_problems = history.read(initiative.history_path, ws.display(initiative.history_path))
+    out.trust.extend(_trust_item(p, "fix the line by hand; history lines are JSON objects") for p in h_problems)
+
+    out.lifecycle = _lifecycle(state)
+    out.progress = _progress(state)
+    out.current_phase = _current_phase(state, when)
+    out.timing = _timing(state, out.current_phase)
+    out.checkpoints = _failed_checkpoints(state)
+    out.status = _status(state, out.current_phase, out.timing)
+    out.blockers = _blockers(blockers)
+    out.decisions = _decisions(decisions)
+    out.last_session = _last_session(sessions)
+    out.next_action = state.next_action.strip() if state.next_action else None
+    out.position = _position(state)
+    out.open_questions = list(state.resume_context.open_questions)
+    out.files_modified = _files(state)
+    out.verification = _verify(ws, state, blockers, sessions)
+    return out
+
+
+def _trust_item(exc: PlanstateError, fix: str) -> dict[str, Any]:
+    return {"problem": str(exc), "file": exc.file, "line": exc.line, "fix": fix}
+
+
+def _conflicts(ws: Workspace, initiative: Any) -> list[dict[str, Any]]:
+    """Unresolved git conflict markers in the initiative's files: nothing in them can be trusted."""
+    found = []
+    paths = [initiative.state_path, initiative.history_path]
+    for kind in ("decision", "blocker", "session"):
+        paths.extend(records.files(initiative.folder(kind)))
+    for path in paths:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        match = _CONFLICT.search(data)
+        if match:
+            line = data[: match.start()].count(b"\n") + 1
+            found.append(
+                {
+                    "problem": f"{ws.display(path)}:{line}: unresolved git conflict marker",
+                    "file": ws.display(path),
+                    "line": line,
+                    "fix": "finish the merge: keep the right lines, delete the <<<<<<< ======= >>>>>>> markers, "
+                    "then run `planstate validate`",
+                }
+            )
+    return found
+
+
+def _short(text: Any, limit: int = TEXT_LIMIT) -> str:
+    """One line of user text, cut at `limit` characters."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _lifecycle(state: State) -> dict[str, Any]:
+    lc = state.lifecycle
+    out: dict[str, Any] = {
+        "state": lc.state,
+        "since": lc.since,
+        "reason": lc.reason,
+        "by": lc.by,
+        "context": lc.context,
+        "resume_count": lc.resume_count,
+        "completed_at": lc.completed_at,
+        "error": None,
+    }
+    if lc.error is not None and lc.state in ("error", "failed"):
+        err = lc.error
+        out["error"] = {"message": err.message, "at": err.at, "retries": err.retries, "details": dict(err.details)}
+    return out
+
+
+def _progress(state: State) -> dict[str, Any]:
+    numbers = phase_numbers(state)
+    done = sum(1 for p in state.phases if p.status == "completed")
+    total = len(numbers)
+    return {
+        "phases_total": total,
+        "phases_completed": done,
+        "percent": percent_of(done, total),
+        "complete": is_complete(state),
+        "tasks_total": state.progress.current_phase_tasks if state.progress.exists() else None,
+        "tasks_completed": state.progress.current_phase_completed if state.progress.exists() else None,
+    }
+
+
+def _current_phase(state: State, when: datetime) -> dict[str, Any] | None:
+    position = state.position
+    if not position.exists():
+        return None
+    number = position.phase
+    phase = phase_at(state, number)
+    if phase is None:
+        return {"number": number, "name": None, "status": None, "started": None, "running_seconds": None}
+    running = None
+    if phase.status in ("active", "failed") and phase.started is not None and phase.completed is None:
+        running = max(0, int((when - phase.started).total_seconds()))
+    return {
+        "number": number,
+        "name": phase.name,
+        "status": phase.status,
+        "checkpoint": phase.checkpoint,
+        "started": phase.started,
+        "running_seconds": running,
+        "attempts": phase.attempts,
+    }
+
+
+def _timing(state: State, current: dict[str, Any] | None) -> dict[str, Any]:
+    """Average completed-phase duration, estimate of the time remaining, stall detection (seed 000)."""
+    durations = [
+        (p.completed - p.started).total_seconds()
+        for p in state.phases
+        if p.status == "completed" and p.started is not None and p.completed is not None
+    ]
+    total = len(phase_numbers(state))
+    done = sum(1 for p in state.phases if p.status in ("completed", "skipped"))
+    remaining = max(0, total - done)
+    average = mean(durations) if durations else None
+    running = current.get("running_seconds") if current else None
+    stalled = bool(average and running is not None and running > 2 * average)
+    return {
+        "timed_phases": len(durations),
+        "average_phase_seconds": round(average) if average is not None else None,
+        "phases_remaining": remaining,
+        "estimated_remaining_seconds": round(average * remaining) if average is not None else None,
+        "possibly_stalled": stalled,
+        "no_timing_data": not durations and running is None,
+    }
+
+
+def _failed_checkpoints(state: State) -> list[dict[str, Any]]:
+    numbers = phase_numbers(state)
+    out = []
+    for i, phase in enumerate(state.phases):
+        if phase.checkpoint == "failed" or phase.status == "failed":
+            out.append(
+                {
+                    "phase": numbers.start + i,
+                    "name": phase.name,
+                    "status": phase.status,
+                    "checkpoint": phase.checkpoint,
+                    "evidence": dict(phase.evidence),
+                    "failure": phase.failure,
+                }
+            )
+    return out
+
+
+def _status(state: State, current: dict[str, Any] | None, timing: dict[str, Any]) -> str:
+    """Seed 000's order: completed, paused (or another stopped state), checkpoint failed, possibly stalled, active."""
+    if is_complete(state):
+        return "completed"
+    lifecycle_state = state.lifecycle.state
+    if lifecycle_state != "active":
+        return lifecycle_state  # paused, suspended, error, failed, abandoned, archived: stopped, and why comes first
+    if current and (current.get("checkpoint") == "failed" or current.get("status") == "failed"):
+        return "checkpoint_failed"
+    if timing["possibly_stalled"]:
+        return "possibly_stalled"
+    return "active"
+
+
+def _blockers(items: list[records.Record]) -> dict[str, Any]:
+    open_ = [r for r in items if r.data.get("status") in ("new", "active", "bypassed")]
+    order = {"active": 0, "new": 1, "bypassed": 2}
+    open_.sort(key=lambda r: (order.get(str(r.data.get("status")), 3), str(r.data.get("identified"))))
+    shown = [
+        {
+            "id": r.id,
+            "status": r.data.get("status"),
+            "title": _short(r.data.get("title") or r.data.get("description") or ""),
+            "description": _short(r.data.get("description") or ""),
+            "affects": [str(a) for a in r.data.get("affects") or []],
+            "workaround": _short(r.data["workaround"]) if r.data.get("workaround") else None,
+        }
+        for r in open_[:SHOWN_BLOCKERS]
+    ]
+    return {"open": len(open_), "total": len(items), "items": shown}
+
+
+def _decisions(items: list[records.Record]) -> dict[str, Any]:
+    live = [r for r in items if r.data.get("status") != "superseded"]
+    live.sort(key=lambda r: (str(r.data.get("date")), r.id), reverse=True)
+    shown = [
+        {
+            "id": r.id,
+            "date": r.data.get("date"),
+            "title": _short(r.data.get("title") or ""),
+            "decision": _short(r.data.get("decision") or ""),
+            "reason": _short(r.data.get("reason") or ""),
+            "reversible": r.data.get("reversible", True),
+        }
+        for r in live[:RECENT_DECISIONS]
+    ]
+    return {"total": len(items), "superseded": len(items) - len(live), "items": shown}
+
+
+def _last_session(items: list[records.Record]) -> dict[str, Any] | None:
+    def started(r: records.Record) -> datetime:
+        return parse_datetime(r.data.get("started")) or datetime.min.replace(tzinfo=clock_now().tzinfo)
+
+    if not items:
+        return None
+    last = max(items, key=lambda r: (started(r), r.id))
+    d = last.data
+    return {
+        "id": last.id,
+        "agent": d.get("agent"),
+        "status": d.get("status"),
+        "started": d.get("started"),
+        "ended": d.get("ended"),
+        "working_on": d.get("working_on"),
+        "completed": [_short(c) for c in d.get("completed") or []][:5],
+        "issues": [_short(i) for i in d.get("issues") or []][:5],
+        "handoff_reason": d.get("handoff_reason"),
+        "notes": _short(d["notes"]) if d.get("notes") else None,
+    }
+
+
+def _position(state: State) -> dict[str, Any] | None:
+    if not state.position.exists():
+        return None
+    p = state.position._data()
+    return {k: p.get(k) for k in ("plan", "plan_name", "task", "wave", "status", "step") if p.get(k) is not None}
+
+
+def _files(state: State) -> dict[str, Any]:
+    files = list(state.resume_context.files_modified)
+    return {"total": len(files), "items": files[:SHOWN_FILES]}
+
+
+def _verify(
+    ws: Workspace, state: State, blockers: list[records.Record], sessions: list[records.Record]
+) -> list[dict[str, Any]]:
+    """Seed 003's "Verify State": the resume context against the working tree and the phases."""
+    project = ws.root.parent
+    flags: list[dict[str, Any]] = []
+    listed = list(state.resume_context.files_modified)
+    missing = [name for name in listed if not (project / name).exists()]
+    if missing:
+        flags.append(
+            {
+                "kind": "missing_files",
+                "files": missing[:SHOWN_FILES],
+                "count": len(missing),
+                "message": f"{len(missing)} file{'s are' if len(missing) != 1 else ' is'} listed as modified "
+                "but no longer exist",
+            }
+        )
+    ended = [parse_datetime(s.data.get("ended")) for s in sessions]
+    last_end = max((e for e in ended if e is not None), default=None)
+    if last_end is not None:
+        from planstate import git
+
+        changed = git.changed_since(project, last_end)
+        if changed is not None:
+            planning = ws.root.name + "/"
+            mentioned = {_norm(n) for n in listed}
+            unmentioned = [c for c in changed if not c.startswith(planning) and _norm(c) not in mentioned]
+            if unmentioned:
+                flags.append(
+                    {
+                        "kind": "unrecorded_changes",
+                        "files": unmentioned[:SHOWN_GIT_FILES],
+                        "count": len(unmentioned),
+                        "since": last_end,
+                        "message": f"{len(unmentioned)} file{'s' if len(unmentioned) != 1 else ''} changed in git "
+                        "since the last session ended that the state does not mention",
+                    }
+                )
+    numbers = phase_numbers(state)
+    for blocker in blockers:
+        if blocker.data.get("status") not in ("new", "active", "bypassed"):
+            continue
+        for item in blocker.data.get("affects") or []:
+            number = phase_reference(str(item))
+            phase = phase_at(state, number) if number is not None and number in numbers else None
+            if phase is not None and phase.status == "completed":
+                flags.append(
+                    {
+                        "kind": "blocker_on_completed_phase",
+                        "blocker": blocker.id,
+                        "phase": number,
+                        "message": f"blocker {blocker.id} still affects phase {number} ({phase.name}), "
+                        "which is already completed: resolve the blocker or correct what it affects",
+                    }
+                )
+    return flags
+
+
+def _norm(name: str) -> str:
+    return Path(name).as_posix().removeprefix("./")
+
+
+# ---------------------------------------------------------------------------- rendering
+
+
+def duration_text(seconds: float | None) -> str:
+    """A duration for people: `45s`, `12m`, `2h 30m`, `3d 4h`; `unknown` for None."""
+    if seconds is None:
+        return "unknown"
+    s = round(seconds)
+    if s < 60:
+        return f"{s}s"
+    minutes, _ = divmod(s, 60)
+    if minutes < 60:
+        return f"{minutes}m"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
+    days, hours = divmod(hours, 24)
+    return f"{days}d {hours}h" if hours else f"{days}d"
+
+
+def when_text(value: Any, now: datetime) -> str:
+    """A timestamp for people with how long ago it was: `2026-11-21 17:00 UTC (2d 3h ago)`."""
+    at = parse_datetime(value)
+    if at is None:
+        return "unknown"
+    ago = (now - at).total_seconds()
+    stamp = at.strftime("%Y-%m-%d %H:%M UTC")
+    return f"{stamp} ({duration_text(ago)} ago)" if ago >= 0 else stamp
+
+
+def render_text(ws: Workspace, b: Brief) -> str:
+    """The brief for people, from the `resume.md.j2` template (users may override it)."""
+    from planstate import templates
+
+    context = {"b": b.to_dict(), "raw": b, "duration": duration_text, "when": lambda v: when_text(v, b.now)}
+    return templates.render("resume.md.j2", context, planning=ws.root).rstrip("\n") + "\n"
+
+
+def fit(ws: Workspace, b: Brief, budget: int) -> tuple[Brief, str]:
+    """Drop the least important parts until the text fits in `budget` characters; return the brief and its text.
+
+    When even the most important parts do not fit (a very long next action, many trust problems),
+    the text is cut at the budget and says so on its last line.
+    """
+    text = render_text(ws, b)
+    for part in DROP_ORDER:
+        if len(text) <= budget:
+            break
+        if getattr(b, part) in (None, [], {}):
+            continue
+        b = b.without(part)
+        text = render_text(ws, b)
+    if len(text) > budget:
+        note = f"\n(cut at {budget} characters; run without --budget to see everything)\n"
+        keep = max(0, budget - len(note))
+        text = text[:keep].rstrip() + note
+        b.dropped.append("text")
+    return b, text

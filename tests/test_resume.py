@@ -1,0 +1,453 @@
+"""The resume brief: status order, timing estimates, stall detection, verification, budget, trust, frozen time."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from subprocess import CompletedProcess
+from typing import Any
+
+import pytest
+from builders import (
+    T0,
+    blocker,
+    decision,
+    realistic,
+    session,
+    state_data,
+    timed_phases,
+    write_record,
+    write_state,
+)
+
+from planstate.resume import DEFAULT_BUDGET, DROP_ORDER, duration_text
+from planstate.workspace import Workspace
+
+Run = Callable[..., CompletedProcess[str]]
+NAMES = ["Schema", "JWT", "OAuth", "Deploy"]
+
+
+def brief_json(run: Run, project: Path, now: datetime, *args: str) -> dict[str, Any]:
+    """`planstate resume --json` at a frozen time."""
+    done = run("resume", "--json", *args, cwd=project, env={"PLANSTATE_NOW": now.isoformat()})
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def brief_text(run: Run, project: Path, now: datetime, *args: str) -> str:
+    """`planstate resume` for people at a frozen time."""
+    done = run("resume", *args, cwd=project, env={"PLANSTATE_NOW": now.isoformat()})
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    return done.stdout
+
+
+# ---------------------------------------------------------------------------- the status order
+
+
+def test_status_completed_comes_first(run: Run, tmp_path: Path) -> None:
+    phases = timed_phases(NAMES, done=4)
+    end = phases[-1]["completed"]
+    lifecycle = {"state": "completed", "since": end, "completed_at": end, "by": "alice"}
+    # even a failed checkpoint of an earlier attempt does not outrank completion
+    phases[1]["evidence"] = {"tests": "45/45"}
+    write_state(tmp_path, state_data(phases=phases, current=4, lifecycle=lifecycle))
+    data = brief_json(run, tmp_path, end + timedelta(days=3))
+    assert data["status"] == "completed"
+    assert data["progress"] == {
+        "phases_total": 4,
+        "phases_completed": 4,
+        "percent": 100,
+        "complete": True,
+        "tasks_total": None,
+        "tasks_completed": None,
+    }
+    assert data["timing"]["phases_remaining"] == 0
+    assert data["timing"]["estimated_remaining_seconds"] == 0
+    assert "reopen" in brief_text(run, tmp_path, end + timedelta(days=3))
+
+
+def test_status_paused_outranks_a_failed_checkpoint(run: Run, tmp_path: Path) -> None:
+    phases = timed_phases(NAMES, done=1)
+    phases[1].update(checkpoint="failed", evidence={"tests": "42/45", "coverage": "65%"})
+    lifecycle = {
+        "state": "paused",
+        "since": T0 + timedelta(hours=5),
+        "reason": "waiting for OAuth credentials",
+        "context": "Implement token rotation endpoint",
+        "by": "alice",
+    }
+    write_state(tmp_path, state_data(phases=phases, current=2, lifecycle=lifecycle))
+    now = T0 + timedelta(days=2)
+    data = brief_json(run, tmp_path, now)
+    assert data["status"] == "paused"
+    assert data["lifecycle"]["reason"] == "waiting for OAuth credentials"
+    text = brief_text(run, tmp_path, now)
+    assert "why: waiting for OAuth credentials" in text
+    assert "was working on: Implement token rotation endpoint" in text
+    assert "planstate resume --activate" in text
+    assert "paused since 2026-11-01 14:00 UTC (43h ago) by alice" in text
+    assert "evidence: tests=42/45, coverage=65%" in text
+
+
+def test_status_checkpoint_failed_outranks_a_stall(run: Run, tmp_path: Path) -> None:
+    phases = timed_phases(NAMES, done=2, hours=1)
+    phases[2].update(checkpoint="failed", evidence={"coverage": "65%"})
+    write_state(tmp_path, state_data(phases=phases, current=3))
+    now = phases[2]["started"] + timedelta(hours=10)  # 10x the average: stalled too
+    data = brief_json(run, tmp_path, now)
+    assert data["timing"]["possibly_stalled"] is True
+    assert data["status"] == "checkpoint_failed"
+    assert data["checkpoints"] == [
+        {
+            "phase": 3,
+            "name": "OAuth",
+            "status": "active",
+            "checkpoint": "failed",
+            "evidence": {"coverage": "65%"},
+            "failure": None,
+        }
+    ]
+
+
+def test_status_possibly_stalled_and_active(run: Run, tmp_path: Path) -> None:
+    phases = timed_phases(NAMES, done=2, hours=1)
+    write_state(tmp_path, state_data(phases=phases, current=3))
+    started = phases[2]["started"]
+    assert brief_json(run, tmp_path, started + timedelta(hours=2))["status"] == "active"  # exactly 2x: not over
+    stalled = brief_json(run, tmp_path, started + timedelta(hours=2, seconds=1))
+    assert stalled["status"] == "possibly_stalled"
+    text = brief_text(run, tmp_path, started + timedelta(hours=3))
+    assert "WARNING possibly stalled: phase 3 has run 3h, over twice the average" in text
+
+
+@pytest.mark.parametrize("state", ["suspended", "error", "failed", "abandoned", "archived"])
+def test_other_stopped_states_lead_with_why(run: Run, tmp_path: Path, state: str) -> None:
+    lifecycle: dict[str, Any] = {"state": state, "since": T0, "reason": f"went {state}", "by": "bot"}
+    if state == "error":
+        lifecycle["error"] = {"message": "database unreachable", "at": T0, "retries": 2}
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2, lifecycle=lifecycle))
+    data = brief_json(run, tmp_path, T0 + timedelta(hours=3))
+    assert data["status"] == state
+    text = brief_text(run, tmp_path, T0 + timedelta(hours=3))
+    assert f"why: went {state}" in text
+    if state == "error":
+        assert data["lifecycle"]["error"]["message"] == "database unreachable"
+        assert "error: database unreachable" in text
+        assert "2 retries so far" in text
+        assert "planstate retry" in text
+
+
+# ---------------------------------------------------------------------------- timing
+
+
+def test_no_completed_phase_means_no_estimate(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=0), current=1))
+    data = brief_json(run, tmp_path, T0 + timedelta(hours=30))
+    assert data["timing"]["average_phase_seconds"] is None
+    assert data["timing"]["estimated_remaining_seconds"] is None
+    assert data["timing"]["possibly_stalled"] is False  # no average, so no stall claim
+    assert data["current_phase"]["running_seconds"] == 30 * 3600
+    assert data["status"] == "active"
+    assert "no timing data yet" in brief_text(run, tmp_path, T0 + timedelta(hours=30))
+
+
+def test_estimate_from_one_completed_phase(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1, hours=3), current=2))
+    timing = brief_json(run, tmp_path, T0 + timedelta(hours=4))["timing"]
+    assert timing["timed_phases"] == 1
+    assert timing["average_phase_seconds"] == 3 * 3600
+    assert timing["phases_remaining"] == 3
+    assert timing["estimated_remaining_seconds"] == 9 * 3600
+
+
+def test_estimate_averages_many_phases(run: Run, tmp_path: Path) -> None:
+    phases = timed_phases(NAMES, done=3, hours=1)
+    phases[1]["completed"] = phases[1]["started"] + timedelta(hours=4)  # 1h, 4h, 1h → 2h average
+    write_state(tmp_path, state_data(phases=phases, current=4))
+    timing = brief_json(run, tmp_path, T0 + timedelta(days=1))["timing"]
+    assert timing["average_phase_seconds"] == 2 * 3600
+    assert timing["estimated_remaining_seconds"] == 2 * 3600
+    assert "about 2h left for 1 phase" in brief_text(run, tmp_path, T0 + timedelta(days=1))
+
+
+def test_legacy_state_without_timing_or_structure(run: Run, tmp_path: Path) -> None:
+    """A STATE.md from an older tool: no structure snapshot, no phase times. Clear words, no crash."""
+    phases = [{"name": n, "status": "completed" if i < 2 else "pending"} for i, n in enumerate(NAMES)]
+    write_state(tmp_path, state_data(phases=phases, current=3, structure=False))
+    data = brief_json(run, tmp_path, T0)
+    assert data["timing"]["no_timing_data"] is True
+    assert data["progress"]["phases_total"] == 4
+    assert data["progress"]["percent"] == 50
+    text = brief_text(run, tmp_path, T0)
+    assert "no timing data" in text
+    assert "Progress: phase 3 of 4, 2 completed (50%)" in text
+
+
+def test_legacy_state_answers_completion_from_its_phases(run: Run, tmp_path: Path) -> None:
+    phases = [{"name": n, "status": "completed"} for n in NAMES]
+    write_state(tmp_path, state_data(phases=phases, current=4, structure=False))
+    assert brief_json(run, tmp_path, T0)["status"] == "completed"
+
+
+def test_durations_read_well() -> None:
+    assert [duration_text(s) for s in (0, 59, 60, 3599, 3600, 5400, 47 * 3600, 49 * 3600, 72 * 3600)] == [
+        "0s",
+        "59s",
+        "1m",
+        "59m",
+        "1h",
+        "1h 30m",
+        "47h",
+        "2d 1h",
+        "3d",
+    ]
+    assert duration_text(None) == "unknown"
+
+
+# ---------------------------------------------------------------------------- records in the brief
+
+
+def test_records_in_the_brief(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    old = write_record(tmp_path, "decision", decision(1, title="Use jsonwebtoken", status="superseded"))
+    write_record(tmp_path, "decision", decision(2, title="Use jose", supersedes=old.stem, reversible=False))
+    write_record(
+        tmp_path, "blocker", blocker(1, title="OAuth credentials", status="bypassed", workaround="email login")
+    )
+    write_record(tmp_path, "blocker", blocker(2, title="Old blocker", status="resolved", resolution="done"))
+    write_record(tmp_path, "session", session(1, status="crashed", issues=["no heartbeat"]))
+    write_record(tmp_path, "session", session(3, handoff_reason="Context limit reached", working_on="Phase 2"))
+    data = brief_json(run, tmp_path, T0 + timedelta(hours=8))
+    assert [d["title"] for d in data["decisions"]["items"]] == ["Use jose"]
+    assert data["decisions"]["superseded"] == 1
+    assert [b["title"] for b in data["blockers"]["items"]] == ["OAuth credentials"]
+    assert data["blockers"]["items"][0]["workaround"] == "email login"
+    assert data["last_session"]["handoff_reason"] == "Context limit reached"
+    text = brief_text(run, tmp_path, T0 + timedelta(hours=8))
+    assert "workaround: email login" in text
+    assert "handoff: Context limit reached" in text
+    assert "Use jose: Chose option 2 over the others (irreversible)" in text
+    assert "Use jsonwebtoken" not in text
+
+
+# ---------------------------------------------------------------------------- verification
+
+
+def test_verification_flags_missing_files(run: Run, tmp_path: Path) -> None:
+    context = {"files_modified": ["src/kept.py", "src/gone.py"], "key_implementations": [], "open_questions": []}
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2, resume_context=context))
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "kept.py").write_text("x = 1\n")
+    flags = brief_json(run, tmp_path, T0)["verification"]
+    assert flags == [
+        {
+            "kind": "missing_files",
+            "files": ["src/gone.py"],
+            "count": 1,
+            "message": "1 file is listed as modified but no longer exist",
+        }
+    ]
+    assert "1 file is listed as modified but no longer exist: src/gone.py" in brief_text(run, tmp_path, T0)
+
+
+def test_verification_flags_a_blocker_on_a_completed_phase(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=2), current=3))
+    kept = write_record(tmp_path, "blocker", blocker(1, affects=["Phase 1: Schema", "phase 3"]))
+    write_record(tmp_path, "blocker", blocker(2, affects=["phase 1"], status="resolved", resolution="fixed"))
+    flags = brief_json(run, tmp_path, T0)["verification"]
+    assert [(f["kind"], f["blocker"], f["phase"]) for f in flags] == [("blocker_on_completed_phase", kept.stem, 1)]
+
+
+def git(cwd: Path, *args: str, when: datetime | None = None) -> None:
+    """Run git with a fixed identity (and commit time)."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com"}
+    env.update(GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
+    if when is not None:
+        env.update(GIT_AUTHOR_DATE=when.isoformat(), GIT_COMMITTER_DATE=when.isoformat())
+    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+
+def test_verification_flags_git_changes_the_state_does_not_mention(run: Run, tmp_path: Path) -> None:
+    ended = T0 + timedelta(hours=2)
+    context = {"files_modified": ["src/mentioned.py"], "key_implementations": [], "open_questions": []}
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2, resume_context=context))
+    write_record(tmp_path, "session", session(0))  # ended at T0 + 2h
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "before.py").write_text("a\n")
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "before the session ended", when=ended - timedelta(hours=1))
+    (src / "mentioned.py").write_text("b\n")
+    (src / "committed_after.py").write_text("c\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "after", when=ended + timedelta(hours=1))
+    (src / "uncommitted.py").write_text("d\n")
+    (tmp_path / ".planning" / "STATE.md").write_text(
+        (tmp_path / ".planning" / "STATE.md").read_text() + "\nnote\n"
+    )  # planning files never count
+    flags = brief_json(run, tmp_path, ended + timedelta(hours=3))["verification"]
+    assert len(flags) == 1
+    assert flags[0]["kind"] == "unrecorded_changes"
+    assert flags[0]["files"] == ["src/committed_after.py", "src/uncommitted.py"]
+    assert flags[0]["since"] == "2026-11-01T11:00:00Z"
+
+
+def test_outside_git_there_is_no_git_flag(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    write_record(tmp_path, "session", session(0))
+    assert brief_json(run, tmp_path, T0 + timedelta(days=1))["verification"] == []
+
+
+# ---------------------------------------------------------------------------- size and budget
+
+
+@pytest.fixture(scope="module")
+def realistic_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The realistic initiative, built once per module with its front-matter cache warmed."""
+    folder = tmp_path_factory.mktemp("realistic")
+    realistic(folder)
+    Workspace.find(folder).brief()  # fills .planning/.local/cache
+    return folder
+
+
+@pytest.fixture
+def big(realistic_template: Path, tmp_path: Path) -> Path:
+    """A private copy of the realistic initiative."""
+    target = tmp_path / "big"
+    shutil.copytree(realistic_template, target)
+    return target
+
+
+def test_realistic_initiative_brief_is_short(run: Run, big: Path) -> None:
+    """10 phases, 200 decisions, 50 blockers, 300 sessions: the default brief stays under 4,000 characters."""
+    tmp_path = big
+    now = T0 + timedelta(days=14)
+    text = brief_text(run, tmp_path, now)
+    assert len(text) < DEFAULT_BUDGET
+    assert "Progress: phase 7 of 10, 6 completed (60%)" in text
+    assert "Open blockers (10):" in text and "and 2 more" in text
+    assert "Recent decisions (5 of 180; 20 superseded, hidden)" in text
+    data = brief_json(run, tmp_path, now)
+    assert data["blockers"]["open"] == 10
+    assert len(data["decisions"]["items"]) == 5
+    assert data["dropped"] == []
+
+
+@pytest.mark.parametrize("budget", [2000, 1500, 900, 400])
+def test_budget_drops_the_least_important_parts_first(run: Run, big: Path, budget: int) -> None:
+    tmp_path = big
+    now = T0 + timedelta(days=14)
+    full = brief_text(run, tmp_path, now)
+    assert len(full) > 2000  # so every budget below cuts something
+    text = brief_text(run, tmp_path, now, "--budget", str(budget))
+    assert len(text) <= budget
+    assert "cut " in text
+    data = brief_json(run, tmp_path, now, "--budget", str(budget))
+    dropped = [d for d in data["dropped"] if d != "text"]
+    whole = brief_json(run, tmp_path, now)
+    present = [p for p in DROP_ORDER if whole[p] not in (None, [])]
+    assert dropped == present[: len(dropped)]  # least important first, none skipped
+    for part in dropped:
+        assert data[part] is None
+    assert data["next_action"] is not None  # the most important facts stay
+    assert data["status"] == "possibly_stalled"
+
+
+def test_budget_that_fits_drops_nothing(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    text = brief_text(run, tmp_path, T0, "--budget", "4000")
+    assert "cut" not in text
+
+
+def test_budget_must_be_sane(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    done = run("resume", "--budget", "50", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "--budget" in done.stderr
+
+
+# ---------------------------------------------------------------------------- trust
+
+
+def test_a_file_that_does_not_parse_is_said_first(run: Run, tmp_path: Path) -> None:
+    path = write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    path.write_text(path.read_text().replace("title: User authentication", "title: [unclosed"))
+    before = path.read_bytes()
+    text = brief_text(run, tmp_path, T0)
+    assert text.startswith("STOP: the state cannot be trusted yet.")
+    assert ".planning/STATE.md:" in text and "fix:" in text
+    assert "Progress:" not in text  # no guessing from a broken file
+    data = brief_json(run, tmp_path, T0)
+    assert data["trusted"] is False and data["status"] is None
+    assert path.read_bytes() == before
+
+
+def test_conflict_markers_are_said_first(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    record = write_record(tmp_path, "decision", decision(1))
+    text = record.read_text()
+    record.write_text(text.replace("---\n", "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> branch\n---\n", 1))
+    out = brief_text(run, tmp_path, T0)
+    assert out.startswith("STOP: the state cannot be trusted yet.")
+    assert "unresolved git conflict marker" in out
+    assert "finish the merge" in out
+
+
+def test_an_invalid_state_is_not_summarised(run: Run, tmp_path: Path) -> None:
+    data = state_data(phases=timed_phases(NAMES, done=1), current=9)  # phase 9 does not exist
+    write_state(tmp_path, data)
+    out = brief_json(run, tmp_path, T0)
+    assert out["trusted"] is False
+    assert "position.phase" in out["trust"][0]["problem"]
+    assert out["status"] is None
+
+
+# ---------------------------------------------------------------------------- the template
+
+
+def test_user_template_override(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2, next_action="Ship it"))
+    templates = tmp_path / ".planning" / "templates"
+    templates.mkdir()
+    (templates / "resume.md.j2").write_text("{{ b.initiative }} is {{ b.status }}; next: {{ b.next_action }}\n")
+    assert brief_text(run, tmp_path, T0) == "user-auth is active; next: Ship it\n"
+
+
+def test_user_text_is_never_template_code(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2, next_action="{{ 7*7 }} {% raw %}"))
+    assert "{{ 7*7 }} {% raw %}" in brief_text(run, tmp_path, T0)
+
+
+def test_frozen_time_makes_the_brief_reproducible(run: Run, big: Path) -> None:
+    tmp_path = big
+    now = T0 + timedelta(days=3)
+    assert brief_text(run, tmp_path, now) == brief_text(run, tmp_path, now)
+
+
+def test_python_api_gives_the_same_brief(tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    now = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+    b = Workspace.find(tmp_path).brief(now=now)
+    assert b.status == "active"
+    assert b.to_dict()["now"] == "2026-11-01T12:00:00Z"
+
+
+def test_json_keys_are_documented(tmp_path: Path) -> None:
+    """docs/cli.md's table of `planstate resume --json` names exactly the keys the code prints."""
+    import re
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text()
+    table = docs.split("<!-- resume-json -->")[1].split("<!-- /resume-json -->")[0]
+    documented = set()
+    for cell in re.findall(r"^\| ((?:`\w+`(?:, )?)+) \|", table, re.MULTILINE):
+        documented.update(re.findall(r"`(\w+)`", cell))
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    keys = set(Workspace.find(tmp_path).brief().to_dict())
+    assert documented - {"activated"} == keys
