@@ -33,26 +33,58 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"planstate: {where}{message} (see `{self.prog} --help`)\n")
 
 
-class Registrar:
-    """What a command module uses to add its commands: plain ones, and groups with subcommands."""
+class _Skipped:
+    """Stands in for the parser of a command that is not being run, so `register()` code can stay simple."""
 
-    def __init__(self, sub: Any, parents: list[argparse.ArgumentParser], json_flag: argparse.ArgumentParser) -> None:
+    def add_argument(self, *args: Any, **kwargs: Any) -> None:
+        """Ignore an argument of a command that is not being built."""
+
+    def add_mutually_exclusive_group(self, *args: Any, **kwargs: Any) -> _Skipped:
+        """Ignore a group of a command that is not being built."""
+        return self
+
+    def set_defaults(self, **kwargs: Any) -> None:
+        """Ignore defaults of a command that is not being built."""
+
+
+class Registrar:
+    """What a command module uses to add its commands: plain ones, and groups with subcommands.
+
+    With `only`, commands other than that one are not built: building all of them costs
+    tens of milliseconds, and an agent runs one command per process.
+    """
+
+    def __init__(
+        self,
+        sub: Any,
+        parents: list[argparse.ArgumentParser],
+        json_flag: argparse.ArgumentParser,
+        only: str | None = None,
+    ) -> None:
         self._sub = sub
         self._parents = parents
         self._json = json_flag
+        self._only = only
+        self.built: list[str] = []
 
-    def add(self, name: str, handler: Handler, help_text: str, *, json: bool = True) -> argparse.ArgumentParser:
-        """Add a command; `json` gives it `--json`."""
+    def add(self, name: str, handler: Handler, help_text: str, *, json: bool = True) -> Any:
+        """Add a command; `json` gives it `--json`. Returns its parser (to add arguments to)."""
+        if self._only is not None and name != self._only:
+            return _Skipped()
         parents = [*self._parents, self._json] if json else list(self._parents)
         p = self._sub.add_parser(name, help=help_text, description=help_text, parents=parents)
         p.set_defaults(handler=handler)
-        return p  # type: ignore[no-any-return]
+        self.built.append(name)
+        return p
 
     def group(self, name: str, help_text: str) -> Registrar:
         """Add a command that has subcommands (`planstate decision add`) and return their registrar."""
+        if self._only is not None and name != self._only:
+            return Registrar(None, self._parents, self._json, only="\0")  # builds nothing
         p = self._sub.add_parser(name, help=help_text, description=help_text, parents=self._parents)
         p.set_defaults(handler=_missing_subcommand(p))
         sub = p.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND", parser_class=_Parser)
+        self.built.append(name)
         return Registrar(sub, self._parents, self._json)
 
 
@@ -64,8 +96,8 @@ def _missing_subcommand(parser: argparse.ArgumentParser) -> Handler:
     return handler
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Build the argument parser with every command of every group."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Build the argument parser with every command of every group (or, with `only`, just that command)."""
     from planstate import __version__
 
     common: argparse.ArgumentParser = _Parser(add_help=False)
@@ -106,17 +138,41 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"planstate {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    cli = Registrar(sub, [common], json_flag)
+    cli = Registrar(sub, [common], json_flag, only)
     for group in GROUPS:
         importlib.import_module(f"planstate.cli.{group}").register(cli)
+    parser.set_defaults(_built=cli.built)
     return parser
+
+
+# Options of the main parser that take a value, so the command name can be found without parsing.
+_VALUED = ("--dir", "--initiative", "--by", "--lock-timeout")
+
+
+def _command_name(argv: Sequence[str]) -> str | None:
+    """The first word of `argv` that is not an option or an option's value: the command to build."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--":
+            return None
+        elif arg in _VALUED:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     _tolerant_streams()
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    name = _command_name(arguments)
+    parser = build_parser(only=name) if name else build_parser()
+    if name and name not in parser.get_default("_built"):
+        parser = build_parser()  # not a command: the full parser says so and lists them
+    args = parser.parse_args(arguments)
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()
