@@ -45,7 +45,8 @@ def blockers(project: Path) -> list[Path]:
 
 def add(run: Run, project: Path, description: str, *extra: str, when: str = NOW) -> dict[str, object]:
     """Add a blocker through the CLI with --json and return the printed record."""
-    result = run("blocker", "add", "--description", description, *extra, "--json", cwd=project, env={"PLANSTATE_NOW": when})
+    env = {"PLANSTATE_NOW": when}
+    result = run("blocker", "add", "--description", description, *extra, "--json", cwd=project, env=env)
     return json.loads(ok(result).stdout)  # type: ignore[no-any-return]
 
 
@@ -99,7 +100,9 @@ def test_add_writes_a_new_blocker(run: Run, project: Path) -> None:
         "resolved: null",
         "by: tester",
     ]
-    assert body == "# Waiting for OAuth credentials from the customer\n\nAffects:\n\n- phase 3\n- OAuth login\n\n## Notes\n\n"
+    assert body == (
+        "# Waiting for OAuth credentials from the customer\n\nAffects:\n\n- phase 3\n- OAuth login\n\n## Notes\n\n"
+    )
     assert state_file(project).read_bytes() == state_before
     ok(run("validate", cwd=project))
 

@@ -216,7 +216,7 @@ def test_list_hides_superseded_filters_and_prints_json(run: Run, project: Path) 
         f"{later['id']}  2026-04-01  accepted  Cache in Redis",
     ]
     everything = json.loads(ok(run("decision", "list", "--all", "--json", cwd=project)).stdout)
-    assert [d["id"] for d in everything] == sorted([first["id"], second["id"]]) + [later["id"]]
+    assert [d["id"] for d in everything] == [*sorted([first["id"], second["id"]]), later["id"]]
     old = next(d for d in everything if d["id"] == first["id"])
     assert (old["status"], old["superseded_by"]) == ("superseded", second["id"])
     assert old["path"] == first["path"]
@@ -267,8 +267,7 @@ def test_show_unknown_and_ambiguous_ids(run: Run, project: Path) -> None:
     folder = project / ".planning" / "decisions"
     for name in ("dec-aaaaaaaaaaaa", "dec-aaaaaaaaaaab"):
         (folder / f"{name}-x.md").write_text(
-            f"---\nschema_version: 1\nid: {name}\ntitle: x\ndate: 2026-01-01\n"
-            "context: c\ndecision: d\nreason: r\n---\n"
+            f"---\nschema_version: 1\nid: {name}\ntitle: x\ndate: 2026-01-01\ncontext: c\ndecision: d\nreason: r\n---\n"
         )
     refused(run("decision", "show", "dec-zzz", cwd=project), "no decision with id 'dec-zzz'")
     refused(run("decision", "show", "dec-aaa", cwd=project), "ambiguous", "dec-aaaaaaaaaaaa, dec-aaaaaaaaaaab")
@@ -339,9 +338,7 @@ def test_supersede_json_and_api(run: Run, project: Path) -> None:
     assert data["by"]["id"] == third.id and data["by"]["supersedes"] == new.id
 
 
-def test_supersede_keeps_an_existing_supersedes_and_takes_the_actor_before_the_command(
-    run: Run, project: Path
-) -> None:
+def test_supersede_keeps_an_existing_supersedes_and_takes_the_actor_before_the_command(run: Run, project: Path) -> None:
     a = add(run, project, "A")
     b = add(run, project, "B")
     c = add(run, project, "C", "--supersedes", str(a["id"]))
@@ -370,9 +367,9 @@ def test_supersede_refusals(run: Run, project: Path) -> None:
     # A cycle can only come from hand edits: b supersedes a, and someone wrote that a supersedes c.
     a_path = project / str(a["path"])
     a_path.write_text(
-        a_path.read_text().replace("status: superseded", "status: accepted").replace(
-            f"superseded_by: {b['id']}", "superseded_by: null"
-        )
+        a_path.read_text()
+        .replace("status: superseded", "status: accepted")
+        .replace(f"superseded_by: {b['id']}", "superseded_by: null")
     )
     a_path.write_text(a_path.read_text().replace("supersedes: null", f"supersedes: {c['id']}"))
     before = {p: p.read_bytes() for p in decisions(project)}
