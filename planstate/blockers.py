@@ -162,7 +162,7 @@ class BlockerAPI:
         ws = self.ws
         with ws.transaction() as tx:
             record = records.find(ws, ws.target, KIND, ref)
-            blocker = tx.record(KIND, record.path)
+            blocker = recordops.editable(tx, KIND, record.path)
             source = blocker._data().get("status")
             try:
                 target = target_of(str(source), command)

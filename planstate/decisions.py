@@ -143,7 +143,7 @@ class DecisionAPI:
             new_record = records.find(ws, initiative, KIND, by)
             if new_record.path == old_record.path:
                 raise UsageError(f"decision {old_record.id} cannot supersede itself", field="by")
-            new = tx.record(KIND, new_record.path)
+            new = recordops.editable(tx, KIND, new_record.path)
             if new.status == "superseded" or new.superseded_by:
                 raise UsageError(
                     f"decision {new.id} is itself superseded by {new.superseded_by or 'another decision'}; "
@@ -179,7 +179,7 @@ def _current_phase(ws: Workspace, warnings: list[str]) -> int | None:
 def _supersedable(tx: Transaction, initiative: Initiative, ref: str) -> records.Record:
     """The decision `ref` names, refusing one that is already superseded (saying by which decision)."""
     record = records.find(tx.ws, initiative, KIND, ref)
-    current = tx.record(KIND, record.path)
+    current = recordops.editable(tx, KIND, record.path)
     if current.status == "superseded" or current.superseded_by:
         by = current.superseded_by or "another decision"
         raise UsageError(

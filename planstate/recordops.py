@@ -9,10 +9,12 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planstate.errors import PlanstateError, UsageError
+from planstate.errors import PlanstateError, UsageError, ValidationError
 from planstate.models import KINDS, to_json
 from planstate.records import TEMPLATES, Record
 from planstate.schema import Model, parse_datetime
+from planstate.validation import located as validation_located
+from planstate.validation import problems_for
 
 if TYPE_CHECKING:
     from planstate.transaction import Transaction
@@ -163,6 +165,16 @@ def latest(value: Any) -> datetime | None:
     if isinstance(value, date) and not isinstance(value, datetime):
         return datetime(value.year, value.month, value.day, tzinfo=UTC) + timedelta(days=1)
     return parse_datetime(value)
+
+
+def editable(tx: Transaction, kind: str, path: Path) -> Any:
+    """The working model of a record in `tx`, refusing a file that is invalid already: a command that
+    changes a record must not silently replace a hand-written value it does not understand."""
+    staged = tx.load(kind, path)
+    found = problems_for(kind, staged.data)
+    if found:
+        raise ValidationError(validation_located(staged.doc, found))
+    return tx.record(kind, path)
 
 
 def located(tx: Transaction, kind: str, path: Path, name: str) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from planstate.clock import now
 from planstate.errors import LockTimeout, PlanstateError, UsageError
 from planstate.models import SCHEMA_VERSION, SESSION_STATUSES
 from planstate.recordops import Entry, Listing
+from planstate.validation import located, problems_for
 from planstate.yamltext import format_datetime
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ class SessionAPI:
         initiative = ws.target
         recordops.preload_templates()
         with ws.transaction() as tx:
-            found, _problems = records.load_all(ws, initiative, KIND)
+            found, problems = records.load_all(ws, initiative, KIND)
             active = [r for r in found if r.data.get("status") == "active"]
             if active and exclusive:
                 raise UsageError(
@@ -153,6 +154,7 @@ class SessionAPI:
         _beat(ws, record_id, who, when)
         ws.save_cache()
         warnings = [f"{_others(ws, active)}; started {record_id} anyway"] if active else []
+        warnings.extend(f"skipped {problem}" for problem in problems)  # it may be an active session
         return Entry(KIND, record_id, path, ws.display(path), data, {"heartbeat": format_datetime(when)}, warnings)
 
     def heartbeat(self, session: str | None = None) -> Beat:
@@ -195,7 +197,7 @@ class SessionAPI:
         warnings: list[str] = []
         with ws.transaction() as tx:
             record = self._resolve(session)
-            current = tx.record(KIND, record.path)
+            current = recordops.editable(tx, KIND, record.path)
             if current.status == "ended":
                 raise UsageError(
                     f"session {record.id} already ended"
@@ -304,6 +306,10 @@ class SessionAPI:
             seen = max((t for t in (beat, started) if t is not None), default=None)
             latest.extend(t for t in (seen, recordops.latest(record.data.get("ended"))) if t is not None)
             if record.data.get("status") != "active" or seen is None or when - seen <= stale:
+                continue
+            invalid = problems_for(KIND, record.data)
+            if invalid:  # reap what it can; a hand-broken file is reported, not rewritten
+                result.problems.extend(located(ws.read_document(record.path), invalid))
                 continue
             result.crashed.append(
                 Crash(record.id, ws.display(record.path), slug, str(record.data.get("agent")), seen, beat is not None)

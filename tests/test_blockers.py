@@ -328,3 +328,23 @@ def test_user_template_override_and_literal_values(run: Run, project: Path) -> N
     body = (project / str(made["path"])).read_text().split("\n---\n", 1)[1]
     assert body == "new since 2026-03-04 05:06:07+00:00: {{ 7*7 }} and {% raw %}\n"
     assert made["description"] == "{{ 7*7 }} and {% raw %}"
+
+
+def test_an_invalid_hand_edit_is_refused_not_replaced(run: Run, project: Path) -> None:
+    path = project / ".planning" / "blockers" / "block-002-x.md"
+    text = HAND_MADE.replace("block-001", "block-002").replace("resolved: null\n", "resolved: null\nlog: see notes\n")
+    path.write_text(text)
+    refused(
+        run("blocker", "bypass", "block-002", "--workaround", "w", cwd=project),
+        f".planning/blockers/{path.name}:13:1: log: expected a list, got a string",
+    )
+    assert path.read_text() == text
+
+
+def test_an_ambiguous_prefix_is_refused(run: Run, project: Path) -> None:
+    folder = project / ".planning" / "blockers"
+    for name in ("block-010", "block-011"):
+        (folder / f"{name}.md").write_text(HAND_MADE.replace("block-001", name))
+    result = run("blocker", "resolve", "block-01", "--resolution", "r", cwd=project)
+    refused(result, "ambiguous", "block-010, block-011")
+    assert move(run, project, "resolve", "block-011", "--resolution", "r")["status"] == "resolved"

@@ -617,3 +617,59 @@ def test_durations_show() -> None:
         "1h30m",
         "1d1m1s",
     ]
+
+
+# ---------------------------------------------------------------------------- hand-made and hand-broken files
+
+HAND_MADE = """\
+---
+schema_version: 1
+id: session-003
+agent: worker-abc   # the night shift
+status: active
+started: 2026-03-04T01:00:00Z
+working_on: "Phase 2, Task 4: refresh token rotation"
+---
+Notes kept by hand.
+"""
+
+
+def test_a_hand_made_session_is_found_ended_and_reaped(run: Run, project: Path) -> None:
+    folder = project / ".planning" / "sessions"
+    path = folder / "session-003-worker-abc.md"
+    path.write_text(HAND_MADE)
+    ok(run("session", "heartbeat", "--session", "session-003", cwd=project, env=at(NOW)))
+    assert beat_file(project, "session-003").stat().st_mtime == epoch(NOW)
+    result = ok(run("session", "reap", "--stale-after", "1h", cwd=project, env=at(later(61))))
+    assert result.stdout == f"marked session session-003 of worker-abc crashed (last heartbeat {NOW})\n"
+    after = path.read_text()
+    assert after == HAND_MADE.replace("status: active", "status: crashed").replace(
+        "---\nNotes",
+        f"ended: {NOW}\nissues:\n  - no heartbeat since {NOW} (stale after 1h); marked crashed by "
+        "`planstate session reap`\n---\nNotes",
+    )
+    resumed = start(run, project, when=later(70))
+    assert resumed["resumed_from"] == "session-003"
+    ended = run("session", "end", "--session", "session-003", "--notes", "back", cwd=project)
+    assert ended.returncode == 0 and "had been marked crashed" in ended.stderr
+    assert path.read_text().endswith("notes: back\n---\nNotes kept by hand.\n")
+    assert "# the night shift" in path.read_text()
+
+
+def test_an_invalid_session_is_not_rewritten(run: Run, project: Path) -> None:
+    path = project / ".planning" / "sessions" / "session-004-x.md"
+    text = HAND_MADE.replace("session-003", "session-004").replace("agent: worker-abc", "issues: see notes\nagent: x")
+    path.write_text(text)
+    refused(run("session", "end", "--session", "session-004", cwd=project), "issues: expected a list, got a string")
+    result = run("session", "reap", cwd=project, env=at(later(600)))
+    assert result.returncode == 0
+    assert result.stderr.startswith(f"planstate: warning: skipped .planning/sessions/{path.name}:4:1: issues: expected")
+    assert result.stdout == "nothing to reap\n"
+    assert path.read_text() == text
+
+
+def test_start_warns_about_an_unreadable_session(run: Run, project: Path) -> None:
+    (project / ".planning" / "sessions" / "ses-broken.md").write_text("---\nid: [\n---\n")
+    result = run("session", "start", cwd=project)
+    assert result.returncode == 0
+    assert result.stderr.startswith("planstate: warning: skipped .planning/sessions/ses-broken.md:")
