@@ -10,6 +10,7 @@ finishing the work.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -151,27 +152,33 @@ class SessionAPI:
             }
             context = {**data, "resumed_status": previous.data.get("status") if previous else None}
             tx.create(KIND, path, data, recordops.body(ws, KIND, context))
-        _beat(ws, record_id, who, when)
         ws.save_cache()
         warnings = [f"{_others(ws, active)}; started {record_id} anyway"] if active else []
         warnings.extend(f"skipped {problem}" for problem in problems)  # it may be an active session
-        return Entry(KIND, record_id, path, ws.display(path), data, {"heartbeat": format_datetime(when)}, warnings)
+        beat: str | None = format_datetime(when)
+        try:
+            _beat(ws, record_id, who, when)
+        except UsageError as exc:  # the session exists; without a heartbeat, reap goes by its start time
+            warnings.append(f"no heartbeat: {exc}")
+            beat = None
+        return Entry(KIND, record_id, path, ws.display(path), data, {"heartbeat": beat}, warnings)
 
     def heartbeat(self, session: str | None = None) -> Beat:
         """Mark an active session alive now: touch its heartbeat file (never the committed session file)."""
         ws = self.ws
         with ws.transaction() as tx:  # the lock only: a reap in between cannot miss this beat
             record = self._resolve(session)
-            current = tx.record(KIND, record.path)
-            if current.status != "active":
+            status = record.data.get("status")
+            if status != "active":
+                ended = recordops.latest(record.data.get("ended"))
                 raise UsageError(
-                    f"session {record.id} is {current.status}"
-                    + (f" since {format_datetime(current.ended)}" if current.ended else "")
+                    f"session {record.id} is {status}"
+                    + (f" since {format_datetime(ended)}" if ended else "")
                     + "; start a new one with `planstate session start`",
                     **recordops.located(tx, KIND, record.path, "status"),
                 )
             when = now()
-            path = _beat(ws, record.id, current.agent, when)
+            path = _beat(ws, record.id, str(record.data.get("agent")), when)
         return Beat(record.id, when, path)
 
     def end(
@@ -217,7 +224,7 @@ class SessionAPI:
             if usage is not None:
                 current.context_usage = usage
             data = current.to_data()
-        heartbeat_path(ws, record.id).unlink(missing_ok=True)
+        _forget(ws, record.id)
         ws.save_cache()
         return Entry(KIND, record.id, record.path, ws.display(record.path), data, warnings=warnings)
 
@@ -281,7 +288,7 @@ class SessionAPI:
             result.problems.extend(found.problems)
         if not dry_run:
             for crash in result.crashed:
-                heartbeat_path(ws, crash.id).unlink(missing_ok=True)
+                _forget(ws, crash.id)
         ws.save_cache()
         return result
 
@@ -337,12 +344,12 @@ class SessionAPI:
         if not result.dry_run:
             from planstate import lifecycle as transitions
 
-            shown = format_datetime(last) if last else "ever"
+            quiet = f"no activity since {format_datetime(last)}" if last else "no activity found"
             transitions.apply(
                 tx,
                 initiative,
                 "abandon",
-                reason=f"no activity since {shown} (abandon after {durations.show(idle)})",
+                reason=f"{quiet} (abandon after {durations.show(idle)})",
                 trigger=REAP_TRIGGER,
             )
 
@@ -409,6 +416,12 @@ def _beat(ws: Workspace, session_id: str, agent: str, when: datetime) -> Path:
     except OSError as exc:
         raise UsageError(f"cannot write the heartbeat: {exc.strerror}", file=ws.display(path)) from None
     return path
+
+
+def _forget(ws: Workspace, session_id: str) -> None:
+    """Remove the heartbeat of a session that is over; a leftover one is harmless (only active sessions beat)."""
+    with contextlib.suppress(OSError):
+        heartbeat_path(ws, session_id).unlink(missing_ok=True)
 
 
 def _others(ws: Workspace, active: list[records.Record]) -> str:

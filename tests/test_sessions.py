@@ -673,3 +673,17 @@ def test_start_warns_about_an_unreadable_session(run: Run, project: Path) -> Non
     result = run("session", "start", cwd=project)
     assert result.returncode == 0
     assert result.stderr.startswith("planstate: warning: skipped .planning/sessions/ses-broken.md:")
+
+
+def test_a_heartbeat_that_cannot_be_written_is_a_warning_at_start(run: Run, project: Path) -> None:
+    local = project / ".planning" / ".local"
+    local.mkdir(exist_ok=True)
+    (local / "heartbeats").write_text("not a folder\n")
+    result = run("session", "start", "--json", cwd=project, env=at(NOW))
+    assert result.returncode == 0
+    assert result.stderr.startswith("planstate: warning: no heartbeat: .planning/.local/heartbeats/ses-")
+    made = json.loads(result.stdout)
+    assert made["heartbeat"] is None and (project / made["path"]).is_file()
+    refused(run("session", "heartbeat", cwd=project), "cannot write the heartbeat")
+    reaped = ok(run("session", "reap", "--stale-after", "1h", cwd=project, env=at(later(61)))).stdout
+    assert reaped == f"marked session {made['id']} of tester crashed (started {NOW})\n"
