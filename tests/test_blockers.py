@@ -228,6 +228,14 @@ def test_api_moves(project: Path) -> None:
     assert ws.blocker.activate(made.id).data["status"] == "active"
     assert ws.blocker.bypass(made.id, workaround="skip it").data["status"] == "bypassed"
     assert ws.blocker.resolve(made.id, resolution="fixed").data["status"] == "resolved"
+    shown = ws.blocker.show(made.id[:-2])
+    assert (shown.id, shown.data["resolution"]) == (made.id, "fixed")
+    assert shown.extra["body"] == "# Flaky test\n\n## Notes\n\n"
+    assert [line.split(" ", 1)[1] for line in shown.data["log"]] == [
+        "new → active",
+        "active → bypassed: skip it",
+        "bypassed → resolved: fixed",
+    ]
     with pytest.raises(UsageError, match="cannot activate a blocker that is resolved") as caught:
         ws.blocker.activate(made.id)
     assert caught.value.field == "status" and caught.value.line == 5
