@@ -97,10 +97,7 @@ class DecisionAPI:
                 replaced.status = "superseded"
                 replaced.superseded_by = record_id
         ws.save_cache()
-        result = Entry(KIND, record_id, path, ws.display(path), data, warnings=warnings)
-        if old is not None:
-            result.extra["superseded"] = old.id
-        return result
+        return Entry(KIND, record_id, path, ws.display(path), data, warnings=warnings)
 
     def list(
         self,

@@ -429,3 +429,25 @@ def test_after_creation_the_body_belongs_to_people(run: Run, project: Path) -> N
     new = add(run, project, "B")
     ok(run("decision", "supersede", str(old["id"]), "--by", str(new["id"]), cwd=project))
     assert path.read_text().split("\n---\n", 1)[1] == edited.split("\n---\n", 1)[1]
+
+
+def test_add_superseding_says_so(run: Run, project: Path) -> None:
+    old = add(run, project, "Use REST")
+    result = ok(
+        run(
+            "decision",
+            "add",
+            "--context",
+            "c",
+            "--decision",
+            "Use gRPC",
+            "--reason",
+            "r",
+            "--supersedes",
+            str(old["id"]),
+            cwd=project,
+        )
+    )
+    first, second = result.stdout.splitlines()
+    assert first.startswith("Recorded decision dec-") and first.endswith("-use-grpc.md)")
+    assert second == f"Decision {old['id']} is now superseded by {first.split()[2].rstrip(':')}."

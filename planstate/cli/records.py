@@ -76,8 +76,8 @@ def cmd_decision_add(args: argparse.Namespace) -> int:
         phase=args.phase,
     )
     text = f"Recorded decision {entry.id}: {entry.data['title']} ({entry.shown})"
-    if entry.extra.get("superseded"):
-        text += f"\nDecision {entry.extra['superseded']} is now superseded by {entry.id}."
+    if entry.data.get("supersedes"):
+        text += f"\nDecision {entry.data['supersedes']} is now superseded by {entry.id}."
     return _done(args, entry, text)
 
 
