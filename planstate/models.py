@@ -218,6 +218,10 @@ class Blocker(Model):
     resolution = Field(_opt_text, "How it was resolved.")
     resolved = Field(_opt_time, "When it was resolved.")
     by = Field(_opt_text, "Who identified it.")
+    log = Field(
+        ListOf(Str()),
+        "Its status changes, one line each (`<time> <from> → <to>: <why>`), appended by planstate.",
+    )
 
 
 class Session(Model):

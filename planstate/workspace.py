@@ -27,9 +27,12 @@ from planstate.validation import check, located, problems_for
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from planstate.blockers import BlockerAPI
     from planstate.cache import FrontMatterCache
+    from planstate.decisions import DecisionAPI
     from planstate.initiatives import Initiative
     from planstate.resume import Brief
+    from planstate.sessions import SessionAPI
     from planstate.transaction import Transaction
 
 PLANNING = ".planning"
@@ -312,6 +315,29 @@ class Workspace:
     def _shown(self) -> str:
         """STATE.md as shown in messages."""
         return self.display(self.state_path)
+
+    # ------------------------------------------------------------ records: decisions, blockers, sessions
+
+    @property
+    def decision(self) -> DecisionAPI:
+        """The decision commands: `ws.decision.add(...)`, `.list()`, `.show(id)`, `.supersede(id, by=...)`."""
+        from planstate.decisions import DecisionAPI
+
+        return DecisionAPI(self)
+
+    @property
+    def blocker(self) -> BlockerAPI:
+        """The blocker commands: `ws.blocker.add(...)`, `.list()`, `.show(id)`, `.activate`, `.bypass`, `.resolve`."""
+        from planstate.blockers import BlockerAPI
+
+        return BlockerAPI(self)
+
+    @property
+    def session(self) -> SessionAPI:
+        """The session commands: `ws.session.start()`, `.heartbeat()`, `.end()`, `.list()`, `.show(id)`, `.reap()`."""
+        from planstate.sessions import SessionAPI
+
+        return SessionAPI(self)
 
     # ------------------------------------------------------------ summaries and checks
 

@@ -20,7 +20,7 @@ EXIT_INTERNAL = 4
 Handler = Callable[[argparse.Namespace], int]
 
 # Command groups, in the order `planstate --help` lists them; each module has `register(cli)`.
-GROUPS = ("core", "resume")
+GROUPS = ("core", "records", "resume")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -60,18 +60,25 @@ class Registrar:
         parents: list[argparse.ArgumentParser],
         json_flag: argparse.ArgumentParser,
         only: str | None = None,
+        *,
+        without_by: list[argparse.ArgumentParser] | None = None,
     ) -> None:
         self._sub = sub
         self._parents = parents
+        self._without_by = without_by if without_by is not None else parents
         self._json = json_flag
         self._only = only
         self.built: list[str] = []
 
-    def add(self, name: str, handler: Handler, help_text: str, *, json: bool = True) -> Any:
-        """Add a command; `json` gives it `--json`. Returns its parser (to add arguments to)."""
+    def add(self, name: str, handler: Handler, help_text: str, *, json: bool = True, by: bool = True) -> Any:
+        """Add a command; `json` gives it `--json`; `by=False` frees `--by` for the command's own use.
+
+        Returns the command's parser, to add arguments to.
+        """
         if self._only is not None and name != self._only:
             return _Skipped()
-        parents = [*self._parents, self._json] if json else list(self._parents)
+        common = self._parents if by else self._without_by
+        parents = [*common, self._json] if json else list(common)
         p = self._sub.add_parser(name, help=help_text, description=help_text, parents=parents)
         p.set_defaults(handler=handler)
         self.built.append(name)
@@ -85,7 +92,7 @@ class Registrar:
         p.set_defaults(handler=_missing_subcommand(p))
         sub = p.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND", parser_class=_Parser)
         self.built.append(name)
-        return Registrar(sub, self._parents, self._json)
+        return Registrar(sub, self._parents, self._json, without_by=self._without_by)
 
 
 def _missing_subcommand(parser: argparse.ArgumentParser) -> Handler:
@@ -96,10 +103,8 @@ def _missing_subcommand(parser: argparse.ArgumentParser) -> Handler:
     return handler
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """Build the argument parser with every command of every group (or, with `only`, just that command)."""
-    from planstate import __version__
-
+def _common_options(*, by: bool) -> argparse.ArgumentParser:
+    """The options every command takes (`--by` left out for commands that use the name themselves)."""
     common: argparse.ArgumentParser = _Parser(add_help=False)
     common.add_argument(
         "--dir",
@@ -113,12 +118,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         metavar="SLUG",
         help="act on this initiative instead of the active one (env PLANSTATE_INITIATIVE)",
     )
-    common.add_argument(
-        "--by",
-        default=argparse.SUPPRESS,
-        metavar="NAME",
-        help="who is acting, for the history and new records (default: env PLANSTATE_ACTOR, else $USER)",
-    )
+    if by:
+        common.add_argument(
+            "--by",
+            default=argparse.SUPPRESS,
+            metavar="NAME",
+            help="who is acting, for the history and new records (default: env PLANSTATE_ACTOR, else $USER)",
+        )
     common.add_argument(
         "--lock-timeout",
         type=float,
@@ -126,6 +132,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="how long a write waits for the workspace lock (default 10; env PLANSTATE_LOCK_TIMEOUT)",
     )
+    return common
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Build the argument parser with every command of every group (or, with `only`, just that command)."""
+    from planstate import __version__
+
+    common = _common_options(by=True)
+    without_by = _common_options(by=False)
     json_flag = _Parser(add_help=False)
     json_flag.add_argument("--json", action="store_true", help="print JSON for programs and agents")
 
@@ -138,7 +153,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"planstate {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    cli = Registrar(sub, [common], json_flag, only)
+    cli = Registrar(sub, [common], json_flag, only, without_by=[without_by])
     for group in GROUPS:
         importlib.import_module(f"planstate.cli.{group}").register(cli)
     parser.set_defaults(_built=cli.built)

@@ -1,0 +1,201 @@
+"""Decisions: record one (optionally superseding another), list, show and supersede; one file per decision.
+
+Decision commands write only decision files, never STATE.md, so two clones recording
+decisions merge without conflict (see docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
+
+from planstate import recordops, records
+from planstate.clock import now
+from planstate.errors import PlanstateError, UsageError
+from planstate.models import DECISION_STATUSES, SCHEMA_VERSION
+from planstate.recordops import Entry, Listing
+
+if TYPE_CHECKING:
+    from planstate.initiatives import Initiative
+    from planstate.transaction import Transaction
+    from planstate.workspace import Workspace
+
+KIND = "decision"
+NEW_STATUSES = ("accepted", "proposed")  # what `add` records; superseded and rejected come later
+
+
+@dataclass
+class Superseded:
+    """What `decision supersede` did: the decision replaced and the one that replaces it."""
+
+    old: Entry
+    new: Entry
+
+    def to_dict(self) -> dict[str, Any]:
+        """Both decisions as JSON-ready data."""
+        return {"superseded": self.old.to_dict(), "by": self.new.to_dict()}
+
+
+class DecisionAPI:
+    """`ws.decision`: the `planstate decision` commands as methods with the same names."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+
+    def add(
+        self,
+        *,
+        context: str,
+        decision: str,
+        reason: str,
+        alternatives: Sequence[str] = (),
+        irreversible: bool = False,
+        supersedes: str | None = None,
+        title: str | None = None,
+        status: str = "accepted",
+        phase: int | None = None,
+    ) -> Entry:
+        """Record a decision in a new file; with `supersedes`, mark that decision superseded in the same write."""
+        ws = self.ws
+        fields = {
+            "context": recordops.text(context, "context"),
+            "decision": recordops.text(decision, "decision"),
+            "reason": recordops.text(reason, "reason"),
+        }
+        others = recordops.texts(alternatives, "alternatives")
+        recordops.choice(status, NEW_STATUSES, "status")
+        name = recordops.text(title, "title") if title is not None else recordops.short_title(fields["decision"])
+        warnings: list[str] = []
+        if phase is None:
+            phase = _current_phase(ws, warnings)
+        elif isinstance(phase, bool) or not isinstance(phase, int) or phase < 0:
+            raise UsageError(f"{phase!r} is not a phase number", field="phase")
+        initiative = ws.target
+        recordops.preload_templates()
+        with ws.transaction() as tx:
+            old = _supersedable(tx, initiative, supersedes) if supersedes is not None else None
+            record_id, path = records.new_path(initiative, KIND, name)
+            data: dict[str, Any] = {
+                "schema_version": SCHEMA_VERSION,
+                "id": record_id,
+                "title": name,
+                "date": now().date(),
+                "status": status,
+                **fields,
+                "alternatives": others,
+                "reversible": not irreversible,
+                "supersedes": old.id if old else None,
+                "superseded_by": None,
+                "phase": phase,
+                "by": ws.actor,
+            }
+            tx.create(KIND, path, data, recordops.body(ws, KIND, data))
+            if old is not None:
+                replaced = tx.record(KIND, old.path)
+                replaced.status = "superseded"
+                replaced.superseded_by = record_id
+        ws.save_cache()
+        return Entry(KIND, record_id, path, ws.display(path), data, warnings=warnings)
+
+    def list(
+        self,
+        *,
+        all: bool = False,
+        status: str | None = None,
+        since: str | date | datetime | None = None,
+    ) -> Listing:
+        """The decisions of the initiative by date; superseded ones only with `all` (or `status="superseded"`)."""
+        recordops.choice(status, DECISION_STATUSES, "status")
+        start = recordops.since(since, now())
+        found, problems = records.load_all(self.ws, self.ws.target, KIND)
+        self.ws.save_cache()
+        items = []
+        for record in found:
+            current = record.data.get("status", "accepted")
+            if status is not None and current != status:
+                continue
+            if status is None and not all and current == "superseded":
+                continue
+            if start is not None and not recordops.at_or_after(record.data.get("date"), start):
+                continue
+            items.append(recordops.entry(self.ws, record))
+        items.sort(key=lambda e: (str(e.data.get("date", "")), e.path.name))
+        return Listing(items, problems)
+
+    def show(self, id: str) -> Entry:
+        """One decision (by id or unique id prefix) with its body."""
+        record = records.find(self.ws, self.ws.target, KIND, id)
+        doc = self.ws.read_document(record.path)
+        self.ws.save_cache()
+        return recordops.entry(self.ws, record, body=doc.body)
+
+    def supersede(self, id: str, *, by: str) -> Superseded:
+        """Mark decision `id` superseded by decision `by` (which then names `id` in `supersedes` if it named none)."""
+        ws = self.ws
+        initiative = ws.target
+        with ws.transaction() as tx:
+            old_record = _supersedable(tx, initiative, id)
+            new_record = records.find(ws, initiative, KIND, by)
+            if new_record.path == old_record.path:
+                raise UsageError(f"decision {old_record.id} cannot supersede itself", field="by")
+            new = recordops.editable(tx, KIND, new_record.path)
+            if new.status == "superseded" or new.superseded_by:
+                raise UsageError(
+                    f"decision {new.id} is itself superseded by {new.superseded_by or 'another decision'}; "
+                    f"supersede {old_record.id} by the decision that is current",
+                    **recordops.located(tx, KIND, new_record.path, "status"),
+                )
+            _refuse_cycle(ws, initiative, old_record.id, new.id)
+            old = tx.record(KIND, old_record.path)
+            old.status = "superseded"
+            old.superseded_by = new.id
+            if not new.supersedes:
+                new.supersedes = old.id
+        ws.save_cache()
+        return Superseded(
+            Entry(KIND, old.id, old_record.path, ws.display(old_record.path), old.to_data()),
+            Entry(KIND, new.id, new_record.path, ws.display(new_record.path), new.to_data()),
+        )
+
+
+def _current_phase(ws: Workspace, warnings: list[str]) -> int | None:
+    """STATE.md's `position.phase`, read (not written) for a new decision; None with a warning if unreadable."""
+    path = ws.target.state_path
+    try:
+        data = ws.cached_data(path)
+    except PlanstateError as exc:
+        warnings.append(f"phase left empty: {exc}")
+        return None
+    position = data.get("position") if isinstance(data, dict) else None
+    phase = position.get("phase") if isinstance(position, dict) else None
+    return phase if isinstance(phase, int) and not isinstance(phase, bool) and phase >= 0 else None
+
+
+def _supersedable(tx: Transaction, initiative: Initiative, ref: str) -> records.Record:
+    """The decision `ref` names, refusing one that is already superseded (saying by which decision)."""
+    record = records.find(tx.ws, initiative, KIND, ref)
+    current = recordops.editable(tx, KIND, record.path)
+    if current.status == "superseded" or current.superseded_by:
+        by = current.superseded_by or "another decision"
+        raise UsageError(
+            f"decision {record.id} is already superseded by {by}; supersede {by} instead",
+            **recordops.located(tx, KIND, record.path, "superseded_by" if current.superseded_by else "status"),
+        )
+    return record
+
+
+def _refuse_cycle(ws: Workspace, initiative: Initiative, old: str, new: str) -> None:
+    """Refuse `new` superseding `old` when `old` already (transitively) supersedes `new`."""
+    found, _problems = records.load_all(ws, initiative, KIND)
+    supersedes = {r.id: r.data.get("supersedes") for r in found}
+    chain = [old]
+    while True:
+        previous = supersedes.get(chain[-1])
+        if not isinstance(previous, str) or previous in chain:
+            return
+        chain.append(previous)
+        if previous == new:
+            path = " supersedes ".join(chain)
+            raise UsageError(f"{new} cannot supersede {old}: that would make a cycle ({path})", field="by")

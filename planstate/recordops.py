@@ -1,0 +1,184 @@
+"""What the decision, blocker and session operations share: result objects, new-record bodies, argument checks."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from planstate.errors import PlanstateError, UsageError, ValidationError
+from planstate.models import KINDS, to_json
+from planstate.records import TEMPLATES, Record
+from planstate.schema import Model, parse_datetime
+from planstate.validation import located as validation_located
+from planstate.validation import problems_for
+
+if TYPE_CHECKING:
+    from planstate.transaction import Transaction
+    from planstate.workspace import Workspace
+
+TITLE_WIDTH = 60
+
+
+@dataclass
+class Entry:
+    """One record as an operation returns it: id, file, front matter, and what the command noticed on the way."""
+
+    kind: str
+    id: str
+    path: Path
+    shown: str  # the path as shown to people, relative to the project folder
+    data: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)  # computed facts (a session's heartbeat, a body)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def model(self) -> Model:
+        """The front matter as its typed model (Decision, Blocker or Session)."""
+        return KINDS[self.kind](self.data)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as JSON-ready data: `id`, `path`, every front-matter field, then computed facts."""
+        fields = {k: v for k, v in self.data.items() if k != "id"}
+        out: dict[str, Any] = to_json({"id": self.id, "path": self.shown, **fields, **self.extra})
+        return out
+
+
+@dataclass
+class Listing:
+    """The records a list command found, and the files it could not read (shown as warnings)."""
+
+    items: list[Entry]
+    problems: list[PlanstateError] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, index: int) -> Entry:
+        return self.items[index]
+
+    def ids(self) -> list[str]:
+        """The ids of the records, in list order."""
+        return [e.id for e in self.items]
+
+    def to_list(self) -> list[dict[str, Any]]:
+        """The records as JSON-ready dicts (what `list --json` prints)."""
+        return [e.to_dict() for e in self.items]
+
+
+def entry(ws: Workspace, record: Record, **extra: Any) -> Entry:
+    """An Entry for a record read from disk."""
+    return Entry(record.kind, record.id, record.path, ws.display(record.path), record.data, dict(extra))
+
+
+def preload_templates() -> None:
+    """Import the template engine before a transaction takes the lock: the import costs more than the write."""
+    import jinja2  # noqa: F401
+
+
+def body(ws: Workspace, kind: str, context: dict[str, Any]) -> str:
+    """The body of a new record, from its template (the user's in .planning/templates/ wins); user text is data."""
+    from planstate import templates
+
+    return templates.render(TEMPLATES[kind], context, planning=ws.root)
+
+
+def text(value: str | None, name: str) -> str:
+    """A required piece of text, stripped; UsageError naming `name` when it is missing or blank."""
+    if value is None or not str(value).strip():
+        raise UsageError("must not be empty", field=name)
+    return str(value).strip()
+
+
+def optional_text(value: str | None, name: str) -> str | None:
+    """Optional text, stripped; given but blank is refused (it is almost always a shell quoting slip)."""
+    return None if value is None else text(value, name)
+
+
+def texts(values: Sequence[str] | None, name: str) -> list[str]:
+    """A list of non-blank strings, each stripped; UsageError naming the first blank one."""
+    if isinstance(values, str):
+        raise UsageError("must be a list of strings, not one string", field=name)
+    return [text(v, f"{name}[{i}]") for i, v in enumerate(values or ())]
+
+
+def short_title(value: str, width: int = TITLE_WIDTH) -> str:
+    """A one-line title from longer text: its first line, cut at a word boundary to at most `width` characters."""
+    line = next((ln.strip() for ln in value.splitlines() if ln.strip()), "")
+    line = re.sub(r"\s+", " ", line)
+    if len(line) <= width:
+        return line
+    cut = line[: width - 1]
+    space = cut.rfind(" ")
+    if space >= width // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-") + "…"
+
+
+def choice(value: str | None, allowed: Sequence[str], name: str) -> str | None:
+    """`value` if it is one of `allowed` (or None); UsageError listing the allowed values otherwise."""
+    if value is not None and value not in allowed:
+        raise UsageError(f"{value!r} is not one of: {', '.join(allowed)}", field=name)
+    return value
+
+
+def since(value: str | date | datetime | None, now: datetime) -> datetime | None:
+    """The start of a `--since` window: an ISO date or timestamp, or a duration back from now (`2d`, `12h`)."""
+    if value is None:
+        return None
+    if isinstance(value, datetime | date):
+        found = parse_datetime(value)
+        assert found is not None  # a date or datetime always converts
+        return found
+    raw = value.strip()
+    if raw and raw[0].isdigit() and raw[-1].lower() in "smhdw" and not re.search(r"[-:T]", raw):
+        from planstate import durations
+
+        return now - durations.parse(raw, "--since")
+    found = parse_datetime(raw)
+    if found is None:
+        raise UsageError(f"--since {value!r} is not a date (2026-11-20), a timestamp or a duration (2d, 12h)")
+    return found
+
+
+def at_or_after(value: Any, start: datetime) -> bool:
+    """Whether a record's date or timestamp is at or after `start` (a date counts as its whole day)."""
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return value >= start.astimezone(UTC).date()
+    if isinstance(value, str) and len(value.strip()) == 10:
+        try:
+            return date.fromisoformat(value.strip()) >= start.astimezone(UTC).date()
+        except ValueError:
+            return False
+    when = parse_datetime(value)
+    return when is not None and when >= start
+
+
+def latest(value: Any) -> datetime | None:
+    """The latest moment a date or timestamp value stands for (a date stands for its whole day), or None."""
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC) + timedelta(days=1)
+    return parse_datetime(value)
+
+
+def editable(tx: Transaction, kind: str, path: Path) -> Any:
+    """The working model of a record in `tx`, refusing a file that is invalid already: a command that
+    changes a record must not silently replace a hand-written value it does not understand."""
+    staged = tx.load(kind, path)
+    found = problems_for(kind, staged.data)
+    if found:
+        raise ValidationError(validation_located(staged.doc, found))
+    return tx.record(kind, path)
+
+
+def located(tx: Transaction, kind: str, path: Path, name: str) -> dict[str, Any]:
+    """Keyword arguments for an error about field `name` of a file in transaction `tx`: file, line, column, field."""
+    doc = tx.load(kind, path).doc
+    line, column = doc.locate([name])
+    return {"file": doc.path, "line": line, "column": column, "field": name}

@@ -1,0 +1,76 @@
+"""Many processes recording at once: every record lands in its own file with its own id, and nothing is lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from subprocess import CompletedProcess
+
+from planstate.models import KINDS
+
+Run = Callable[..., CompletedProcess[str]]
+
+PROCESSES = 8
+EACH = 50
+
+# Each process waits for the `go` file, then runs `planstate decision add` EACH times through the
+# CLI's own entry point (argument parsing, a fresh Workspace and its lock every time), in a loop
+# inside the process: real processes contend for the lock without paying Python's start-up 400 times.
+WRITER = """
+import os, sys, time
+from planstate.cli import main
+go, writer, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+while not os.path.exists(go):
+    time.sleep(0.002)
+for i in range(count):
+    code = main([
+        "--lock-timeout", "120", "decision", "add", "--title", "Same title for everyone",
+        "--context", f"writer {writer}", "--decision", f"decision {writer}-{i}", "--reason", "load test",
+    ])
+    if code != 0:
+        sys.exit(f"writer {writer} decision {i}: exit {code}")
+"""
+
+
+def test_eight_processes_adding_fifty_decisions_each_lose_nothing(run: Run, project: Path) -> None:
+    go = project / "go"
+    env = {**os.environ, "PLANSTATE_ACTOR": "tester"}
+    env.pop("PLANSTATE_NOW", None)
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(go), str(n), str(EACH)],
+            cwd=project,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(PROCESSES)
+    ]
+    go.touch()
+    outputs = [w.communicate(timeout=300) for w in writers]
+    for writer, (stdout, stderr) in zip(writers, outputs, strict=True):
+        assert writer.returncode == 0, stderr
+        assert stderr == ""
+        assert stdout.count("Recorded decision dec-") == EACH
+
+    files = sorted((project / ".planning" / "decisions").glob("*.md"))
+    assert len(files) == PROCESSES * EACH
+    ids = [f.name[:16] for f in files]
+    assert len(set(ids)) == PROCESSES * EACH
+    assert all(f.name == f"{i}-same-title-for-everyone.md" for f, i in zip(files, ids, strict=True))
+    made = {(f"writer {n}", f"decision {n}-{i}") for n in range(PROCESSES) for i in range(EACH)}
+
+    listed = json.loads(run("decision", "list", "--json", cwd=project).stdout)
+    assert sorted(d["id"] for d in listed) == ids
+    assert {(d["context"], d["decision"]) for d in listed} == made
+    for record in listed:
+        assert KINDS["decision"].check_data({k: v for k, v in record.items() if k != "path"}) == []
+
+    result = run("validate", cwd=project)
+    assert result.returncode == 0, result.stdout
+    assert result.stdout == f"{PROCESSES * EACH + 2} files valid\n"

@@ -1,0 +1,110 @@
+"""Two real git clones record decisions and blockers on the same day with the same titles, then merge cleanly."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from subprocess import CompletedProcess
+
+import pytest
+
+Run = Callable[..., CompletedProcess[str]]
+DAY = {"PLANSTATE_NOW": "2026-05-06T10:00:00Z"}
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run git in `cwd`, failing the test with git's own words when it fails."""
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+    assert done.returncode == 0, f"git {' '.join(args)}: {done.stdout}{done.stderr}"
+    return done.stdout
+
+
+def configure(repo: Path, name: str) -> None:
+    """A committer identity and merge (not rebase) pulls, whatever the machine's git config says."""
+    git(repo, "config", "user.name", name)
+    git(repo, "config", "user.email", f"{name}@example.com")
+    git(repo, "config", "pull.rebase", "false")
+    git(repo, "config", "commit.gpgsign", "false")
+
+
+def ok(result: CompletedProcess[str]) -> CompletedProcess[str]:
+    """Assert a command succeeded."""
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def test_two_clones_record_the_same_titles_and_merge_without_conflict(run: Run, tmp_path: Path) -> None:
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    git(origin, "init", "--quiet", "--initial-branch=main")
+    configure(origin, "origin")
+    ok(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT", cwd=origin, env=DAY))
+    git(origin, "add", "-A")
+    git(origin, "commit", "--quiet", "-m", "planstate init")
+    git(origin, "config", "receive.denyCurrentBranch", "updateInstead")
+
+    clones = []
+    for name in ("alice", "bob"):
+        clone = tmp_path / name
+        git(tmp_path, "clone", "--quiet", str(origin), name)
+        configure(clone, name)
+        clones.append(clone)
+    alice, bob = clones
+
+    made: dict[str, list[str]] = {}
+    for clone in clones:
+        env = {**DAY, "PLANSTATE_ACTOR": clone.name}
+        decision = run(
+            "decision",
+            "add",
+            "--title",
+            "Use jose for JWT",
+            "--context",
+            f"{clone.name}'s context",
+            "--decision",
+            "jose",
+            "--reason",
+            "Web Crypto",
+            "--json",
+            cwd=clone,
+            env=env,
+        )
+        blocker = run("blocker", "add", "--description", "Waiting for OAuth credentials", "--json", cwd=clone, env=env)
+        made[clone.name] = [json.loads(ok(decision).stdout)["id"], json.loads(ok(blocker).stdout)["id"]]
+        assert git(clone, "status", "--porcelain").splitlines() == [
+            "?? .planning/blockers/" + Path(json.loads(blocker.stdout)["path"]).name,
+            "?? .planning/decisions/" + Path(json.loads(decision.stdout)["path"]).name,
+        ]  # only the two new files: no STATE.md change, no heartbeat or cache in git
+        git(clone, "add", "-A")
+        git(clone, "commit", "--quiet", "-m", f"{clone.name}: decision and blocker")
+
+    git(alice, "push", "--quiet", "origin", "main")
+    git(bob, "pull", "--quiet", "--no-edit", "origin", "main")
+    assert git(bob, "status", "--porcelain") == ""
+    assert len(git(bob, "log", "--merges", "--oneline").splitlines()) == 1  # a real merge, not a rebase
+
+    assert ok(run("validate", cwd=bob)).stdout == "6 files valid\n"
+    decisions = json.loads(ok(run("decision", "list", "--json", cwd=bob)).stdout)
+    assert sorted(d["id"] for d in decisions) == sorted([made["alice"][0], made["bob"][0]])
+    assert {d["title"] for d in decisions} == {"Use jose for JWT"}
+    assert {d["by"] for d in decisions} == {"alice", "bob"}
+    blockers = json.loads(ok(run("blocker", "list", "--json", cwd=bob)).stdout)
+    assert sorted(b["id"] for b in blockers) == sorted([made["alice"][1], made["bob"][1]])
+
+    # And back: alice pulls the merge, moves bob's blocker, bob moves alice's; the next merge is clean too.
+    git(bob, "push", "--quiet", "origin", "main")
+    git(alice, "pull", "--quiet", "--no-edit", "origin", "main")
+    ok(run("blocker", "activate", made["bob"][1], cwd=alice))
+    ok(run("blocker", "resolve", made["alice"][1], "--resolution", "arrived", cwd=bob))
+    for clone in clones:
+        git(clone, "commit", "--quiet", "-am", f"{clone.name}: moved a blocker")
+    git(alice, "push", "--quiet", "origin", "main")
+    git(bob, "pull", "--quiet", "--no-edit", "origin", "main")
+    states = {b["id"]: b["status"] for b in json.loads(ok(run("blocker", "list", "--all", "--json", cwd=bob)).stdout)}
+    assert states == {made["bob"][1]: "active", made["alice"][1]: "resolved"}
+    ok(run("validate", cwd=bob))
