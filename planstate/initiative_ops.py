@@ -231,6 +231,7 @@ class InitiativeAPI:
                 state=state,
                 reason=reason,
                 trigger="create",
+                planning=ws.root,
             )
             paused: list[Transitioned] = []
             if switch and active:

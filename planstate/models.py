@@ -5,6 +5,7 @@ docs/format.md is the normative description of these models; tests check the two
 
 from __future__ import annotations
 
+import enum
 import re
 from datetime import date, datetime
 from typing import Any
@@ -50,6 +51,15 @@ SESSION_STATUSES = ("active", "ended", "crashed")
 # The commands that own managed fields: `planstate set/append/unset` refuse those fields and name these.
 LIFECYCLE_COMMANDS = "planstate pause|resume --activate|suspend|error|fail|retry|complete|abandon|archive|reopen"
 PHASE_COMMANDS = "planstate phase start|complete|fail|retry|skip"
+
+
+class Unset(enum.Enum):
+    """The type of UNSET: an API keyword argument that was not given (where None means "set to null")."""
+
+    UNSET = "unset"
+
+
+UNSET = Unset.UNSET
 
 SLUG = r"[a-z0-9][a-z0-9-]{0,62}"
 RECORD_ID = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"

@@ -8,12 +8,11 @@ the pointer, and refuses while another phase is active.
 from __future__ import annotations
 
 import copy
-import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from planstate.errors import UsageError
-from planstate.models import TASK_STATUSES, State, phase_numbers, to_json
+from planstate.models import TASK_STATUSES, UNSET, State, Unset, phase_numbers, to_json
 from planstate.phases import checked_state, refusal
 from planstate.plain import get_in, parse_path, same
 
@@ -21,14 +20,6 @@ if TYPE_CHECKING:
     from planstate.transaction import Transaction
     from planstate.workspace import Workspace
 
-
-class Unset(enum.Enum):
-    """The type of UNSET: a keyword argument that was not given (None means "set to null")."""
-
-    UNSET = "unset"
-
-
-UNSET = Unset.UNSET
 
 POSITION_FIELDS = ("phase", "plan", "plan_name", "task", "wave", "status", "step")
 CONTEXT_LISTS = {

@@ -19,9 +19,8 @@ from planstate.files import (
     write_durably,
 )
 from planstate.lock import WorkspaceLock, check_timeout
-from planstate.models import RECORD_FOLDERS, SCHEMA_VERSION, State, is_complete, phase_at, to_json
+from planstate.models import RECORD_FOLDERS, SCHEMA_VERSION, UNSET, State, Unset, is_complete, phase_at, to_json
 from planstate.plain import delete_in, format_path, get_in, parse_path, same, set_in
-from planstate.position import UNSET, Unset
 from planstate.schema import ListOf, Nested, Nullable, lookup
 from planstate.validation import check, located, problems_for
 
@@ -599,6 +598,7 @@ def initiative_files(
     state: str = "active",
     reason: str | None = None,
     trigger: str | None = None,
+    planning: Path | None = None,
 ) -> dict[str, bytes]:
     """The files of a new initiative (relative path to bytes): STATE.md, history.jsonl, record folders."""
     from planstate import history, templates
@@ -623,7 +623,7 @@ def initiative_files(
         "next_action": next_action or (f"Start phase {first_phase}: {phases[0]}" if phases else None),
         "schema_version": SCHEMA_VERSION,
     }
-    text = templates.render("STATE.md.j2", context)
+    text = templates.render("STATE.md.j2", context, planning)  # in a workspace, its own template override wins
     doc = Document.from_bytes(text.encode("utf-8"), shown)
     check(doc, "state")
     trigger = trigger or ("init" if state == "active" and reason is None else "create")

@@ -303,3 +303,32 @@ def test_the_python_api(project: Path) -> None:
     assert ws.initiative.switch("auth").already_active
     with pytest.raises(UsageError, match="already exists"):
         ws.initiative.new("auth")
+
+
+def test_new_uses_the_workspace_template_override(run: Run, project: Path) -> None:
+    from planstate.templates import builtin_dir
+
+    overrides = project / ".planning" / "templates"
+    overrides.mkdir()
+    template = (builtin_dir() / "STATE.md.j2").read_text()
+    (overrides / "STATE.md.j2").write_text(template.replace("---\n# {{ title }}", "---\n# Team template: {{ title }}"))
+    ok(run("initiative", "new", "auth", "--title", "Auth", cwd=project))
+    assert "# Team template: Auth\n" in (sub(project, "auth") / "STATE.md").read_text()
+    ok(run("validate", cwd=project))
+
+
+def test_concurrent_switches_leave_exactly_one_active(
+    run: Run, run_all: Callable[..., list[CompletedProcess[str]]], project: Path
+) -> None:
+    for slug in ("auth", "billing"):
+        ok(run("initiative", "new", slug, cwd=project))
+    commands = [("initiative", "switch", slug) for slug in ("auth", "billing", "demo", "auth", "billing", "demo")]
+    commands += [("initiative", "new", f"extra-{i}", "--switch") for i in range(2)]
+    for result in run_all(commands, cwd=project):
+        ok(result)
+    ok(run("validate", cwd=project))  # includes "at most one active"
+    listed = json.loads(ok(run("initiative", "list", "--json", cwd=project)).stdout)["initiatives"]
+    assert [i["state"] for i in listed].count("active") == 1
+    for item in listed:
+        folder = project / item["dir"]
+        assert entries(folder / "history.jsonl")[-1]["to"] == item["state"]  # history agrees with the file

@@ -241,6 +241,8 @@ def test_resume_without_activate_shows_the_status_and_writes_nothing(run: Run, t
     assert data["lifecycle"] == "paused"
     assert "resume --activate" in data["hint"]
     assert state_file(folder).read_bytes() == before
+    bad = run("resume", "--reason", "back", cwd=folder)
+    assert bad.returncode == 2 and "add --activate" in bad.stderr
     folder2 = make_workspace(tmp_path / "other", "failed")
     assert "`planstate retry` makes it active" in run("resume", cwd=folder2).stdout
 

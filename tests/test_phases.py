@@ -363,3 +363,22 @@ def test_a_legacy_file_completes_by_its_last_phase(run: Run, tmp_path: Path) -> 
     report = status(run, tmp_path)
     assert (report["complete"], report["lifecycle"], report["current_phase"]) == (True, "completed", 3)
     assert "structure" not in data(tmp_path)  # planstate does not invent a snapshot for an old file
+
+
+def test_out_of_order_work_never_points_past_the_end(run: Run, project: Path) -> None:
+    """Phases finished out of order: the position stays on valid phases and completion waits for all."""
+    ok(run("phase", "fail", "1", "--reason", "blocked on design review", cwd=project))
+    ok(run("phase", "start", "3", cwd=project))  # nothing is active, 3 is pending: allowed
+    out = ok(run("phase", "complete", "3", cwd=project)).stdout
+    assert out.endswith("; still unfinished: phase 1, 2\n")
+    front = data(project)
+    assert (front["position"]["phase"], front["lifecycle"]["state"]) == (3, "active")
+    ok(run("phase", "start", "2", cwd=project))
+    ok(run("phase", "complete", "2", cwd=project))
+    assert data(project)["position"]["phase"] == 2
+    ok(run("position", "--phase", "1", cwd=project))
+    ok(run("phase", "retry", "1", cwd=project))
+    out = ok(run("phase", "complete", "1", cwd=project)).stdout
+    assert out.endswith("; initiative demo completed\n")
+    report = status(run, project)
+    assert (report["complete"], report["current_phase"], report["percent"]) == (True, 1, 100)

@@ -24,7 +24,7 @@ def phase_line(r: Any) -> str:
     """One line saying what a phase command did (a PhaseResult)."""
     head = f"phase {r.phase} ({r.name}): "
     if r.action == "complete" and r.checkpoint == "failed":
-        return head + (f"checkpoint failed; the phase stays active (`planstate phase retry {r.phase}` starts it again)")
+        return head + f"checkpoint failed; the phase stays active (`planstate phase retry {r.phase}` starts it again)"
     if r.action == "retry" and r.previous == "active":
         return head + f"retrying after a failed checkpoint (attempt {r.attempts})"
     text = head + f"{r.previous} → {r.status}"

@@ -52,7 +52,10 @@ def cmd_transition(args: argparse.Namespace) -> int:
 def cmd_resume(args: argparse.Namespace) -> int:
     """With --activate, resume the initiative; without it, show where it stands and how to resume."""
     from planstate import display, lifecycle
+    from planstate.errors import UsageError
 
+    if args.reason is not None and not args.activate:
+        raise UsageError("resume --reason records why it was resumed: add --activate to resume")
     ws = workspace(args)
     if args.activate:
         return print_transition(args, ws.resume(args.reason))
