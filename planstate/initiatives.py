@@ -71,7 +71,8 @@ def discover(planning: Path) -> list[Initiative]:
     folder = planning / FOLDER
     if folder.is_dir():
         for sub in sorted(folder.iterdir()):
-            if sub.is_dir() and (sub / STATE_FILE).is_file():
+            # a dot-folder is a staging folder of `initiative new` (being created, or left by a crash)
+            if not sub.name.startswith(".") and sub.is_dir() and (sub / STATE_FILE).is_file():
                 found.append(Initiative(sub, sub.name))
     return found
 

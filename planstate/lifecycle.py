@@ -63,9 +63,9 @@ TABLE: tuple[Transition, ...] = tuple(
 COMMANDS: tuple[str, ...] = tuple(dict.fromkeys(t.command for t in TABLE))
 
 # Commands only planstate itself issues, never a person: they are history triggers, not CLI verbs.
-# `phase complete` of the last phase completes the initiative; `initiative switch` pauses and
-# activates; `session reap --abandon-after` abandons.
-INTERNAL_TRIGGERS = ("init", "create", "phase complete", "initiative switch", "session reap", "repair")
+# `phase complete` (or `phase skip`) of the last phase completes the initiative; `initiative switch`
+# pauses and activates; `session reap --abandon-after` abandons.
+INTERNAL_TRIGGERS = ("init", "create", "phase complete", "phase skip", "initiative switch", "session reap", "repair")
 
 
 def allowed(source: str) -> list[Transition]:

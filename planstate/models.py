@@ -5,6 +5,7 @@ docs/format.md is the normative description of these models; tests check the two
 
 from __future__ import annotations
 
+import enum
 import re
 from datetime import date, datetime
 from typing import Any
@@ -47,6 +48,19 @@ DECISION_STATUSES = ("proposed", "accepted", "superseded", "rejected")
 BLOCKER_STATUSES = ("new", "active", "bypassed", "resolved")
 SESSION_STATUSES = ("active", "ended", "crashed")
 
+# The commands that own managed fields: `planstate set/append/unset` refuse those fields and name these.
+LIFECYCLE_COMMANDS = "planstate pause|resume --activate|suspend|error|fail|retry|complete|abandon|archive|reopen"
+PHASE_COMMANDS = "planstate phase start|complete|fail|retry|skip"
+
+
+class Unset(enum.Enum):
+    """The type of UNSET: an API keyword argument that was not given (where None means "set to null")."""
+
+    UNSET = "unset"
+
+
+UNSET = Unset.UNSET
+
 SLUG = r"[a-z0-9][a-z0-9-]{0,62}"
 RECORD_ID = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 
@@ -77,14 +91,23 @@ class Phase(Model):
 
     doc = "One phase: its name, status, timing, checkpoint result and evidence."
     name = Field(Str(min_length=1), "Name of the phase.", required=True, example="JWT implementation")
-    status = Field(Enum(*PHASE_STATUSES), "Where the phase is.", default="pending", example="active")
-    started = Field(_opt_time, "When the phase was (last) started.")
-    completed = Field(_opt_time, "When the phase was completed.")
+    status = Field(
+        Enum(*PHASE_STATUSES), "Where the phase is.", default="pending", example="active", managed=PHASE_COMMANDS
+    )
+    started = Field(_opt_time, "When the phase was (last) started.", managed=PHASE_COMMANDS)
+    completed = Field(_opt_time, "When the phase was completed.", managed=PHASE_COMMANDS)
     duration_seconds = Field(Nullable(Number()), "Seconds from started to completed.", derived=True, example=1800)
-    checkpoint = Field(Enum(*CHECKPOINTS), "Result of the phase's checkpoint.", default="pending", example="passed")
+    checkpoint = Field(
+        Enum(*CHECKPOINTS),
+        "Result of the phase's checkpoint.",
+        default="pending",
+        example="passed",
+        managed=PHASE_COMMANDS,
+    )
     evidence = Field(MapOf(Scalar()), "Evidence for the checkpoint: name to value.", example={"tests": "42/45"})
-    failure = Field(_opt_text, "Why the phase failed, when it did.")
-    attempts = Field(Int(minimum=0), "How many times the phase was started.", default=0)
+    failure = Field(_opt_text, "Why the phase failed, when it did.", managed=PHASE_COMMANDS)
+    skip_reason = Field(_opt_text, "Why the phase was skipped, when it was.", managed=PHASE_COMMANDS)
+    attempts = Field(Int(minimum=0), "How many times the phase was started.", default=0, managed=PHASE_COMMANDS)
 
 
 class Position(Model):
@@ -176,7 +199,7 @@ class State(Model):
     structure = Field(Nested(Structure), "Workflow structure snapshot.")
     phases = Field(ListOf(Nested(Phase)), "The phases, in order.")
     position = Field(Nested(Position), "Where work is.")
-    lifecycle = Field(Nested(Lifecycle), "Lifecycle state.", required=True)
+    lifecycle = Field(Nested(Lifecycle), "Lifecycle state.", required=True, managed=LIFECYCLE_COMMANDS)
     progress = Field(Nested(Progress), "Progress counts for readers.")
     next_action = Field(_opt_text, "What to do next, in words.")
     resume_context = Field(Nested(ResumeContext), "Context for resuming.")

@@ -485,12 +485,14 @@ class Field(Generic[T]):
         derived: bool = False,
         example: Any = None,
         key: str | None = None,
+        managed: str | None = None,
     ) -> None:
         self.kind = kind
         self.doc = doc
         self.required = required
         self.default = default
         self.derived = derived
+        self.managed = managed  # the commands that change it; `set`, `append` and `unset` refuse it
         self.example = example
         self.key = key
         self.name = key or ""
@@ -583,6 +585,8 @@ class Model:
         for name, field in cls.fields.items():
             prop = dict(field.kind.schema())
             prop["description"] = field.doc + (" Derived: recomputed on every write." if field.derived else "")
+            if field.managed:
+                prop["description"] += f" Managed: changed by `{field.managed}`."
             if field.example is not None:
                 prop["examples"] = [field.example]
             props[name] = prop

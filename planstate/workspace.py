@@ -19,9 +19,9 @@ from planstate.files import (
     write_durably,
 )
 from planstate.lock import WorkspaceLock, check_timeout
-from planstate.models import RECORD_FOLDERS, SCHEMA_VERSION, State, phase_at, to_json
+from planstate.models import RECORD_FOLDERS, SCHEMA_VERSION, UNSET, State, Unset, is_complete, phase_at, to_json
 from planstate.plain import delete_in, format_path, get_in, parse_path, same, set_in
-from planstate.schema import ListOf, lookup
+from planstate.schema import ListOf, Nested, Nullable, lookup
 from planstate.validation import check, located, problems_for
 
 if TYPE_CHECKING:
@@ -30,7 +30,10 @@ if TYPE_CHECKING:
     from planstate.blockers import BlockerAPI
     from planstate.cache import FrontMatterCache
     from planstate.decisions import DecisionAPI
+    from planstate.initiative_ops import InitiativeAPI, Transitioned
     from planstate.initiatives import Initiative
+    from planstate.phases import PhaseAPI
+    from planstate.position import Edited, TaskAPI
     from planstate.resume import Brief
     from planstate.sessions import SessionAPI
     from planstate.transaction import Transaction
@@ -310,6 +313,9 @@ class Workspace:
                 file=self._shown(),
                 field=format_path(segs),
             )
+        managed = _managed(segs)
+        if managed is not None:
+            raise UsageError(managed, file=self._shown(), field=format_path(segs))
         return segs
 
     def _shown(self) -> str:
@@ -339,6 +345,130 @@ class Workspace:
 
         return SessionAPI(self)
 
+    # ------------------------------------------------------------ phases, position, lifecycle, initiatives
+
+    @property
+    def phase(self) -> PhaseAPI:
+        """The phase commands: `ws.phase.start(n)`, `.complete(n, checkpoint=, evidence=)`, `.fail`, `.retry`..."""
+        from planstate.phases import PhaseAPI
+
+        return PhaseAPI(self)
+
+    @property
+    def task(self) -> TaskAPI:
+        """The task commands: `ws.task.start(text, plan=, wave=)`, `ws.task.done(next=)`."""
+        from planstate.position import TaskAPI
+
+        return TaskAPI(self)
+
+    @property
+    def initiative(self) -> InitiativeAPI:
+        """The initiative commands: `ws.initiative.new(slug, ...)`, `.list(all=)`, `.switch(slug, reason=)`."""
+        from planstate.initiative_ops import InitiativeAPI
+
+        return InitiativeAPI(self)
+
+    def position(
+        self,
+        *,
+        phase: int | Unset = UNSET,
+        plan: int | str | Unset | None = UNSET,
+        plan_name: str | Unset | None = UNSET,
+        task: str | Unset | None = UNSET,
+        wave: int | Unset | None = UNSET,
+        status: str | Unset = UNSET,
+        step: str | Unset | None = UNSET,
+    ) -> Edited:
+        """Set position fields in one transaction; None clears a field, an omitted one stays as it is."""
+        from planstate.position import set_position
+
+        return set_position(
+            self, phase=phase, plan=plan, plan_name=plan_name, task=task, wave=wave, status=status, step=step
+        )
+
+    def next(self, text: str) -> Edited:
+        """Set the next action."""
+        from planstate.position import set_next
+
+        return set_next(self, text)
+
+    def context(
+        self,
+        *,
+        files: list[str] | tuple[str, ...] = (),
+        implementations: list[str] | tuple[str, ...] = (),
+        questions: list[str] | tuple[str, ...] = (),
+        answered: list[str] | tuple[str, ...] = (),
+        clear_files: bool = False,
+        clear_implementations: bool = False,
+        clear_questions: bool = False,
+    ) -> Edited:
+        """Change the resume context: clear lists, remove answered questions, append new items (no duplicates)."""
+        from planstate.position import update_context
+
+        return update_context(
+            self,
+            files=files,
+            implementations=implementations,
+            questions=questions,
+            answered=answered,
+            clear_files=clear_files,
+            clear_implementations=clear_implementations,
+            clear_questions=clear_questions,
+        )
+
+    def transition(
+        self,
+        command: str,
+        reason: str | None = None,
+        context: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> Transitioned:
+        """Apply a lifecycle command (see planstate.lifecycle.TABLE) to the target initiative."""
+        from planstate.initiative_ops import transition
+
+        return transition(self, command, reason=reason, context=context, details=details)
+
+    def pause(self, reason: str | None = None, context: str | None = None) -> Transitioned:
+        """Pause the initiative on purpose; `context` says what was being worked on (default: the task)."""
+        return self.transition("pause", reason, context)
+
+    def suspend(self, reason: str | None = None, context: str | None = None) -> Transitioned:
+        """Suspend the initiative because of a circumstance (a restart, a lost connection)."""
+        return self.transition("suspend", reason, context)
+
+    def resume(self, reason: str | None = None) -> Transitioned:
+        """Make a paused, suspended or abandoned initiative active again."""
+        return self.transition("resume", reason)
+
+    def error(self, reason: str | None = None, details: dict[str, Any] | None = None) -> Transitioned:
+        """Record a recoverable error: the message (`reason`), its time, and optional details."""
+        return self.transition("error", reason, details=details)
+
+    def fail(self, reason: str | None = None) -> Transitioned:
+        """Give up on the initiative (it can be retried)."""
+        return self.transition("fail", reason)
+
+    def retry(self, reason: str | None = None) -> Transitioned:
+        """Make an initiative in error or failed active again."""
+        return self.transition("retry", reason)
+
+    def complete(self, reason: str | None = None) -> Transitioned:
+        """Complete the initiative explicitly (every phase must be completed or skipped)."""
+        return self.transition("complete", reason)
+
+    def abandon(self, reason: str | None = None) -> Transitioned:
+        """Mark the initiative abandoned (it can be resumed)."""
+        return self.transition("abandon", reason)
+
+    def archive(self, reason: str | None = None) -> Transitioned:
+        """Archive the initiative: a soft delete, hidden from lists unless asked for."""
+        return self.transition("archive", reason)
+
+    def reopen(self, reason: str | None = None) -> Transitioned:
+        """Make a completed or archived initiative active again."""
+        return self.transition("reopen", reason)
+
     # ------------------------------------------------------------ summaries and checks
 
     def status(self) -> dict[str, Any]:
@@ -358,10 +488,16 @@ class Workspace:
             "lifecycle": lifecycle.state,
             "lifecycle_since": to_json(lifecycle.since),
             "lifecycle_reason": lifecycle.reason,
+            "lifecycle_by": lifecycle.by,
+            "lifecycle_context": lifecycle.context,
+            "complete": is_complete(state),
+            "completed_at": to_json(lifecycle.completed_at),
+            "error": to_json(lifecycle.error._data()) if lifecycle.error is not None else None,
             "current_phase": position.phase if position.exists() else None,
             "current_phase_name": current.name if current else None,
             "current_phase_status": current.status if current else None,
             "current_phase_started": to_json(current.started) if current else None,
+            "current_phase_checkpoint": current.checkpoint if current else None,
             "phases_total": progress.phases_total if progress.exists() else 0,
             "phases_completed": progress.phases_completed if progress.exists() else 0,
             "percent": progress.percent if progress.exists() else 0,
@@ -460,6 +596,36 @@ def _front_matter(raw: bytes, shown: str) -> Any:
     return doc.data
 
 
+def _managed(segs: list[Any]) -> str | None:
+    """Why a path may not be written directly: it is, is inside, or holds a field only commands change."""
+    for depth in range(1, len(segs) + 1):
+        field, _kind = lookup(State, tuple(segs[:depth]))
+        if field is not None and field.managed and segs[depth - 1] == field.name:
+            return f"is changed only by commands: {field.managed}"
+    inner = _managed_inside(lookup(State, tuple(segs))[1])
+    if inner is not None:
+        suffix, commands = inner
+        return f"holds {format_path(segs)}{suffix}, which is changed only by commands: {commands}"
+    return None
+
+
+def _managed_inside(kind: Any, prefix: str = "") -> tuple[str, str] | None:
+    """The first managed field within a value of `kind` (a nested model or a list of them), with its commands."""
+    while isinstance(kind, Nullable):
+        kind = kind.inner
+    if isinstance(kind, ListOf):
+        return _managed_inside(kind.item, prefix + "[]")
+    if not isinstance(kind, Nested):
+        return None
+    for name, field in kind.model.fields.items():
+        if field.managed:
+            return f"{prefix}.{name}", field.managed
+        found = _managed_inside(field.kind, f"{prefix}.{name}")
+        if found is not None:
+            return found
+    return None
+
+
 def _peek(data: Any, segs: list[Any]) -> Any:
     return get_in(data, segs)[1]
 
@@ -479,6 +645,8 @@ def initiative_files(
     shown: str,
     state: str = "active",
     reason: str | None = None,
+    trigger: str | None = None,
+    planning: Path | None = None,
 ) -> dict[str, bytes]:
     """The files of a new initiative (relative path to bytes): STATE.md, history.jsonl, record folders."""
     from planstate import history, templates
@@ -503,10 +671,10 @@ def initiative_files(
         "next_action": next_action or (f"Start phase {first_phase}: {phases[0]}" if phases else None),
         "schema_version": SCHEMA_VERSION,
     }
-    text = templates.render("STATE.md.j2", context)
+    text = templates.render("STATE.md.j2", context, planning)  # in a workspace, its own template override wins
     doc = Document.from_bytes(text.encode("utf-8"), shown)
     check(doc, "state")
-    trigger = "init" if state == "active" and reason is None else "create"
+    trigger = trigger or ("init" if state == "active" and reason is None else "create")
     files = {STATE_FILE: doc.to_bytes()}
     files[history.FILE] = history.line(history.entry(when, None, state, trigger, reason, actor)).encode("utf-8")
     for folder in RECORD_FOLDERS.values():

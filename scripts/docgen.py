@@ -1,7 +1,10 @@
-"""Regenerate the field tables of docs/format.md from planstate.models (run with --check in tests).
+"""Regenerate the generated blocks of the docs (run with --check in tests).
 
-python scripts/docgen.py          # rewrite the tables in place
-python scripts/docgen.py --check  # exit 1 if docs/format.md is out of date
+docs/format.md: the field tables, from planstate.models.
+docs/lifecycle.md: the transition table and its Mermaid diagram, from planstate.lifecycle.TABLE.
+
+python scripts/docgen.py          # rewrite the blocks in place
+python scripts/docgen.py --check  # exit 1 if a doc is out of date
 """
 
 from __future__ import annotations
@@ -14,15 +17,18 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from planstate.lifecycle import TABLE  # noqa: E402
 from planstate.models import KINDS  # noqa: E402
 from planstate.schema import ListOf, Model, Nested, Nullable  # noqa: E402
 
 FORMAT = ROOT / "docs" / "format.md"
+LIFECYCLE = ROOT / "docs" / "lifecycle.md"
 BLOCK = re.compile(r"(<!-- fields:(\w+) -->\n)(.*?)(<!-- /fields:\2 -->)", re.DOTALL)
+LIFECYCLE_BLOCK = re.compile(r"(<!-- lifecycle:(\w+) -->\n)(.*?)(<!-- /lifecycle:\2 -->)", re.DOTALL)
 
 
-def rows(model: type[Model], prefix: str = "") -> list[str]:
-    """Table rows for every field of `model`, nested fields under their parent."""
+def rows(model: type[Model], prefix: str = "", managed: bool = False) -> list[str]:
+    """Table rows for every field of `model`, nested fields under their parent (`managed`: the parent is)."""
     out = []
     for name, field in model.fields.items():
         kind: Any = field.kind
@@ -37,12 +43,17 @@ def rows(model: type[Model], prefix: str = "") -> list[str]:
             notes.append(
                 f"default `{str(field.default).lower() if isinstance(field.default, bool) else field.default}`"
             )
+        if field.managed:
+            notes.append(f"managed by `{field.managed}`".replace("|", "\\|"))
+        elif managed:
+            notes.append("managed")
         type_text = field.kind.describe().replace("|", "\\|")
         out.append(f"| `{prefix}{name}` | {type_text} | {', '.join(notes)} | {field.doc} |")
+        inner = managed or bool(field.managed)
         if isinstance(kind, Nested):
-            out.extend(rows(kind.model, f"{prefix}{name}."))
+            out.extend(rows(kind.model, f"{prefix}{name}.", inner))
         elif isinstance(kind, ListOf) and isinstance(kind.item, Nested):
-            out.extend(rows(kind.item.model, f"{prefix}{name}[]."))
+            out.extend(rows(kind.item.model, f"{prefix}{name}[].", inner))
     return out
 
 
@@ -57,16 +68,41 @@ def render(text: str) -> str:
     return BLOCK.sub(lambda m: m.group(1) + table(m.group(2)) + m.group(4), text)
 
 
+def transition_table() -> str:
+    """The lifecycle transitions as a markdown table, in table order."""
+    lines = ["| from | command | to |", "|---|---|---|"]
+    lines += [f"| `{t.source}` | `{t.command}` | `{t.target}` |" for t in TABLE]
+    return "\n".join(lines) + "\n"
+
+
+def transition_diagram() -> str:
+    """The lifecycle transitions as a Mermaid state diagram (creation enters `active`, or `paused`)."""
+    lines = ["```mermaid", "stateDiagram-v2", "    [*] --> active: init / initiative new"]
+    lines += [f"    {t.source} --> {t.target}: {t.command}" for t in TABLE]
+    lines.append("```")
+    return "\n".join(lines) + "\n"
+
+
+def render_lifecycle(text: str) -> str:
+    """Return `text` with the lifecycle table and diagram blocks regenerated."""
+    blocks = {"table": transition_table, "diagram": transition_diagram}
+    return LIFECYCLE_BLOCK.sub(lambda m: m.group(1) + blocks[m.group(2)]() + m.group(4), text)
+
+
 def main() -> int:
-    """Rewrite or check docs/format.md."""
-    text = FORMAT.read_text(encoding="utf-8")
-    new = render(text)
-    if "--check" in sys.argv[1:]:
-        if new != text:
-            print("docs/format.md field tables are out of date: run python scripts/docgen.py")
-            return 1
-        return 0
-    FORMAT.write_text(new, encoding="utf-8")
+    """Rewrite or check docs/format.md and docs/lifecycle.md."""
+    stale = []
+    for path, regenerate in ((FORMAT, render), (LIFECYCLE, render_lifecycle)):
+        text = path.read_text(encoding="utf-8")
+        new = regenerate(text)
+        if new == text:
+            continue
+        stale.append(path.relative_to(ROOT))
+        if "--check" not in sys.argv[1:]:
+            path.write_text(new, encoding="utf-8")
+    if stale and "--check" in sys.argv[1:]:
+        print(f"{', '.join(map(str, stale))} out of date: run python scripts/docgen.py")
+        return 1
     return 0
 
 

@@ -140,8 +140,8 @@ def test_invalid_value_writes_nothing(project: Path) -> None:
     ws = Workspace.find(project)
     before = ws.state_path.read_bytes()
     with pytest.raises(ValidationError) as caught:
-        ws.set({"position.task": "ok", "lifecycle.state": "bogus"})
-    assert caught.value.field == "lifecycle.state"
+        ws.set({"position.task": "ok", "position.status": "bogus"})
+    assert caught.value.field == "position.status"
     assert caught.value.line is not None
     assert ws.state_path.read_bytes() == before
 

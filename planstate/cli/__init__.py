@@ -20,7 +20,7 @@ EXIT_INTERNAL = 4
 Handler = Callable[[argparse.Namespace], int]
 
 # Command groups, in the order `planstate --help` lists them; each module has `register(cli)`.
-GROUPS = ("core", "records", "resume")
+GROUPS = ("core", "records", "flow", "lifecycle", "resume")
 
 
 class _Parser(argparse.ArgumentParser):

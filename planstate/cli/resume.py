@@ -17,6 +17,8 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
     if args.budget is not None and args.budget < MIN_BUDGET:
         raise UsageError(f"--budget must be at least {MIN_BUDGET} characters, not {args.budget}")
+    if args.reason is not None and not args.activate:
+        raise UsageError("resume --reason records why it was resumed: add --activate to resume")
     ws = workspace(args)
     moved = ws.resume(reason=args.reason) if args.activate else None
     b = ws.brief()
@@ -31,7 +33,9 @@ def cmd_resume(args: argparse.Namespace) -> int:
         print_json(data)
         return EXIT_OK
     if moved is not None:
-        out(f"{moved.initiative}: {moved.source} → {moved.target}" + (f" ({args.reason})" if args.reason else ""))
+        from planstate.cli.lifecycle import transition_line
+
+        out(transition_line(moved))
     if display.use_rich():
         display.print_brief_rich(text)
     else:

@@ -1,0 +1,384 @@
+"""Phases through the real CLI (seed 000): completion against the snapshot, checkpoints, timing, legacy files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from subprocess import CompletedProcess
+from typing import Any
+
+import pytest
+from conftest import state_file
+
+from planstate.document import Document
+from planstate.errors import UsageError
+from planstate.models import State, is_complete
+from planstate.workspace import Workspace
+
+Run = Callable[..., CompletedProcess[str]]
+
+START = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def at(minutes: int) -> dict[str, str]:
+    """An environment pinning the clock `minutes` after START."""
+    return {"PLANSTATE_NOW": (START + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+
+def stamp(minutes: int) -> datetime:
+    """The time `minutes` after START."""
+    return START + timedelta(minutes=minutes)
+
+
+def ok(result: CompletedProcess[str]) -> CompletedProcess[str]:
+    """Assert a command succeeded quietly on stderr."""
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    return result
+
+
+def refused(result: CompletedProcess[str], *needles: str) -> str:
+    """Assert a command was refused with exit 2 and one line containing every needle; return the line."""
+    assert result.returncode == 2, result.stdout
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    for needle in needles:
+        assert needle in lines[0]
+    return lines[0]
+
+
+def data(folder: Path) -> dict[str, Any]:
+    """The front matter of the root STATE.md."""
+    value = Document.from_bytes(state_file(folder).read_bytes()).data
+    assert isinstance(value, dict)
+    return value
+
+
+def status(run: Run, folder: Path) -> dict[str, Any]:
+    """`planstate status --json`."""
+    value: dict[str, Any] = json.loads(ok(run("status", "--json", cwd=folder)).stdout)
+    return value
+
+
+def history(folder: Path) -> list[dict[str, Any]]:
+    """The root initiative's history entries."""
+    text = (folder / ".planning" / "history.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines()]
+
+
+SIX = ["Plan", "Setup", "Build", "Test", "Docs", "Ship"]
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_seed_000_the_last_phase_completes_the_initiative(run: Run, tmp_path: Path, first: int) -> None:
+    """Six phases numbered 0-5 (or 1-6): completing the last completes the initiative; nothing points past it."""
+    phases = [arg for name in SIX for arg in ("--phase", name)]
+    ok(run("init", "--title", "Seed", "--first-phase", str(first), *phases, env=at(0)))
+    numbers = list(range(first, first + 6))
+    for i, number in enumerate(numbers):
+        before = status(run, tmp_path)
+        assert (before["current_phase"], before["current_phase_status"]) == (number, "active")
+        assert before["complete"] is False
+        assert before["lifecycle"] == "active"
+        out = ok(run("phase", "complete", str(number), env=at(30 * (i + 1)))).stdout
+        if number != numbers[-1]:
+            assert out == f"phase {number} ({SIX[i]}): active → completed in 30m, checkpoint passed; " + (
+                f"phase {number + 1} ({SIX[i + 1]}) started\n"
+            )
+    last = numbers[-1]
+    assert out == f"phase {last} (Ship): active → completed in 30m, checkpoint passed; initiative seed completed\n"
+    final = status(run, tmp_path)
+    assert final["complete"] is True
+    assert final["lifecycle"] == "completed"
+    assert final["completed_at"] == "2026-01-01T03:00:00Z"
+    assert (final["current_phase"], final["current_phase_name"]) == (last, "Ship")
+    assert (final["phases_total"], final["phases_completed"], final["percent"]) == (6, 6, 100)
+    front = data(tmp_path)
+    assert front["position"]["phase"] == last
+    assert front["structure"] == {"phases_total": 6, "first_phase": first}
+    assert f"phase: {last + 1}" not in state_file(tmp_path).read_text()
+    for i, phase in enumerate(front["phases"]):
+        assert phase["status"] == "completed"
+        assert phase["checkpoint"] == "passed"
+        assert phase["started"] == stamp(30 * i)
+        assert phase["completed"] == stamp(30 * (i + 1))
+        assert phase["duration_seconds"] == 1800
+        assert phase["attempts"] == 1
+    assert front["lifecycle"]["completed_at"] == stamp(180)
+    assert history(tmp_path)[-1] == {
+        "at": "2026-01-01T03:00:00Z",
+        "from": "active",
+        "to": "completed",
+        "trigger": "phase complete",
+        "reason": f"last phase finished: {last} (Ship)",
+        "by": "tester",
+    }
+    ok(run("validate"))
+    refused(run("phase", "complete", str(last)), "the initiative is completed", "`planstate reopen`")
+    assert Workspace.find(tmp_path).state().position.phase == last
+
+
+def test_completing_a_phase_that_is_not_current_is_refused(run: Run, project: Path) -> None:
+    before = state_file(project).read_bytes()
+    refused(
+        run("phase", "complete", "3", cwd=project),
+        ".planning/STATE.md:",
+        "position.phase: cannot complete phase 3: phase 1 is the current phase; phase 3 is pending",
+    )
+    refused(run("phase", "complete", "4", cwd=project), "cannot complete phase 4: phases are numbered 1 to 3")
+    refused(run("phase", "complete", "0", cwd=project), "phases are numbered 1 to 3")
+    refused(run("phase", "complete", "one", cwd=project), "invalid int value")
+    refused(run("phase", "complete", "1", "--checkpoint", "maybe", cwd=project), "invalid choice")
+    assert state_file(project).read_bytes() == before
+
+
+def test_a_failed_checkpoint_is_retried_then_passed(run: Run, project: Path) -> None:
+    out = ok(
+        run(
+            "phase",
+            "complete",
+            "1",
+            "--checkpoint",
+            "failed",
+            "--evidence",
+            "tests=42/45",
+            "--evidence",
+            "coverage=65",
+            cwd=project,
+            env=at(60),
+        )
+    ).stdout
+    assert (
+        out
+        == "phase 1 (Design): checkpoint failed; the phase stays active (`planstate phase retry 1` starts it again)\n"
+    )
+    phase = data(project)["phases"][0]
+    assert (phase["status"], phase["checkpoint"]) == ("active", "failed")
+    assert phase["evidence"] == {"tests": "42/45", "coverage": 65}
+    assert "completed" not in phase
+    report = status(run, project)
+    assert (report["current_phase"], report["current_phase_checkpoint"]) == (1, "failed")
+    refused(run("phase", "start", "2", cwd=project), "phase 1 (Design) is active")
+
+    out = ok(run("phase", "retry", "1", cwd=project, env=at(90))).stdout
+    assert out == "phase 1 (Design): retrying after a failed checkpoint (attempt 2)\n"
+    phase = data(project)["phases"][0]
+    assert (phase["status"], phase["checkpoint"], phase["attempts"], phase["started"]) == (
+        "active",
+        "pending",
+        2,
+        stamp(90),
+    )
+    refused(run("phase", "retry", "1", cwd=project), "cannot retry phase 1: it is active with checkpoint pending")
+
+    ok(run("phase", "complete", "1", "--evidence", "coverage=82", cwd=project, env=at(150)))
+    phase = data(project)["phases"][0]
+    assert (phase["status"], phase["checkpoint"]) == ("completed", "passed")
+    assert phase["evidence"] == {"tests": "42/45", "coverage": 82}
+    assert phase["duration_seconds"] == 3600  # measured from the last start
+    assert data(project)["position"]["phase"] == 2
+
+
+def test_fail_and_retry(run: Run, project: Path) -> None:
+    refused(run("phase", "fail", "1", cwd=project), "--reason")
+    out = ok(run("phase", "fail", "1", "--reason", "tests are red", cwd=project)).stdout
+    assert out == "phase 1 (Design): active → failed (tests are red)\n"
+    phase = data(project)["phases"][0]
+    assert (phase["status"], phase["failure"]) == ("failed", "tests are red")
+    assert data(project)["lifecycle"]["state"] == "active"  # a failed phase is not a failed initiative
+    refused(run("phase", "complete", "1", cwd=project), "it is failed; retry it first with `planstate phase retry 1`")
+    refused(run("phase", "fail", "1", "--reason", "again", cwd=project), "cannot fail phase 1: it is failed")
+    out = ok(run("phase", "retry", "1", cwd=project)).stdout
+    assert out == "phase 1 (Design): failed → active (attempt 2)\n"
+    phase = data(project)["phases"][0]
+    assert (phase["status"], phase["failure"], phase["attempts"]) == ("active", None, 2)
+    refused(run("phase", "retry", "2", cwd=project), "phase 1 is the current phase; phase 2 is pending")
+
+
+def test_skip_moves_on_and_the_last_skip_completes(run: Run, project: Path) -> None:
+    out = ok(run("phase", "skip", "1", "--reason", "design exists", cwd=project)).stdout
+    assert out == "phase 1 (Design): active → skipped; phase 2 (Build) started\n"
+    phase = data(project)["phases"][0]
+    assert (phase["status"], phase["checkpoint"], phase["skip_reason"]) == ("skipped", "skipped", "design exists")
+    ok(run("phase", "complete", "2", cwd=project))
+    out = ok(run("phase", "skip", "3", cwd=project)).stdout
+    assert out == "phase 3 (Ship): active → skipped; initiative demo completed\n"
+    assert history(project)[-1]["trigger"] == "phase skip"
+    report = status(run, project)
+    assert (report["complete"], report["current_phase"]) == (True, 3)
+
+
+def test_phase_commands_need_an_active_initiative(run: Run, project: Path) -> None:
+    ok(run("pause", cwd=project))
+    before = state_file(project).read_bytes()
+    line = refused(run("phase", "complete", "1", cwd=project), "lifecycle.state:", "the initiative is paused")
+    assert "`planstate resume --activate` makes it active" in line
+    refused(run("phase", "start", "2", cwd=project), "the initiative is paused")
+    assert state_file(project).read_bytes() == before
+    ok(run("resume", "--activate", cwd=project))
+    ok(run("error", "--reason", "oops", cwd=project))
+    refused(run("phase", "skip", "1", cwd=project), "the initiative is error", "`planstate retry`")
+
+
+def test_start_rules_and_redoing_work_after_a_reopen(run: Run, project: Path) -> None:
+    refused(run("phase", "start", "1", cwd=project), "phase 1 is already active")
+    refused(run("phase", "start", "2", cwd=project), "cannot start phase 2: phase 1 (Design) is active")
+    for number in (1, 2, 3):
+        ok(run("phase", "complete", str(number), cwd=project, env=at(10 * number)))
+    assert data(project)["lifecycle"]["state"] == "completed"
+    ok(run("reopen", "--reason", "one more fix", cwd=project))
+    refused(
+        run("phase", "start", "1", cwd=project),
+        "cannot start phase 1: it is completed",
+        "`planstate position --phase 1`",
+    )
+    out = ok(run("phase", "start", "3", cwd=project, env=at(100))).stdout
+    assert out == "phase 3 (Ship): completed → active (attempt 2)\n"
+    ship = data(project)["phases"][2]
+    assert (ship["status"], ship["checkpoint"], ship["completed"], ship["started"]) == (
+        "active",
+        "pending",
+        None,
+        stamp(100),
+    )
+    assert data(project)["lifecycle"]["completed_at"] is None
+    ok(run("phase", "complete", "3", cwd=project, env=at(130)))
+    assert data(project)["lifecycle"]["state"] == "completed"
+    assert data(project)["phases"][2]["duration_seconds"] == 1800
+    assert [e["trigger"] for e in history(project)] == ["init", "phase complete", "reopen", "phase complete"]
+
+
+def test_completing_resets_the_task_level_position(run: Run, project: Path) -> None:
+    ok(run("position", "--plan", "2", "--plan-name", "Parser", "--wave", "1", "--step", "tuning", cwd=project))
+    ok(run("task", "start", "Write the parser", cwd=project))
+    ok(run("set", "progress.current_phase_tasks", "5", cwd=project))
+    ok(run("task", "done", cwd=project))
+    ok(run("phase", "complete", "1", cwd=project))
+    front = data(project)
+    assert front["position"] == {
+        "phase": 2,
+        "phase_name": "Build",
+        "plan": None,
+        "plan_name": None,
+        "task": None,
+        "wave": None,
+        "status": "pending",
+        "step": None,
+    }
+    assert (front["progress"]["current_phase_tasks"], front["progress"]["current_phase_completed"]) == (None, 0)
+
+
+def test_the_generated_next_action_moves_on_but_written_text_stays(run: Run, project: Path) -> None:
+    assert data(project)["next_action"] == "Start phase 1: Design"
+    ok(run("phase", "complete", "1", cwd=project))
+    assert data(project)["next_action"] == "Start phase 2: Build"
+    ok(run("next", "Wire the parser into the CLI", cwd=project))
+    ok(run("phase", "complete", "2", cwd=project))
+    assert data(project)["next_action"] == "Wire the parser into the CLI"
+
+
+def test_phase_json_output(run: Run, project: Path) -> None:
+    result = json.loads(ok(run("phase", "complete", "1", "--evidence", "tests=3/3", "--json", cwd=project)).stdout)
+    assert result["initiative"] == "demo"
+    assert (result["action"], result["phase"], result["name"], result["from"], result["to"]) == (
+        "complete",
+        1,
+        "Design",
+        "active",
+        "completed",
+    )
+    assert (result["current_phase"], result["next_phase"], result["next_phase_name"]) == (2, 2, "Build")
+    assert result["evidence"] == {"tests": "3/3"}
+    assert (result["initiative_completed"], result["lifecycle"], result["unfinished"]) == (False, "active", [2, 3])
+
+
+def test_the_python_api(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = Workspace.find(project)
+    monkeypatch.setenv("PLANSTATE_NOW", "2026-01-01T00:45:00Z")
+    done = ws.phase.complete(1, checkpoint="passed", evidence={"tests": "42/45"})
+    assert (done.status, done.duration_seconds, done.next_phase) == ("completed", 2700, 2)
+    assert ws.phase.fail(2, reason="red").status == "failed"
+    assert ws.phase.retry(2).attempts == 2
+    assert ws.phase.skip(2, reason="later").status == "skipped"
+    with pytest.raises(UsageError, match="checkpoint must be passed or failed"):
+        ws.phase.complete(3, checkpoint="maybe")
+    last = ws.phase.complete(3)
+    assert last.initiative_completed and last.current_phase == 3
+    assert ws.state().lifecycle.state == "completed"
+    with pytest.raises(UsageError) as caught:
+        ws.phase.start(1)
+    assert caught.value.field == "lifecycle.state"
+    assert caught.value.line is not None
+
+
+LEGACY_DONE = """---
+schema_version: 1
+initiative: legacy
+title: Written by an older tool
+phases:
+  - name: One
+    status: completed
+  - name: Two
+    status: completed
+  - name: Three
+    status: completed
+position:
+  phase: 3
+lifecycle:
+  state: active
+---
+"""
+
+
+def test_a_legacy_file_without_structure_answers_completion(run: Run, tmp_path: Path) -> None:
+    planning = tmp_path / ".planning"
+    planning.mkdir()
+    (planning / "STATE.md").write_text(LEGACY_DONE)
+    ok(run("validate"))
+    report = status(run, tmp_path)
+    assert report["complete"] is True
+    assert report["lifecycle"] == "active"  # the file says so; completion comes from its phases
+    assert (report["phases_total"], report["phases_completed"], report["percent"], report["current_phase"]) == (
+        3,
+        3,
+        100,
+        3,
+    )
+    assert is_complete(State(data(tmp_path)))
+    assert (planning / "STATE.md").read_text() == LEGACY_DONE  # reading never rewrites
+
+
+def test_a_legacy_file_completes_by_its_last_phase(run: Run, tmp_path: Path) -> None:
+    planning = tmp_path / ".planning"
+    planning.mkdir()
+    text = LEGACY_DONE.replace("  - name: Three\n    status: completed\n", "  - name: Three\n    status: active\n")
+    (planning / "STATE.md").write_text(text)
+    assert status(run, tmp_path)["complete"] is False
+    refused(run("phase", "complete", "4"), "phases are numbered 1 to 3")
+    out = ok(run("phase", "complete", "3")).stdout
+    assert out.endswith("; initiative legacy completed\n")
+    report = status(run, tmp_path)
+    assert (report["complete"], report["lifecycle"], report["current_phase"]) == (True, "completed", 3)
+    assert "structure" not in data(tmp_path)  # planstate does not invent a snapshot for an old file
+
+
+def test_out_of_order_work_never_points_past_the_end(run: Run, project: Path) -> None:
+    """Phases finished out of order: the position stays on valid phases and completion waits for all."""
+    ok(run("phase", "fail", "1", "--reason", "blocked on design review", cwd=project))
+    ok(run("phase", "start", "3", cwd=project))  # nothing is active, 3 is pending: allowed
+    out = ok(run("phase", "complete", "3", cwd=project)).stdout
+    assert out.endswith("; still unfinished: phase 1, 2\n")
+    front = data(project)
+    assert (front["position"]["phase"], front["lifecycle"]["state"]) == (3, "active")
+    ok(run("phase", "start", "2", cwd=project))
+    ok(run("phase", "complete", "2", cwd=project))
+    assert data(project)["position"]["phase"] == 2
+    ok(run("position", "--phase", "1", cwd=project))
+    ok(run("phase", "retry", "1", cwd=project))
+    out = ok(run("phase", "complete", "1", cwd=project)).stdout
+    assert out.endswith("; initiative demo completed\n")
+    report = status(run, project)
+    assert (report["complete"], report["current_phase"], report["percent"]) == (True, 1, 100)
