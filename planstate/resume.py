@@ -396,7 +396,7 @@ def _verify(
                 "files": missing[:SHOWN_FILES],
                 "count": len(missing),
                 "message": f"{len(missing)} file{'s are' if len(missing) != 1 else ' is'} listed as modified "
-                "but no longer exist",
+                f"but no longer exist{'s' if len(missing) == 1 else ''}",
             }
         )
     ended = [parse_datetime(s.data.get("ended")) for s in sessions]

@@ -250,10 +250,10 @@ def test_verification_flags_missing_files(run: Run, tmp_path: Path) -> None:
             "kind": "missing_files",
             "files": ["src/gone.py"],
             "count": 1,
-            "message": "1 file is listed as modified but no longer exist",
+            "message": "1 file is listed as modified but no longer exists",
         }
     ]
-    assert "1 file is listed as modified but no longer exist: src/gone.py" in brief_text(run, tmp_path, T0)
+    assert "1 file is listed as modified but no longer exists: src/gone.py" in brief_text(run, tmp_path, T0)
 
 
 def test_verification_flags_a_blocker_on_a_completed_phase(run: Run, tmp_path: Path) -> None:
