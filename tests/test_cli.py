@@ -180,9 +180,9 @@ def test_unset(run: Run, project: Path) -> None:
 
 
 def test_validate_ok(run: Run, project: Path) -> None:
-    assert ok(run("validate", cwd=project)).stdout == "1 file valid\n"
+    assert ok(run("validate", cwd=project)).stdout == "2 files valid\n"  # STATE.md and history.jsonl
     data = json.loads(ok(run("validate", "--json", cwd=project)).stdout)
-    assert data == {"ok": True, "files": 1, "problems": []}
+    assert data == {"ok": True, "files": 2, "problems": []}
 
 
 def test_schema_is_valid_json_schema(run_all: RunAll) -> None:
@@ -199,7 +199,7 @@ def test_schema_is_valid_json_schema(run_all: RunAll) -> None:
 def test_schema_of_all_kinds_and_state_matches_its_schema(run: Run, project: Path) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     everything = json.loads(ok(run("schema")).stdout)
-    assert set(everything) == {"state", "decision", "blocker", "session"}
+    assert set(everything) == {"state", "decision", "blocker", "session", "history"}
     for schema in everything.values():
         jsonschema.Draft202012Validator.check_schema(schema)
     from planstate.models import to_json
