@@ -242,7 +242,7 @@ class Workspace:
         """Re-render STATE.md's generated regions before a write; a body without region markers costs nothing."""
         if "<!-- planstate:begin" not in doc.body:
             return
-        from planstate.regions import refresh  # type: ignore[import-untyped,unused-ignore]
+        from planstate.regions import refresh
 
         refresh(self, doc, initiative)
 
@@ -431,8 +431,12 @@ def initiative_files(
     shown: str,
     state: str = "active",
     reason: str | None = None,
+    planning: Path | None = None,
 ) -> dict[str, bytes]:
-    """The files of a new initiative (relative path to bytes): STATE.md, history.jsonl, record folders."""
+    """The files of a new initiative (relative path to bytes): STATE.md, history.jsonl, record folders.
+
+    `planning` is an existing workspace whose template overrides apply (none for `init`).
+    """
     from planstate import history, templates
 
     if first_phase not in (0, 1):
@@ -455,9 +459,13 @@ def initiative_files(
         "next_action": next_action or (f"Start phase {first_phase}: {phases[0]}" if phases else None),
         "schema_version": SCHEMA_VERSION,
     }
-    text = templates.render("STATE.md.j2", context)
+    text = templates.render("STATE.md.j2", context, planning)
     doc = Document.from_bytes(text.encode("utf-8"), shown)
     check(doc, "state")
+    if "<!-- planstate:begin" in doc.body:
+        from planstate.regions import render_new
+
+        render_new(doc, planning)
     trigger = "init" if state == "active" and reason is None else "create"
     files = {STATE_FILE: doc.to_bytes()}
     files[history.FILE] = history.line(history.entry(when, None, state, trigger, reason, actor)).encode("utf-8")
