@@ -25,8 +25,13 @@ from planstate.schema import ListOf, lookup
 from planstate.validation import check, located, problems_for
 
 if TYPE_CHECKING:
+    import threading
+    from collections.abc import Callable
+
     from planstate.cache import FrontMatterCache
+    from planstate.checks import Report as CheckReport
     from planstate.initiatives import Initiative
+    from planstate.regions import RenderedFile, RenderReport
     from planstate.transaction import Transaction
 
 PLANNING = ".planning"
@@ -304,6 +309,59 @@ class Workspace:
     def _shown(self) -> str:
         """STATE.md as shown in messages."""
         return self.display(self.state_path)
+
+    # ------------------------------------------------------------ generated regions, checks and the watcher
+
+    def render(self, *, check: bool = False, force: bool = False) -> RenderReport:
+        """Re-render STATE.md's generated regions (every initiative's, or `--initiative`'s); `check` writes nothing.
+
+        Hand-edited regions are kept unless `force`. See regions.py and docs/checks.md.
+        """
+        from planstate.initiatives import discover
+        from planstate.regions import RenderReport
+
+        targets = [self.target] if self.initiative_slug else discover(self.root)
+        return RenderReport([self.render_initiative(i, check=check, force=force) for i in targets])
+
+    def render_initiative(self, initiative: Initiative, *, check: bool = False, force: bool = False) -> RenderedFile:
+        """Re-render one initiative's STATE.md regions under the workspace lock (`check`: compute only)."""
+        from planstate.regions import render_file
+
+        if check:
+            return render_file(self, initiative, force=force)
+        with self._lock:
+            return render_file(self, initiative, force=force, write=True)
+
+    def check(self, *, fix: bool = False, diff: bool = False, stale_after: float | None = None) -> CheckReport:
+        """Check every file for drift (docs/checks.md); `fix` applies the safe fixes, `diff` includes their changes."""
+        from planstate import checks
+
+        after = checks.STALE_AFTER if stale_after is None else stale_after
+        return checks.check(self, fix_findings=fix, diff=diff, stale_after=after)
+
+    def watch(
+        self,
+        emit: Callable[[dict[str, Any]], None],
+        *,
+        fix: bool = False,
+        stale_after: float | None = None,
+        interval: float | None = None,
+        debounce: float | None = None,
+        stop: threading.Event | None = None,
+    ) -> None:
+        """Watch the workspace and call `emit` with an event per finding that appears or clears, until `stop` is set."""
+        import threading
+
+        from planstate import checks, watch
+
+        watch.Watcher(
+            self,
+            emit,
+            fix=fix,
+            stale_after=checks.STALE_AFTER if stale_after is None else stale_after,
+            interval=watch.INTERVAL if interval is None else interval,
+            debounce=watch.DEBOUNCE if debounce is None else debounce,
+        ).run(stop or threading.Event())
 
     # ------------------------------------------------------------ summaries and checks
 

@@ -20,7 +20,7 @@ EXIT_INTERNAL = 4
 Handler = Callable[[argparse.Namespace], int]
 
 # Command groups, in the order `planstate --help` lists them; each module has `register(cli)`.
-GROUPS = ("core",)
+GROUPS = ("core", "checks")
 
 
 class _Parser(argparse.ArgumentParser):
