@@ -121,8 +121,11 @@ class Finding:
 
     def text(self) -> str:
         """`file:line:col: severity code: message (hint)`."""
-        subject = f"{self.field}: " if self.field and not self.message.startswith(self.field) else ""
-        return f"{self.location()}: {self.severity} {self.code}: {subject}{self.message} ({self.hint})"
+        return f"{self.location()}: {self.severity} {self.code}: {self._subject()}{self.message} ({self.hint})"
+
+    def _subject(self) -> str:
+        """`field: ` before a message that does not name its field itself."""
+        return f"{self.field}: " if self.field and self.field not in self.message else ""
 
     def github(self) -> str:
         """A GitHub Actions workflow command that annotates the file and line."""
@@ -132,8 +135,7 @@ class Finding:
             if self.column is not None:
                 props.append(f"col={self.column}")
         props.append(f"title={_gh_property(self.code)}")
-        subject = f"{self.field}: " if self.field and not self.message.startswith(self.field) else ""
-        return f"::{self.severity} {','.join(props)}::{_gh_data(f'{subject}{self.message} ({self.hint})')}"
+        return f"::{self.severity} {','.join(props)}::{_gh_data(f'{self._subject()}{self.message} ({self.hint})')}"
 
 
 def _gh_data(text: str) -> str:
@@ -271,7 +273,7 @@ class _Checker:
             data = self.ws.cached_data(path) if kind != "state" else self._state_data(path, raw)
         except PlanstateError as exc:
             if not conflicted:  # the conflict is the cause; its finding says what to do
-                self.add_error("parse-error", exc, "fix the YAML at that line (docs/format.md, Anatomy of a file)")
+                self.add_error("parse-error", exc, "fix the YAML at that line; docs/format.md describes the file")
             return None, raw, False
         from planstate.validation import problems_for
 
@@ -285,10 +287,11 @@ class _Checker:
                     self.add_error(
                         "phase-out-of-range",
                         error,
-                        "set position.phase to a phase number (`planstate set position.phase N`)",
+                        "set position.phase to a phase number: `planstate set position.phase N`",
                     )
                 else:
-                    self.add_error("schema-error", error, "correct the value (see `planstate schema " + kind + "`)")
+                    hint = f"correct the value; `planstate schema {kind}` lists the fields"
+                    self.add_error("schema-error", error, hint)
         if not isinstance(data, dict):
             return None, raw, False
         for segments in unknown_keys(KINDS[kind], data):
@@ -376,7 +379,7 @@ class _Checker:
                 doc.path or "",
                 line,
                 f"lifecycle.state is completed but {len(unfinished)} phase{'s are' if len(unfinished) > 1 else ' is'} "
-                f"not finished ({', '.join(str(n) for n in unfinished)})",
+                f"not finished: {', '.join(str(n) for n in unfinished)}",
                 "finish or skip those phases, or `planstate reopen` the initiative",
                 column=column,
                 field="lifecycle.state",
@@ -449,7 +452,7 @@ class _Checker:
                         path,
                         ["id"],
                         f"id {record_id} is also the id of {self.ws.display(first)}",
-                        "give one of them a new id (`planstate` makes ids that never collide) and rename its file",
+                        "give one of them a new id and rename its file to start with it",
                     )
                 else:
                     ids[kind][record_id] = path
@@ -459,7 +462,7 @@ class _Checker:
                         path,
                         ["id"],
                         f"the file name {path.name} does not start with its id {record_id}",
-                        f"rename the file to start with '{record_id}-' (git mv), or correct the id",
+                        f"rename the file to start with '{record_id}-' (`git mv`), or correct the id",
                     )
         every_id = {record_id for by_kind in ids.values() for record_id in by_kind}
         numbers = phase_numbers(_state_model(state)) if state is not None else None
@@ -564,7 +567,7 @@ class _Checker:
                     "missing-file",
                     doc.path or "",
                     line,
-                    f"{item} does not exist (looked in {project})",
+                    f"{item} does not exist (paths are relative to the folder that holds .planning/)",
                     "verify the resume context: correct the path or `planstate unset resume_context.files_modified."
                     f"{index}`",
                     column=column,
@@ -605,16 +608,17 @@ class _Checker:
                     file,
                     outcome.line,
                     f"region {outcome.name} does not show the current state",
-                    "run `planstate render` (or `planstate check --fix`)",
+                    "run `planstate render` or `planstate check --fix`",
                     field=field_name,
                     initiative=initiative,
                 )
             elif outcome.status == "template-error":
+                reason = outcome.message.removeprefix("template error: ")
                 self.add(
                     "template-error",
-                    self.ws.display(Path(outcome.template)) if outcome.template else file,
+                    outcome.template or file,
                     outcome.template_line,
-                    f"region {outcome.name} of {file} cannot be rendered: {outcome.message}",
+                    f"region {outcome.name} of {file} cannot be rendered: {reason}",
                     "fix the template (your override in .planning/templates/regions/), or delete the override",
                     field=field_name,
                 )
@@ -635,7 +639,7 @@ class _Checker:
                 self.add_error(
                     "multiple-active-initiatives",
                     error,
-                    "keep one active: `planstate initiative switch SLUG` pauses the others",
+                    "keep one active; `planstate initiative switch SLUG` pauses the others",
                 )
             else:
                 self.add_error(

@@ -277,32 +277,33 @@ def plan(sources: Sources, body: str, first_line: int = 1, *, force: bool = Fals
         name = template_name(region.name)
         planning = sources.planning
         path = templates.find(name, planning)
+        shown = sources.ws.display(path) if sources.ws is not None else str(path)
         try:
             source = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            outcomes.append(Outcome(region.name, line, "template-error", f"cannot read template: {exc}", str(path)))
+            outcomes.append(Outcome(region.name, line, "template-error", f"cannot read template: {exc}", shown))
             continue
         context = sources.context(region.name)
         inputs = input_hash(region.name, source, context)
         if not edited and recorded is not None and region.attrs.get("in") == inputs:
-            outcomes.append(Outcome(region.name, line, "fresh", template=str(path)))
+            outcomes.append(Outcome(region.name, line, "fresh", template=shown))
             continue
         try:
             text = render(region.name, context, planning)
         except PlanstateError as exc:
-            outcomes.append(Outcome(region.name, line, "template-error", exc.message, str(path), exc.line))
+            outcomes.append(Outcome(region.name, line, "template-error", exc.message, shown, exc.line))
             continue
         ending = "\r\n" if lines[begin].endswith("\r\n") else "\n"
         new_interior = text.replace("\n", ending)
         sha = text_hash(new_interior)
         if new_interior == interior and recorded == sha:
-            outcomes.append(Outcome(region.name, line, "fresh", template=str(path)))
+            outcomes.append(Outcome(region.name, line, "fresh", template=shown))
             continue
         new_lines = split_lines(new_interior)
         lines[begin] = begin_line(region, sha, inputs, ending)
         lines[begin + 1 : end] = new_lines
         offset += len(new_lines) - (end - begin - 1)
-        outcomes.append(Outcome(region.name, line, "forced" if edited else "rendered", template=str(path)))
+        outcomes.append(Outcome(region.name, line, "forced" if edited else "rendered", template=shown))
     troubles = [(first_line + t.index, t.message) for t in layout.troubles]
     return Plan("".join(lines), outcomes, troubles)
 
