@@ -147,7 +147,8 @@ def test_editor_style_save_is_found_then_cleared(watch: Callable[..., WatchProce
     watcher = watch()
     editor_save(path, original.replace("  percent: 0\n", "  percent: 50\n"))
     found = watcher.wait_event("found", "derived-mismatch")
-    assert found["file"] == ".planning/STATE.md" and found["message"] == "progress.percent is 50 but the phases make it 0"
+    assert found["file"] == ".planning/STATE.md"
+    assert found["message"] == "progress.percent is 50 but the phases make it 0"
     editor_save(path, original)
     cleared = watcher.wait_event("cleared", "derived-mismatch")
     assert cleared["message"] == found["message"]
