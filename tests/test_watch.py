@@ -262,9 +262,7 @@ def test_files_of_the_resume_context_are_watched(watch: Callable[..., WatchProce
     watcher.wait_event("cleared", "missing-file")
 
 
-def test_stale_sessions_are_found_without_any_file_changing(
-    watch: Callable[..., WatchProcess], project: Path
-) -> None:
+def test_stale_sessions_are_found_without_any_file_changing(watch: Callable[..., WatchProcess], project: Path) -> None:
     record = project / ".planning" / "sessions" / "ses-1b2k9qx7m4fa-worker.md"
     record.write_text(
         "---\nschema_version: 1\nid: ses-1b2k9qx7m4fa\nagent: worker\nstatus: active\n"
