@@ -619,7 +619,7 @@ class _Checker:
                     outcome.template or file,
                     outcome.template_line,
                     f"region {outcome.name} of {file} cannot be rendered: {reason}",
-                    "fix the template (your override in .planning/templates/regions/), or delete the override",
+                    "fix your override in .planning/templates/regions/, or delete it to use the built-in template",
                     field=field_name,
                 )
 

@@ -292,6 +292,10 @@ def test_check_reports_each_code_in_every_format(run: Run, project: Path, code: 
     where = CASES[code](project)
     seen = check_all_formats(run, project, code, where)
     assert str(seen.data["message"]) in seen.text and f"({seen.data['hint']})" in seen.text
+    # docs/checks.md shows this very line as the code's example.
+    section = (REPO / "docs" / "checks.md").read_text(encoding="utf-8").split(f"### `{code}`\n", 1)[1]
+    example = section.split("```console\n$ planstate check\n", 1)[1].split("\n```", 1)[0]
+    assert example == seen.text
 
 
 @pytest.mark.parametrize("code", checks.FIXABLE)
