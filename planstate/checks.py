@@ -25,7 +25,7 @@ from planstate.schema import ListOf, Model, Nested, Nullable, parse_datetime
 if TYPE_CHECKING:
     from planstate.document import Document
     from planstate.initiatives import Initiative
-    from planstate.regions import FileChange
+    from planstate.rendered import FileChange
     from planstate.workspace import Workspace
 
 ERROR = "error"
@@ -766,7 +766,7 @@ def preview(ws: Workspace, findings: list[Finding]) -> list[FileChange]:
     from planstate.derived import recompute
     from planstate.document import Document
     from planstate.models import State
-    from planstate.regions import FileChange
+    from planstate.rendered import FileChange
 
     changes: list[FileChange] = []
     for folder, codes in _fixable(findings).items():

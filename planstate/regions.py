@@ -12,9 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.errors import PlanstateError
 
@@ -52,43 +51,53 @@ def text_hash(text: str) -> str:
 # ---------------------------------------------------------------------------- parsing markers
 
 
-@dataclass
 class Region:
     """A well-formed region: its name, marker attributes and the line indexes of its two marker lines."""
 
-    name: str
-    attrs: dict[str, str]
-    begin: int
-    end: int
-    indent: str = ""
+    __slots__ = ("attrs", "begin", "end", "indent", "name")
+
+    def __init__(self, name: str, attrs: dict[str, str], begin: int, end: int, indent: str = "") -> None:
+        self.name = name
+        self.attrs = attrs
+        self.begin = begin
+        self.end = end
+        self.indent = indent
+
+    def __repr__(self) -> str:
+        return f"Region({self.name!r}, {self.attrs!r}, {self.begin}, {self.end})"
 
     def interior(self, lines: list[str]) -> str:
         """The region's text: the lines between its markers, as they are."""
         return "".join(lines[self.begin + 1 : self.end])
 
 
-@dataclass
-class Trouble:
+class Trouble(NamedTuple):
     """A marker problem: the line index it was found on and what is wrong."""
 
-    index: int
+    at: int  # line index in the body
     message: str
 
 
-@dataclass
 class Layout:
     """A body split into lines, with its well-formed regions and its marker problems."""
 
-    lines: list[str]
-    regions: list[Region] = field(default_factory=list)
-    troubles: list[Trouble] = field(default_factory=list)
+    __slots__ = ("lines", "regions", "troubles")
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.regions: list[Region] = []
+        self.troubles: list[Trouble] = []
 
 
-@dataclass
 class _Open:
-    marker: re.Match[str]
-    index: int
-    tainted: bool = False
+    """A begin marker waiting for its end while parsing."""
+
+    __slots__ = ("index", "marker", "tainted")
+
+    def __init__(self, marker: re.Match[str], index: int, tainted: bool = False) -> None:
+        self.marker = marker
+        self.index = index
+        self.tainted = tainted
 
 
 def split_lines(text: str) -> list[str]:
@@ -195,7 +204,7 @@ def parse(body: str, first_line: int = 1) -> Layout:
         else:
             first[region.name] = region
     layout.regions = [r for r in first.values() if r.name not in repeated]
-    layout.troubles.sort(key=lambda t: t.index)
+    layout.troubles.sort(key=lambda t: t.at)
     return layout
 
 
@@ -229,8 +238,7 @@ def begin_line(region: Region, sha: str, inputs: str, ending: str) -> str:
 # ---------------------------------------------------------------------------- rendering
 
 
-@dataclass
-class Outcome:
+class Outcome(NamedTuple):
     """What happened to one region: `fresh` (nothing to do), `rendered` (its text changes), `hand-edit` (edited
     by hand, kept), `forced` (edited by hand, overwritten) or `template-error` (left as it was)."""
 
@@ -242,13 +250,15 @@ class Outcome:
     template_line: int | None = None
 
 
-@dataclass
 class Plan:
     """The result of rendering a body: the new body, an outcome per region and the marker problems."""
 
-    body: str
-    outcomes: list[Outcome]
-    troubles: list[tuple[int, str]]  # (file line, message)
+    __slots__ = ("body", "outcomes", "troubles")
+
+    def __init__(self, body: str, outcomes: list[Outcome], troubles: list[tuple[int, str]]) -> None:
+        self.body = body
+        self.outcomes = outcomes
+        self.troubles = troubles  # (file line, message)
 
     @property
     def changed(self) -> list[Outcome]:
@@ -304,7 +314,7 @@ def plan(sources: Sources, body: str, first_line: int = 1, *, force: bool = Fals
         lines[begin + 1 : end] = new_lines
         offset += len(new_lines) - (end - begin - 1)
         outcomes.append(Outcome(region.name, line, "forced" if edited else "rendered", template=shown))
-    troubles = [(first_line + t.index, t.message) for t in layout.troubles]
+    troubles = [(first_line + t.at, t.message) for t in layout.troubles]
     return Plan("".join(lines), outcomes, troubles)
 
 
@@ -476,117 +486,3 @@ FILTERS: dict[str, Any] = {
     "duration": fmt_duration,
     "mermaid": mermaid_text,
 }
-
-
-# ---------------------------------------------------------------------------- files: render, check, diff
-
-
-@dataclass
-class FileChange:
-    """A file's bytes before and after a change (made or proposed)."""
-
-    path: Path
-    shown: str
-    before: bytes
-    after: bytes
-
-    def diff(self) -> str:
-        """The change as a unified diff (`a/FILE`, `b/FILE`), empty when nothing changes."""
-        import difflib
-
-        old = self.before.decode("utf-8", errors="surrogateescape").splitlines(keepends=True)
-        new = self.after.decode("utf-8", errors="surrogateescape").splitlines(keepends=True)
-        out = []
-        for line in difflib.unified_diff(old, new, f"a/{self.shown}", f"b/{self.shown}"):
-            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-        return "".join(out)
-
-
-@dataclass
-class RenderedFile(FileChange):
-    """One STATE.md after `render`: its regions' outcomes, its marker problems and whether it was written."""
-
-    plan: Plan | None = None
-    written: bool = False
-
-    @property
-    def changed(self) -> bool:
-        """Whether rendering changes (or changed) the file."""
-        return self.after != self.before
-
-    @property
-    def problems(self) -> list[tuple[int, str]]:
-        """What keeps regions from being rendered: hand edits, template errors and malformed markers."""
-        out = [] if self.plan is None else list(self.plan.troubles)
-        for outcome in self.plan.outcomes if self.plan is not None else []:
-            if outcome.status == "hand-edit":
-                out.append((outcome.line, f"region {outcome.name} was edited by hand; kept (--force overwrites it)"))
-            elif outcome.status == "template-error":
-                where = f" ({outcome.template}:{outcome.template_line})" if outcome.template_line else ""
-                out.append((outcome.line, f"region {outcome.name}: {outcome.message}{where}"))
-        return sorted(out)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The result as JSON-ready data."""
-        outcomes = self.plan.outcomes if self.plan is not None else []
-        return {
-            "file": self.shown,
-            "changed": self.changed,
-            "written": self.written,
-            "regions": [
-                {"name": o.name, "line": o.line, "status": o.status, "message": o.message or None} for o in outcomes
-            ],
-            "problems": [{"line": line, "message": message} for line, message in self.problems],
-        }
-
-
-@dataclass
-class RenderReport:
-    """What `planstate render` did (or, with `check`, would do) to each STATE.md."""
-
-    files: list[RenderedFile]
-
-    @property
-    def changed(self) -> list[RenderedFile]:
-        """The files whose regions change."""
-        return [f for f in self.files if f.changed]
-
-    @property
-    def clean(self) -> bool:
-        """True when nothing changes and no region is hand-edited, broken or unrenderable."""
-        return not self.changed and not any(f.problems for f in self.files)
-
-    def diff(self) -> str:
-        """The unified diff of every change."""
-        return "".join(f.diff() for f in self.files)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The report as JSON-ready data."""
-        return {"clean": self.clean, "files": [f.to_dict() for f in self.files]}
-
-
-def render_file(ws: Workspace, initiative: Initiative, *, force: bool = False, write: bool = False) -> RenderedFile:
-    """Re-render the regions of an initiative's STATE.md; with `write`, replace the file atomically if they changed.
-
-    The caller holds the workspace lock when writing. The front matter must be valid (ValidationError
-    otherwise). A region-only write leaves `updated` alone: it tracks changes of the truth.
-    """
-    from planstate.errors import UsageError
-    from planstate.files import atomic_write, real_target, remove_stale_temp_files
-    from planstate.validation import check
-
-    path = initiative.state_path
-    doc = ws.read_document(path)
-    if not doc.has_front_matter:
-        raise UsageError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)
-    check(doc, "state")
-    before = doc.to_bytes()
-    result = refresh(ws, doc, initiative, force=force)
-    after = doc.to_bytes()
-    written = False
-    if write and after != before:
-        target = real_target(path, ws.root, ws.root.parent)
-        remove_stale_temp_files(target.parent)
-        atomic_write(target, after, expected=before, shown=doc.path)
-        written = True
-    return RenderedFile(path, ws.display(path), before, after, result, written)

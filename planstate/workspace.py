@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from planstate.cache import FrontMatterCache
     from planstate.checks import Report as CheckReport
     from planstate.initiatives import Initiative
-    from planstate.regions import RenderedFile, RenderReport
+    from planstate.rendered import RenderedFile, RenderReport
     from planstate.transaction import Transaction
 
 PLANNING = ".planning"
@@ -318,14 +318,14 @@ class Workspace:
         Hand-edited regions are kept unless `force`. See regions.py and docs/checks.md.
         """
         from planstate.initiatives import discover
-        from planstate.regions import RenderReport
+        from planstate.rendered import RenderReport
 
         targets = [self.target] if self.initiative_slug else discover(self.root)
         return RenderReport([self.render_initiative(i, check=check, force=force) for i in targets])
 
     def render_initiative(self, initiative: Initiative, *, check: bool = False, force: bool = False) -> RenderedFile:
         """Re-render one initiative's STATE.md regions under the workspace lock (`check`: compute only)."""
-        from planstate.regions import render_file
+        from planstate.rendered import render_file
 
         if check:
             return render_file(self, initiative, force=force)

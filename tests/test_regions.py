@@ -117,7 +117,7 @@ def test_parse_finds_regions_and_their_attributes() -> None:
 def test_parse_reports_malformed_markers_and_renders_none_of_them(body: str, message: str, line: int) -> None:
     layout = regions.parse(body)
     assert layout.regions == []
-    assert any(message in t.message and t.index + 1 == line for t in layout.troubles), layout.troubles
+    assert any(message in t.message and t.at + 1 == line for t in layout.troubles), layout.troubles
 
 
 def test_markers_inside_code_fences_are_text() -> None:
