@@ -155,6 +155,7 @@ class Report:
     fixed: list[Finding] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     changes: list[FileChange] = field(default_factory=list)  # what --fix changes (or would change)
+    fixing: bool = False  # whether fixes were asked for
 
     @property
     def errors(self) -> list[Finding]:
@@ -175,7 +176,7 @@ class Report:
             "warnings": len(self.warnings),
             "findings": [f.to_dict() for f in self.findings],
         }
-        if self.fixed or self.failures:
+        if self.fixing:
             out["fixed"] = [f.to_dict() for f in self.fixed]
             out["fix_failures"] = self.failures
         return out
@@ -193,7 +194,8 @@ def run(ws: Workspace, *, stale_after: float = STALE_AFTER, now: datetime | None
     for initiative in discover(ws.root):
         checker.initiative(initiative)
     checker.workspace_rules()
-    ws.save_cache()
+    if ws.root.is_dir():  # saving the cache makes its folders: never bring back a .planning/ deleted meanwhile
+        ws.save_cache()
     found = sorted(checker.findings, key=lambda f: (f.file, f.line or 0, f.column or 0, f.code, f.message))
     return checker.files, found
 
@@ -839,9 +841,9 @@ def check(ws: Workspace, *, fix_findings: bool = False, diff: bool = False, stal
     files, findings = run(ws, stale_after=stale_after)
     changes = preview(ws, findings) if diff else []
     if not fix_findings or not any(f.fixable for f in findings):
-        return Report(files, findings, changes=changes)
+        return Report(files, findings, changes=changes, fixing=fix_findings)
     failures = fix(ws, findings)
     files, after = run(ws, stale_after=stale_after)
     remaining = {f.key for f in after}
     fixed = [f for f in findings if f.fixable and f.key not in remaining]
-    return Report(files, after, fixed, failures, changes)
+    return Report(files, after, fixed, failures, changes, fixing=True)

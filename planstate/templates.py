@@ -90,11 +90,16 @@ def environment(folder: Path, *, sandboxed: bool, bytecode: Path | None = None) 
 
 
 def _bytecode_cache(folder: Path) -> jinja2.BytecodeCache:
-    """A bytecode cache in `folder` that never fails a render: a cache that cannot be written is skipped."""
+    """A bytecode cache in `folder` (inside `.planning/.local/`) that never fails a render and never creates
+    `.planning/` itself: a cache that cannot be written is skipped."""
     import jinja2
+
+    planning = folder.parents[2]
 
     class BestEffortCache(jinja2.FileSystemBytecodeCache):
         def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            if not planning.is_dir():
+                return  # the workspace was deleted or moved meanwhile: do not bring part of it back
             try:
                 os.makedirs(self.directory, exist_ok=True)
                 super().dump_bytecode(bucket)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
-from planstate.errors import PlanstateError
+from planstate.errors import PlanstateError, UsageError
 
 if TYPE_CHECKING:
     from watchdog.observers.api import BaseObserver, ObservedWatch
@@ -71,12 +71,23 @@ class Watcher:
 
     def run(self, stop: threading.Event) -> None:
         """Watch until `stop` is set: an initial check, then a check after each quiet batch of relevant events."""
+        import warnings
+
         from watchdog.observers import Observer
 
+        # watchdog warns when a folder created under a recursive watch was already added by its scan: harmless.
+        warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning)
         observer = Observer()
-        observer.start()
+        try:
+            observer.start()
+        except OSError as exc:
+            raise UsageError(f"cannot watch files: {exc.strerror or exc}") from None
         try:
             self._reconcile(observer)
+            if self.planning.is_dir() and "planning" not in self._watches:
+                raise UsageError(
+                    f"cannot watch {self.ws.display(self.planning)}/ (the system's limit of watches reached?)"
+                )
             self._cycle()
             counts = self._counts()
             self.emit({"event": "ready", "workspace": str(self.planning), **counts})

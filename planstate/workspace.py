@@ -245,7 +245,7 @@ class Workspace:
 
     def refresh_regions(self, doc: Document, initiative: Initiative) -> None:
         """Re-render STATE.md's generated regions before a write; a body without region markers costs nothing."""
-        if "<!-- planstate:begin" not in doc.body:
+        if "planstate:begin" not in doc.body:
             return
         from planstate.regions import refresh
 
@@ -520,7 +520,7 @@ def initiative_files(
     text = templates.render("STATE.md.j2", context, planning)
     doc = Document.from_bytes(text.encode("utf-8"), shown)
     check(doc, "state")
-    if "<!-- planstate:begin" in doc.body:
+    if "planstate:begin" in doc.body:
         from planstate.regions import render_new
 
         render_new(doc, planning)
