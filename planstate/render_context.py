@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 DAY = 86400  # seconds an unfinished phase is drawn with when no phase has completed yet
 LIMITS = {"decisions": 10, "sessions": 5}  # rows the built-in templates show; the context holds them all
-RECORD_REGIONS = {"blockers": "blocker", "decisions": "decision", "sessions": "session"}
 
 
 class Sources:
