@@ -1,5 +1,6 @@
 # Two entry points: `make demo` (install planstate, run the bundled example) and
-# `make test` (install the test tools, run pytest, ruff and mypy). Both use ./.venv.
+# `make test` (install the test tools, run pytest, ruff and mypy, and `planstate check` on this project's own
+# .planning/ when there is one). Both use ./.venv.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -21,10 +22,12 @@ test: $(BIN)/python
 	$(BIN)/python -m ruff check .
 	$(BIN)/python -m ruff format --check .
 	$(BIN)/python -m mypy
+	if [ -d .planning ]; then $(BIN)/planstate check; fi
 
 bench: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	$(BIN)/python benchmarks/cli_latency.py
+	$(BIN)/python benchmarks/watch_latency.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -10,6 +10,7 @@ problem reading it means starting empty.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -102,10 +103,17 @@ class FrontMatterCache:
         if not self._dirty or self._entries is None:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            cache_dir = self.path.parent  # .planning/.local/cache: made here, but never .planning/ itself
+            if not cache_dir.is_dir():
+                cache_dir.parent.mkdir(exist_ok=True)  # fails when the workspace folder is gone
+                cache_dir.mkdir(exist_ok=True)
             tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-            tmp.write_text(json.dumps(self._entries, default=_encode, ensure_ascii=False), encoding="utf-8")
-            os.replace(tmp, self.path)
+            try:
+                tmp.write_text(json.dumps(self._entries, default=_encode, ensure_ascii=False), encoding="utf-8")
+                os.replace(tmp, self.path)
+            finally:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()  # gone after the rename; removes a half-written one after a failure
             self._dirty = False
         except OSError:
             pass

@@ -61,7 +61,7 @@ class WorkspaceLock:
     def _flock(self, deadline: float) -> int:
         """Open the lock file and flock it, polling until `deadline`; return the descriptor."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(exist_ok=True)  # .planning/.local; never recreate a deleted .planning/
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
         except OSError as exc:
             raise UsageError(f"cannot open the workspace lock: {exc.strerror}", file=str(self.path)) from None

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import planstate
 from planstate import yamltext
 from planstate.errors import UsageError
+
+if TYPE_CHECKING:
+    import jinja2
+
+OVERRIDES = "templates"  # the folder of user overrides inside .planning/
+BYTECODE = Path(".local") / "cache" / "jinja"  # compiled templates, inside .planning/
+
+# One environment per (folder, sandboxed, bytecode folder) and process, so a long-running process (the watcher)
+# compiles each template once.
+_environments: dict[tuple[str, bool, str | None], jinja2.Environment] = {}
 
 
 def builtin_dir() -> Path:
@@ -19,12 +30,19 @@ def builtin_dir() -> Path:
     raise UsageError(f"planstate's templates are missing (looked in {package}/templates)")
 
 
+def override_path(name: str, planning: Path | None) -> Path | None:
+    """The user's override of template `name` in `.planning/templates/` (same relative path), if there is one."""
+    if planning is None:
+        return None
+    override = planning / OVERRIDES / name
+    return override if override.is_file() else None
+
+
 def find(name: str, planning: Path | None = None) -> Path:
     """The template file `name`: the user's override when present, else the built-in one."""
-    if planning is not None:
-        override = planning / "templates" / name
-        if override.is_file():
-            return override
+    override = override_path(name, planning)
+    if override is not None:
+        return override
     path = builtin_dir() / name
     if not path.is_file():
         raise UsageError(f"no template named {name!r}")
@@ -36,22 +54,99 @@ def yaml_inline(value: Any) -> str:
     return yamltext.flow(value) if isinstance(value, dict | list) else yamltext.scalar(value)
 
 
+def environment(folder: Path, *, sandboxed: bool, bytecode: Path | None = None) -> jinja2.Environment:
+    """A Jinja environment loading from `folder`: strict about undefined names, no autoescaping (output is markdown).
+
+    User overrides get a sandboxed environment: a template in a repository is not trusted to run code.
+    `bytecode` names a folder where compiled templates are kept between processes (best effort).
+    """
+    key = (str(folder), sandboxed, str(bytecode) if bytecode is not None else None)
+    env = _environments.get(key)
+    if env is not None:
+        return env
+    import jinja2
+
+    options: dict[str, Any] = {
+        "loader": jinja2.FileSystemLoader(str(folder)),
+        "undefined": jinja2.StrictUndefined,
+        "keep_trailing_newline": True,
+        "trim_blocks": True,
+        "lstrip_blocks": True,
+        "autoescape": False,
+        "bytecode_cache": _bytecode_cache(bytecode) if bytecode is not None else None,
+    }
+    if sandboxed:
+        from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+        env = ImmutableSandboxedEnvironment(**options)
+    else:
+        env = jinja2.Environment(**options)
+    from planstate.regions import FILTERS  # markdown filters: user text made safe for its spot
+
+    env.filters.update(FILTERS)
+    env.filters["yaml"] = yaml_inline
+    _environments[key] = env
+    return env
+
+
+def _bytecode_cache(folder: Path) -> jinja2.BytecodeCache:
+    """A bytecode cache in `folder` (inside `.planning/.local/`) that never fails a render and never creates
+    `.planning/` itself: a cache that cannot be written is skipped."""
+    import jinja2
+
+    planning = folder.parents[2]
+
+    class BestEffortCache(jinja2.FileSystemBytecodeCache):
+        def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            if not planning.is_dir():
+                return  # the workspace was deleted or moved meanwhile: do not bring part of it back
+            try:
+                os.makedirs(self.directory, exist_ok=True)
+                super().dump_bytecode(bucket)
+            except OSError:
+                pass
+
+    return BestEffortCache(str(folder))
+
+
+def load(name: str, planning: Path | None = None) -> jinja2.Template:
+    """The compiled template `name`: the user's override (sandboxed) when present, else the built-in one."""
+    import jinja2
+
+    override = override_path(name, planning)
+    cache = planning / BYTECODE if planning is not None else None
+    if override is not None and planning is not None:
+        env = environment(planning / OVERRIDES, sandboxed=True, bytecode=cache)
+    else:
+        env = environment(builtin_dir(), sandboxed=False, bytecode=cache)
+    try:
+        return env.get_template(name)
+    except jinja2.TemplateSyntaxError as exc:
+        raise UsageError(f"template error: {exc.message}", file=str(exc.filename or name), line=exc.lineno) from None
+    except jinja2.TemplateNotFound:
+        raise UsageError(f"no template named {name!r}") from None
+
+
 def render(name: str, context: dict[str, Any], planning: Path | None = None) -> str:
     """Render template `name` with `context`; user text in the context is data, never template code."""
     import jinja2
 
-    path = find(name, planning)
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(path.parent)),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
-    )
-    env.filters["yaml"] = yaml_inline
+    template = load(name, planning)
     try:
-        return env.get_template(path.name).render(**context)
+        return template.render(**context)
     except jinja2.TemplateError as exc:
-        line = getattr(exc, "lineno", None)
-        raise UsageError(f"template error: {exc}", file=str(path), line=line) from None
+        raise UsageError(f"template error: {exc}", file=template.filename, line=error_line(exc, template)) from None
+
+
+def error_line(exc: BaseException, template: jinja2.Template) -> int | None:
+    """The template line a render error happened on (Jinja maps its frames to template lines), when known."""
+    line = getattr(exc, "lineno", None)
+    if isinstance(line, int):
+        return line
+    import traceback
+
+    found = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if template.filename and frame.filename == template.filename:
+            found = frame.lineno
+    return found

@@ -25,15 +25,19 @@ from planstate.schema import ListOf, Nested, Nullable, lookup
 from planstate.validation import check, located, problems_for
 
 if TYPE_CHECKING:
+    import threading
+    from collections.abc import Callable
     from datetime import datetime
 
     from planstate.blockers import BlockerAPI
     from planstate.cache import FrontMatterCache
+    from planstate.checks import Report as CheckReport
     from planstate.decisions import DecisionAPI
     from planstate.initiative_ops import InitiativeAPI, Transitioned
     from planstate.initiatives import Initiative
     from planstate.phases import PhaseAPI
     from planstate.position import Edited, TaskAPI
+    from planstate.rendered import RenderedFile, RenderReport
     from planstate.resume import Brief
     from planstate.sessions import SessionAPI
     from planstate.transaction import Transaction
@@ -254,9 +258,9 @@ class Workspace:
 
     def refresh_regions(self, doc: Document, initiative: Initiative) -> None:
         """Re-render STATE.md's generated regions before a write; a body without region markers costs nothing."""
-        if "<!-- planstate:begin" not in doc.body:
+        if "planstate:begin" not in doc.body:
             return
-        from planstate.regions import refresh  # type: ignore[import-untyped,unused-ignore]
+        from planstate.regions import refresh
 
         refresh(self, doc, initiative)
 
@@ -469,6 +473,59 @@ class Workspace:
         """Make a completed or archived initiative active again."""
         return self.transition("reopen", reason)
 
+    # ------------------------------------------------------------ generated regions, checks and the watcher
+
+    def render(self, *, check: bool = False, force: bool = False) -> RenderReport:
+        """Re-render STATE.md's generated regions (every initiative's, or `--initiative`'s); `check` writes nothing.
+
+        Hand-edited regions are kept unless `force`. See regions.py and docs/checks.md.
+        """
+        from planstate.initiatives import discover
+        from planstate.rendered import RenderReport
+
+        targets = [self.target] if self.initiative_slug else discover(self.root)
+        return RenderReport([self.render_initiative(i, check=check, force=force) for i in targets])
+
+    def render_initiative(self, initiative: Initiative, *, check: bool = False, force: bool = False) -> RenderedFile:
+        """Re-render one initiative's STATE.md regions under the workspace lock (`check`: compute only)."""
+        from planstate.rendered import render_file
+
+        if check:
+            return render_file(self, initiative, force=force)
+        with self._lock:
+            return render_file(self, initiative, force=force, write=True)
+
+    def check(self, *, fix: bool = False, diff: bool = False, stale_after: float | None = None) -> CheckReport:
+        """Check every file for drift (docs/checks.md); `fix` applies the safe fixes, `diff` includes their changes."""
+        from planstate import checks
+
+        after = checks.STALE_AFTER if stale_after is None else stale_after
+        return checks.check(self, fix_findings=fix, diff=diff, stale_after=after)
+
+    def watch(
+        self,
+        emit: Callable[[dict[str, Any]], None],
+        *,
+        fix: bool = False,
+        stale_after: float | None = None,
+        interval: float | None = None,
+        debounce: float | None = None,
+        stop: threading.Event | None = None,
+    ) -> None:
+        """Watch the workspace and call `emit` with an event per finding that appears or clears, until `stop` is set."""
+        import threading
+
+        from planstate import checks, watch
+
+        watch.Watcher(
+            self,
+            emit,
+            fix=fix,
+            stale_after=checks.STALE_AFTER if stale_after is None else stale_after,
+            interval=watch.INTERVAL if interval is None else interval,
+            debounce=watch.DEBOUNCE if debounce is None else debounce,
+        ).run(stop or threading.Event())
+
     # ------------------------------------------------------------ summaries and checks
 
     def status(self) -> dict[str, Any]:
@@ -648,7 +705,10 @@ def initiative_files(
     trigger: str | None = None,
     planning: Path | None = None,
 ) -> dict[str, bytes]:
-    """The files of a new initiative (relative path to bytes): STATE.md, history.jsonl, record folders."""
+    """The files of a new initiative (relative path to bytes): STATE.md, history.jsonl, record folders.
+
+    `planning` is an existing workspace whose template overrides apply (none for `init`).
+    """
     from planstate import history, templates
 
     if first_phase not in (0, 1):
@@ -674,6 +734,10 @@ def initiative_files(
     text = templates.render("STATE.md.j2", context, planning)  # in a workspace, its own template override wins
     doc = Document.from_bytes(text.encode("utf-8"), shown)
     check(doc, "state")
+    if "planstate:begin" in doc.body:
+        from planstate.regions import render_new
+
+        render_new(doc, planning)
     trigger = trigger or ("init" if state == "active" and reason is None else "create")
     files = {STATE_FILE: doc.to_bytes()}
     files[history.FILE] = history.line(history.entry(when, None, state, trigger, reason, actor)).encode("utf-8")

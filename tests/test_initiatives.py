@@ -311,7 +311,9 @@ def test_new_uses_the_workspace_template_override(run: Run, project: Path) -> No
     overrides = project / ".planning" / "templates"
     overrides.mkdir()
     template = (builtin_dir() / "STATE.md.j2").read_text()
-    (overrides / "STATE.md.j2").write_text(template.replace("---\n# {{ title }}", "---\n# Team template: {{ title }}"))
+    (overrides / "STATE.md.j2").write_text(
+        template.replace("---\n# {{ title | inline }}", "---\n# Team template: {{ title | inline }}")
+    )
     ok(run("initiative", "new", "auth", "--title", "Auth", cwd=project))
     assert "# Team template: Auth\n" in (sub(project, "auth") / "STATE.md").read_text()
     ok(run("validate", cwd=project))

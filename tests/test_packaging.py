@@ -29,8 +29,10 @@ def test_wheel_contains_templates_and_console_script(tmp_path: Path) -> None:
     )
     wheel = next(tmp_path.glob("planstate-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
-    for template in (REPO / "templates").iterdir():
-        assert f"planstate/templates/{template.name}" in names
+    templates = [p for p in (REPO / "templates").rglob("*") if p.is_file()]
+    assert any(p.parent.name == "regions" for p in templates)
+    for template in templates:
+        assert f"planstate/templates/{template.relative_to(REPO / 'templates').as_posix()}" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "planstate = planstate.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
@@ -69,4 +71,6 @@ def test_installed_wheel_renders_init_from_its_own_templates(tmp_path: Path) -> 
     )
     done = subprocess.run([sys.executable, "-c", code, str(target), str(project)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert "title: Wheel" in (project / ".planning" / "STATE.md").read_text()
+    text = (project / ".planning" / "STATE.md").read_text()
+    assert "title: Wheel" in text
+    assert "<!-- planstate:begin phases sha=" in text  # regions rendered from the wheel's templates/regions/

@@ -20,7 +20,7 @@ EXIT_INTERNAL = 4
 Handler = Callable[[argparse.Namespace], int]
 
 # Command groups, in the order `planstate --help` lists them; each module has `register(cli)`.
-GROUPS = ("core", "records", "flow", "lifecycle", "resume")
+GROUPS = ("core", "records", "flow", "lifecycle", "checks", "resume")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,175 @@
+"""Time from a write to the watcher's line about it, over 200 writes, and the watcher's idle CPU.
+
+Starts `planstate watch --format json` on the bundled example initiative (plus N decision records,
+so the check has real work), then makes 200 hand edits of STATE.md that alternately introduce and
+clear a finding (a stale `progress.percent`), each written the way editors save (temp file, then
+rename). For each write it measures the time until the watcher prints the matching `found` or
+`cleared` line. Then it leaves the watcher idle and reads its CPU time from /proc.
+Targets: p95 latency under 300 ms; idle CPU under 1% of a core.
+
+    python benchmarks/watch_latency.py [--writes 200] [--records 30] [--idle 10] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TARGET_P95_MS = 300.0
+TARGET_IDLE_CPU = 1.0  # percent of one core
+TIMEOUT = 10.0  # seconds to wait for one line before counting the write as missed
+
+
+def planstate_command() -> list[str]:
+    """The installed console script next to this Python, else `python -m planstate`."""
+    script = Path(sys.executable).parent / "planstate"
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "planstate"]
+
+
+def make_example(folder: Path, records: int) -> Path:
+    """Create the example initiative with `records` decisions in `folder`; return STATE.md's path."""
+    env = {**os.environ, "PLANSTATE_ACTOR": "bench", "PLANSTATE_NOW": "2026-11-22T08:00:00Z"}
+    subprocess.run(
+        [sys.executable, str(HERE.parent / "examples" / "demo.py"), str(folder), "--quiet"], check=True, env=env
+    )
+    decisions = folder / ".planning" / "decisions"
+    for n in range(records):
+        record_id = f"dec-1b2k{n:08d}"
+        (decisions / f"{record_id}-decision-{n}.md").write_text(
+            f"---\nschema_version: 1\nid: {record_id}\ntitle: Decision {n}\ndate: 2026-11-21\n"
+            f"context: Context {n}\ndecision: Choice {n}\nreason: Reason {n}\n---\nNotes.\n",
+            encoding="utf-8",
+        )
+    subprocess.run([*planstate_command(), "render"], cwd=folder, check=True, stdout=subprocess.DEVNULL, env=env)
+    return folder / ".planning" / "STATE.md"
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a process has used (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def save(path: Path, text: str) -> None:
+    """Save like an editor: a temp file beside the file, renamed over it."""
+    temp = path.with_name(f".{path.name}.bench")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+def main() -> int:
+    """Run the benchmark and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--writes", type=int, default=200, help="writes to time")
+    parser.add_argument("--records", type=int, default=30, help="decision records in the workspace")
+    parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle time to measure CPU over")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+
+    folder = Path(tempfile.mkdtemp(prefix="planstate-watch-bench-"))
+    watcher: subprocess.Popen[str] | None = None
+    try:
+        state = make_example(folder, args.records)
+        clean = state.read_text(encoding="utf-8")
+        old = next(line for line in clean.splitlines() if line.startswith("  percent: "))
+        broken = clean.replace(old + "\n", "  percent: 99\n", 1)
+        watcher = subprocess.Popen(
+            [*planstate_command(), "watch", "--format", "json"],
+            cwd=folder,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PLANSTATE_ACTOR": "bench"},
+        )
+        lines: queue.Queue[tuple[float, dict[str, object]]] = queue.Queue()
+
+        def read() -> None:
+            assert watcher is not None and watcher.stdout is not None
+            for line in watcher.stdout:
+                lines.put((time.perf_counter(), json.loads(line)))
+
+        threading.Thread(target=read, daemon=True).start()
+
+        def wait_for(kind: str, code: str | None, since: float) -> float | None:
+            deadline = time.monotonic() + TIMEOUT
+            while time.monotonic() < deadline:
+                try:
+                    at, event = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                except queue.Empty:
+                    return None
+                if event["event"] == kind and (code is None or event.get("code") == code):
+                    return (at - since) * 1000
+            return None
+
+        if wait_for("ready", None, time.perf_counter()) is None:
+            print("the watcher did not start", file=sys.stderr)
+            return 2
+        latencies: list[float] = []
+        missed = 0
+        busy_start = cpu_seconds(watcher.pid)
+        for n in range(args.writes):
+            introduce = n % 2 == 0
+            start = time.perf_counter()
+            save(state, broken if introduce else clean)
+            latency = wait_for("found" if introduce else "cleared", "derived-mismatch", start)
+            if latency is None:
+                missed += 1
+                save(state, clean)  # start the next round from a known state
+                time.sleep(1)
+            else:
+                latencies.append(latency)
+        busy_cpu = cpu_seconds(watcher.pid) - busy_start
+        time.sleep(1)  # let the last check finish before measuring idle
+        idle_start = cpu_seconds(watcher.pid)
+        time.sleep(args.idle)
+        idle_cpu = 100 * (cpu_seconds(watcher.pid) - idle_start) / args.idle
+        ordered = sorted(latencies)
+        p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] if ordered else float("inf")
+        result = {
+            "writes": args.writes,
+            "records": args.records,
+            "missed": missed,
+            "latency_ms": {
+                "median": round(statistics.median(ordered), 1) if ordered else None,
+                "p95": round(p95, 1),
+                "max": round(ordered[-1], 1) if ordered else None,
+            },
+            "cpu_per_write_ms": round(1000 * busy_cpu / max(1, args.writes), 1),
+            "idle_cpu_percent": round(idle_cpu, 2),
+            "targets": {"p95_ms": TARGET_P95_MS, "idle_cpu_percent": TARGET_IDLE_CPU},
+        }
+        if args.json:
+            print(json.dumps(result, indent=2))
+        else:
+            lat = result["latency_ms"]
+            assert isinstance(lat, dict)
+            print(f"writes: {args.writes} (each introduces or clears a finding), records: {args.records}")
+            print(f"  write → line  median {lat['median']} ms  p95 {lat['p95']} ms  max {lat['max']} ms", end="")
+            print(f"  (target p95 < {TARGET_P95_MS:.0f} ms: {p95 / TARGET_P95_MS:.2f}x of it)")
+            print(f"  missed (no line within {TIMEOUT:.0f} s): {missed}")
+            print(f"  watcher CPU per write: {result['cpu_per_write_ms']} ms")
+            print(f"  idle CPU over {args.idle:.0f} s: {idle_cpu:.2f}% of a core (target < {TARGET_IDLE_CPU}%)")
+        met = missed == 0 and p95 < TARGET_P95_MS and idle_cpu < TARGET_IDLE_CPU
+        return 0 if met else 1
+    finally:
+        if watcher is not None:
+            watcher.terminate()
+            try:
+                watcher.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                watcher.kill()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,159 @@
+"""Generated regions, drift checks and the watcher: render, check, watch."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from planstate.cli import Registrar, out, print_json, workspace
+from planstate.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+
+FORMATS = ("text", "json", "github")
+
+
+def _format(args: argparse.Namespace) -> str:
+    """The output format: `--format`, or json when `--json` is given."""
+    return "json" if getattr(args, "json", False) else str(args.format)
+
+
+def _stale_after(args: argparse.Namespace) -> float:
+    from planstate.checks import parse_duration
+
+    try:
+        return parse_duration(args.stale_after)
+    except ValueError as exc:
+        raise UsageError(f"--stale-after: {exc}") from None
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    """Re-render the generated regions of STATE.md."""
+    report = workspace(args).render(check=args.check, force=args.force)
+    if args.json:
+        data: dict[str, Any] = report.to_dict()
+        if args.diff:
+            data["diff"] = report.diff()
+        print_json(data)
+    else:
+        if args.diff and report.diff():
+            out(report.diff())
+        for rendered in report.files:
+            names = [o.name for o in rendered.plan.changed] if rendered.plan is not None else []
+            if rendered.changed:
+                verb = "would render" if args.check else "rendered"
+                out(f"{rendered.shown}: {verb} {', '.join(names)}")
+            elif not rendered.problems:
+                out(f"{rendered.shown}: up to date")
+            for line, message in rendered.problems:
+                _err(f"planstate: {rendered.shown}:{line}: {message}")
+    if args.check:
+        return EXIT_OK if report.clean else EXIT_FINDINGS
+    return EXIT_FINDINGS if any(f.problems for f in report.files) else EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Check the workspace for drift; exit 1 on errors (and on warnings with --strict)."""
+    report = workspace(args).check(fix=args.fix, diff=args.diff, stale_after=_stale_after(args))
+    diff = "".join(change.diff() for change in report.changes)
+    fmt = _format(args)
+    if fmt == "json":
+        data = report.to_dict()
+        if args.diff:
+            data["diff"] = diff
+        print_json(data)
+    else:
+        if args.diff and diff:
+            out(diff)
+        for failure in report.failures:
+            _err(f"planstate: could not fix: {failure}")
+        if fmt == "github":
+            for finding in report.findings:
+                out(finding.github())
+        else:
+            for finding in report.fixed:
+                out(f"fixed: {finding.text()}")
+            for finding in report.findings:
+                out(finding.text())
+            errors, warnings = len(report.errors), len(report.warnings)
+            summary = f"{report.files} file{'s' if report.files != 1 else ''} checked: "
+            summary += f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+            if args.fix:
+                summary += f", {len(report.fixed)} fixed"
+            out(summary)
+    failed = report.errors or (args.strict and report.warnings)
+    return EXIT_FINDINGS if failed else EXIT_OK
+
+
+def event_text(event: dict[str, Any]) -> str:
+    """One watcher event as a line of text."""
+    kind = event["event"]
+    if kind == "ready":
+        return f"watching {event['workspace']} ({event['errors']} errors, {event['warnings']} warnings); Ctrl-C stops"
+    if kind == "stopped":
+        return "stopped"
+    if kind in ("error", "fix-failed"):
+        return f"{kind}: {event['message']}"
+    location = ":".join(str(event[k]) for k in ("file", "line", "column") if event.get(k) is not None)
+    text = f"{kind:<7} {location}: {event['severity']} {event['code']}: {event['message']}"
+    return text + (f" ({event['hint']})" if kind == "found" else "")
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """Watch the workspace and report findings as they appear and clear, until Ctrl-C."""
+    import json
+    import signal
+    import threading
+
+    ws = workspace(args)
+    stale_after = _stale_after(args)
+    if args.interval <= 0 or args.debounce < 0:
+        raise UsageError("--interval must be > 0 and --debounce >= 0")
+    stop = threading.Event()
+
+    def request_stop(_signum: int, _frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+    as_json = _format(args) == "json"
+
+    def emit(event: dict[str, Any]) -> None:
+        line = json.dumps(event, ensure_ascii=False) if as_json else event_text(event)
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    debounce = args.debounce / 1000
+    ws.watch(emit, fix=args.fix, stale_after=stale_after, interval=args.interval, debounce=debounce, stop=stop)
+    return EXIT_OK
+
+
+def register(cli: Registrar) -> None:
+    """Add the render, check and watch commands."""
+    p = cli.add("render", cmd_render, "re-render the generated regions of STATE.md")
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 if a region is stale or edited")
+    p.add_argument("--diff", action="store_true", help="print the unified diff of what changes")
+    p.add_argument("--force", action="store_true", help="also overwrite regions that were edited by hand")
+
+    p = cli.add("check", cmd_check, "check the workspace for drift (exit 1 on errors)")
+    p.add_argument("--format", choices=FORMATS, default="text", help="output format (github: workflow annotations)")
+    p.add_argument("--fix", action="store_true", help="apply the safe fixes, then check again")
+    p.add_argument("--diff", action="store_true", help="print the unified diff of what --fix changes (or would)")
+    p.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    p.add_argument(
+        "--stale-after", default="30m", metavar="DURATION", help="when an active session is stale (default 30m)"
+    )
+
+    p = cli.add("watch", cmd_watch, "watch the workspace and report drift as it appears and clears", json=False)
+    p.add_argument("--format", choices=FORMATS[:2], default="text", help="json: one JSON object per line")
+    p.add_argument("--fix", action="store_true", help="apply the safe fixes as soon as they are needed")
+    p.add_argument(
+        "--stale-after", default="30m", metavar="DURATION", help="when an active session is stale (default 30m)"
+    )
+    p.add_argument(
+        "--interval", type=float, default=30.0, metavar="SECONDS", help="re-check this often without changes"
+    )
+    p.add_argument("--debounce", type=float, default=50.0, metavar="MS", help="quiet time before checking")

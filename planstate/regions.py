@@ -1,0 +1,488 @@
+"""Generated regions of STATE.md's body: finding the markers, checksums, and re-rendering one document's regions.
+
+A region is the text between a `<!-- planstate:begin NAME sha=… in=… -->` line and a
+`<!-- planstate:end NAME -->` line. `sha` hashes the text planstate wrote there, so a hand edit
+shows; `in` hashes what it was rendered from (template and context), so a region whose inputs
+did not change costs no rendering. Text outside regions is never changed, a region whose text
+would not change is not rewritten, and malformed markers are left alone (see docs/format.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from planstate.errors import PlanstateError
+
+if TYPE_CHECKING:
+    from planstate.document import Document
+    from planstate.initiatives import Initiative
+    from planstate.render_context import Sources
+    from planstate.workspace import Workspace
+
+# The region names, in the order a new STATE.md shows them.
+NAMES = ("position", "progress", "next", "blockers", "phases", "gantt", "decisions", "sessions", "resume")
+# Bump when filters or context building change the output for the same template and context.
+RENDERER = "1"
+HASH_CHARS = 12
+TEMPLATE_FOLDER = "regions"
+
+_CANDIDATE = re.compile(r"[ \t]*<!--[ \t]*planstate:")
+_MARKER = re.compile(
+    r"([ \t]*)<!--[ \t]*planstate:(begin|end)[ \t]+([A-Za-z0-9_-]+)((?:[ \t]+[A-Za-z0-9_-]+=[^\s>]*)*)[ \t]*-->[ \t]*"
+)
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+
+def template_name(region: str) -> str:
+    """The template file of a region, relative to the templates folder (`regions/<name>.md.j2`)."""
+    return f"{TEMPLATE_FOLDER}/{region}.md.j2"
+
+
+def text_hash(text: str) -> str:
+    """The short hash of a region's text; line endings are normalized first, so CRLF and LF agree."""
+    data = text.replace("\r\n", "\n").encode("utf-8", errors="surrogateescape")
+    return hashlib.sha256(data).hexdigest()[:HASH_CHARS]
+
+
+# ---------------------------------------------------------------------------- parsing markers
+
+
+class Region:
+    """A well-formed region: its name, marker attributes and the line indexes of its two marker lines."""
+
+    __slots__ = ("attrs", "begin", "end", "indent", "name")
+
+    def __init__(self, name: str, attrs: dict[str, str], begin: int, end: int, indent: str = "") -> None:
+        self.name = name
+        self.attrs = attrs
+        self.begin = begin
+        self.end = end
+        self.indent = indent
+
+    def __repr__(self) -> str:
+        return f"Region({self.name!r}, {self.attrs!r}, {self.begin}, {self.end})"
+
+    def interior(self, lines: list[str]) -> str:
+        """The region's text: the lines between its markers, as they are."""
+        return "".join(lines[self.begin + 1 : self.end])
+
+
+class Trouble(NamedTuple):
+    """A marker problem: the line index it was found on and what is wrong."""
+
+    at: int  # line index in the body
+    message: str
+
+
+class Layout:
+    """A body split into lines, with its well-formed regions and its marker problems."""
+
+    __slots__ = ("lines", "regions", "troubles")
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.regions: list[Region] = []
+        self.troubles: list[Trouble] = []
+
+
+class _Open:
+    """A begin marker waiting for its end while parsing."""
+
+    __slots__ = ("index", "marker", "tainted")
+
+    def __init__(self, marker: re.Match[str], index: int, tainted: bool = False) -> None:
+        self.marker = marker
+        self.index = index
+        self.tainted = tainted
+
+
+def split_lines(text: str) -> list[str]:
+    """Split text into lines that keep their endings (only `\\n` ends a line, so joining gives the text back)."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def has_markers(body: str) -> bool:
+    """Tell cheaply whether a body may hold regions."""
+    return "<!-- planstate:" in body or "planstate:begin" in body
+
+
+def parse(body: str, first_line: int = 1) -> Layout:
+    """Find the regions of a body. `first_line` is the file line the body starts on (for messages).
+
+    Only a begin line followed by its end line, with no other marker between them and not inside
+    another region, is a region. Markers inside fenced code blocks outside regions are text.
+    Anything else is a Trouble, and the text it concerns is left alone.
+    """
+    layout = Layout(split_lines(body))
+    stack: list[_Open] = []
+    fence: tuple[str, int] | None = None
+    pairs: list[Region] = []
+
+    def line_no(index: int) -> int:
+        return first_line + index
+
+    for index, raw in enumerate(layout.lines):
+        text = raw.rstrip("\r\n")
+        if not stack:
+            if fence is not None:
+                if _closes(fence, text):
+                    fence = None
+                continue
+            opening = _FENCE.match(text)
+            if opening:
+                fence = (opening.group(1)[0], len(opening.group(1)))
+                continue
+        if not _CANDIDATE.match(text):
+            continue
+        marker = _MARKER.fullmatch(text)
+        if marker is None:
+            layout.troubles.append(
+                Trouble(
+                    index,
+                    "unreadable planstate marker; a marker is `<!-- planstate:begin NAME -->` or "
+                    "`<!-- planstate:end NAME -->` alone on its line",
+                )
+            )
+            for item in stack:
+                item.tainted = True
+            continue
+        name = marker.group(3)
+        if marker.group(2) == "begin":
+            if stack:
+                outer = stack[-1]
+                layout.troubles.append(
+                    Trouble(
+                        index,
+                        f"region {name} begins inside region {outer.marker.group(3)} (line {line_no(outer.index)}); "
+                        "regions cannot nest",
+                    )
+                )
+                for item in stack:
+                    item.tainted = True
+            stack.append(_Open(marker, index, tainted=bool(stack)))
+            continue
+        if stack and stack[-1].marker.group(3) == name:
+            opened = stack.pop()
+            if not opened.tainted:
+                pairs.append(
+                    Region(name, _attributes(opened.marker.group(4)), opened.index, index, opened.marker.group(1))
+                )
+            continue
+        where = f" (region {stack[-1].marker.group(3)} is open since line {line_no(stack[-1].index)})" if stack else ""
+        layout.troubles.append(Trouble(index, f"end of region {name} without its begin line{where}"))
+        for item in stack:
+            item.tainted = True
+    for opened in stack:
+        name = opened.marker.group(3)
+        layout.troubles.append(
+            Trouble(opened.index, f"region {name} has no end line (`<!-- planstate:end {name} -->`)")
+        )
+    first: dict[str, Region] = {}
+    repeated: set[str] = set()
+    for region in pairs:
+        if region.name not in NAMES:
+            layout.troubles.append(
+                Trouble(region.begin, f"unknown region {region.name!r}; regions are: {', '.join(NAMES)}")
+            )
+        elif region.name in first:
+            repeated.add(region.name)
+            layout.troubles.append(
+                Trouble(
+                    region.begin,
+                    f"region {region.name} appears again (first at line {line_no(first[region.name].begin)}); "
+                    "neither is rendered until one is removed",
+                )
+            )
+        else:
+            first[region.name] = region
+    layout.regions = [r for r in first.values() if r.name not in repeated]
+    layout.troubles.sort(key=lambda t: t.at)
+    return layout
+
+
+def _closes(fence: tuple[str, int], text: str) -> bool:
+    """Tell whether a line closes a code fence opened with `fence` (its character and length)."""
+    closing = _FENCE.match(text)
+    return (
+        closing is not None
+        and closing.group(1)[0] == fence[0]
+        and len(closing.group(1)) >= fence[1]
+        and not text[closing.end() :].strip()
+    )
+
+
+def _attributes(text: str) -> dict[str, str]:
+    """The `key=value` attributes after a marker's name, in order."""
+    out: dict[str, str] = {}
+    for item in text.split():
+        key, _, value = item.partition("=")
+        out[key] = value
+    return out
+
+
+def begin_line(region: Region, sha: str, inputs: str, ending: str) -> str:
+    """A begin marker line with fresh `sha` and `in` attributes; other attributes are kept in their order."""
+    attrs = {"sha": sha, "in": inputs, **{k: v for k, v in region.attrs.items() if k not in ("sha", "in")}}
+    text = " ".join(f"{k}={v}" for k, v in attrs.items())
+    return f"{region.indent}<!-- planstate:begin {region.name} {text} -->{ending}"
+
+
+# ---------------------------------------------------------------------------- rendering
+
+
+class Outcome(NamedTuple):
+    """What happened to one region: `fresh` (nothing to do), `rendered` (its text changes), `hand-edit` (edited
+    by hand, kept), `forced` (edited by hand, overwritten) or `template-error` (left as it was)."""
+
+    name: str
+    line: int
+    status: str
+    message: str = ""
+    template: str = ""
+    template_line: int | None = None
+
+
+class Plan:
+    """The result of rendering a body: the new body, an outcome per region and the marker problems."""
+
+    __slots__ = ("body", "outcomes", "troubles")
+
+    def __init__(self, body: str, outcomes: list[Outcome], troubles: list[tuple[int, str]]) -> None:
+        self.body = body
+        self.outcomes = outcomes
+        self.troubles = troubles  # (file line, message)
+
+    @property
+    def changed(self) -> list[Outcome]:
+        """The regions whose text (or markers) change."""
+        return [o for o in self.outcomes if o.status in ("rendered", "forced")]
+
+
+def plan(sources: Sources, body: str, first_line: int = 1, *, force: bool = False) -> Plan:
+    """Render every region of `body` whose inputs changed; hand-edited regions are kept unless `force`."""
+    layout = parse(body, first_line)
+    lines = list(layout.lines)
+    outcomes: list[Outcome] = []
+    offset = 0  # how many lines the regions rendered so far added (or removed, when negative)
+    for region in layout.regions:
+        line = first_line + region.begin  # as the file is now, for messages
+        begin, end = region.begin + offset, region.end + offset
+        interior = "".join(lines[begin + 1 : end])
+        current = text_hash(interior)
+        recorded = region.attrs.get("sha")
+        edited = recorded is not None and recorded != current
+        if edited and not force:
+            outcomes.append(Outcome(region.name, line, "hand-edit"))
+            continue
+        from planstate import templates
+
+        name = template_name(region.name)
+        planning = sources.planning
+        path = templates.find(name, planning)
+        shown = sources.ws.display(path) if sources.ws is not None else str(path)
+        try:
+            source = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            outcomes.append(Outcome(region.name, line, "template-error", f"cannot read template: {exc}", shown))
+            continue
+        context = sources.context(region.name)
+        inputs = input_hash(region.name, source, context)
+        if not edited and recorded is not None and region.attrs.get("in") == inputs:
+            outcomes.append(Outcome(region.name, line, "fresh", template=shown))
+            continue
+        try:
+            text = render(region.name, context, planning)
+        except PlanstateError as exc:
+            outcomes.append(Outcome(region.name, line, "template-error", exc.message, shown, exc.line))
+            continue
+        ending = "\r\n" if lines[begin].endswith("\r\n") else "\n"
+        new_interior = text.replace("\n", ending)
+        sha = text_hash(new_interior)
+        if new_interior == interior and recorded == sha:
+            outcomes.append(Outcome(region.name, line, "fresh", template=shown))
+            continue
+        new_lines = split_lines(new_interior)
+        lines[begin] = begin_line(region, sha, inputs, ending)
+        lines[begin + 1 : end] = new_lines
+        offset += len(new_lines) - (end - begin - 1)
+        outcomes.append(Outcome(region.name, line, "forced" if edited else "rendered", template=shown))
+    troubles = [(first_line + t.at, t.message) for t in layout.troubles]
+    return Plan("".join(lines), outcomes, troubles)
+
+
+def input_hash(name: str, source: str, context: dict[str, Any]) -> str:
+    """The short hash of what a region is rendered from: the renderer version, its template and its context."""
+    payload = json.dumps([RENDERER, name, source, context], sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(payload.encode("utf-8", errors="surrogateescape")).hexdigest()[:HASH_CHARS]
+
+
+def render(name: str, context: dict[str, Any], planning: Path | None = None) -> str:
+    """Render region `name`'s template with `context` into normalized text (no trailing spaces, one final newline).
+
+    Raises PlanstateError naming the template file and line when the template fails or its output
+    would contain a planstate marker line.
+    """
+    import jinja2
+
+    from planstate import templates
+
+    template = templates.load(template_name(name), planning)
+    try:
+        text = template.render(**context)
+    except jinja2.TemplateError as exc:
+        raise PlanstateError(
+            f"template error: {exc}", file=template.filename, line=templates.error_line(exc, template)
+        ) from None
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    for number, line in enumerate(lines, start=1):
+        if _CANDIDATE.match(line):
+            raise PlanstateError(
+                "template output contains a planstate marker line; regions cannot hold markers",
+                file=template.filename,
+                line=number,
+            )
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+# ---------------------------------------------------------------------------- one document
+
+
+def refresh(ws: Workspace, doc: Document, initiative: Initiative, *, force: bool = False) -> Plan:
+    """Re-render the regions of a STATE.md document in place (its front matter must be valid); return the plan.
+
+    Only region interiors and their begin lines change; hand-edited regions stay unless `force`;
+    a region with a template error stays as it was (`planstate check` reports it).
+    """
+    from planstate.render_context import Sources
+
+    data = doc.data
+    sources = Sources(data if isinstance(data, dict) else {}, ws, initiative)
+    body = doc.body
+    result = plan(sources, body, doc.body_line, force=force)
+    if result.body != body:
+        doc.set_body(result.body)
+    ws.save_cache()
+    return result
+
+
+def render_new(doc: Document, planning: Path | None = None) -> Plan:
+    """Render the regions of a new STATE.md, which has no records yet; `planning`'s template overrides apply."""
+    from planstate.render_context import Sources
+
+    data = doc.data
+    result = plan(Sources(data if isinstance(data, dict) else {}, planning=planning), doc.body, doc.body_line)
+    doc.set_body(result.body)
+    return result
+
+
+# ---------------------------------------------------------------------------- filters: user text into markdown
+# User text is data: these filters make it safe for its spot in the markdown, so no value can start
+# an HTML comment (and so a planstate marker), break a table row or open a code fence that swallows
+# the rest of the file.
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value).replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _neutral(text: str) -> str:
+    """No raw HTML from user text: `<` becomes `&lt;` (it still reads as `<`), `-->` cannot close a comment."""
+    return text.replace("<", "&lt;").replace("-->", "--&gt;")
+
+
+def md_inline(value: Any) -> str:
+    """Filter `inline`: text on one line (newlines and runs of blanks become one space), without raw HTML."""
+    return _neutral(" ".join(_text(value).split()))
+
+
+def md_cell(value: Any) -> str:
+    """Filter `cell`: text for a table cell: one line, `|` escaped, without raw HTML."""
+    return md_inline(value).replace("|", "\\|")
+
+
+_FENCE_START = re.compile(r"^( {0,3})(`{3,}|~{3,})")
+
+
+def md_block(value: Any) -> str:
+    """Filter `block`: multi-line text as paragraphs: lines kept, trailing blanks dropped, no raw HTML, and a line
+    that would open a code fence is escaped."""
+    lines = [_neutral(line.rstrip()) for line in _text(value).strip("\n").split("\n")]
+    return "\n".join(_FENCE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line) for line in lines)
+
+
+def md_code(value: Any) -> str:
+    """Filter `code`: text as an inline code span, fenced with more backticks than it contains."""
+    text = " ".join(_text(value).split())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def md_link(value: Any, target: str) -> str:
+    """Filter `link`: `[text](target)` with the text escaped for a link (and a table cell) and the target quoted."""
+    from urllib.parse import quote
+
+    text = md_cell(value).replace("[", "\\[").replace("]", "\\]")
+    return f"[{text}]({quote(target)})"
+
+
+def fmt_when(value: Any) -> str:
+    """Filter `when`: a timestamp as `YYYY-MM-DD HH:MM` (UTC); other text as is."""
+    from datetime import UTC
+
+    from planstate.schema import parse_datetime
+
+    moment = parse_datetime(value)
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if moment is not None else md_inline(value)
+
+
+def fmt_day(value: Any) -> str:
+    """Filter `day`: a date or timestamp as `YYYY-MM-DD`."""
+    text = md_inline(value)
+    return text[:10] if re.match(r"\d{4}-\d{2}-\d{2}", text) else text
+
+
+def fmt_duration(value: Any) -> str:
+    """Filter `duration`: seconds as `45s`, `12m`, `2h 30m` or `3d 4h`; empty for none."""
+    if value is None or isinstance(value, bool) or not isinstance(value, int | float):
+        return ""
+    seconds = round(value)
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"{minutes}m"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
+    days, hours = divmod(hours, 24)
+    return f"{days}d {hours}h" if hours else f"{days}d"
+
+
+def mermaid_text(value: Any) -> str:
+    """Filter `mermaid`: text for a Mermaid task name: one line without `:`, `;`, `#`, `%`, `<` or `>`."""
+    return " ".join(re.sub(r"[:;#%<>]", " ", _text(value)).split()) or "-"
+
+
+FILTERS: dict[str, Any] = {
+    "inline": md_inline,
+    "cell": md_cell,
+    "block": md_block,
+    "code": md_code,
+    "link": md_link,
+    "when": fmt_when,
+    "day": fmt_day,
+    "duration": fmt_duration,
+    "mermaid": mermaid_text,
+}

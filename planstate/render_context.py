@@ -1,0 +1,262 @@
+"""What each generated region of STATE.md is rendered from: plain JSON-ready data built from the state and,
+for the record regions, the initiative's blockers, decisions and sessions (read through the front-matter cache).
+
+Every value here is a pure function of the files: no wall clock, so rendering twice gives the same text.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from planstate.derived import percent_of, phase_duration, progress_bar
+from planstate.models import KINDS, RECORD_FOLDERS, State, phase_at, phase_numbers, to_json
+
+if TYPE_CHECKING:
+    from planstate.initiatives import Initiative
+    from planstate.workspace import Workspace
+
+DAY = 86400  # seconds an unfinished phase is drawn with when no phase has completed yet
+LIMITS = {"decisions": 10, "sessions": 5}  # rows the built-in templates show; the context holds them all
+
+
+class Sources:
+    """The inputs of one STATE.md's regions: its front matter and, on first use, its initiative's records."""
+
+    def __init__(
+        self,
+        data: dict[str, Any],
+        ws: Workspace | None = None,
+        initiative: Initiative | None = None,
+        *,
+        planning: Path | None = None,
+    ) -> None:
+        self.state = State(data)
+        self.ws = ws
+        self.initiative = initiative
+        self.planning = ws.root if ws is not None else planning  # whose template overrides apply
+        self._records: dict[str, list[dict[str, Any]]] = {}
+
+    def records(self, kind: str) -> list[dict[str, Any]]:
+        """The valid records of `kind` as JSON-ready data, each with a `link` relative to STATE.md's folder."""
+        if kind in self._records:
+            return self._records[kind]
+        found: list[dict[str, Any]] = []
+        if self.ws is not None and self.initiative is not None:
+            from planstate import records
+            from planstate.validation import problems_for
+
+            loaded, _problems = records.load_all(self.ws, self.initiative, kind)  # check reports the problems
+            for record in loaded:
+                if problems_for(kind, record.data):
+                    continue  # an invalid record is a check finding, not a row
+                item = to_json(record.data)
+                item["link"] = f"{RECORD_FOLDERS[kind]}/{record.path.name}"
+                found.append(item)
+        self._records[kind] = found
+        return found
+
+    def context(self, name: str) -> dict[str, Any]:
+        """The context of region `name`."""
+        return BUILDERS[name](self)
+
+
+def position(src: Sources) -> dict[str, Any]:
+    """Context of `position`: the current phase, plan, task, wave, status, step and the lifecycle state."""
+    state = src.state
+    raw = state.position._data() if state.position.exists() else {}
+    phase = None
+    if isinstance(raw.get("phase"), int):
+        current = phase_at(state, raw["phase"])
+        if current is not None:
+            phase = {
+                "number": raw["phase"],
+                "total": len(phase_numbers(state)),
+                "name": current.name,
+                "status": current.status,
+            }
+    lifecycle = state.lifecycle._data()
+    return {
+        "phase": phase,
+        "plan": raw.get("plan"),
+        "plan_name": raw.get("plan_name"),
+        "task": raw.get("task"),
+        "wave": raw.get("wave"),
+        "status": raw.get("status", "pending"),
+        "step": raw.get("step"),
+        "lifecycle": {key: to_json(lifecycle.get(key)) for key in ("state", "since", "reason", "by", "context")},
+    }
+
+
+def progress(src: Sources) -> dict[str, Any]:
+    """Context of `progress`: phase counts, percentage and bar (computed, never the file's copies) and task counts."""
+    state = src.state
+    total = len(phase_numbers(state))
+    done = sum(1 for p in state.phases if p.status == "completed")
+    percent = percent_of(done, total)
+    counts = state.progress._data() if state.progress.exists() else {}
+    raw = state.position._data() if state.position.exists() else {}
+    return {
+        "phases_total": total,
+        "phases_completed": done,
+        "percent": percent,
+        "bar": progress_bar(percent),
+        "current_phase": raw.get("phase") if isinstance(raw.get("phase"), int) else None,
+        "current_phase_tasks": counts.get("current_phase_tasks"),
+        "current_phase_completed": counts.get("current_phase_completed"),
+    }
+
+
+def _completed_seconds(state: State) -> list[float]:
+    """Durations of the completed phases that have both timestamps."""
+    out = []
+    for phase in state.phases:
+        seconds = phase_duration(phase)
+        if phase.status == "completed" and seconds is not None and seconds > 0:
+            out.append(seconds)
+    return out
+
+
+def phases(src: Sources) -> dict[str, Any]:
+    """Context of `phases`: one row per phase with timing and checkpoint, the average duration and an estimate."""
+    state = src.state
+    numbers = phase_numbers(state)
+    raw = state.position._data() if state.position.exists() else {}
+    rows = []
+    for index, phase in enumerate(state.phases):
+        number = numbers.start + index
+        seconds = phase_duration(phase)
+        data = phase._data()
+        rows.append(
+            {
+                "number": number,
+                "name": phase.name,
+                "status": phase.status,
+                "started": to_json(phase.started),
+                "completed": to_json(phase.completed),
+                "duration_seconds": _whole(seconds),
+                "checkpoint": phase.checkpoint,
+                "evidence": to_json(data.get("evidence") or {}),
+                "failure": phase.failure,
+                "attempts": phase.attempts,
+                "current": number == raw.get("phase"),
+            }
+        )
+    done = _completed_seconds(state)
+    average = _whole(sum(done) / len(done)) if done else None
+    remaining = sum(1 for p in state.phases if p.status not in ("completed", "skipped"))
+    return {
+        "phases": rows,
+        "average_seconds": average,
+        "remaining": remaining,
+        "estimate_seconds": average * remaining if average is not None else None,
+    }
+
+
+def gantt(src: Sources) -> dict[str, Any]:
+    """Context of `gantt`: a bar per phase. Unfinished phases are drawn for the average completed duration (a day
+    when none is completed) and pending ones follow each other, so the chart changes only when phase data does."""
+    state = src.state
+    numbers = phase_numbers(state)
+    done = _completed_seconds(state)
+    step = timedelta(seconds=round(sum(done) / len(done)) if done else DAY)
+    starts = [p.started for p in state.phases if p.started is not None]
+    anchor: datetime | None = min(starts) if starts else state.created
+    cursor: datetime | None = None
+    bars = []
+    for index, phase in enumerate(state.phases):
+        start = phase.started or cursor or anchor
+        if start is None:
+            continue
+        milestone = False
+        estimated = False
+        if phase.completed is not None and phase.completed >= start:
+            end = phase.completed
+        elif phase.status == "skipped":
+            end, milestone = start, True
+        else:
+            end, estimated = start + step, True
+        cursor = end if cursor is None or end > cursor else cursor
+        bars.append(
+            {
+                "id": f"p{numbers.start + index}",
+                "number": numbers.start + index,
+                "name": phase.name,
+                "status": phase.status,
+                "tag": {"completed": "done", "active": "active", "failed": "crit", "skipped": "done"}.get(
+                    phase.status, ""
+                ),
+                "start": to_json(start),
+                "end": to_json(end),
+                "milestone": milestone,
+                "estimated": estimated,
+            }
+        )
+    return {"bars": bars, "step_seconds": int(step.total_seconds()), "measured": bool(done)}
+
+
+def blockers(src: Sources) -> dict[str, Any]:
+    """Context of `blockers`: the unresolved blockers, oldest first, and how many are resolved."""
+    items = src.records("blocker")
+    open_items = sorted(
+        (b for b in items if b.get("status") != "resolved"), key=lambda b: (str(b.get("identified")), b["id"])
+    )
+    return {"blockers": [_fill("blocker", b) for b in open_items], "resolved": len(items) - len(open_items)}
+
+
+def decisions(src: Sources) -> dict[str, Any]:
+    """Context of `decisions`: every decision, newest first."""
+    items = sorted(src.records("decision"), key=lambda d: (str(d.get("date")), d["id"]), reverse=True)
+    return {"decisions": [_fill("decision", d) for d in items], "limit": LIMITS["decisions"]}
+
+
+def sessions(src: Sources) -> dict[str, Any]:
+    """Context of `sessions`: every session, newest first."""
+    items = sorted(src.records("session"), key=lambda s: (str(s.get("started")), s["id"]), reverse=True)
+    return {"sessions": [_fill("session", s) for s in items], "limit": LIMITS["sessions"]}
+
+
+def next_action(src: Sources) -> dict[str, Any]:
+    """Context of `next`: the next action and the open questions."""
+    state = src.state
+    return {"next_action": state.next_action, "open_questions": list(state.resume_context.open_questions)}
+
+
+def resume(src: Sources) -> dict[str, Any]:
+    """Context of `resume`: the files modified and the key implementations of the current stretch of work."""
+    context = src.state.resume_context
+    return {"files_modified": list(context.files_modified), "key_implementations": list(context.key_implementations)}
+
+
+def _fill(kind: str, item: dict[str, Any]) -> dict[str, Any]:
+    """Every declared field of a record (missing ones as their default: null, or an empty list) and its link,
+    so strict templates can use any field."""
+    from planstate.schema import ListOf
+
+    out: dict[str, Any] = {}
+    for name, field in KINDS[kind].fields.items():
+        if name in item:
+            out[name] = item[name]
+        else:
+            out[name] = [] if isinstance(field.kind, ListOf) else to_json(field.default)
+    out["link"] = item["link"]
+    return out
+
+
+def _whole(seconds: float | None) -> int | None:
+    """Seconds rounded to a whole number (durations are shown to the minute)."""
+    return None if seconds is None else round(seconds)
+
+
+BUILDERS = {
+    "position": position,
+    "progress": progress,
+    "next": next_action,
+    "blockers": blockers,
+    "phases": phases,
+    "gantt": gantt,
+    "decisions": decisions,
+    "sessions": sessions,
+    "resume": resume,
+}

@@ -1,0 +1,414 @@
+"""`planstate check`: every finding code in text, JSON and GitHub formats, `--fix` for each fixable one, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import REPO, state_file
+
+from planstate import checks
+from planstate.workspace import Workspace
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+STATE = ".planning/STATE.md"
+
+
+def ok(result: subprocess.CompletedProcess[str], code: int = 0) -> subprocess.CompletedProcess[str]:
+    """Assert the exit code (printing the output when it differs) and return the result."""
+    assert result.returncode == code, f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    return result
+
+
+def line_of(path: Path, start: str, after: int = 0) -> int:
+    """The 1-based number of the first line (after line `after`) that starts with `start`."""
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if number > after and line.startswith(start):
+            return number
+    raise AssertionError(f"no line starting with {start!r} in {path}")
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    """Replace text in a file by hand, as a person would."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def record(project: Path, folder: str, name: str, fields: dict[str, object], body: str = "") -> Path:
+    """Write a record file by hand."""
+    path = project / ".planning" / folder / name
+    lines = ["---", *(f"{k}: {json.dumps(v)}" for k, v in fields.items()), "---", body]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def decision(project: Path, record_id: str, name: str | None = None, **extra: object) -> Path:
+    fields: dict[str, object] = {
+        "schema_version": 1,
+        "id": record_id,
+        "title": "A decision",
+        "date": "2026-01-01",
+        "context": "c",
+        "decision": "d",
+        "reason": "r",
+        **extra,
+    }
+    return record(project, "decisions", name or f"{record_id}-a-decision.md", fields)
+
+
+def session(project: Path, record_id: str, started: str = "2026-01-01T00:00:00Z", **extra: object) -> Path:
+    fields: dict[str, object] = {
+        "schema_version": 1,
+        "id": record_id,
+        "agent": "worker",
+        "status": "active",
+        "started": started,
+        **extra,
+    }
+    return record(project, "sessions", f"{record_id}-worker.md", fields)
+
+
+def blocker(project: Path, record_id: str, **extra: object) -> Path:
+    fields: dict[str, object] = {
+        "schema_version": 1,
+        "id": record_id,
+        "title": "A blocker",
+        "status": "active",
+        "description": "d",
+        "identified": "2026-01-01T00:00:00Z",
+        **extra,
+    }
+    return record(project, "blockers", f"{record_id}-a-blocker.md", fields)
+
+
+# ---------------------------------------------------------------------------- one case per code
+
+Where = tuple[str, int | None]  # (file as shown, line) of the finding
+
+
+def parse_error(p: Path) -> Where:
+    edit(state_file(p), "title: Demo\n", "title: [Demo\n")
+    return STATE, line_of(state_file(p), "title:") + 1  # the YAML error shows on the line after the open bracket
+
+
+def schema_error(p: Path) -> Where:
+    path = decision(p, "dec-1b2k9qx7m4fa", status="maybe")
+    return ".planning/decisions/" + path.name, line_of(path, "status:")
+
+
+def unknown_key(p: Path) -> Where:
+    edit(state_file(p), "title: Demo\n", "title: Demo\ncolour: blue\n")
+    return STATE, line_of(state_file(p), "colour:")
+
+
+def conflict_marker(p: Path) -> Where:
+    path = decision(p, "dec-1b2k9qx7m4fa")
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("intro\n<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> other-branch\n")
+    return ".planning/decisions/" + path.name, line_of(path, "<<<<<<<")
+
+
+def stale_region(p: Path) -> Where:
+    decision(p, "dec-1b2k9qx7m4fa")
+    return STATE, line_of(state_file(p), "<!-- planstate:begin decisions")
+
+
+def hand_edit(p: Path) -> Where:
+    edit(state_file(p), "- **Task:** none (pending)", "- **Task:** typed by hand")
+    return STATE, line_of(state_file(p), "<!-- planstate:begin position")
+
+
+def malformed_region(p: Path) -> Where:
+    with state_file(p).open("a", encoding="utf-8") as handle:
+        handle.write("\n<!-- planstate:begin timeline -->\n<!-- planstate:end timeline -->\n")
+    return STATE, line_of(state_file(p), "<!-- planstate:begin timeline")
+
+
+def template_error(p: Path) -> Where:
+    folder = p / ".planning" / "templates" / "regions"
+    folder.mkdir(parents=True)
+    (folder / "progress.md.j2").write_text("{{ bar }}\n{{ missing_name }}\n")
+    return ".planning/templates/regions/progress.md.j2", 2
+
+
+def derived_mismatch(p: Path) -> Where:
+    edit(state_file(p), "  percent: 0\n", "  percent: 50\n")
+    return STATE, line_of(state_file(p), "  percent:")
+
+
+def phase_name_mismatch(p: Path) -> Where:
+    edit(state_file(p), "  phase_name: Design\n", "  phase_name: Planning\n")
+    return STATE, line_of(state_file(p), "  phase_name:")
+
+
+def phase_out_of_range(p: Path) -> Where:
+    edit(state_file(p), "  phase: 1\n", "  phase: 9\n")
+    return STATE, line_of(state_file(p), "  phase: 9")
+
+
+def completion_mismatch(p: Path) -> Where:
+    edit(state_file(p), "  state: active\n", "  state: completed\n  completed_at: 2026-01-02T00:00:00Z\n")
+    with (p / ".planning" / "history.jsonl").open("a") as log:
+        log.write('{"at": "2026-01-02T00:00:00Z", "from": "active", "to": "completed", "trigger": "complete"}\n')
+    return STATE, line_of(state_file(p), "  state:")
+
+
+def completion_pending(p: Path) -> Where:
+    with Workspace.find(p).edit() as state:  # every phase done by hand, the initiative left active
+        for phase in state.phases:
+            phase.status = "completed"
+    return STATE, line_of(state_file(p), "  state:")
+
+
+def history_mismatch(p: Path) -> Where:
+    log = p / ".planning" / "history.jsonl"
+    with log.open("a") as handle:
+        handle.write('{"at": "2026-01-01T01:00:00Z", "from": "active", "to": "paused", "trigger": "pause"}\n')
+    return ".planning/history.jsonl", 2
+
+
+def missing_reference(p: Path) -> Where:
+    path = blocker(p, "blk-1b2k9qx7m4fa", affects=["phase 2", "Phase 7: launch"])
+    Workspace.find(p).render()
+    return ".planning/blockers/" + path.name, line_of(path, "affects:")
+
+
+def duplicate_id(p: Path) -> Where:
+    decision(p, "dec-1b2k9qx7m4fa")
+    path = decision(p, "dec-1b2k9qx7m4fa", name="dec-1b2k9qx7m4fa-again.md")
+    return ".planning/decisions/" + path.name, line_of(path, "id:")
+
+
+def filename_id_mismatch(p: Path) -> Where:
+    path = decision(p, "dec-1b2k9qx7m4fa", name="my-decision.md")
+    return ".planning/decisions/my-decision.md", line_of(path, "id:")
+
+
+def multiple_active_initiatives(p: Path) -> Where:
+    other = p / ".planning" / "initiatives" / "other"
+    other.mkdir(parents=True)
+    text = state_file(p).read_text().replace("initiative: demo\n", "initiative: other\n")
+    (other / "STATE.md").write_text(text)
+    shutil.copy(p / ".planning" / "history.jsonl", other / "history.jsonl")
+    return ".planning/initiatives/other/STATE.md", line_of(other / "STATE.md", "  state:")
+
+
+def multiple_active_sessions(p: Path) -> Where:
+    session(p, "ses-1b2k9qx7m4fa", started="2026-01-01T00:00:00Z")
+    path = session(p, "ses-1b2k9qx7m4fb", started="2026-01-01T00:00:00Z")
+    Workspace.find(p).render()  # records never write STATE.md; show them, as the next write would
+    return ".planning/sessions/" + path.name, line_of(path, "status:")
+
+
+def stale_session(p: Path) -> Where:
+    path = session(p, "ses-1b2k9qx7m4fa", started="2025-12-31T20:00:00Z")  # 4 hours before the pinned clock
+    Workspace.find(p).render()
+    return ".planning/sessions/" + path.name, line_of(path, "status:")
+
+
+def missing_file(p: Path) -> Where:
+    (p / "src").mkdir()
+    (p / "src" / "here.py").write_text("")
+    Workspace.find(p).set({"resume_context.files_modified": ["src/here.py", "src/gone.py"]})
+    return STATE, line_of(state_file(p), "    - src/gone.py")
+
+
+CASES: dict[str, Callable[[Path], Where]] = {
+    "parse-error": parse_error,
+    "schema-error": schema_error,
+    "unknown-key": unknown_key,
+    "conflict-marker": conflict_marker,
+    "stale-region": stale_region,
+    "hand-edit": hand_edit,
+    "malformed-region": malformed_region,
+    "template-error": template_error,
+    "derived-mismatch": derived_mismatch,
+    "phase-name-mismatch": phase_name_mismatch,
+    "phase-out-of-range": phase_out_of_range,
+    "completion-mismatch": completion_mismatch,
+    "completion-pending": completion_pending,
+    "history-mismatch": history_mismatch,
+    "missing-reference": missing_reference,
+    "duplicate-id": duplicate_id,
+    "filename-id-mismatch": filename_id_mismatch,
+    "multiple-active-initiatives": multiple_active_initiatives,
+    "multiple-active-sessions": multiple_active_sessions,
+    "stale-session": stale_session,
+    "missing-file": missing_file,
+}
+ENV = {"PLANSTATE_NOW": "2026-01-01T00:00:00Z"}
+
+
+def test_every_code_has_a_case_and_a_documented_example() -> None:
+    assert sorted(CASES) == sorted(checks.CODES)
+    docs = (REPO / "docs" / "checks.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^### `([a-z-]+)`", docs, re.MULTILINE)
+    assert headings == list(checks.CODES)  # documented, in the order of checks.CODES
+    for code, info in checks.CODES.items():
+        section = docs.split(f"### `{code}`\n", 1)[1].split("\n### ", 1)[0]
+        assert f"**{info.severity}**" in section, code
+        assert ("fixed by `planstate check --fix`" in section) == info.fixable, code
+        assert "```console\n$ planstate check\n" in section and "Fix:" in section, code
+
+
+@dataclass
+class Seen:
+    """A finding as the three formats report it."""
+
+    text: str
+    data: dict[str, object]
+    annotation: str
+
+
+def check_all_formats(run: Run, project: Path, code: str, where: Where) -> Seen:
+    """Run check in text, JSON and GitHub formats and return the one finding with `code` at `where`."""
+    file, line = where
+    severity = checks.CODES[code].severity
+    exit_code = 1 if severity == "error" else 0
+    text = ok(run("check", cwd=project, env=ENV), exit_code).stdout
+    location = f"{file}:{line}" if line is not None else file
+    (text_line,) = [ln for ln in text.splitlines() if ln.startswith(location + ":") and f" {severity} {code}: " in ln]
+    data = json.loads(ok(run("check", "--format", "json", cwd=project, env=ENV), exit_code).stdout)
+    (finding,) = [f for f in data["findings"] if f["code"] == code]
+    assert (finding["file"], finding["line"], finding["severity"]) == (file, line, severity)
+    assert finding["fixable"] is checks.CODES[code].fixable and finding["message"] and finding["hint"]
+    assert data["ok"] is (severity != "error")
+    github = ok(run("check", "--format", "github", cwd=project, env=ENV), exit_code).stdout
+    (annotation,) = [ln for ln in github.splitlines() if f"title={code}::" in ln]
+    expected = f"::{severity} file={file}" + (f",line={line}" if line is not None else "")
+    assert annotation.startswith(expected), annotation
+    return Seen(text_line, finding, annotation)
+
+
+@pytest.mark.parametrize("code", list(CASES))
+def test_check_reports_each_code_in_every_format(run: Run, project: Path, code: str) -> None:
+    where = CASES[code](project)
+    seen = check_all_formats(run, project, code, where)
+    assert str(seen.data["message"]) in seen.text and f"({seen.data['hint']})" in seen.text
+    # docs/checks.md shows this very line as the code's example.
+    section = (REPO / "docs" / "checks.md").read_text(encoding="utf-8").split(f"### `{code}`\n", 1)[1]
+    example = section.split("```console\n$ planstate check\n", 1)[1].split("\n```", 1)[0]
+    assert example == seen.text
+
+
+@pytest.mark.parametrize("code", checks.FIXABLE)
+def test_check_fix_repairs_each_fixable_code(run: Run, project: Path, code: str) -> None:
+    CASES[code](project)
+    preview = ok(run("check", "--diff", cwd=project, env=ENV), 1).stdout
+    assert preview.startswith("--- a/.planning/")
+    result = ok(run("check", "--fix", "--format", "json", cwd=project, env=ENV))
+    data = json.loads(result.stdout)
+    assert [f["code"] for f in data["fixed"]] == [code]
+    assert data["findings"] == [] and data["fix_failures"] == []
+    assert ok(run("check", cwd=project, env=ENV)).stdout == f"{data['files']} files checked: 0 errors, 0 warnings\n"
+
+
+def test_check_diff_previews_exactly_what_fix_writes(run: Run, project: Path) -> None:
+    derived_mismatch(project)
+    phase_name_mismatch(project)
+    stale_region(project)
+    history_mismatch(project)
+    env = {**ENV, "PLANSTATE_NOW": "2026-01-05T00:00:00Z"}  # pinned, so the preview's timestamps are the fix's
+    before = {p: p.read_bytes() for p in (state_file(project), project / ".planning" / "history.jsonl")}
+    preview = ok(run("check", "--diff", cwd=project, env=env), 1).stdout
+    assert all(p.read_bytes() == data for p, data in before.items())  # --diff alone writes nothing
+    fixed = ok(run("check", "--fix", "--diff", cwd=project, env=env)).stdout
+    diff = preview[: preview.index("\n.planning/") + 1]
+    assert fixed.startswith(diff)
+    assert '"trigger": "repair"' in diff and "+  percent: 0" in diff and "+  phase_name: Design" in diff
+    assert "+| 2026-01-01 | [A decision]" in diff
+    assert fixed.splitlines()[-1] == "3 files checked: 0 errors, 0 warnings, 4 fixed"
+
+
+def test_warnings_pass_unless_strict(run: Run, project: Path) -> None:
+    unknown_key(project)
+    ok(run("check", cwd=project, env=ENV))
+    ok(run("check", "--strict", cwd=project, env=ENV), 1)
+
+
+def test_stale_after_is_configurable_and_a_fresh_heartbeat_counts(run: Run, project: Path) -> None:
+    stale_session(project)
+    ok(run("check", "--strict", "--stale-after", "5h", cwd=project, env=ENV))
+    ok(run("check", "--strict", "--stale-after", "2h", cwd=project, env=ENV), 1)
+    beats = project / ".planning" / ".local" / "heartbeats"
+    beats.mkdir(parents=True)
+    (beats / "ses-1b2k9qx7m4fa").write_text("")
+    pinned = 1767225600  # 2026-01-01T00:00:00Z: the heartbeat is as new as the pinned clock
+    os.utime(beats / "ses-1b2k9qx7m4fa", (pinned, pinned))
+    ok(run("check", "--strict", "--stale-after", "2h", cwd=project, env=ENV))
+    result = ok(run("check", "--stale-after", "soon", cwd=project), 2)
+    assert result.stderr == "planstate: --stale-after: 'soon' is not a duration (e.g. 30m, 2h, 90s, 1d)\n"
+
+
+def test_parse_and_schema_findings_are_the_problems_validate_reports(project: Path) -> None:
+    """check finds what `validate` finds (it reads files through the cache, so the two must never drift)."""
+    for case in (schema_error, phase_out_of_range, multiple_active_initiatives, filename_id_mismatch):
+        case(project)
+    record(project, "decisions", "dec-broken-x.md", {"schema_version": 1}, "")
+    (project / ".planning" / "blockers" / "blk-1b2k9qx7m4fa-bad.md").write_text("---\nid: [x\n---\n")
+    with (project / ".planning" / "history.jsonl").open("a") as log:
+        log.write("not json\n")
+    ws = Workspace.find(project)
+    _count, problems = ws.validate()
+    codes = {"parse-error", "schema-error", "phase-out-of-range", "multiple-active-initiatives"}
+    _files, findings = checks.run(ws)
+    from_check = {(f.file, f.line, f.column, f.message) for f in findings if f.code in codes}
+    assert len(from_check) >= 6
+    assert from_check == {(p.file, p.line, p.column, p.message) for p in problems}
+
+
+def test_conflict_markers_hide_the_parse_error_they_cause(run: Run, project: Path) -> None:
+    edit(state_file(project), "title: Demo\n", "<<<<<<< HEAD\ntitle: Demo\n=======\ntitle: Other\n>>>>>>> b\n")
+    data = json.loads(ok(run("check", "--format", "json", cwd=project), 1).stdout)
+    assert [f["code"] for f in data["findings"]] == ["conflict-marker"]
+    assert data["findings"][0]["message"] == "unresolved git conflict (lines 6-10)"
+
+
+def test_fix_leaves_what_it_cannot_fix_and_says_so(run: Run, project: Path) -> None:
+    derived_mismatch(project)
+    edit(state_file(project), "title: Demo\n", "title: Demo\nschema_version: 1\n")  # a duplicate key: parse error
+    result = ok(run("check", "--fix", cwd=project), 1)
+    assert "parse-error" in result.stdout and "fixed:" not in result.stdout  # nothing fixable in an unreadable file
+    assert result.stdout.endswith(", 0 fixed\n")
+
+
+def test_check_api_mirrors_the_command(project: Path) -> None:
+    derived_mismatch(project)
+    ws = Workspace.find(project)
+    report = ws.check()
+    assert [f.code for f in report.errors] == ["derived-mismatch"] and report.to_dict()["ok"] is False
+    report = ws.check(fix=True, diff=True)
+    assert [f.code for f in report.fixed] == ["derived-mismatch"] and report.findings == []
+    assert report.changes and report.changes[0].shown == STATE
+
+
+def test_github_annotations_escape_their_data() -> None:
+    finding = checks.Finding("missing-file", "a,b:c.md", 3, None, "100% gone\nreally", "fix, it")
+    assert finding.github() == "::warning file=a%2Cb%3Ac.md,line=3,title=missing-file::100%25 gone%0Areally (fix, it)"
+
+
+# ---------------------------------------------------------------------------- pre-commit
+
+
+def test_pre_commit_hook_definition_runs_check(run: Run, project: Path) -> None:
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    (hook,) = hooks
+    assert hook["id"] == "planstate-check" and hook["language"] == "python" and hook["pass_filenames"] is False
+    assert re.search(hook["files"], ".planning/STATE.md") and not re.search(hook["files"], "src/app.py")
+    command, *args = hook["entry"].split()
+    assert command == "planstate" and args == ["check"]
+    ok(run(*args, cwd=project))  # what pre-commit runs passes on a clean workspace...
+    derived_mismatch(project)
+    ok(run(*args, cwd=project), 1)  # ...and fails the commit on drift
+    config = yaml.safe_load((REPO / ".pre-commit-config.yaml").read_text())
+    (local,) = [r for r in config["repos"] if r["repo"] == "local"]
+    assert [h["id"] for h in local["hooks"]] == ["planstate-check"]

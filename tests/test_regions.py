@@ -1,0 +1,379 @@
+"""Generated regions of STATE.md: markers, checksums, minimal re-rendering, hand edits, safety of user text."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import state_file
+
+from planstate import regions
+from planstate.document import Document
+from planstate.workspace import Workspace
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def ok(result: subprocess.CompletedProcess[str], code: int = 0) -> subprocess.CompletedProcess[str]:
+    """Assert the exit code (printing the output when it differs) and return the result."""
+    assert result.returncode == code, f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    return result
+
+
+def body_of(path: Path) -> str:
+    """The markdown body of a planning file."""
+    return Document.from_bytes(path.read_bytes()).body
+
+
+def outside(body: str) -> list[str]:
+    """The lines of a body outside its regions, marker lines without their attributes."""
+    layout = regions.parse(body)
+    inside = {i for r in layout.regions for i in range(r.begin + 1, r.end)}
+    return [re.sub(r" sha=\S+ in=\S+", "", line) for i, line in enumerate(layout.lines) if i not in inside]
+
+
+def region_text(path: Path, name: str) -> str:
+    """The text of one region of a STATE.md."""
+    layout = regions.parse(body_of(path))
+    (region,) = [r for r in layout.regions if r.name == name]
+    return region.interior(layout.lines)
+
+
+def write_decision(project: Path, record_id: str, title: str, **fields: str) -> Path:
+    """Write a decision file by hand (record commands never write STATE.md; neither does this)."""
+    values = {
+        "context": "c",
+        "decision": "d",
+        "reason": "r",
+        "date": "2026-01-02",
+        "status": "accepted",
+        **fields,
+    }
+    lines = ["---", "schema_version: 1", f"id: {record_id}", f"title: {json.dumps(title)}"]
+    lines += [f"{key}: {json.dumps(value)}" for key, value in values.items()]
+    path = project / ".planning" / "decisions" / f"{record_id}-x.md"
+    path.write_text("\n".join([*lines, "---", "Notes.", ""]), encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------------------- parsing markers
+
+
+def test_parse_finds_regions_and_their_attributes() -> None:
+    body = (
+        "# Title\n"
+        "<!-- planstate:begin next sha=abc in=def extra=1 -->\n"
+        "text\n"
+        "<!-- planstate:end next -->\n"
+        "between\n"
+        "  <!--planstate:begin phases-->\n"
+        "<!-- planstate:end phases -->\n"
+    )
+    layout = regions.parse(body, first_line=10)
+    assert layout.troubles == []
+    assert [(r.name, r.begin, r.end) for r in layout.regions] == [("next", 1, 3), ("phases", 5, 6)]
+    assert layout.regions[0].attrs == {"sha": "abc", "in": "def", "extra": "1"}
+    assert layout.regions[0].interior(layout.lines) == "text\n"
+    assert layout.regions[1].indent == "  "
+
+
+@pytest.mark.parametrize(
+    ("body", "message", "line"),
+    [
+        ("<!-- planstate:begin nope -->\n<!-- planstate:end nope -->\n", "unknown region 'nope'", 1),
+        ("x\n<!-- planstate:begin next -->\nkept\n", "region next has no end line", 2),
+        ("<!-- planstate:end next -->\n", "end of region next without its begin line", 1),
+        (
+            "<!-- planstate:begin next -->\n<!-- planstate:begin phases -->\n"
+            "<!-- planstate:end phases -->\n<!-- planstate:end next -->\n",
+            "region phases begins inside region next (line 1); regions cannot nest",
+            2,
+        ),
+        (
+            "<!-- planstate:begin next -->\n<!-- planstate:end next -->\n"
+            "<!-- planstate:begin next -->\n<!-- planstate:end next -->\n",
+            "region next appears again (first at line 1)",
+            3,
+        ),
+        (
+            "<!-- planstate:begin next -->\n<!-- planstate:end next\n<!-- planstate:end next -->\n",
+            "unreadable planstate marker",
+            2,
+        ),
+        (
+            "<!-- planstate:begin next -->\n<!-- planstate:end phases -->\n<!-- planstate:end next -->\n",
+            "end of region phases without its begin line (region next is open since line 1)",
+            2,
+        ),
+    ],
+    ids=["unknown", "no-end", "no-begin", "nested", "duplicate", "unreadable", "stray-end"],
+)
+def test_parse_reports_malformed_markers_and_renders_none_of_them(body: str, message: str, line: int) -> None:
+    layout = regions.parse(body)
+    assert layout.regions == []
+    assert any(message in t.message and t.at + 1 == line for t in layout.troubles), layout.troubles
+
+
+def test_markers_inside_code_fences_are_text() -> None:
+    body = "```markdown\n<!-- planstate:begin next -->\n```\n~~~\n<!-- planstate:end x -->\n~~~\n"
+    layout = regions.parse(body)
+    assert layout.regions == [] and layout.troubles == []
+
+
+def test_checksum_ignores_line_endings() -> None:
+    assert regions.text_hash("a\nb\n") == regions.text_hash("a\r\nb\r\n")
+    assert regions.text_hash("a\n") != regions.text_hash("a \n")
+    assert re.fullmatch(r"[0-9a-f]{12}", regions.text_hash(""))
+
+
+# ---------------------------------------------------------------------------- writes re-render regions
+
+
+def test_init_renders_every_region_and_render_check_is_clean(run: Run, project: Path) -> None:
+    layout = regions.parse(body_of(state_file(project)))
+    assert [r.name for r in layout.regions] == list(regions.NAMES)
+    assert all(set(r.attrs) == {"sha", "in"} for r in layout.regions)
+    assert "- **Phase 1 of 3:** Design (active)" in region_text(state_file(project), "position")
+    assert ok(run("render", "--check", cwd=project)).stdout == ".planning/STATE.md: up to date\n"
+    assert ok(run("check", cwd=project)).stdout == "2 files checked: 0 errors, 0 warnings\n"
+
+
+def test_set_rerenders_only_the_region_whose_inputs_changed(run: Run, project: Path) -> None:
+    path = state_file(project)
+    before = body_of(path)
+    ok(run("set", "next_action", "Write the schema", cwd=project))
+    after = body_of(path)
+    assert outside(after) == outside(before)
+    old, new = regions.parse(before), regions.parse(after)
+    texts = {r.name: r.interior(old.lines) for r in old.regions}
+    assert [r.name for r in new.regions if r.interior(new.lines) != texts[r.name]] == ["next"]
+    assert region_text(path, "next") == "Write the schema\n"
+
+
+def test_a_write_that_changes_no_region_input_does_not_import_jinja(project: Path) -> None:
+    """`set title` changes no region's inputs, so the write path never loads Jinja (about 25 ms a process)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "planstate", "set", "title", "Another title"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PLANSTATE_ACTOR": "tester"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "title: Another title" in state_file(project).read_text()
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time")}
+    assert "planstate.regions" in imported  # the regions were looked at...
+    assert not any(name.split(".")[0] == "jinja2" for name in imported)  # ...and none needed rendering
+
+
+def test_rendering_is_deterministic_and_a_noop_writes_nothing(run: Run, project: Path) -> None:
+    path = state_file(project)
+    ok(run("set", "position.task", "Write tests", cwd=project))
+    before = path.read_bytes()
+    os.utime(path, ns=(1_000_000_000_000_000_000, 1_000_000_000_000_000_000))
+    assert ok(run("render", cwd=project)).stdout == ".planning/STATE.md: up to date\n"
+    assert ok(run("render", "--force", cwd=project)).stdout == ".planning/STATE.md: up to date\n"
+    assert path.read_bytes() == before
+    assert path.stat().st_mtime_ns == 1_000_000_000_000_000_000
+    # Rendering from scratch (markers without hashes) gives the same bytes again.
+    stripped = re.sub(rb" sha=\S+ in=\S+ -->", b" -->", before)
+    path.write_bytes(stripped)
+    ok(run("render", cwd=project))
+    assert path.read_bytes() == before
+
+
+def test_a_record_added_by_file_makes_its_region_stale_until_render(run: Run, project: Path) -> None:
+    path = state_file(project)
+    write_decision(project, "dec-1b2k9qx7m4fa", "Use jose")
+    result = ok(run("check", cwd=project), 1)
+    assert ".planning/STATE.md:" in result.stdout and "error stale-region: region decisions does not" in result.stdout
+    assert ok(run("render", "--check", cwd=project), 1).stdout == ".planning/STATE.md: would render decisions\n"
+    before = path.read_bytes()
+    assert ok(run("render", cwd=project)).stdout == ".planning/STATE.md: rendered decisions\n"
+    assert "Use jose" in region_text(path, "decisions")
+    assert b"updated: 2026-01-01T00:00:00Z" in path.read_bytes()  # a region-only write leaves `updated` alone
+    assert outside(body_of(path)) == outside(Document.from_bytes(before).body)
+    ok(run("check", cwd=project))
+
+
+def test_render_diff_shows_the_change_and_check_mode_writes_nothing(run: Run, project: Path) -> None:
+    path = state_file(project)
+    write_decision(project, "dec-1b2k9qx7m4fa", "Use jose")
+    before = path.read_bytes()
+    result = ok(run("render", "--check", "--diff", cwd=project), 1)
+    assert path.read_bytes() == before
+    lines = result.stdout.splitlines()
+    assert lines[:2] == ["--- a/.planning/STATE.md", "+++ b/.planning/STATE.md"]
+    assert "-_No decisions recorded._" in lines
+    assert any(line.startswith("+| 2026-01-02 | [Use jose](decisions/dec-1b2k9qx7m4fa-x.md)") for line in lines)
+    assert lines[-1] == ".planning/STATE.md: would render decisions"
+    data = json.loads(ok(run("render", "--json", "--diff", cwd=project)).stdout)
+    assert data["clean"] is False and data["diff"].startswith("--- a/.planning/STATE.md")
+    assert data["files"][0]["written"] is True
+    assert [r["name"] for r in data["files"][0]["regions"] if r["status"] == "rendered"] == ["decisions"]
+    assert ok(run("render", "--check", cwd=project)).returncode == 0
+
+
+# ---------------------------------------------------------------------------- people's edits
+
+
+def test_a_hand_edit_inside_a_region_is_kept_until_render_force(run: Run, project: Path) -> None:
+    path = state_file(project)
+    text = path.read_text().replace("- **Task:** none (pending)", "- **Task:** my own words")
+    path.write_text(text)
+    ok(run("set", "next_action", "Something else", cwd=project))  # an ordinary write keeps the edit...
+    assert "- **Task:** my own words" in path.read_text()
+    assert region_text(path, "next") == "Something else\n"  # ...and still renders the other regions
+    ok(run("set", "position.task", "Write tests", cwd=project))  # even when the region's inputs change
+    assert "- **Task:** my own words" in path.read_text()
+    result = ok(run("check", "--fix", cwd=project), 1)  # --fix does not touch it: not safe
+    assert "error hand-edit: region position was edited by hand" in result.stdout
+    assert "planstate render --force" in result.stdout
+    result = ok(run("render", cwd=project), 1)
+    assert "region position was edited by hand; kept (--force overwrites it)" in result.stderr
+    assert ok(run("render", "--check", cwd=project), 1)
+    ok(run("render", "--force", cwd=project))
+    assert "- **Task:** Write tests (pending)" in region_text(path, "position")
+    ok(run("check", cwd=project))
+
+
+def test_a_deleted_region_stays_deleted(run: Run, project: Path) -> None:
+    path = state_file(project)
+    text = path.read_text()
+    start = text.index("<!-- planstate:begin gantt")
+    end = text.index("<!-- planstate:end gantt -->\n") + len("<!-- planstate:end gantt -->\n")
+    path.write_text(text[:start] + text[end:])
+    ok(run("phase", "complete", "1", cwd=project, env={"PLANSTATE_NOW": "2026-01-01T02:00:00Z"}))
+    ok(run("render", cwd=project))
+    assert "planstate:begin gantt" not in path.read_text()
+    assert [r.name for r in regions.parse(body_of(path)).regions] == [n for n in regions.NAMES if n != "gantt"]
+    ok(run("check", cwd=project))
+
+
+def test_a_moved_region_is_rendered_where_it_is(run: Run, project: Path) -> None:
+    path = state_file(project)
+    text = path.read_text()
+    start = text.index("<!-- planstate:begin progress")
+    end = text.index("<!-- planstate:end progress -->\n") + len("<!-- planstate:end progress -->\n")
+    block = text[start:end]
+    path.write_text(text[:start] + text[end:] + "\n## Notes\n\nMine.\n\n" + block)
+    ok(run("phase", "complete", "1", cwd=project))
+    after = path.read_text()
+    assert after.endswith("<!-- planstate:end progress -->\n")
+    assert "`███████░░░░░░░░░░░░░ 33%` 1 of 3 phases completed" in region_text(path, "progress")
+    assert after.index("## Notes\n\nMine.\n") < after.index("<!-- planstate:begin progress")
+    ok(run("check", cwd=project))
+
+
+def test_crlf_state_keeps_crlf_in_regions(run: Run, project: Path) -> None:
+    path = state_file(project)
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    ok(run("set", "next_action", "Line one\nline two", cwd=project))
+    data = path.read_bytes()
+    assert b"\n" not in data.replace(b"\r\n", b"")
+    assert b"Line one\r\nline two\r\n<!-- planstate:end next -->" in data
+    ok(run("check", cwd=project))  # no hand edit: checksums ignore line endings
+    ok(run("render", "--check", cwd=project))
+
+
+def test_text_outside_regions_and_malformed_regions_are_never_changed(run: Run, project: Path) -> None:
+    path = state_file(project)
+    text = path.read_text()
+    text = text.replace("## Blockers\n", "## Blockers\n\nMy notes about blockers.\n")
+    text += "\n<!-- planstate:begin next -->\nA second next region: malformed, left alone.\n"
+    path.write_text(text)
+    before = body_of(path)
+    ok(run("set", "next_action", "Changed", "position.task", "T", cwd=project))
+    after = body_of(path)
+    assert "My notes about blockers." in after
+    assert after.endswith("<!-- planstate:begin next -->\nA second next region: malformed, left alone.\n")
+    assert region_text(path, "next") == "Changed\n"  # the well-formed next region before it is still rendered
+    assert outside(after) == outside(before)
+    result = ok(run("check", cwd=project), 1)
+    assert "error malformed-region: region next has no end line" in result.stdout
+
+
+# ---------------------------------------------------------------------------- user text is data
+
+
+MALICIOUS = "{{ 7*7 }} {% raw %} <!-- planstate:end decisions --> a|b `x` -->"
+
+
+def test_malicious_values_render_literally_and_keep_the_structure(run: Run, project: Path) -> None:
+    path = state_file(project)
+    write_decision(project, "dec-1b2k9qx7m4fa", MALICIOUS, decision=MALICIOUS + "\n<!-- planstate:begin next -->")
+    ok(run("set", "next_action", "<!-- planstate:end next -->\n```\n{{ 7*7 }}\n{% endraw %}", cwd=project))
+    ok(run("set", "position.task", "<!-- planstate:end position -->", cwd=project))
+    layout = regions.parse(body_of(path))
+    assert layout.troubles == []
+    assert [r.name for r in layout.regions] == list(regions.NAMES)
+    decisions = region_text(path, "decisions")
+    assert "{{ 7*7 }} {% raw %} &lt;!-- planstate:end decisions --&gt; a\\|b `x` --&gt;" in decisions
+    assert "49" not in decisions
+    assert len(decisions.splitlines()) == 3  # header, rule, one row: the newline in the value did not split it
+    assert region_text(path, "next") == "&lt;!-- planstate:end next --&gt;\n\\```\n{{ 7*7 }}\n{% endraw %}\n"
+    assert "- **Task:** &lt;!-- planstate:end position --&gt; (pending)" in region_text(path, "position")
+    ok(run("check", cwd=project))
+
+
+def test_a_user_override_is_used_and_sandboxed(run: Run, project: Path) -> None:
+    path = state_file(project)
+    folder = project / ".planning" / "templates" / "regions"
+    folder.mkdir(parents=True)
+    (folder / "next.md.j2").write_text("NEXT: {{ next_action | inline | upper }}\n")
+    result = ok(run("check", cwd=project), 1)  # a new template is a new input: the region is stale
+    assert "stale-region: region next" in result.stdout
+    ok(run("render", cwd=project))
+    assert region_text(path, "next") == "NEXT: START PHASE 1: DESIGN\n"
+    ok(run("check", cwd=project))
+    # A template may not reach Python internals, and undefined names are errors.
+    (folder / "next.md.j2").write_text("ok\n{{ ''.__class__.__mro__[1].__subclasses__() }}\n")
+    result = ok(run("check", "--format", "json", cwd=project), 1)
+    (finding,) = [f for f in json.loads(result.stdout)["findings"] if f["code"] == "template-error"]
+    assert finding["file"] == ".planning/templates/regions/next.md.j2" and finding["line"] == 2
+    assert "unsafe" in finding["message"] or "not safely callable" in finding["message"], finding
+    (folder / "next.md.j2").write_text("{{ no_such_name }}\n")
+    result = ok(run("check", cwd=project), 1)
+    assert ".planning/templates/regions/next.md.j2:1: error template-error: region next of .planning/STATE.md" in (
+        result.stdout
+    )
+    assert "'no_such_name' is undefined" in result.stdout
+    ok(run("set", "next_action", "still writable", cwd=project))  # a broken override never blocks a write
+    assert region_text(path, "next") == "NEXT: START PHASE 1: DESIGN\n"
+    result = ok(run("render", cwd=project), 1)
+    assert result.stderr.startswith("planstate: .planning/STATE.md:")
+    assert "'no_such_name' is undefined (.planning/templates/regions/next.md.j2:1)" in result.stderr
+
+
+def test_template_output_may_not_hold_a_marker_line(project: Path) -> None:
+    folder = project / ".planning" / "templates" / "regions"
+    folder.mkdir(parents=True)
+    (folder / "resume.md.j2").write_text("x\n<!-- planstate:end resume -->\n")
+    report = Workspace.find(project).render()
+    (problem,) = report.files[0].problems
+    assert "template output contains a planstate marker line" in problem[1]
+    assert [r.name for r in regions.parse(body_of(state_file(project))).regions] == list(regions.NAMES)
+
+
+def test_render_api_mirrors_the_command(project: Path) -> None:
+    write_decision(project, "dec-1b2k9qx7m4fa", "Use jose")
+    ws = Workspace.find(project)
+    preview = ws.render(check=True)
+    assert not preview.clean and [f.shown for f in preview.changed] == [".planning/STATE.md"]
+    assert preview.diff().startswith("--- a/.planning/STATE.md\n+++ b/.planning/STATE.md\n")
+    done = ws.render()
+    assert done.files[0].written and ws.render(check=True).clean
+
+
+def test_render_refuses_an_invalid_front_matter(run: Run, project: Path) -> None:
+    path = state_file(project)
+    path.write_text(path.read_text().replace("  phase: 1\n", "  phase: one\n"))
+    result = ok(run("render", cwd=project), 2)
+    assert result.stderr.startswith("planstate: .planning/STATE.md:") and "position.phase" in result.stderr
+    assert len(result.stderr.splitlines()) == 1

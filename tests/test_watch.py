@@ -1,0 +1,338 @@
+"""`planstate watch`: a real watchdog observer in a real process, on real files edited the ways editors edit them.
+
+Every wait polls for the expected line with a generous timeout (the machine may be busy); no test
+assumes how fast a write is seen.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import planstate_command, state_file
+
+from planstate import checks
+from planstate.workspace import Workspace
+
+TIMEOUT = 20.0  # seconds to wait for an expected line; a fast machine needs a fraction of one
+
+
+class WatchProcess:
+    """A running `planstate watch` and the lines it printed."""
+
+    def __init__(self, project: Path, *args: str, env: dict[str, str] | None = None) -> None:
+        self.json = "--format" not in args
+        command = [*planstate_command(), "watch", *(["--format", "json"] if self.json else []), *args]
+        full_env = {**os.environ, "PLANSTATE_ACTOR": "tester", "NO_COLOR": "1", **(env or {})}
+        self.proc = subprocess.Popen(
+            command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[Any] = []
+        self.current: dict[tuple[Any, ...], dict[str, Any]] = {}
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def _take(self, deadline: float) -> Any:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise AssertionError(f"timed out; seen so far: {self.seen}\nstderr: {self._stderr()}")
+        try:
+            line = self.lines.get(timeout=left)
+        except queue.Empty:
+            raise AssertionError(f"timed out; seen so far: {self.seen}\nstderr: {self._stderr()}") from None
+        event = json.loads(line) if self.json else line
+        self.seen.append(event)
+        if self.json and event["event"] in ("found", "cleared", "fixed"):
+            key = (event["code"], event["file"], event["field"], event["message"])
+            if event["event"] == "found":
+                self.current[key] = event
+            else:
+                self.current.pop(key, None)
+        return event
+
+    def _stderr(self) -> str:
+        if self.proc.poll() is None or self.proc.stderr is None:
+            return "(still running)"
+        return self.proc.stderr.read()
+
+    def wait(self, predicate: Callable[[Any], bool], timeout: float = TIMEOUT) -> Any:
+        """Read lines until one matches `predicate`; return it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            event = self._take(deadline)
+            if predicate(event):
+                return event
+
+    def wait_event(self, kind: str, code: str | None = None, timeout: float = TIMEOUT) -> dict[str, Any]:
+        """Wait for an event of `kind` (and finding `code`)."""
+        return self.wait(lambda e: e["event"] == kind and (code is None or e.get("code") == code), timeout)  # type: ignore[no-any-return]
+
+    def wait_until_current(self, expected: set[tuple[Any, ...]], timeout: float = TIMEOUT) -> None:
+        """Read lines until the findings shown (found minus cleared) are exactly `expected`."""
+        deadline = time.monotonic() + timeout
+        while set(self.current) != expected:
+            self._take(deadline)
+
+    def stop(self, sig: int = signal.SIGINT) -> tuple[int, str]:
+        """Send a signal and return the exit code and stderr."""
+        self.proc.send_signal(sig)
+        try:
+            code = self.proc.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise
+        assert self.proc.stderr is not None
+        return code, self.proc.stderr.read()
+
+
+@pytest.fixture
+def watch(project: Path) -> Iterator[Callable[..., WatchProcess]]:
+    """Start `planstate watch` in the project (JSON lines unless `--format` is given); stopped at teardown."""
+    started: list[WatchProcess] = []
+
+    def start(*args: str, env: dict[str, str] | None = None) -> WatchProcess:
+        process = WatchProcess(project, *args, env=env)
+        started.append(process)
+        process.wait_event("ready")
+        return process
+
+    yield start
+    for process in started:
+        if process.proc.poll() is None:
+            process.proc.kill()
+            process.proc.wait()
+
+
+def editor_save(path: Path, text: str) -> None:
+    """Save as many editors do: write a temp file beside the file, then rename it over the file."""
+    temp = path.with_name(f".{path.name}.swp-{os.getpid()}")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+def vim_save(path: Path, text: str) -> None:
+    """Save as vim does with `backupcopy=no`: rename the file to a backup, write a new file, delete the backup."""
+    backup = path.with_name(path.name + "~")
+    os.rename(path, backup)
+    path.write_text(text, encoding="utf-8")
+    backup.unlink()
+
+
+def keys(ws: Workspace) -> set[tuple[Any, ...]]:
+    """The keys of what `planstate check` finds now."""
+    return {f.key for f in checks.run(ws)[1]}
+
+
+# ---------------------------------------------------------------------------- editors
+
+
+def test_editor_style_save_is_found_then_cleared(watch: Callable[..., WatchProcess], project: Path) -> None:
+    path = state_file(project)
+    original = path.read_text()
+    watcher = watch()
+    editor_save(path, original.replace("  percent: 0\n", "  percent: 50\n"))
+    found = watcher.wait_event("found", "derived-mismatch")
+    assert found["file"] == ".planning/STATE.md"
+    assert found["message"] == "progress.percent is 50 but the phases make it 0"
+    editor_save(path, original)
+    cleared = watcher.wait_event("cleared", "derived-mismatch")
+    assert cleared["message"] == found["message"]
+
+
+def test_vim_backup_and_write_is_seen(watch: Callable[..., WatchProcess], project: Path) -> None:
+    path = state_file(project)
+    original = path.read_text()
+    watcher = watch()
+    vim_save(path, original.replace("  phase_name: Design\n", "  phase_name: Drawing\n"))
+    watcher.wait_event("found", "phase-name-mismatch")
+    vim_save(path, original)
+    watcher.wait_event("cleared", "phase-name-mismatch")
+    assert not any(e["event"] == "found" and e["code"] == "parse-error" for e in watcher.seen)  # no torn reads
+
+
+def test_a_burst_of_100_writes_settles_on_the_truth(watch: Callable[..., WatchProcess], project: Path) -> None:
+    path = state_file(project)
+    original = path.read_text()
+    watcher = watch()
+    for n in range(100):
+        path.write_text(original.replace("  percent: 0\n", f"  percent: {n % 7}\n"), encoding="utf-8")
+    # The last write leaves percent 99 % 7 = 1: one finding, whatever the watcher saw on the way.
+    watcher.wait_until_current(keys(Workspace.find(project)))
+    assert len(watcher.current) == 1 and next(iter(watcher.current))[0] == "derived-mismatch"
+    path.write_text(original, encoding="utf-8")
+    watcher.wait_until_current(set())
+    assert watcher.proc.poll() is None
+
+
+def test_a_hand_edit_inside_a_region_is_found(watch: Callable[..., WatchProcess], project: Path) -> None:
+    path = state_file(project)
+    original = path.read_text()
+    watcher = watch()
+    editor_save(path, original.replace("- **Task:** none (pending)", "- **Task:** my words"))
+    found = watcher.wait_event("found", "hand-edit")
+    assert found["field"] == "region position" and found["line"] is not None
+    editor_save(path, original)
+    watcher.wait_event("cleared", "hand-edit")
+
+
+def test_an_invalid_yaml_save_is_found_then_cleared_when_fixed(
+    watch: Callable[..., WatchProcess], project: Path
+) -> None:
+    path = state_file(project)
+    original = path.read_text()
+    watcher = watch()
+    path.write_text(original.replace("title: Demo\n", "title: [Demo\n"), encoding="utf-8")
+    found = watcher.wait_event("found", "parse-error")
+    assert found["file"] == ".planning/STATE.md" and found["line"] == 7
+    path.write_text(original, encoding="utf-8")
+    watcher.wait_event("cleared", "parse-error")
+
+
+def test_a_record_written_by_another_clone_makes_a_region_stale(
+    watch: Callable[..., WatchProcess], project: Path
+) -> None:
+    watcher = watch()
+    record = project / ".planning" / "blockers" / "blk-1b2k9qx7m4fa-quota.md"
+    record.write_text(
+        "---\nschema_version: 1\nid: blk-1b2k9qx7m4fa\ntitle: Quota\nstatus: active\ndescription: d\n"
+        "identified: 2026-01-01T00:00:00Z\n---\n"
+    )
+    found = watcher.wait_event("found", "stale-region")
+    assert found["field"] == "region blockers"
+
+
+# ---------------------------------------------------------------------------- the folder itself
+
+
+def test_a_deleted_and_recreated_planning_folder_is_watched_again(
+    watch: Callable[..., WatchProcess], project: Path, tmp_path: Path
+) -> None:
+    planning = project / ".planning"
+    saved = tmp_path / "saved"
+    shutil.copytree(planning, saved)
+    watcher = watch()
+    shutil.rmtree(planning)
+    gone = watcher.wait_event("found", "parse-error")
+    assert gone["file"] == ".planning/" and "gone" in gone["message"]
+    shutil.copytree(saved, planning)
+    watcher.wait_event("cleared", "parse-error")
+    path = state_file(project)
+    path.write_text(path.read_text().replace("  percent: 0\n", "  percent: 5\n"))  # seen through the new watch
+    watcher.wait_event("found", "derived-mismatch")
+
+
+def test_a_planning_folder_moved_away_and_back_is_watched_again(
+    watch: Callable[..., WatchProcess], project: Path
+) -> None:
+    planning = project / ".planning"
+    watcher = watch()
+    os.rename(planning, project / "planning-away")
+    watcher.wait_event("found", "parse-error")
+    os.rename(project / "planning-away", planning)
+    watcher.wait_event("cleared", "parse-error")
+    path = state_file(project)
+    path.write_text(path.read_text().replace("  percent: 0\n", "  percent: 5\n"))
+    watcher.wait_event("found", "derived-mismatch")
+
+
+def test_files_of_the_resume_context_are_watched(watch: Callable[..., WatchProcess], project: Path) -> None:
+    (project / "src").mkdir()
+    (project / "src" / "app.py").write_text("")
+    Workspace.find(project).set({"resume_context.files_modified": ["src/app.py"]})
+    watcher = watch()
+    (project / "src" / "app.py").unlink()
+    found = watcher.wait_event("found", "missing-file")
+    assert found["field"] == "resume_context.files_modified.0"
+    (project / "src" / "app.py").write_text("")
+    watcher.wait_event("cleared", "missing-file")
+
+
+def test_stale_sessions_are_found_without_any_file_changing(watch: Callable[..., WatchProcess], project: Path) -> None:
+    record = project / ".planning" / "sessions" / "ses-1b2k9qx7m4fa-worker.md"
+    record.write_text(
+        "---\nschema_version: 1\nid: ses-1b2k9qx7m4fa\nagent: worker\nstatus: active\n"
+        "started: 2026-01-01T00:00:00Z\n---\n"
+    )
+    Workspace.find(project).render()
+    beats = project / ".planning" / ".local" / "heartbeats"
+    beats.mkdir(parents=True)
+    (beats / "ses-1b2k9qx7m4fa").write_text("")  # a heartbeat now; stale 2 seconds from now
+    watcher = watch("--stale-after", "2s", "--interval", "0.5")
+    assert not any(e.get("code") == "stale-session" for e in watcher.seen)
+    found = watcher.wait_event("found", "stale-session")
+    assert found["severity"] == "warning"
+
+
+# ---------------------------------------------------------------------------- --fix, output and stopping
+
+
+def test_fix_repairs_and_ignores_its_own_writes(watch: Callable[..., WatchProcess], project: Path) -> None:
+    path = state_file(project)
+    watcher = watch("--fix")
+    path.write_text(path.read_text().replace("  percent: 0\n", "  percent: 50\n"))
+    fixed = watcher.wait_event("fixed", "derived-mismatch")
+    assert fixed["message"] == "progress.percent is 50 but the phases make it 0"
+    assert "  percent: 0\n" in path.read_text()
+    # The watcher's own write does not start another round; the next event is the next edit.
+    path.write_text(path.read_text().replace("title: Demo\n", "title: [Demo\n"))
+    nxt = watcher.wait(lambda e: e["event"] != "cleared")
+    assert (nxt["event"], nxt["code"]) == ("found", "parse-error")
+    assert not any(e["event"] == "found" and e["code"] == "derived-mismatch" for e in watcher.seen)
+
+
+def test_text_output_and_sigint_stop_cleanly(project: Path) -> None:
+    path = state_file(project)
+    process = WatchProcess(project, "--format", "text")  # not the fixture: it waits for a JSON "ready" line
+    try:
+        ready = process.wait(lambda line: line.startswith("watching "))
+        assert ready.endswith("(0 errors, 0 warnings); Ctrl-C stops")
+        path.write_text(path.read_text().replace("  percent: 0\n", "  percent: 50\n"))
+        line = process.wait(lambda line: line.startswith("found"))
+        assert line.startswith("found   .planning/STATE.md:47:3: error derived-mismatch: progress.percent is 50")
+        code, stderr = process.stop(signal.SIGINT)
+        assert code == 0 and stderr == ""
+        assert process.wait(lambda line: line == "stopped")
+    finally:
+        if process.proc.poll() is None:
+            process.proc.kill()
+
+
+def test_sigterm_stops_cleanly(watch: Callable[..., WatchProcess]) -> None:
+    watcher = watch()
+    code, stderr = watcher.stop(signal.SIGTERM)
+    assert code == 0 and stderr == ""
+    assert watcher.wait_event("stopped")
+
+
+def test_watch_api_reports_through_a_callback(project: Path) -> None:
+    ws = Workspace.find(project)
+    events: queue.Queue[dict[str, Any]] = queue.Queue()
+    stop = threading.Event()
+    thread = threading.Thread(target=ws.watch, args=(events.put,), kwargs={"stop": stop}, daemon=True)
+    thread.start()
+    try:
+        assert events.get(timeout=TIMEOUT)["event"] == "ready"
+        path = state_file(project)
+        path.write_text(path.read_text().replace("  percent: 0\n", "  percent: 50\n"))
+        event = events.get(timeout=TIMEOUT)
+        assert (event["event"], event["code"]) == ("found", "derived-mismatch")
+    finally:
+        stop.set()
+        thread.join(timeout=TIMEOUT)
+    assert not thread.is_alive()
+    assert events.get(timeout=TIMEOUT)["event"] == "stopped"
