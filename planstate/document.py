@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import functools
 import io
+import itertools
 import re
 from collections import Counter
 from pathlib import Path
@@ -290,6 +291,8 @@ class Document:
 
     def apply(self, ops: list[Op]) -> None:
         """Apply edits one by one; each is verified by re-parsing, or the document is left unchanged."""
+        if len(ops) > 1 and self._apply_scalars(ops):
+            return
         saved = self._save()
         try:
             for op in ops:
@@ -297,6 +300,47 @@ class Document:
         except BaseException:
             self._restore(saved)
             raise
+
+    def _apply_scalars(self, ops: list[Op]) -> bool:
+        """Apply edits that each replace one inline scalar by a one-line scalar with a single re-parse.
+
+        The spans are spliced from the last to the first, so the positions the parser gave stay valid,
+        then the whole result is verified once. Returns False (the document unchanged) when any edit is
+        of another kind or anything fails, and `apply` then goes edit by edit, which says exactly why.
+        """
+        from ruamel.yaml.nodes import ScalarNode
+
+        if not self._head or not all(op.kind == "replace" and _one_line_scalar(op.value) for op in ops):
+            return False
+        saved = self._save()
+        try:
+            expected = copy.deepcopy(self._data)
+            spans: list[tuple[int, int, str]] = []
+            for op in ops:
+                expected = apply_op(expected, op)
+                steps = self._resolve(list(op.path))
+                step = steps[-1] if steps else None
+                node = step.node if step is not None else None
+                if not isinstance(node, ScalarNode) or node.style in ("|", ">") or self._empty(node):
+                    raise EditError("not an inline scalar")
+                style = node.style if node.style in ("'", '"') else None
+                text = yamltext.scalar(op.value, style=style, flow=self._in_flow(step))
+                spans.append((node.start_mark.index, node.end_mark.index, text))
+            spans.sort(reverse=True)
+            if any(later[0] < earlier[1] for later, earlier in itertools.pairwise(spans)):
+                raise EditError("overlapping edits")
+            for start, end, text in spans:
+                self._splice(start, end, text)
+            self._parse()
+            if not same(self._data, expected):
+                raise EditError("the batch changed other values")
+        except (EditError, ParseError, UsageError):
+            self._restore(saved)
+            return False
+        except BaseException:
+            self._restore(saved)
+            raise
+        return True
 
     def _save(self) -> tuple[Any, ...]:
         """Everything an edit may change, to put back when it fails."""
@@ -844,6 +888,13 @@ class Document:
             return None
 
         return None if node is self._root else walk(self._root)
+
+
+def _one_line_scalar(value: Any) -> bool:
+    """Tell whether a value is a scalar written on one line (not a collection, not multi-line text)."""
+    if isinstance(value, dict | list):
+        return False
+    return not (isinstance(value, str) and ("\n" in value or "\r" in value))
 
 
 def _has_text(value: Any) -> bool:

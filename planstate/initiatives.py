@@ -9,10 +9,9 @@ live in `.planning/initiatives/<slug>/` with the same layout. At most one is `ac
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.errors import UsageError
 from planstate.models import RECORD_FOLDERS, SLUG
@@ -26,8 +25,7 @@ STATE_FILE = "STATE.md"
 _SLUG = re.compile(SLUG)
 
 
-@dataclass(frozen=True)
-class Initiative:
+class Initiative(NamedTuple):
     """Where one initiative lives: its folder (`.planning/` or `.planning/initiatives/<slug>/`)."""
 
     dir: Path
@@ -53,8 +51,7 @@ class Initiative:
         return self.dir / RECORD_FOLDERS[kind]
 
 
-@dataclass(frozen=True)
-class Summary:
+class Summary(NamedTuple):
     """What selection and `initiative list` need to know about an initiative, read cheaply."""
 
     initiative: Initiative

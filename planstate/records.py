@@ -6,9 +6,8 @@ and shells find it, and a record is found by reading names first and front matte
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate import ids
 from planstate.errors import PlanstateError, UsageError
@@ -22,8 +21,7 @@ if TYPE_CHECKING:
 TEMPLATES = {"decision": "decision.md.j2", "blocker": "blocker.md.j2", "session": "session.md.j2"}
 
 
-@dataclass
-class Record:
+class Record(NamedTuple):
     """One record file as read: where it is, its kind and its plain front-matter data."""
 
     kind: str

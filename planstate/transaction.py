@@ -12,7 +12,6 @@ understands (a record that exists before STATE.md mentions it, a history line th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,26 +30,36 @@ if TYPE_CHECKING:
     from planstate.workspace import Workspace
 
 
-@dataclass
 class Staged:
     """A file loaded into a transaction: its document, original bytes and the working copy of its data."""
 
-    kind: str
-    path: Path
-    doc: Document
-    original: bytes
-    data: dict[str, Any]
-    initiative: Initiative | None = None
-    created: bool = False
+    # A plain class, not a dataclass: importing dataclasses costs agents milliseconds on every write.
+    def __init__(
+        self,
+        kind: str,
+        path: Path,
+        doc: Document,
+        original: bytes,
+        data: dict[str, Any],
+        initiative: Initiative | None = None,
+        created: bool = False,
+    ) -> None:
+        self.kind = kind
+        self.path = path
+        self.doc = doc
+        self.original = original
+        self.data = data
+        self.initiative = initiative
+        self.created = created
 
 
-@dataclass
 class Written:
     """What a committed transaction wrote."""
 
-    created: list[Path] = field(default_factory=list)
-    changed: list[Path] = field(default_factory=list)
-    logged: list[Path] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.created: list[Path] = []
+        self.changed: list[Path] = []
+        self.logged: list[Path] = []
 
     def __bool__(self) -> bool:
         return bool(self.created or self.changed or self.logged)

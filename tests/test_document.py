@@ -1243,3 +1243,50 @@ def test_random_edits_on_random_files(
     if crlf:
         assert out.count(b"\n") == out.count(b"\r\n")
     assert same(Document.from_bytes(out).data, doc.data)
+
+
+# ---------------------------------------------------------------------------- batched scalar edits
+
+
+def _scalar_keys(doc: Document) -> list[str]:
+    """Top-level keys whose values are one-line inline scalars (what a batched edit may replace)."""
+    from ruamel.yaml.nodes import MappingNode, ScalarNode
+
+    root = doc._root
+    if not isinstance(root, MappingNode):
+        return []
+    keys = []
+    for key, value in root.value:
+        scalar = isinstance(key, ScalarNode) and isinstance(value, ScalarNode) and key.value != "<<"
+        if scalar and value.style not in ("|", ">") and value.start_mark.line == value.end_mark.line and value.value:
+            keys.append(key.value)
+    return keys
+
+
+def test_batched_scalar_edits_equal_edits_one_by_one() -> None:
+    """`apply` splices several scalar replacements at once; the bytes equal those of one edit at a time."""
+    from conftest import CORPUS
+
+    from planstate.errors import PlanstateError
+    from planstate.plain import Op
+
+    checked = 0
+    for path in sorted(p for p in CORPUS.rglob("*.md") if p.is_file()):
+        try:
+            doc = Document.from_bytes(path.read_bytes(), path)
+        except ParseError:
+            continue
+        keys = _scalar_keys(doc)[:3]
+        if len(keys) < 2:
+            continue
+        ops = [Op("replace", (k,), f"new value {i}: #{i}") for i, k in enumerate(keys)]
+        one_by_one = Document.from_bytes(path.read_bytes(), path)
+        try:
+            for op in ops:
+                one_by_one.apply([op])
+        except PlanstateError:
+            continue  # an alias or merge makes the edit refused; the batch must refuse it too
+        doc.apply(ops)
+        assert doc.to_bytes() == one_by_one.to_bytes(), path
+        checked += 1
+    assert checked > 500
