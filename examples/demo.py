@@ -1,4 +1,5 @@
-"""The bundled example: create an initiative, change it a few times, show its status.
+"""The bundled example: create an initiative, record a decision and a blocker, work through a phase, then show
+its status, the resume brief and the drift check.
 
     python examples/demo.py [FOLDER] [--quiet]
 
@@ -30,13 +31,27 @@ STEPS = [
         "--next",
         "Design the users and sessions tables",
     ],
-    ["set", "position.task", "Create users table migration", "position.status", "in_progress"],
-    ["append", "resume_context.files_modified", "db/migrations/001_users.sql"],
-    ["append", "resume_context.key_implementations", "Passwords hashed with argon2id"],
-    ["append", "resume_context.open_questions", "Do we need soft-deleted users?"],
-    ["set", "next_action", "Write the sessions table migration, then verify phase 1"],
+    [
+        "decision",
+        "add",
+        "--context",
+        "JWT library for signing and verifying access tokens",
+        "--decision",
+        "jose over jsonwebtoken",
+        "--reason",
+        "It uses the Web Crypto API and has better types",
+        "--alternative",
+        "jsonwebtoken: no Web Crypto support",
+    ],
+    ["blocker", "add", "--description", "Waiting for OAuth client credentials", "--affects", "phase 3", "--active"],
+    ["task", "start", "Create users table migration"],
+    ["context", "--file", "db/migrations/001_users.sql", "--question", "Do we need soft-deleted users?"],
+    ["phase", "complete", "1", "--evidence", "migrations=3", "--evidence", "tests=18/18"],
+    ["next", "Implement access token issuing, then verify phase 2"],
     ["status"],
     ["get", "position", "--json"],
+    ["resume"],
+    ["check"],
     ["validate"],
 ]
 
