@@ -91,3 +91,19 @@ def test_readme_starts_with_a_two_command_quickstart() -> None:
 
 def test_ci_runs_the_readme_test_command() -> None:
     assert "make test" in (REPO / ".ci" / "run").read_text()
+
+
+def test_readme_python_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Python block of README.md runs as written, in an empty folder, and prints what it says."""
+    import contextlib
+    import io
+
+    block = re.search(r"From Python.*?```python\n(.*?)```", README, re.DOTALL)
+    assert block is not None
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PLANSTATE_ACTOR", "tester")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(block.group(1), "README.md", "exec"), {})
+    assert printed.getvalue() == "paused 50\n"
+    assert (tmp_path / ".planning" / "STATE.md").is_file()
