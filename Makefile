@@ -18,7 +18,7 @@ demo: $(BIN)/python
 
 test: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 	$(BIN)/python -m ruff check .
 	$(BIN)/python -m ruff format --check .
 	$(BIN)/python -m mypy

@@ -72,6 +72,8 @@ class DecisionAPI:
             phase = _current_phase(ws, warnings)
         elif isinstance(phase, bool) or not isinstance(phase, int) or phase < 0:
             raise UsageError(f"{phase!r} is not a phase number", field="phase")
+        else:
+            _check_phase(ws, phase)
         initiative = ws.target
         recordops.preload_templates()
         with ws.transaction() as tx:
@@ -171,6 +173,24 @@ def _current_phase(ws: Workspace, warnings: list[str]) -> int | None:
     position = data.get("position") if isinstance(data, dict) else None
     phase = position.get("phase") if isinstance(position, dict) else None
     return phase if isinstance(phase, int) and not isinstance(phase, bool) and phase >= 0 else None
+
+
+def _check_phase(ws: Workspace, phase: int) -> None:
+    """Refuse a phase number the initiative does not have (when its STATE.md can be read at all)."""
+    from planstate.models import State, phase_numbers
+
+    try:
+        data = ws.cached_data(ws.target.state_path)
+    except PlanstateError:
+        return  # the record is still worth keeping; validate and check report the broken STATE.md
+    if not isinstance(data, dict):
+        return
+    numbers = phase_numbers(State(data))
+    if len(numbers) and phase not in numbers:
+        raise UsageError(
+            f"{phase} is not a phase of this initiative; phases are numbered {numbers.start} to {numbers.stop - 1}",
+            field="phase",
+        )
 
 
 def _supersedable(tx: Transaction, initiative: Initiative, ref: str) -> records.Record:

@@ -451,3 +451,11 @@ def test_add_superseding_says_so(run: Run, project: Path) -> None:
     first, second = result.stdout.splitlines()
     assert first.startswith("Recorded decision dec-") and first.endswith("-use-grpc.md)")
     assert second == f"Decision {old['id']} is now superseded by {first.split()[2].rstrip(':')}."
+
+
+def test_a_phase_the_initiative_does_not_have_is_refused(run: Run, project: Path) -> None:
+    before = sorted((project / ".planning" / "decisions").iterdir())
+    result = run("decision", "add", "--context", "c", "--decision", "d", "--reason", "r", "--phase", "7", cwd=project)
+    assert result.returncode == 2
+    assert "7 is not a phase of this initiative; phases are numbered 1 to 3" in result.stderr
+    assert sorted((project / ".planning" / "decisions").iterdir()) == before
