@@ -170,6 +170,11 @@ class Workspace:
             self.save_cache()
         return self._target
 
+    def forget_target(self) -> None:
+        """Choose the target initiative again on next use (after a command changed which one is active)."""
+        if self.initiative_slug is None:
+            self._target = None
+
     @property
     def state_path(self) -> Path:
         """The STATE.md of the initiative this workspace acts on."""
