@@ -123,6 +123,11 @@ class Document:
         """Tell whether the file has a front matter block (possibly empty)."""
         return bool(self._head)
 
+    def require_front_matter(self) -> None:
+        """Raise UsageError (naming the file, line 1) unless the file has a front matter block."""
+        if not self._head:
+            raise UsageError("has no front matter (it must start with a '---' line)", file=self.path, line=1)
+
     @property
     def front_matter_text(self) -> str:
         """The YAML text between the delimiter lines, as it is in the file."""
