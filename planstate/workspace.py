@@ -112,7 +112,7 @@ class Workspace:
             path = absolute(given)
             planning, selected = _planning_of(path)
             if planning is None:
-                what = "no such folder" if not path.exists() else "not a .planning/ folder, nor in or above one"
+                what = "no such folder" if not path.exists() else "not a .planning/ folder, not in one, holds none"
                 raise UsageError(
                     f"no {PLANNING}/ workspace at {path} ({what}); pass the {PLANNING}/ folder "
                     "or the project folder that holds it"
@@ -254,25 +254,28 @@ class Workspace:
     # ------------------------------------------------------------ writing
 
     @contextmanager
-    def transaction(self) -> Iterator[Transaction]:
+    def transaction(self, *, explicit: bool = False) -> Iterator[Transaction]:
         """A write: hold the lock, let the caller load and change files, then validate and write them all.
 
         Nothing is written when the body raises or any changed file fails validation. See transaction.py.
         Refused when no initiative is active and the target would be a guess among several: a write
         must name its initiative (`--initiative`), reads may still show the most recently changed one.
+        `explicit=True` is for operations that name every initiative they change themselves
+        (`initiative new`, `initiative switch`): the workspace's target, guessed or not, plays no part.
         """
         from planstate.transaction import Transaction
 
-        if self._target is not None and self._guessed:
+        guarded = not explicit
+        if guarded and self._target is not None and self._guessed:
             raise self._unsure()
         with self._lock:
-            self._writing += 1
+            self._writing += guarded
             try:
                 tx = Transaction(self)
                 yield tx
                 tx.commit()
             finally:
-                self._writing -= 1
+                self._writing -= guarded
 
     @contextmanager
     def edit(self) -> Iterator[State]:

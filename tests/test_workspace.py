@@ -195,6 +195,10 @@ def test_writes_refuse_to_guess_the_initiative(project: Path) -> None:
     named = Workspace.find(project, initiative="side")
     named.set({"title": "Side"})
     assert named.get("title") == "Side"
+    side = named.target
+    with guessing.transaction(explicit=True) as tx:  # an operation that names its initiative itself
+        tx.state(side).next_action = "named, not guessed"
+    assert named.get("next_action") == "named, not guessed"
 
 
 def test_forget_target_selects_again(project: Path) -> None:
