@@ -193,11 +193,11 @@ class Transaction:
         """
         logged = {path.parent for path in self._history}
         for staged in changed:
+            if staged.kind == "session" and not staged.created:
+                continue
             folder = staged.path.parent if staged.kind == "state" else staged.path.parent.parent
             frozen = self._frozen(folder)
             if frozen is None:
-                continue
-            if staged.kind == "session" and not staged.created:
                 continue
             if staged.kind == "state":
                 transition = folder in logged

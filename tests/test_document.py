@@ -1305,7 +1305,7 @@ def test_random_edits_on_random_files(
         reject()
     assume(same(doc.data, old))  # or reads back differently (`[?0]`)
     path = list(data.draw(st.sampled_from(value_paths(old))))
-    kind = data.draw(st.sampled_from(["set", "delete", "append", "add"]))
+    kind = data.draw(st.sampled_from(["set", "delete", "append", "add", "insert"]))
     value = data.draw(FUZZ_DATA)
     try:
         if kind == "set":
@@ -1314,9 +1314,15 @@ def test_random_edits_on_random_files(
             doc.delete(path)
         elif kind == "append":
             doc.append(path, value)
+        elif kind == "insert":
+            doc.insert(path, value)
         else:
             doc.set([*path, "new"], value)
     except UsageError:  # e.g. appending to a string: refused, nothing changed
+        assert doc.to_bytes() == text.encode()
+        return
+    except EditError:  # an insertion the text cannot take (`- - a`): refused, nothing changed
+        assert kind == "insert"
         assert doc.to_bytes() == text.encode()
         return
     out = doc.to_bytes()
