@@ -303,10 +303,10 @@ class Workspace:
 
         Values are typed (`3`, `None`, `["a"]`); `set_text` takes them as typed on a command line.
         """
-        pairs = _pairs(values)
+        pairs = self._pairs(values)
         targets = [(path, self._writable_path(path)) for path, _value in pairs]
         for (path, segs), (_path, value) in zip(targets, pairs, strict=True):
-            _refuse_blank(value, lookup(State, tuple(segs))[1], path)
+            self._refuse_blank(value, lookup(State, tuple(segs))[1], path)
         with self.edit() as state:
             data = state.to_data()
             before = {path: _peek(data, segs) for path, segs in targets}
@@ -318,7 +318,7 @@ class Workspace:
         """Set fields from text as typed on a command line (see docs/cli.md "Values"), in one transaction."""
         from planstate.values import from_text
 
-        pairs = _pairs(values)
+        pairs = self._pairs(values)
         typed = []
         for path, text in pairs:
             segs = self._writable_path(path)
@@ -331,7 +331,7 @@ class Workspace:
         _field, kind = lookup(State, tuple(segs))
         if not isinstance(kind, ListOf):
             raise UsageError("is not a list; use set", file=self._shown(), field=path)
-        _refuse_blank(value, kind.item, path)
+        self._refuse_blank(value, kind.item, path)
         with self.edit() as state:
             data = state.to_data()
             before = _peek(data, segs)
@@ -349,6 +349,28 @@ class Workspace:
         if not isinstance(kind, ListOf):
             raise UsageError("is not a list; use set", file=self._shown(), field=path)
         return self.append(path, self._typed(from_text, text, kind.item, path))
+
+    def _pairs(self, values: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        """The (path, value) pairs of a write; the same field twice (`phases.0` and `phases[0]` too) is refused."""
+        pairs = list(values.items()) if isinstance(values, Mapping) else list(values)
+        seen: dict[str, str] = {}
+        for path, _value in pairs:
+            key = format_path(parse_path(path))
+            if key in seen:
+                raise UsageError(
+                    f"{path!r} is given twice (as {seen[key]!r} too); set each field once",
+                    file=self._shown(),
+                    field=key,
+                )
+            seen[key] = path
+        return pairs
+
+    def _refuse_blank(self, value: Any, kind: Kind[Any] | None, path: str) -> None:
+        """Refuse text that is empty or only spaces for a field that must hold text (a title, a phase name)."""
+        from planstate.schema import Str
+
+        if isinstance(kind, Str) and kind.min_length > 0 and isinstance(value, str) and not value.strip():
+            raise UsageError("must not be empty or only spaces", file=self._shown(), field=path)
 
     def _typed(self, convert: Any, text: str, kind: Kind[Any] | None, path: str) -> Any:
         """Convert command-line text for the field at `path`; its errors name STATE.md and the field."""
@@ -748,26 +770,6 @@ def _managed_inside(kind: Any, prefix: str = "") -> tuple[str, str] | None:
         if found is not None:
             return found
     return None
-
-
-def _pairs(values: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
-    """The (path, value) pairs of a write; the same field twice (`title`, or `phases.0` and `phases[0]`) is refused."""
-    pairs = list(values.items()) if isinstance(values, Mapping) else list(values)
-    seen: dict[str, str] = {}
-    for path, _value in pairs:
-        key = format_path(parse_path(path))
-        if key in seen:
-            raise UsageError(f"{path!r} is given twice (as {seen[key]!r} too); set each field once", field=key)
-        seen[key] = path
-    return pairs
-
-
-def _refuse_blank(value: Any, kind: Kind[Any] | None, path: str) -> None:
-    """Refuse text that is empty or only spaces for a field that must hold text (a title, a phase name)."""
-    from planstate.schema import Str
-
-    if isinstance(kind, Str) and kind.min_length > 0 and isinstance(value, str) and not value.strip():
-        raise UsageError("must not be empty or only spaces", field=path)
 
 
 def _render_new_regions(doc: Document, planning: Path | None) -> None:

@@ -160,6 +160,7 @@ def test_set_text_refusals_name_the_field(
     with pytest.raises(UsageError) as caught:
         action(ws)
     assert caught.value.field == field
+    assert caught.value.file == ".planning/STATE.md"
     assert message in caught.value.message
     assert ws.state_path.read_bytes() == before
 
