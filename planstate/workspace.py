@@ -43,7 +43,18 @@ STATE_FILE = "STATE.md"
 LOCAL = ".local"
 
 # Kept here for callers that import the scaffolding from the API module (planstate.scaffold owns it).
-__all__ = ["Workspace", "default_actor", "initiative_files", "materialize", "slugify"]
+__all__ = [
+    "LOCAL",
+    "PLANNING",
+    "STATE_FILE",
+    "Change",
+    "Workspace",
+    "absolute",
+    "default_actor",
+    "initiative_files",
+    "materialize",
+    "slugify",
+]
 
 
 class Change:
