@@ -123,6 +123,11 @@ class Document:
         """Tell whether the file has a front matter block (possibly empty)."""
         return bool(self._head)
 
+    def require_front_matter(self) -> None:
+        """Raise UsageError (naming the file, line 1) unless the file has a front matter block."""
+        if not self._head:
+            raise UsageError("has no front matter (it must start with a '---' line)", file=self.path, line=1)
+
     @property
     def front_matter_text(self) -> str:
         """The YAML text between the delimiter lines, as it is in the file."""
@@ -287,7 +292,25 @@ class Document:
 
     def update(self, new_data: Any) -> None:
         """Make the front matter equal `new_data` with the smallest edits."""
-        self.apply(diff(self._data, to_plain(new_data)))
+        new = to_plain(new_data)
+        ops = diff(self._data, new)
+        try:
+            self.apply(ops)
+        except EditError:
+            if not any(op.kind == "insert" for op in ops):
+                raise
+            # A list this text cannot insert into (`- - a`): rewrite its items in place instead.
+            self.apply(diff(self._data, new, inserts=False))
+
+    def insert(self, path: str | list[Segment], value: Any) -> None:
+        """Insert `value` into a list before the existing item at `path` (which ends with its index)."""
+        segments = parse_path(path)
+        found, _ = self._lookup(segments)
+        parent_found, parent = self._lookup(segments[:-1])
+        if not (found and parent_found and isinstance(parent, list)):
+            raise UsageError(f"no list item at {format_path(segments)} to insert before", file=self.path)
+        index = int(segments[-1]) % len(parent)
+        self.apply([Op("insert", (*segments[:-1], index), to_plain(value))])
 
     def apply(self, ops: list[Op]) -> None:
         """Apply edits one by one; each is verified by re-parsing, or the document is left unchanged."""
@@ -387,6 +410,8 @@ class Document:
             self._add_key(target, op.path[-1], op.value)
         elif op.kind == "append":
             self._append(target, op.value)
+        elif op.kind == "insert":
+            self._insert(target, op.value)
         elif op.kind == "delete":
             self._delete(target)
         else:  # pragma: no cover - Op kinds are fixed above
@@ -648,7 +673,7 @@ class Document:
             else:  # a block scalar or block collection becomes one inline value
                 at = self._anchor(step)
                 end = self._after_line(self._content_end(node, None))
-                rest = self._header_rest(node) if block_scalar else ""
+                rest = self._header_rest(node) if block_scalar else self._comment_after(at)
                 self._splice(at, end, " " + inline + rest + self.newline)
             return
 
@@ -684,9 +709,17 @@ class Document:
             rest = rest if rest.strip(" \t") else ""  # keep a comment, not trailing spaces
             after = self._line_end(region_end)
         else:
-            rest = self._header_rest(node) if block_scalar else ""
+            rest = self._header_rest(node) if block_scalar else self._comment_after(at)
             after = self._after_line(self._content_end(node, None))
         self._text = self._text[:at] + head + rest + self.newline + self._nl(following) + self._text[after:]
+
+    def _comment_after(self, at: int) -> str:
+        """The comment that ends the line from `at` (with the spaces before it), or ''.
+
+        Keeps `key:  # note` when the block collection under the key is replaced.
+        """
+        rest = self._text[at : self._eol(at)]
+        return rest if rest.lstrip(" \t").startswith("#") else ""
 
     def _header_rest(self, node: Any) -> str:
         """The text after a block scalar's indicators on its header line (spaces and a comment)."""
@@ -774,6 +807,40 @@ class Document:
         else:
             lines = yamltext.block([value], col, item_ind, literals=self._literals)
         at = self._after_line(self._content_end(last, dashes[-1] + 1))
+        at = self._ensure_trailing_newline(at)
+        self._splice(at, at, self._nl(lines))
+
+    # ---- insert into a list
+
+    def _insert(self, step: _Step | None, value: Any) -> None:
+        """Insert an item before the list item at `step`, written like its siblings."""
+        from ruamel.yaml.nodes import MappingNode, SequenceNode
+
+        if step is None or not isinstance(step.parent, SequenceNode):
+            raise UsageError("cannot insert into a value that is not a list", file=self.path)
+        node = step.parent
+        if node.flow_style:
+            at = int(step.node.start_mark.index)
+            if at >= node.end_mark.index - 1 or self._text[at : at + 1] in (",", "]"):
+                raise EditError("cannot place an item before an empty value", file=self.path)
+            self._splice(at, at, yamltext.flow(value) + ", ")
+            return
+        ind = self._indent()
+        dashes = self._dashes(node)
+        col = node.start_mark.column
+        offset = self._item_offset(node, ind)
+        neighbour = node.value[step.pos]
+        if isinstance(value, dict) and value and isinstance(neighbour, MappingNode) and neighbour.flow_style:
+            lines = [" " * col + "-" + " " * (offset - 1) + yamltext.flow(value)]
+        else:
+            lines = yamltext.block([value], col, ind._replace(item=offset), literals=self._literals)
+        if step.pos > 0:
+            # Right after the item before it: comment lines above the next item stay with that item.
+            at = self._after_line(self._content_end(node.value[step.pos - 1], dashes[step.pos - 1] + 1))
+        else:
+            at = self._line_start(dashes[0])
+            if self._text[at : dashes[0]].strip(" "):
+                raise EditError("cannot insert before an item that starts on its parent's line", file=self.path)
         at = self._ensure_trailing_newline(at)
         self._splice(at, at, self._nl(lines))
 

@@ -8,6 +8,8 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_CONFLICT = 3
+EXIT_INTERNAL = 4  # a bug: the traceback goes to a file, one line to stderr
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
 
 
 class PlanstateError(Exception):

@@ -125,11 +125,8 @@ def _write_replacing(path: Path, data: bytes, expected: bytes | None, shown: str
     tmp = folder / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
         os.fchmod(fd, mode)
-        os.fsync(fd)
+        _write_all(fd, data)
     except BaseException:
         os.close(fd)
         _unlink(tmp)
@@ -147,12 +144,17 @@ def write_durably(path: Path, data: bytes) -> None:
     """Write a new file and flush it to disk (for files that appear through a later rename)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
+        _write_all(fd, data)
     finally:
         os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte of `data` to `fd` (os.write may write less than asked) and flush it to disk."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fsync(fd)
 
 
 def fsync_dir(folder: Path) -> None:
@@ -175,10 +177,7 @@ def create_exclusive(path: Path, data: bytes) -> None:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            _write_all(fd, data)
         finally:
             os.close(fd)
         os.link(tmp, path)  # fails with FileExistsError instead of overwriting

@@ -8,11 +8,13 @@ histories merge as a union: `planstate init` marks the file `merge=union` in
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from planstate.errors import ParseError, PlanstateError
+from planstate.files import read_bytes
 from planstate.models import Transition, to_json
 from planstate.schema import parse_datetime
 
@@ -70,10 +72,26 @@ def _when(item: dict[str, Any]) -> tuple[int, datetime | str]:
     return (0, at) if at is not None else (1, str(item.get("at")))
 
 
-def read(path: Path, shown: str) -> tuple[list[dict[str, Any]], list[PlanstateError]]:
-    """The entries of the history at `path`, oldest first (none when the file does not exist)."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+def read(path: Path, shown: str, root: Path | None = None) -> tuple[list[dict[str, Any]], list[PlanstateError]]:
+    """The entries of the history at `path`, oldest first (none when the file does not exist).
+
+    The file is read through the guards of every planning file: a regular file (never a FIFO),
+    inside the workspace `root` (default: the `.planning/` folder holding it), of sane size.
+    A file that fails them is reported as a problem, with no entries.
+    """
+    if not os.path.lexists(path):
         return [], []
+    try:
+        data = read_bytes(path, root if root is not None else workspace_of(path))
+    except PlanstateError as exc:
+        exc.file = shown
+        return [], [exc]
     return parse(data, shown)
+
+
+def workspace_of(path: Path) -> Path:
+    """The `.planning/` folder a planning file is in (its own folder when none of its parents is one)."""
+    for folder in path.absolute().parents:
+        if folder.name == ".planning":
+            return folder
+    return path.absolute().parent

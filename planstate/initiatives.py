@@ -3,7 +3,8 @@
 The first initiative is `.planning/` itself (its STATE.md and record folders); further ones
 live in `.planning/initiatives/<slug>/` with the same layout. At most one is `active`
 (seed 001). A command acts on the one named by `--initiative`, else the active one, else
-(none active) the one whose lifecycle changed last.
+(none active) the one whose lifecycle changed last; that last one is a guess when several
+could be meant, and `Workspace.transaction()` refuses to write on a guess.
 """
 
 from __future__ import annotations
@@ -96,16 +97,23 @@ def summarize(ws: Workspace, initiative: Initiative) -> Summary:
     )
 
 
-def select(ws: Workspace, explicit: str | None) -> Initiative:
-    """The initiative a command acts on (see the module docstring)."""
+class Choice(NamedTuple):
+    """The initiative a command acts on, and whether that was a guess."""
+
+    initiative: Initiative
+    guessed: tuple[str, ...] = ()  # no initiative is active and several could be meant: their slugs
+
+
+def choose(ws: Workspace, explicit: str | None) -> Choice:
+    """The initiative a command acts on (see the module docstring), noting when the fallback guessed among several."""
     found = discover(ws.root)
     if explicit is None and len(found) == 1:
-        return found[0]  # the common case costs no parsing at all
+        return Choice(found[0])  # the common case costs no parsing at all
     summaries = [summarize(ws, i) for i in found]
     if explicit is not None:
         for s in summaries:
             if s.slug == explicit:
-                return s.initiative
+                return Choice(s.initiative)
         known = ", ".join(s.slug for s in summaries)
         raise UsageError(f"no initiative {explicit!r} in this workspace (initiatives: {known})")
     active = [s for s in summaries if s.state == "active"]
@@ -116,10 +124,16 @@ def select(ws: Workspace, explicit: str | None) -> Initiative:
             "Pass --initiative SLUG, or make one active with `planstate initiative switch SLUG`"
         )
     if active:
-        return active[0].initiative
+        return Choice(active[0].initiative)
     candidates = [s for s in summaries if s.state != "archived"] or summaries
     epoch = datetime.min.replace(tzinfo=UTC)
-    return max(candidates, key=lambda s: s.since or epoch).initiative
+    chosen = max(candidates, key=lambda s: s.since or epoch).initiative
+    return Choice(chosen, tuple(s.slug for s in candidates) if len(candidates) > 1 else ())
+
+
+def select(ws: Workspace, explicit: str | None) -> Initiative:
+    """The initiative a command acts on (see the module docstring)."""
+    return choose(ws, explicit).initiative
 
 
 def check_slug(slug: str) -> str:

@@ -132,15 +132,23 @@ def same(a: Any, b: Any) -> bool:
 
 
 class Op(NamedTuple):
-    """One edit of the data: `kind` is replace, add, delete or append; `path` ends at the target."""
+    """One edit of the data: `kind` is replace, add, delete, append or insert; `path` ends at the target.
+
+    `insert` puts `value` before the list item at `path` (whose last segment is its index).
+    """
 
     kind: str
     path: tuple[Segment, ...]
     value: Any = None
 
 
-def diff(old: Any, new: Any, path: tuple[Segment, ...] = ()) -> list[Op]:
-    """Return the smallest list of edits that turns plain value `old` into `new`."""
+def diff(old: Any, new: Any, path: tuple[Segment, ...] = (), *, inserts: bool = True) -> list[Op]:
+    """Return the smallest list of edits that turns plain value `old` into `new`.
+
+    Items added to a list before existing ones become `insert` edits, so the existing items (and
+    the comments on their lines) stay where they are; `inserts=False` rewrites such lists item by
+    item instead, for a text that cannot take an insertion.
+    """
     if same(old, new):
         return []
     if isinstance(old, dict) and isinstance(new, dict) and old and new:
@@ -150,7 +158,7 @@ def diff(old: Any, new: Any, path: tuple[Segment, ...] = ()) -> list[Op]:
                 ops.append(Op("delete", (*path, key)))
         for key, value in new.items():
             if _has_key(old, key):
-                ops.extend(diff(old[key], value, (*path, key)))
+                ops.extend(diff(old[key], value, (*path, key), inserts=inserts))
             else:
                 ops.append(Op("add", (*path, key), value))
         return ops
@@ -160,9 +168,12 @@ def diff(old: Any, new: Any, path: tuple[Segment, ...] = ()) -> list[Op]:
         removed = _removed_indexes(old, new)
         if removed is not None:
             return [Op("delete", (*path, i)) for i in reversed(removed)]
+        inserted = _insertions(old, new, path) if inserts else None
+        if inserted is not None:
+            return inserted
         ops = []
         for i in range(min(len(old), len(new))):
-            ops.extend(diff(old[i], new[i], (*path, i)))
+            ops.extend(diff(old[i], new[i], (*path, i), inserts=inserts))
         if len(new) > len(old):
             ops.extend(Op("append", path, v) for v in new[len(old) :])
         else:
@@ -191,6 +202,25 @@ def _removed_indexes(old: list[Any], new: list[Any]) -> list[int] | None:
         else:
             removed.append(i)
     return removed if j == len(new) else None
+
+
+def _insertions(old: list[Any], new: list[Any], path: tuple[Segment, ...]) -> list[Op] | None:
+    """If `new` is `old` with items added (anywhere), the insert and append edits that add them, in order.
+
+    Each edit's index is the item's place in the list as the edits before it left it.
+    """
+    if len(new) <= len(old):
+        return None
+    ops: list[Op] = []
+    j = 0
+    for k, item in enumerate(new):
+        if j < len(old) and same(item, old[j]):
+            j += 1
+        elif j < len(old):
+            ops.append(Op("insert", (*path, k), item))
+        else:
+            ops.append(Op("append", path, item))
+    return ops if j == len(old) else None
 
 
 def child(value: Any, seg: Segment) -> tuple[bool, Any]:
@@ -225,6 +255,8 @@ def apply_op(data: Any, op: Op) -> Any:
     last = op.path[-1] if op.path else None
     if op.kind == "append":
         parent.append(copy.deepcopy(op.value))
+    elif op.kind == "insert":
+        parent.insert(int(last), copy.deepcopy(op.value))  # type: ignore[arg-type]
     elif op.kind == "add":
         parent[last] = copy.deepcopy(op.value)
     elif op.kind == "replace":

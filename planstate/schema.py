@@ -84,6 +84,7 @@ class Str(Kind[str]):
         self.min_length = min_length
 
     def check(self, value: Any, path: Path, out: list[Problem]) -> None:
+        """Append a Problem to `out` for each way `value` does not fit."""
         if not isinstance(value, str):
             out.append(Problem(path, f"expected a string, got {_type_name(value)}"))
         elif len(value) < self.min_length:
@@ -92,6 +93,7 @@ class Str(Kind[str]):
             out.append(Problem(path, f"{value!r} does not match {self.hint or self.pattern.pattern}"))
 
     def schema(self) -> dict[str, Any]:
+        """Return this kind as a JSON Schema fragment."""
         out: dict[str, Any] = {"type": "string"}
         if self.pattern:
             out["pattern"] = f"^(?:{self.pattern.pattern})$"
@@ -100,6 +102,7 @@ class Str(Kind[str]):
         return out
 
     def describe(self) -> str:
+        """A short human name of the type, for docs and messages."""
         return "string"
 
 
@@ -110,14 +113,17 @@ class Enum(Kind[str]):
         self.values = values
 
     def check(self, value: Any, path: Path, out: list[Problem]) -> None:
+        """Append a Problem to `out` for each way `value` does not fit."""
         if value not in self.values or not isinstance(value, str):
             shown = repr(value) if isinstance(value, str) else _type_name(value)
             out.append(Problem(path, f"{shown} is not one of: {', '.join(self.values)}"))
 
     def schema(self) -> dict[str, Any]:
+        """Return this kind as a JSON Schema fragment."""
         return {"type": "string", "enum": list(self.values)}
 
     def describe(self) -> str:
+        """A short human name of the type, for docs and messages."""
         return " | ".join(self.values)
 
 
@@ -129,6 +135,7 @@ class Int(Kind[int]):
         self.maximum = maximum
 
     def check(self, value: Any, path: Path, out: list[Problem]) -> None:
+        """Append a Problem to `out` for each way `value` does not fit."""
         if not isinstance(value, int) or isinstance(value, bool):
             out.append(Problem(path, f"expected an integer, got {_type_name(value)}"))
         elif self.minimum is not None and value < self.minimum:
@@ -137,6 +144,7 @@ class Int(Kind[int]):
             out.append(Problem(path, f"{value} is more than {self.maximum}"))
 
     def schema(self) -> dict[str, Any]:
+        """Return this kind as a JSON Schema fragment."""
         out: dict[str, Any] = {"type": "integer"}
         if self.minimum is not None:
             out["minimum"] = self.minimum
@@ -145,6 +153,7 @@ class Int(Kind[int]):
         return out
 
     def describe(self) -> str:
+        """A short human name of the type, for docs and messages."""
         return "integer"
 
 
@@ -152,13 +161,16 @@ class Number(Kind[float]):
     """An integer or a float."""
 
     def check(self, value: Any, path: Path, out: list[Problem]) -> None:
+        """Append a Problem to `out` for each way `value` does not fit."""
         if not isinstance(value, int | float) or isinstance(value, bool):
             out.append(Problem(path, f"expected a number, got {_type_name(value)}"))
 
     def schema(self) -> dict[str, Any]:
+        """Return this kind as a JSON Schema fragment."""
         return {"type": "number"}
 
     def describe(self) -> str:
+        """A short human name of the type, for docs and messages."""
         return "number"
 
 
@@ -166,13 +178,16 @@ class Bool(Kind[bool]):
     """true or false."""
 
     def check(self, value: Any, path: Path, out: list[Problem]) -> None:
+        """Append a Problem to `out` for each way `value` does not fit."""
         if not isinstance(value, bool):
             out.append(Problem(path, f"expected true or false, got {_type_name(value)}"))
 
     def schema(self) -> dict[str, Any]:
+        """Return this kind as a JSON Schema fragment."""
         return {"type": "boolean"}
 
     def describe(self) -> str:
+        """A short human name of the type, for docs and messages."""
         return "boolean"
 
 
@@ -195,25 +210,30 @@ class DateTime(Kind[datetime]):
     """An ISO 8601 timestamp (UTC when no offset is given)."""
 
     def check(self, value: Any, path: Path, out: list[Problem]) -> None:
+        """Append a Problem to `out` for each way `value` does not fit."""
         if isinstance(value, bool) or parse_datetime(value) is None:
             shown = repr(value) if isinstance(value, str) else _type_name(value)
             out.append(Problem(path, f"expected an ISO 8601 timestamp, got {shown}"))
 
     def read(self, raw: Any, owner: Any = None, key: Any = None) -> datetime:
+        """Turn raw data into the typed value returned by attribute access."""
         parsed = parse_datetime(raw)
         if parsed is None:
             raise ValueError(f"not a timestamp: {raw!r}")
         return parsed
 
     def write(self, value: Any) -> Any:
+        """Turn a typed value into raw data for the dict."""
         if isinstance(value, datetime) and value.tzinfo is None:
             return value.replace(tzinfo=UTC)
         return value
 
     def schema(self) -> dict[str, Any]:
+        """Return this kind as a JSON Schema fragment."""
         return {"type": "string", "format": "date-time"}
 
     def describe(self) -> str:
+        """A short human name of the type, for docs and messages."""
         return "timestamp"
 
 
@@ -221,6 +241,7 @@ class Date(Kind[date]):
     """A calendar date (YYYY-MM-DD)."""
 
     def check(self, value: Any, path: Path, out: list[Problem]) -> None:
+        """Append a Problem to `out` for each way `value` does not fit."""
         if isinstance(value, date):
             return
         if isinstance(value, str):
@@ -232,6 +253,7 @@ class Date(Kind[date]):
         out.append(Problem(path, f"expected a date (YYYY-MM-DD), got {_type_name(value)}"))
 
     def read(self, raw: Any, owner: Any = None, key: Any = None) -> date:
+        """Turn raw data into the typed value returned by attribute access."""
         if isinstance(raw, datetime):
             return raw.date()
         if isinstance(raw, date):
@@ -239,9 +261,11 @@ class Date(Kind[date]):
         return date.fromisoformat(str(raw).strip())
 
     def schema(self) -> dict[str, Any]:
+        """Return this kind as a JSON Schema fragment."""
         return {"type": "string", "format": "date"}
 
     def describe(self) -> str:
+        """A short human name of the type, for docs and messages."""
         return "date"
 
 
@@ -249,13 +273,16 @@ class Scalar(Kind[Any]):
     """Any single value: string, number, boolean, date or null."""
 
     def check(self, value: Any, path: Path, out: list[Problem]) -> None:
+        """Append a Problem to `out` for each way `value` does not fit."""
         if isinstance(value, dict | list):
             out.append(Problem(path, f"expected a single value, got {_type_name(value)}"))
 
     def schema(self) -> dict[str, Any]:
+        """Return this kind as a JSON Schema fragment."""
         return {"type": ["string", "number", "boolean", "null"]}
 
     def describe(self) -> str:
+        """A short human name of the type, for docs and messages."""
         return "scalar"
 
 
@@ -266,22 +293,27 @@ class Nullable(Kind[T | None]):
         self.inner = inner
 
     def check(self, value: Any, path: Path, out: list[Problem]) -> None:
+        """Append a Problem to `out` for each way `value` does not fit."""
         if value is not None:
             self.inner.check(value, path, out)
 
     def read(self, raw: Any, owner: Any = None, key: Any = None) -> T | None:
+        """Turn raw data into the typed value returned by attribute access."""
         return None if raw is None else self.inner.read(raw, owner, key)
 
     def write(self, value: Any) -> Any:
+        """Turn a typed value into raw data for the dict."""
         return None if value is None else self.inner.write(value)
 
     def schema(self) -> dict[str, Any]:
+        """Return this kind as a JSON Schema fragment."""
         inner = self.inner.schema()
         if "type" in inner and "enum" not in inner and isinstance(inner["type"], str):
             return {**inner, "type": [inner["type"], "null"]}
         return {"anyOf": [inner, {"type": "null"}]}
 
     def describe(self) -> str:
+        """A short human name of the type, for docs and messages."""
         return f"{self.inner.describe()} or null"
 
 
@@ -292,6 +324,7 @@ class OneOf(Kind[Any]):
         self.kinds = kinds
 
     def check(self, value: Any, path: Path, out: list[Problem]) -> None:
+        """Append a Problem to `out` for each way `value` does not fit."""
         for kind in self.kinds:
             probe: list[Problem] = []
             kind.check(value, path, probe)
@@ -300,9 +333,11 @@ class OneOf(Kind[Any]):
         out.append(Problem(path, f"expected {self.describe()}, got {_type_name(value)}"))
 
     def schema(self) -> dict[str, Any]:
+        """Return this kind as a JSON Schema fragment."""
         return {"anyOf": [k.schema() for k in self.kinds]}
 
     def describe(self) -> str:
+        """A short human name of the type, for docs and messages."""
         return " or ".join(k.describe() for k in self.kinds)
 
 
@@ -394,6 +429,7 @@ class ListOf(Kind[ListView[T]]):
         self.item = item
 
     def check(self, value: Any, path: Path, out: list[Problem]) -> None:
+        """Append a Problem to `out` for each way `value` does not fit."""
         if not isinstance(value, list):
             out.append(Problem(path, f"expected a list, got {_type_name(value)}"))
             return
@@ -401,18 +437,22 @@ class ListOf(Kind[ListView[T]]):
             self.item.check(v, (*path, i), out)
 
     def read(self, raw: Any, owner: Any = None, key: Any = None) -> ListView[T]:
+        """Turn raw data into the typed value returned by attribute access."""
         where = Detached(owner, key) if isinstance(owner, Model) and key is not None else None
         return ListView(self.item, raw if isinstance(raw, list) else None, where)
 
     def write(self, value: Any) -> Any:
+        """Turn a typed value into raw data for the dict."""
         if isinstance(value, ListView):
             return list(value.raw())
         return [self.item.write(v) for v in value]
 
     def schema(self) -> dict[str, Any]:
+        """Return this kind as a JSON Schema fragment."""
         return {"type": "array", "items": self.item.schema()}
 
     def describe(self) -> str:
+        """A short human name of the type, for docs and messages."""
         return f"list of {self.item.describe()}"
 
 
@@ -423,6 +463,7 @@ class MapOf(Kind[dict[str, T]]):
         self.value = value
 
     def check(self, value: Any, path: Path, out: list[Problem]) -> None:
+        """Append a Problem to `out` for each way `value` does not fit."""
         if not isinstance(value, dict):
             out.append(Problem(path, f"expected a mapping, got {_type_name(value)}"))
             return
@@ -430,6 +471,7 @@ class MapOf(Kind[dict[str, T]]):
             self.value.check(v, (*path, k), out)
 
     def read(self, raw: Any, owner: Any = None, key: Any = None) -> dict[str, T]:
+        """Turn raw data into the typed value returned by attribute access."""
         if isinstance(raw, dict):
             return raw
         if isinstance(owner, Model) and key is not None:
@@ -439,9 +481,11 @@ class MapOf(Kind[dict[str, T]]):
         return {}
 
     def schema(self) -> dict[str, Any]:
+        """Return this kind as a JSON Schema fragment."""
         return {"type": "object", "additionalProperties": self.value.schema()}
 
     def describe(self) -> str:
+        """A short human name of the type, for docs and messages."""
         return f"mapping of {self.value.describe()}"
 
 
@@ -452,23 +496,28 @@ class Nested(Kind[M]):
         self.model = model
 
     def check(self, value: Any, path: Path, out: list[Problem]) -> None:
+        """Append a Problem to `out` for each way `value` does not fit."""
         self.model.check_data(value, path, out)
 
     def read(self, raw: Any, owner: Any = None, key: Any = None) -> M:
+        """Turn raw data into the typed value returned by attribute access."""
         if isinstance(raw, dict):
             return self.model(raw)
         where = Detached(owner, key) if isinstance(owner, Model) and key is not None else None
         return self.model(None, where=where)
 
     def write(self, value: Any) -> Any:
+        """Turn a typed value into raw data for the dict."""
         if isinstance(value, Model):
             return value._writable()
         return value
 
     def schema(self) -> dict[str, Any]:
+        """Return this kind as a JSON Schema fragment."""
         return self.model.json_schema()
 
     def describe(self) -> str:
+        """A short human name of the type, for docs and messages."""
         return self.model.__name__
 
 
@@ -534,7 +583,16 @@ class Model:
         self._raw = data
         self._where = where
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Set a declared field (or a private attribute); refuse any other name, so a typo is not lost silently."""
+        if name.startswith("_") or hasattr(getattr(type(self), name, None), "__set__"):
+            object.__setattr__(self, name, value)
+            return
+        known = sorted(n for n, v in vars_of(type(self)).items() if isinstance(v, Field))
+        raise AttributeError(f"{type(self).__name__} has no field {name!r}; its fields: {', '.join(known)}")
+
     def _data(self) -> dict[str, Any]:
+        """The underlying dict, found in the parent when this mapping was attached after the view was made."""
         if self._raw is None and self._where is not None:
             found = self._where.owner._data().get(self._where.key)
             if isinstance(found, dict):
@@ -605,6 +663,14 @@ class Model:
         return isinstance(other, Model) and type(other) is type(self) and self._data() == other._data()
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def vars_of(cls: type) -> dict[str, Any]:
+    """The attributes a class and its bases define, the subclass's winning."""
+    out: dict[str, Any] = {}
+    for base in reversed(cls.__mro__):
+        out.update(vars(base))
+    return out
 
 
 def lookup(model: type[Model], path: Path) -> tuple[Field[Any] | None, Kind[Any] | None]:

@@ -1,28 +1,32 @@
 """One write to the workspace: every file it changes, validated together, then written atomically in a safe order.
 
 A transaction runs under the workspace lock. It loads each file it touches once, lets the
-operation change plain data (through typed models), and on commit: recomputes derived values,
-validates every changed file, splices the changes into each file's original text, refreshes
-STATE.md's generated regions, and only then writes: new records first, then changed records,
-then STATE.md files in the order they were first touched, then history lines. Nothing is
-written when any file fails validation. Each file is replaced atomically; a crash between
-two files leaves each file whole, and every order above leaves a state `planstate check`
-understands (a record that exists before STATE.md mentions it, a history line that lags).
+operation change plain data (through typed models), and on commit: refuses changes to an
+archived or completed initiative, validates every changed file, recomputes derived values
+(of valid data only) and validates again, splices the changes into each file's original text,
+refreshes STATE.md's generated regions, re-reads every file it will write to make sure nobody
+changed it meanwhile, and only then writes: new records first, then changed records, then
+STATE.md files in the order they were first touched, then history lines. Nothing is written
+when any check fails. Each file is replaced atomically; a crash between two files leaves each
+file whole, and every order above leaves a state `planstate check` understands (a record that
+exists before STATE.md mentions it, a history line that lags). If a file still changes between
+that re-read and its write (a race with an editor), the error names the files already written.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planstate import history
 from planstate.clock import now
 from planstate.document import Document
-from planstate.errors import UsageError, ValidationError
-from planstate.files import atomic_write, create_exclusive, real_target, remove_stale_temp_files
+from planstate.errors import ConflictError, PlanstateError, UsageError, ValidationError
+from planstate.files import atomic_write, create_exclusive, read_bytes, real_target, remove_stale_temp_files
 from planstate.models import KINDS, State
 from planstate.plain import same
-from planstate.schema import Model
+from planstate.schema import Kind, ListOf, Model, Nested, Nullable
 from planstate.validation import located, problems_for
 
 if TYPE_CHECKING:
@@ -83,8 +87,7 @@ class Transaction:
         if staged is not None:
             return staged
         doc = self.ws.read_document(path)
-        if not doc.has_front_matter:
-            raise UsageError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)
+        doc.require_front_matter()
         data = doc.data
         if not isinstance(data, dict):
             raise ValidationError(located(doc, problems_for(kind, data)))
@@ -128,21 +131,43 @@ class Transaction:
     # ------------------------------------------------------------------ committing
 
     def commit(self) -> Written:
-        """Validate every changed file, then write them all (see the module docstring); return what was written."""
+        """Check, validate and splice every changed file, then write them all (see the module docstring)."""
+        changed = [s for s in self._staged.values() if s.created or not same(s.data, s.doc.data)]
+        self._refuse_read_only(changed)
+        pending = self._prepare(changed)
+        order = {"created": 0, "record": 1, "state": 2}
+        pending.sort(
+            key=lambda item: order["created" if item[0].created else "state" if item[0].kind == "state" else "record"]
+        )
+        logs = [self._history_write(path, items) for path, items in self._history.items()]
+        self._refuse_changed_on_disk(pending, logs)
+        self._write(pending, logs)
+        for staged, content in pending:
+            self.ws.remember(staged.path, content, staged.data)
+        self.ws.save_cache()
+        return self.written
+
+    def _prepare(self, changed: list[Staged]) -> list[tuple[Staged, bytes]]:
+        """Validate each changed file, recompute derived values of valid STATE.md data, and splice the new text.
+
+        Derived values are computed from the data, so data of the wrong type (a hand-edited
+        `first_phase: x`) is reported before anything computes with it, and checked again after.
+        """
         pending: list[tuple[Staged, bytes]] = []
-        problems = []
-        for staged in self._staged.values():
-            if not staged.created and same(staged.data, staged.doc.data):
-                continue
-            if staged.kind == "state":
+        problems: list[PlanstateError] = []
+        for staged in changed:
+            found = problems_for(staged.kind, staged.data)
+            if not found and staged.kind == "state":
                 from planstate.derived import recompute
 
                 recompute(State(staged.data))
-            found = problems_for(staged.kind, staged.data)
+                found = problems_for(staged.kind, staged.data)
             if found:
                 problems.extend(located(staged.doc, found))
                 continue
             if staged.created:
+                if not same(staged.data, staged.doc.data):  # changed through its model after tx.create
+                    staged.doc.update(staged.data)
                 pending.append((staged, staged.doc.to_bytes()))
                 continue
             if staged.kind == "state":
@@ -155,26 +180,125 @@ class Transaction:
                 pending.append((staged, new))
         if problems:
             raise ValidationError(problems)
-        order = {"created": 0, "record": 1, "state": 2}
-        pending.sort(
-            key=lambda item: order["created" if item[0].created else "state" if item[0].kind == "state" else "record"]
-        )
-        for staged, data in pending:
+        return pending
+
+    # ---- archived and completed initiatives are read-only (seed 004)
+
+    def _refuse_read_only(self, changed: list[Staged]) -> None:
+        """Refuse changes to an initiative that was archived or completed when read.
+
+        Allowed: a lifecycle transition (only `lifecycle` changes, with a history line), recomputed
+        derived values, and changes of existing sessions (ending or reaping one that was running).
+        Region re-renders do not go through here (`render`, `check --fix` write them under the lock).
+        """
+        logged = {path.parent for path in self._history}
+        for staged in changed:
+            if staged.kind == "session" and not staged.created:
+                continue
+            folder = staged.path.parent if staged.kind == "state" else staged.path.parent.parent
+            frozen = self._frozen(folder)
+            if frozen is None:
+                continue
+            if staged.kind == "state":
+                transition = folder in logged
+                if same(_work_of(staged.doc.data, transition), _work_of(staged.data, transition)):
+                    continue
+            raise frozen
+
+    def _frozen(self, folder: Path) -> UsageError | None:
+        """The refusal for an initiative folder whose STATE.md, as read, is archived or completed; else None."""
+        state_path = folder / STATE_FILE
+        staged = self._staged.get(state_path.absolute())
+        try:
+            data = staged.doc.data if staged is not None else self.ws.cached_data(state_path)
+        except PlanstateError:
+            return None  # not an initiative folder, or a broken STATE.md: its own error comes elsewhere
+        lifecycle = data.get("lifecycle") if isinstance(data, dict) else None
+        state = lifecycle.get("state") if isinstance(lifecycle, dict) else None
+        if state not in ("archived", "completed"):
+            return None
+        slug = data.get("initiative") if isinstance(data.get("initiative"), str) else folder.name
+        if state == "archived":
+            message = f"{slug} is archived (read-only): `planstate reopen` first"
+        else:
+            message = f"{slug} is completed: `planstate reopen` to work on it again"
+        doc = staged.doc if staged is not None else self.ws.read_document(state_path)
+        line, column = doc.locate("lifecycle.state")
+        return UsageError(message, file=doc.path, line=line, column=column, field="lifecycle.state")
+
+    # ---- writing
+
+    def _history_write(self, path: Path, items: list[dict[str, Any]]) -> tuple[Path, Path, bytes | None, bytes]:
+        """Plan an append to a history file: (path, real file, its bytes now or None, its new bytes).
+
+        The file is read through the same guards as every planning file (a regular file inside the
+        workspace, of sane size), and is rewritten whole and atomically: a crash never leaves half a line.
+        """
+        old: bytes | None = None
+        target = path
+        if os.path.lexists(path):
+            target = real_target(path, self.ws.root, self.ws.root.parent)
+            old = read_bytes(path, self.ws.root, self.ws.root.parent)
+        base = old or b""
+        if base and not base.endswith(b"\n"):
+            base += b"\n"
+        return path, target, old, base + "".join(history.line(item) for item in items).encode("utf-8")
+
+    def _refuse_changed_on_disk(
+        self, pending: list[tuple[Staged, bytes]], logs: list[tuple[Path, Path, bytes | None, bytes]]
+    ) -> None:
+        """Re-read every file about to be written; ConflictError (before any write) if one changed since it was read.
+
+        The workspace lock keeps other planstate processes out, but not an editor saving a file.
+        """
+        for staged, _data in pending:
             if staged.created:
-                self._create(staged.path, data)
-                self.written.created.append(staged.path)
-            else:
-                target = real_target(staged.path, self.ws.root, self.ws.root.parent)
-                remove_stale_temp_files(target.parent)
-                atomic_write(target, data, expected=staged.original, shown=staged.doc.path)
-                self.written.changed.append(staged.path)
-        for path, items in self._history.items():
-            self._append_history(path, items)
-            self.written.logged.append(path)
-        for staged, content in pending:
-            self.ws.remember(staged.path, content, staged.data)
-        self.ws.save_cache()
-        return self.written
+                if os.path.lexists(staged.path):
+                    raise UsageError("already exists; nothing was written", file=self.ws.display(staged.path))
+            elif self._current(staged.path) != staged.original:
+                raise ConflictError(_CHANGED + "; nothing was written, run the command again", file=staged.doc.path)
+        for path, _target, old, _new in logs:
+            if self._current(path) != old:
+                raise ConflictError(
+                    _CHANGED + "; nothing was written, run the command again", file=self.ws.display(path)
+                )
+
+    def _current(self, path: Path) -> bytes | None:
+        """The bytes of a planning file on disk now (None when it is gone)."""
+        if not os.path.lexists(path):
+            return None
+        return read_bytes(path, self.ws.root, self.ws.root.parent)
+
+    def _write(self, pending: list[tuple[Staged, bytes]], logs: list[tuple[Path, Path, bytes | None, bytes]]) -> None:
+        """Write new records, changed files, then history lines; an error after a write names what was written."""
+        done: list[str] = []
+        remaining = [self.ws.display(staged.path) for staged, _data in pending] + [
+            self.ws.display(path) for path, *_rest in logs
+        ]
+        try:
+            for staged, data in pending:
+                if staged.created:
+                    self._create(staged.path, data)
+                    self.written.created.append(staged.path)
+                else:
+                    target = real_target(staged.path, self.ws.root, self.ws.root.parent)
+                    remove_stale_temp_files(target.parent)
+                    atomic_write(target, data, expected=staged.original, shown=staged.doc.path)
+                    self.written.changed.append(staged.path)
+                done.append(remaining.pop(0))
+            for path, target, old, new in logs:
+                atomic_write(target, new, expected=old, shown=self.ws.display(path))
+                self.written.logged.append(path)
+                done.append(remaining.pop(0))
+        except PlanstateError as exc:
+            if not done:
+                raise
+            what = exc.message.split("; nothing was written")[0]
+            message = (
+                f"{what}; already written: {', '.join(done)}; not written: {', '.join(remaining)}. "
+                "Run `planstate check` to see the state before running the command again"
+            )
+            raise type(exc)(message, file=exc.file, line=exc.line, column=exc.column, field=exc.field) from None
 
     def _create(self, path: Path, data: bytes) -> None:
         try:
@@ -185,13 +309,42 @@ class Transaction:
         except OSError as exc:
             raise UsageError(f"cannot write: {exc.strerror}", file=self.ws.display(path)) from None
 
-    def _append_history(self, path: Path, items: list[dict[str, Any]]) -> None:
-        """Append lines to a history file by rewriting it atomically (a crash never leaves half a line)."""
-        try:
-            old = path.read_bytes()
-        except FileNotFoundError:
-            old = b""
-        if old and not old.endswith(b"\n"):
-            old += b"\n"
-        new = old + "".join(history.line(item) for item in items).encode("utf-8")
-        atomic_write(path, new, shown=self.ws.display(path))
+
+_CHANGED = "changed on disk while planstate was updating it (an editor saving?)"
+STATE_FILE = "STATE.md"
+
+
+def _work_of(data: Any, transition: bool) -> Any:
+    """STATE.md data without what a read-only initiative may still change: `updated`, derived values and,
+    in a lifecycle transition, `lifecycle`."""
+    if not isinstance(data, dict):
+        return data
+    out = _without_derived(data, State)
+    out.pop("updated", None)
+    if transition:
+        out.pop("lifecycle", None)
+    return out
+
+
+def _without_derived(data: dict[str, Any], model: type[Model]) -> dict[str, Any]:
+    """A copy of `data` without the derived fields of `model` and of its nested models."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        field = model.fields.get(key) if isinstance(key, str) else None
+        if field is not None and field.derived:
+            continue
+        inner = _nested_model(field.kind) if field is not None else None
+        if inner is not None and isinstance(value, dict):
+            out[key] = _without_derived(value, inner)
+        elif inner is not None and isinstance(value, list):
+            out[key] = [_without_derived(v, inner) if isinstance(v, dict) else v for v in value]
+        else:
+            out[key] = value
+    return out
+
+
+def _nested_model(kind: Kind[Any]) -> type[Model] | None:
+    """The model of a nested mapping, or of the items of a list of them (through Nullable)."""
+    while isinstance(kind, Nullable | ListOf):
+        kind = kind.inner if isinstance(kind, Nullable) else kind.item
+    return kind.model if isinstance(kind, Nested) else None

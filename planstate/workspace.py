@@ -3,25 +3,21 @@
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planstate.clock import now
 from planstate.derived import progress_bar, recompute
 from planstate.document import Document
 from planstate.errors import PlanstateError, UsageError
-from planstate.files import (
-    fsync_dir,
-    read_bytes,
-    write_durably,
-)
+from planstate.files import read_bytes
 from planstate.lock import WorkspaceLock, check_timeout
-from planstate.models import RECORD_FOLDERS, SCHEMA_VERSION, UNSET, State, Unset, is_complete, phase_at, to_json
+from planstate.models import RECORD_FOLDERS, UNSET, State, Unset, is_complete, phase_at, to_json
 from planstate.plain import delete_in, format_path, get_in, parse_path, same, set_in
-from planstate.schema import ListOf, Nested, Nullable, lookup
+from planstate.scaffold import default_actor, materialize, slugify
+from planstate.scaffold import initiative_files as _initiative_files
+from planstate.schema import Kind, ListOf, Nested, Nullable, lookup
 from planstate.validation import check, located, problems_for
 
 if TYPE_CHECKING:
@@ -45,6 +41,20 @@ if TYPE_CHECKING:
 PLANNING = ".planning"
 STATE_FILE = "STATE.md"
 LOCAL = ".local"
+
+# Kept here for callers that import the scaffolding from the API module (planstate.scaffold owns it).
+__all__ = [
+    "LOCAL",
+    "PLANNING",
+    "STATE_FILE",
+    "Change",
+    "Workspace",
+    "absolute",
+    "default_actor",
+    "initiative_files",
+    "materialize",
+    "slugify",
+]
 
 
 class Change:
@@ -79,6 +89,8 @@ class Workspace:
         self.initiative_slug = initiative
         self.actor = actor or default_actor()
         self._target: Initiative | None = None
+        self._guessed: tuple[str, ...] = ()  # the candidates, when no initiative is active and several could be meant
+        self._writing = 0  # depth of open transactions
         self._cache: FrontMatterCache | None = None
         timeout = lock_timeout
         if timeout is None and os.environ.get("PLANSTATE_LOCK_TIMEOUT"):
@@ -100,22 +112,27 @@ class Workspace:
         initiative: str | None = None,
         actor: str | None = None,
     ) -> Workspace:
-        """Find the workspace: `explicit` (or PLANSTATE_DIR), else `.planning/` in `start` or a parent."""
-        options: dict[str, Any] = {"lock_timeout": lock_timeout, "initiative": initiative, "actor": actor}
+        """Find the workspace: `explicit` (or PLANSTATE_DIR), else `.planning/` in `start` or a parent.
+
+        `explicit` may be the `.planning/` folder, the project folder that holds it, or a folder
+        inside it; inside `initiatives/<slug>/`, that initiative is the target unless `initiative`
+        names another.
+        """
         given = explicit if explicit is not None else os.environ.get("PLANSTATE_DIR") or None
         if given is not None:
             path = absolute(given)
-            if (path / STATE_FILE).is_file() or path.name == PLANNING:
-                if not path.is_dir():
-                    raise UsageError(f"no workspace at {path}")
-                return cls(path, **options)
-            if (path / PLANNING).is_dir():
-                return cls(path / PLANNING, **options)
-            raise UsageError(f"no .planning/ workspace at {path}")
+            planning, selected = _planning_of(path)
+            if planning is None:
+                what = "no such folder" if not path.exists() else "not a .planning/ folder, not in one, holds none"
+                raise UsageError(
+                    f"no {PLANNING}/ workspace at {path} ({what}); pass the {PLANNING}/ folder "
+                    "or the project folder that holds it"
+                )
+            return cls(planning, lock_timeout=lock_timeout, initiative=initiative or selected, actor=actor)
         here = absolute(start if start is not None else ".")
         for folder in (here, *here.parents):
             if (folder / PLANNING).is_dir():
-                return cls(folder / PLANNING, **options)
+                return cls(folder / PLANNING, lock_timeout=lock_timeout, initiative=initiative, actor=actor)
         raise UsageError(
             f"no {PLANNING}/ folder in {here} or any parent folder; run `planstate init` "
             "or pass --dir (or set PLANSTATE_DIR)"
@@ -144,7 +161,7 @@ class Workspace:
         if not project_dir.is_dir():
             raise UsageError(f"{project_dir} is not a folder")
         title = title or project_dir.name.replace("-", " ").replace("_", " ").strip() or "Untitled"
-        files = initiative_files(
+        files = _initiative_files(
             slug=initiative or slugify(title),
             title=title,
             phases=phases,
@@ -152,6 +169,7 @@ class Workspace:
             actor=actor or default_actor(),
             next_action=next_action,
             shown=f"{PLANNING}/{STATE_FILE}",
+            render_regions=lambda doc: _render_new_regions(doc, None),
         )
         files[".gitignore"] = templates.render("gitignore.j2", {}).encode("utf-8")
         files[".gitattributes"] = GITATTRIBUTES.encode("utf-8")
@@ -164,16 +182,24 @@ class Workspace:
     def target(self) -> Initiative:
         """The initiative this workspace acts on: `--initiative`, else the active one (see initiatives.py)."""
         if self._target is None:
-            from planstate.initiatives import select
+            from planstate.initiatives import choose
 
-            self._target = select(self, self.initiative_slug)
+            choice = choose(self, self.initiative_slug)
+            self._target, self._guessed = choice.initiative, choice.guessed
             self.save_cache()
+        if self._writing and self._guessed:
+            raise self._unsure()
         return self._target
+
+    def _unsure(self) -> UsageError:
+        """The refusal of a write whose target was only guessed: no initiative is active and several could be meant."""
+        return UsageError(f"no initiative is active; pass --initiative SLUG (initiatives: {', '.join(self._guessed)})")
 
     def forget_target(self) -> None:
         """Choose the target initiative again on next use (after a command changed which one is active)."""
         if self.initiative_slug is None:
             self._target = None
+            self._guessed = ()
 
     @property
     def state_path(self) -> Path:
@@ -223,8 +249,7 @@ class Workspace:
     def state_document(self) -> Document:
         """The parsed STATE.md (front matter not yet validated)."""
         doc = self.read_document(self.state_path)
-        if not doc.has_front_matter:
-            raise UsageError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)
+        doc.require_front_matter()
         return doc
 
     def state(self) -> State:
@@ -240,17 +265,28 @@ class Workspace:
     # ------------------------------------------------------------ writing
 
     @contextmanager
-    def transaction(self) -> Iterator[Transaction]:
+    def transaction(self, *, explicit: bool = False) -> Iterator[Transaction]:
         """A write: hold the lock, let the caller load and change files, then validate and write them all.
 
         Nothing is written when the body raises or any changed file fails validation. See transaction.py.
+        Refused when no initiative is active and the target would be a guess among several: a write
+        must name its initiative (`--initiative`), reads may still show the most recently changed one.
+        `explicit=True` is for operations that name every initiative they change themselves
+        (`initiative new`, `initiative switch`): the workspace's target, guessed or not, plays no part.
         """
         from planstate.transaction import Transaction
 
+        guarded = not explicit
+        if guarded and self._target is not None and self._guessed:
+            raise self._unsure()
         with self._lock:
-            tx = Transaction(self)
-            yield tx
-            tx.commit()
+            self._writing += guarded
+            try:
+                tx = Transaction(self)
+                yield tx
+                tx.commit()
+            finally:
+                self._writing -= guarded
 
     @contextmanager
     def edit(self) -> Iterator[State]:
@@ -261,6 +297,10 @@ class Workspace:
         with self.transaction() as tx:
             yield tx.state()
 
+    def render_new_regions(self, doc: Document) -> None:
+        """Render the generated regions of a new STATE.md made in this workspace (its template overrides apply)."""
+        _render_new_regions(doc, self.root)
+
     def refresh_regions(self, doc: Document, initiative: Initiative) -> None:
         """Re-render STATE.md's generated regions before a write; a body without region markers costs nothing."""
         if "planstate:begin" not in doc.body:
@@ -269,15 +309,32 @@ class Workspace:
 
         refresh(self, doc, initiative)
 
-    def set(self, values: dict[str, Any]) -> list[Change]:
-        """Set fields (dotted path to value) in one transaction; return what changed."""
-        targets = [(path, self._writable_path(path)) for path in values]
+    def set(self, values: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> list[Change]:
+        """Set fields (dotted path to value) in one transaction; return what changed.
+
+        Values are typed (`3`, `None`, `["a"]`); `set_text` takes them as typed on a command line.
+        """
+        pairs = self._pairs(values)
+        targets = [(path, self._writable_path(path)) for path, _value in pairs]
+        for (path, segs), (_path, value) in zip(targets, pairs, strict=True):
+            self._refuse_blank(value, lookup(State, tuple(segs))[1], path)
         with self.edit() as state:
             data = state.to_data()
             before = {path: _peek(data, segs) for path, segs in targets}
-            for path, segs in targets:
-                set_in(data, segs, values[path])
+            for (_path, segs), (_same, value) in zip(targets, pairs, strict=True):
+                set_in(data, segs, value)
         return _changes(before, {path: _peek(data, segs) for path, segs in targets})
+
+    def set_text(self, values: Mapping[str, str] | Iterable[tuple[str, str]]) -> list[Change]:
+        """Set fields from text as typed on a command line (see docs/cli.md "Values"), in one transaction."""
+        from planstate.values import from_text
+
+        pairs = self._pairs(values)
+        typed = []
+        for path, text in pairs:
+            segs = self._writable_path(path)
+            typed.append((path, self._typed(from_text, text, lookup(State, tuple(segs))[1], path)))
+        return self.set(typed)
 
     def append(self, path: str, value: Any) -> list[Change]:
         """Append an item to a list field."""
@@ -285,6 +342,7 @@ class Workspace:
         _field, kind = lookup(State, tuple(segs))
         if not isinstance(kind, ListOf):
             raise UsageError("is not a list; use set", file=self._shown(), field=path)
+        self._refuse_blank(value, kind.item, path)
         with self.edit() as state:
             data = state.to_data()
             before = _peek(data, segs)
@@ -292,6 +350,45 @@ class Workspace:
             items.append(value)
             set_in(data, segs, items)
         return _changes({path: before}, {path: items})
+
+    def append_text(self, path: str, text: str) -> list[Change]:
+        """Append an item given as text typed on a command line (see docs/cli.md "Values") to a list field."""
+        from planstate.values import from_text
+
+        segs = self._writable_path(path)
+        kind = lookup(State, tuple(segs))[1]
+        if not isinstance(kind, ListOf):
+            raise UsageError("is not a list; use set", file=self._shown(), field=path)
+        return self.append(path, self._typed(from_text, text, kind.item, path))
+
+    def _pairs(self, values: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        """The (path, value) pairs of a write; the same field twice (`phases.0` and `phases[0]` too) is refused."""
+        pairs = list(values.items()) if isinstance(values, Mapping) else list(values)
+        seen: dict[str, str] = {}
+        for path, _value in pairs:
+            key = format_path(parse_path(path))
+            if key in seen:
+                raise UsageError(
+                    f"{path!r} is given twice (as {seen[key]!r} too); set each field once",
+                    file=self._shown(),
+                    field=key,
+                )
+            seen[key] = path
+        return pairs
+
+    def _refuse_blank(self, value: Any, kind: Kind[Any] | None, path: str) -> None:
+        """Refuse text that is empty or only spaces for a field that must hold text (a title, a phase name)."""
+        from planstate.schema import Str
+
+        if isinstance(kind, Str) and kind.min_length > 0 and isinstance(value, str) and not value.strip():
+            raise UsageError("must not be empty or only spaces", file=self._shown(), field=path)
+
+    def _typed(self, convert: Any, text: str, kind: Kind[Any] | None, path: str) -> Any:
+        """Convert command-line text for the field at `path`; its errors name STATE.md and the field."""
+        try:
+            return convert(text, kind, field=path)
+        except UsageError as exc:
+            raise UsageError(exc.message, file=self._shown(), field=exc.field or path) from None
 
     def unset(self, path: str) -> list[Change]:
         """Remove a field (an optional key or a list item)."""
@@ -599,11 +696,10 @@ class Workspace:
         for kind, path in files:
             try:
                 if kind == "history":
-                    problems.extend(history.read(path, self.display(path))[1])
+                    problems.extend(history.read(path, self.display(path), self.root)[1])
                     continue
                 doc = self.read_document(path)
-                if not doc.has_front_matter:
-                    raise UsageError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)
+                doc.require_front_matter()
                 problems.extend(located(doc, problems_for(kind, doc.data)))
             except PlanstateError as exc:
                 problems.append(exc)
@@ -653,8 +749,7 @@ class Workspace:
 def _front_matter(raw: bytes, shown: str) -> Any:
     """Parse a planning file's bytes and return its front matter as plain data."""
     doc = Document.from_bytes(raw, shown)
-    if not doc.has_front_matter:
-        raise UsageError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)
+    doc.require_front_matter()
     return doc.data
 
 
@@ -688,6 +783,36 @@ def _managed_inside(kind: Any, prefix: str = "") -> tuple[str, str] | None:
     return None
 
 
+def _render_new_regions(doc: Document, planning: Path | None) -> None:
+    """Render the regions of a new STATE.md (a view: imported only when the template has regions)."""
+    from planstate.regions import render_new
+
+    render_new(doc, planning)
+
+
+def initiative_files(**options: Any) -> dict[str, bytes]:
+    """planstate.scaffold.initiative_files, rendering regions with the built-in renderer (for older callers)."""
+    planning = options.get("planning")
+    options.setdefault("render_regions", lambda doc: _render_new_regions(doc, planning))
+    return _initiative_files(**options)
+
+
+def _planning_of(path: Path) -> tuple[Path | None, str | None]:
+    """The `.planning/` folder a `--dir` names, and the initiative it selects (inside `initiatives/<slug>/`)."""
+    if not path.is_dir():
+        return None, None
+    for candidate in (path, path.resolve()):
+        if candidate.name == PLANNING:
+            return candidate, None
+        if (candidate / PLANNING).is_dir():
+            return candidate / PLANNING, None
+        for folder in candidate.parents:
+            if folder.name == PLANNING and folder.is_dir():
+                inside = candidate.relative_to(folder).parts
+                return folder, inside[1] if len(inside) >= 2 and inside[0] == "initiatives" else None
+    return None, None
+
+
 def _peek(data: Any, segs: list[Any]) -> Any:
     return get_in(data, segs)[1]
 
@@ -696,109 +821,9 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> list[Change]:
     return [Change(p, before[p], after[p]) for p in before if not same(before[p], after[p])]
 
 
-def initiative_files(
-    *,
-    slug: str,
-    title: str,
-    phases: list[str] | tuple[str, ...],
-    first_phase: int,
-    actor: str,
-    next_action: str | None,
-    shown: str,
-    state: str = "active",
-    reason: str | None = None,
-    trigger: str | None = None,
-    planning: Path | None = None,
-) -> dict[str, bytes]:
-    """The files of a new initiative (relative path to bytes): STATE.md, history.jsonl, record folders.
-
-    `planning` is an existing workspace whose template overrides apply (none for `init`).
-    """
-    from planstate import history, templates
-
-    if first_phase not in (0, 1):
-        raise UsageError("--first-phase must be 0 or 1")
-    if any(not name.strip() for name in phases):
-        raise UsageError("phase names must not be empty")
-    if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,62}", slug):
-        raise UsageError(f"initiative id {slug!r} must be a slug: lowercase letters, digits and '-'")
-    when = now()
-    context = {
-        "initiative": slug,
-        "title": title,
-        "phases": list(phases),
-        "first_phase": first_phase,
-        "now": when,
-        "actor": actor,
-        "state": state,
-        "reason": reason,
-        "bar": progress_bar(0),
-        "next_action": next_action or (f"Start phase {first_phase}: {phases[0]}" if phases else None),
-        "schema_version": SCHEMA_VERSION,
-    }
-    text = templates.render("STATE.md.j2", context, planning)  # in a workspace, its own template override wins
-    doc = Document.from_bytes(text.encode("utf-8"), shown)
-    check(doc, "state")
-    if "planstate:begin" in doc.body:
-        from planstate.regions import render_new
-
-        render_new(doc, planning)
-    trigger = trigger or ("init" if state == "active" and reason is None else "create")
-    files = {STATE_FILE: doc.to_bytes()}
-    files[history.FILE] = history.line(history.entry(when, None, state, trigger, reason, actor)).encode("utf-8")
-    for folder in RECORD_FOLDERS.values():
-        files[f"{folder}/.gitkeep"] = b""
-    return files
-
-
-def materialize(files: dict[str, bytes], parent: Path, target: Path) -> None:
-    """Write `files` into a staging folder in `parent`, then rename it to `target`: it appears whole or not at all."""
-    staging = parent / f".{target.name}.init-{os.getpid()}-{os.urandom(3).hex()}"
-    try:
-        staging.mkdir()
-    except OSError as exc:
-        raise UsageError(f"could not create {target}: {exc.strerror}") from None
-    try:
-        for name, data in files.items():
-            path = staging / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_durably(path, data)
-        for folder in {staging / name for name in files} | {staging}:
-            fsync_dir(folder if folder.is_dir() else folder.parent)
-        os.rename(staging, target)
-        fsync_dir(parent)
-    except BaseException as exc:
-        _remove_tree(staging)
-        if not isinstance(exc, OSError):
-            raise
-        if target.exists():
-            raise UsageError(f"{target} already exists; planstate never overwrites a workspace") from None
-        raise UsageError(f"could not create {target}: {exc.strerror}") from None
-
-
 def absolute(path: str | Path) -> Path:
     """An absolute path; a clear error when the current folder was deleted under the process."""
     try:
         return Path(path).absolute()
     except FileNotFoundError:
         raise UsageError("the current folder no longer exists; cd to an existing folder") from None
-
-
-def slugify(text: str) -> str:
-    """Turn a title into a slug: lowercase ASCII letters and digits joined by '-'."""
-    import unicodedata
-
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
-    return slug[:48].rstrip("-") or "initiative"
-
-
-def default_actor() -> str:
-    """Who is acting: PLANSTATE_ACTOR, else the login name."""
-    return os.environ.get("PLANSTATE_ACTOR") or os.environ.get("USER") or os.environ.get("USERNAME") or "unknown"
-
-
-def _remove_tree(path: Path) -> None:
-    import shutil
-
-    shutil.rmtree(path, ignore_errors=True)

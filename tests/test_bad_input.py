@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
@@ -16,7 +16,7 @@ from conftest import state_file
 Run = Callable[..., CompletedProcess[str]]
 RunAll = Callable[..., list[CompletedProcess[str]]]
 
-TIMEOUT = 20  # seconds; a command that takes longer is hanging
+TIMEOUT = 20  # seconds: the guard against hangs; a command that takes longer fails its test with TimeoutExpired
 LOCATED = re.compile(r"^\.planning/STATE\.md:\d+:\d+: ")
 
 READERS = (("get", "title"), ("status",))
@@ -159,13 +159,11 @@ def test_binary_after_valid_front_matter_is_kept(run: Run, project: Path) -> Non
         assert path.read_bytes() == before
 
 
-def test_huge_file_is_refused_quickly(run_all: RunAll, project: Path) -> None:
+def test_huge_file_is_refused_without_reading_it(run_all: RunAll, project: Path) -> None:
     path = state_file(project)
     with path.open("ab") as handle:
         handle.truncate(50 * 1024 * 1024)  # 50 MB: valid front matter, then a sparse run of NULs
-    started = time.monotonic()
     refuse_all(run_all, project, [("get", "title"), ("status",), ("set", "position.task", "x")], "MB")
-    assert time.monotonic() - started < 10
     assert path.stat().st_size == 50 * 1024 * 1024
 
 
@@ -173,9 +171,7 @@ def test_huge_front_matter_is_refused(run: Run, project: Path) -> None:
     path = state_file(project)
     filler = "".join(f"k{i}: {'v' * 60}\n" for i in range(20_000))  # about 1.4 MB of YAML
     path.write_text("---\n" + filler + "---\n")
-    started = time.monotonic()
     refuses(run, project, ("status",), 2, "front matter is")
-    assert time.monotonic() - started < 10
 
 
 def test_alias_bomb(run_all: RunAll, project: Path) -> None:
@@ -184,9 +180,7 @@ def test_alias_bomb(run_all: RunAll, project: Path) -> None:
         lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]")
     lines += ["title: bomb", "---", ""]
     state_file(project).write_text("\n".join(lines))
-    started = time.monotonic()
     refuse_all(run_all, project, [("get", "title"), ("get", "a9"), ("status",), ("set", "title", "x")], "alias")
-    assert time.monotonic() - started < 15
 
 
 def test_schema_violation_in_file(run: Run, run_all: RunAll, project: Path) -> None:
@@ -195,6 +189,28 @@ def test_schema_violation_in_file(run: Run, run_all: RunAll, project: Path) -> N
     *_lines, finding = refuse_all(run_all, project, [("status",), ("set", "position.task", "x")], "lifecycle.state")
     assert LOCATED.match(finding)
     assert run("get", "title", cwd=project).returncode == 0  # get reads what is there
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "where"),
+    [
+        ("  first_phase: 1\n", "  first_phase: x\n", "structure.first_phase"),
+        ("    started: 2026-01-01T00:00:00Z\n", "    started: yesterday\n", "phases.0.started"),
+        ("  phases_total: 3\n", "  phases_total: many\n", "structure.phases_total"),
+        ("  phase: 1\n", "  phase: first\n", "position.phase"),
+    ],
+    ids=["first-phase", "phase-started", "phases-total", "position-phase"],
+)
+def test_a_hand_edited_wrong_type_is_named_not_a_crash(run: Run, project: Path, old: str, new: str, where: str) -> None:
+    """Derived values are computed only from valid data: a wrong type is a located exit 2, never an internal error."""
+    path = state_file(project)
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    line_number = path.read_text()[: path.read_text().index(new)].count("\n") + 1
+    for args in (("set", "title", "y"), ("next", "n"), ("append", "resume_context.files_modified", "a.py")):
+        line = refuses(run, project, args, 2, where)
+        assert line.startswith(f".planning/STATE.md:{line_number}:"), line
 
 
 # ---------------------------------------------------------------------------- bad values and paths
@@ -210,7 +226,14 @@ BAD_ARGUMENTS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     (("set", "structure.first_phase", "5"), ("structure.first_phase",)),
     (("set", "position.phase", "9"), ("position.phase", "not a phase")),
     (("set", "title", ""), ("title", "empty")),
-    (("set", "position.task", "[a, b"), ("YAML",)),
+    (("set", "resume_context.files_modified", "[a, b"), ("resume_context.files_modified", "YAML", "quote")),
+    (("set", "position.wave", "1 # one"), ("position.wave", "without '# one'", "quote")),
+    (("append", "resume_context.files_modified", "'a' b"), ("resume_context.files_modified", "YAML")),
+    (("set", "position.task", '"a" b'), ("position.task", "YAML")),
+    (("set", "title", "D", "title", "E"), ("title", "given twice")),
+    (("set", "phases.0.name", "D", "phases[0].name", "E"), ("phases.0.name", "given twice")),
+    (("set", "title", "   "), ("title", "empty or only spaces")),
+    (("set", "phases.0.name", "\t"), ("phases.0.name", "empty or only spaces")),
     (("set", "position.wave", "{a: 1}"), ("position.wave", "mapping")),
     (("set", "nosuch.field", "1"), ("nosuch.field", "not a field")),
     (("set", "title.x", "1"), ("title.x",)),
@@ -330,6 +353,66 @@ def test_fifo_does_not_hang(run_all: RunAll, project: Path) -> None:
     path.unlink()
     os.mkfifo(path)
     refuse_all(run_all, project, [("get", "title"), ("set", "title", "x")], "not a regular file")
+
+
+def history_file(project: Path) -> Path:
+    """The history.jsonl of a project folder."""
+    return project / ".planning" / "history.jsonl"
+
+
+def test_history_fifo_does_not_hang(run: Run, project: Path) -> None:
+    path = history_file(project)
+    path.unlink()
+    os.mkfifo(path)
+    validate = run("validate", cwd=project, timeout=TIMEOUT)
+    assert validate.returncode == 1, validate.stderr
+    assert ".planning/history.jsonl: not a regular file" in validate.stdout
+    refuses(run, project, ("pause",), 2, ".planning/history.jsonl", "not a regular file")
+    assert run("get", "lifecycle.state", cwd=project, timeout=TIMEOUT).stdout == "active\n"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=subprocess.TimeoutExpired,
+    reason="resume.py's _conflicts reads every file with Path.read_bytes (no FIFO guard); the views fix is pending",
+)
+def test_history_fifo_does_not_hang_resume(run: Run, project: Path) -> None:
+    path = history_file(project)
+    path.unlink()
+    os.mkfifo(path)
+    brief = run("resume", "--json", cwd=project, timeout=5)
+    assert brief.returncode == 0, brief.stderr
+    assert "not a regular file" in brief.stdout
+
+
+def test_history_symlink_outside_the_workspace(run: Run, project: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.jsonl"
+    secret = b'{"at": "2026-01-01T00:00:00Z", "from": null, "to": "active", "trigger": "init", "secret": 1}\n'
+    outside.write_bytes(secret)
+    path = history_file(project)
+    path.unlink()
+    path.symlink_to(outside)
+    validate = run("validate", cwd=project, timeout=TIMEOUT)
+    assert validate.returncode == 1
+    assert "outside the workspace" in validate.stdout
+    assert "secret" not in validate.stdout
+    assert "secret" not in run("resume", "--json", cwd=project, timeout=TIMEOUT).stdout
+    refuses(run, project, ("pause",), 2, "outside the workspace")  # STATE.md not written either
+    assert outside.read_bytes() == secret
+    assert path.is_symlink()
+
+
+def test_history_symlink_inside_the_workspace_is_appended_through(run: Run, project: Path) -> None:
+    path = history_file(project)
+    real = project / ".planning" / "logs" / "history.jsonl"
+    real.parent.mkdir()
+    path.rename(real)
+    path.symlink_to(Path("logs") / "history.jsonl")
+    result = run("pause", cwd=project, timeout=TIMEOUT)
+    assert result.returncode == 0, result.stderr
+    assert path.is_symlink()  # the link is kept; the file it points to got the line
+    lines = real.read_text().splitlines()
+    assert [json.loads(line)["to"] for line in lines] == ["active", "paused"]
 
 
 def test_state_is_a_folder(run_all: RunAll, project: Path) -> None:

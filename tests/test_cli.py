@@ -137,6 +137,66 @@ def test_set_keeps_text_for_string_fields(run: Run, project: Path) -> None:
     assert json.loads(ok(run("get", "next_action", "--json", cwd=project)).stdout) == "line one\nline two"
 
 
+ORDINARY_TEXT = [
+    "fix #12",
+    "[WIP] login",
+    "@alice review",
+    "`make` fails",
+    "*important* fix",
+    "!urgent",
+    "a: b: c",
+    "{draft} x",
+    "| pipe",
+    "> quote",
+    "  lead",
+    "trailing  ",
+    "- item",
+    "% done",
+    "&anchor",
+    "yes",
+    "null-ish",
+    "2026-01-01",
+    "3",
+]
+
+
+@pytest.mark.parametrize("text", ORDINARY_TEXT)
+def test_set_and_append_store_ordinary_text_exactly(run: Run, project: Path, text: str) -> None:
+    """Text fields take what was typed, like `position --task` and `next` do: nothing is read as YAML."""
+    ok(run("set", "position.task", text, "next_action", text, cwd=project))
+    ok(run("append", "resume_context.open_questions", text, cwd=project))
+    assert json.loads(ok(run("get", "position.task", "--json", cwd=project)).stdout) == text
+    assert json.loads(ok(run("get", "next_action", "--json", cwd=project)).stdout) == text
+    assert json.loads(ok(run("get", "resume_context.open_questions", "--json", cwd=project)).stdout) == [text]
+    ok(run("validate", cwd=project))
+    ok(run("position", "--task", text, cwd=project))  # the flow command stores the same
+    assert json.loads(ok(run("get", "position.task", "--json", cwd=project)).stdout) == text
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "value"),
+    [
+        ("position.task", "null", None),
+        ("position.task", "~", None),
+        ("position.task", "NULL", None),
+        ("title", "null", "null"),  # not nullable: the text
+        ("position.task", "'it''s'", "it's"),
+        ("position.task", '"tab\\there"', "tab\there"),
+        ("position.task", '"fix #12"', "fix #12"),
+        ("next_action", "|\n  one\n  two\n", "one\ntwo\n"),
+        ("position.plan", "3", 3),
+        ("position.plan", "3b", "3b"),
+        ("position.wave", "2", 2),
+        ("position.wave", "null", None),
+        ("resume_context.files_modified", "[a.py, 'b #1.py']", ["a.py", "b #1.py"]),
+    ],
+)
+def test_set_value_rules(run: Run, project: Path, path: str, text: str, value: object) -> None:
+    """The exceptions of docs/cli.md "Values": null spellings, quoted and block YAML strings, numbers."""
+    ok(run("set", path, text, cwd=project))
+    assert json.loads(ok(run("get", path, "--json", cwd=project)).stdout) == value
+
+
 def test_set_recomputes_derived_values(run: Run, project: Path) -> None:
     path = state_file(project)  # phase statuses are managed: a person edits them by hand
     path.write_text(
@@ -232,6 +292,107 @@ def test_dir_option_and_environment(run: Run, project: Path, tmp_path: Path) -> 
     assert ok(run("get", "title", cwd=elsewhere, env=env)).stdout == "Demo\n"
     ok(run("set", "position.task", "from env", cwd=elsewhere, env=env))
     assert ok(run("get", "position.task", cwd=project)).stdout == "from env\n"
+
+
+def test_dir_inside_the_planning_folder(run: Run, project: Path, tmp_path: Path) -> None:
+    """A --dir inside .planning/ is that workspace, under its one lock; inside initiatives/<slug>/ it picks it."""
+    ok(run("initiative", "new", "foo", "--phase", "X", cwd=project))
+    planning = project / ".planning"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ok(run("--dir", str(planning / "initiatives" / "foo"), "set", "title", "Foo renamed", cwd=elsewhere))
+    assert not (planning / "initiatives" / "foo" / ".local").exists()  # no second lock beside the workspace's
+    assert ok(run("--initiative", "foo", "get", "title", cwd=project)).stdout == "Foo renamed\n"
+    assert ok(run("get", "title", cwd=project)).stdout == "Demo\n"
+    inside_foo = str(planning / "initiatives" / "foo" / "decisions")
+    assert ok(run("--dir", inside_foo, "get", "title", cwd=elsewhere)).stdout == "Foo renamed\n"
+    assert ok(run("--dir", inside_foo, "--initiative", "demo", "get", "title", cwd=elsewhere)).stdout == "Demo\n"
+    assert ok(run("--dir", str(planning / "decisions"), "get", "title", cwd=elsewhere)).stdout == "Demo\n"
+    env = {"PLANSTATE_DIR": str(planning / "initiatives" / "foo")}
+    assert ok(run("get", "title", cwd=elsewhere, env=env)).stdout == "Foo renamed\n"
+
+
+def test_dir_of_a_folder_that_only_holds_a_state_file_is_refused(run: Run, project: Path, tmp_path: Path) -> None:
+    other = tmp_path / "copy"
+    other.mkdir()
+    (other / "STATE.md").write_bytes(state_file(project).read_bytes())
+    before = (other / "STATE.md").read_bytes()
+    for args in (("get", "title"), ("set", "title", "x")):
+        result = run("--dir", str(other), *args, cwd=tmp_path)
+        assert result.returncode == 2
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(f"planstate: no .planning/ workspace at {other}")
+    assert (other / "STATE.md").read_bytes() == before
+    assert sorted(p.name for p in other.iterdir()) == ["STATE.md"]
+
+
+def test_a_write_without_an_active_initiative_must_name_one(run: Run, project: Path) -> None:
+    """With none active, reads show the most recently changed initiative; writes refuse to guess among several."""
+    ok(run("initiative", "new", "side", "--phase", "X", cwd=project))  # paused: demo is active
+    ok(run("pause", cwd=project))
+    state = project / ".planning" / "STATE.md"
+    before = state.read_bytes()
+    for args in (("archive",), ("set", "title", "x"), ("next", "n"), ("decision", "add", "--context", "c",
+                 "--decision", "d", "--reason", "r")):  # fmt: skip
+        result = run(*args, cwd=project)
+        assert result.returncode == 2, (args, result.stderr)
+        assert result.stderr == "planstate: no initiative is active; pass --initiative SLUG (initiatives: demo, side)\n"
+    assert state.read_bytes() == before
+    assert list((project / ".planning" / "decisions").glob("dec-*")) == []
+    assert ok(run("get", "title", cwd=project)).stdout == "Demo\n"  # a read still shows the latest
+    ok(run("--initiative", "side", "archive", cwd=project))
+    ok(run("archive", cwd=project))  # one candidate left (demo): no guess
+    assert ok(run("get", "lifecycle.state", cwd=project)).stdout == "archived\n"
+
+
+def test_initiative_switch_needs_no_active_initiative(run: Run, project: Path) -> None:
+    ok(run("initiative", "new", "side", "--phase", "X", cwd=project))
+    ok(run("pause", cwd=project))
+    ok(run("initiative", "switch", "side", cwd=project))
+    assert ok(run("get", "initiative", cwd=project)).stdout == "side\n"
+    ok(run("initiative", "new", "third", cwd=project))
+
+
+def test_usage_errors_point_at_the_command_help(run: Run, project: Path) -> None:
+    cases = [
+        (("get", "title", "--bogus"), "planstate: get: unrecognized arguments: --bogus (see `planstate get --help`)"),
+        (("get",), "planstate: get: the following arguments are required: PATH (see `planstate get --help`)"),
+        (
+            ("decision", "add", "--context", "c", "--bogus"),
+            "(see `planstate decision add --help`)",
+        ),
+        (("bogus",), "(see `planstate --help`)"),
+    ]
+    for args, needle in cases:
+        result = run(*args, cwd=project)
+        assert result.returncode == 2
+        (line,) = result.stderr.splitlines()
+        assert needle in line, line
+
+
+def test_usage_errors_are_json_under_json(run: Run, project: Path) -> None:
+    for args in (("decision", "add", "--json"), ("get", "--json"), ("status", "--json", "--bogus")):
+        result = run(*args, cwd=project)
+        assert result.returncode == 2
+        assert result.stdout == ""
+        (line,) = result.stderr.splitlines()
+        error = json.loads(line)
+        assert set(error) == {"error", "file", "line", "column", "field", "message"}
+        assert error["error"] == "UsageError"
+        assert error["file"] is None
+        assert f"(see `planstate {args[0]}" in error["message"]
+    assert (
+        "the following arguments are required: --context"
+        in json.loads(run("decision", "add", "--json", cwd=project).stderr)["message"]
+    )
+
+
+def test_no_arguments_prints_help_on_stderr(run: Run) -> None:
+    result = run()
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("usage: planstate")
+    assert "Exit codes" in result.stderr
 
 
 def test_search_upward_from_a_subfolder(run: Run, project: Path) -> None:

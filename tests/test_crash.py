@@ -190,7 +190,13 @@ def test_no_op_write_leaves_temp_files_alone(project: Path) -> None:
 
 
 def test_remove_stale_temp_files_ignores_a_missing_folder(tmp_path: Path) -> None:
-    remove_stale_temp_files(tmp_path / "missing")
+    stale = tmp_path / ".STATE.md.999999999.0123abcd.tmp"  # a temp name of a process that cannot exist
+    stale.write_bytes(b"left by a crash")
+    remove_stale_temp_files(tmp_path / "missing")  # no error, and nothing else is touched
+    assert not (tmp_path / "missing").exists()
+    assert stale.exists()
+    remove_stale_temp_files(tmp_path)
+    assert not stale.exists()
 
 
 def test_atomic_write_leaves_no_temp_file(tmp_path: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -212,6 +211,20 @@ def test_value_becomes_block_after_its_comment() -> None:
     assert edit(COMMENTED, ("set", "title", "multi\nline\n")) == COMMENTED.replace(
         "title: Hello  # the title\n", "title: |  # the title\n  multi\n  line\n"
     )
+
+
+def test_block_collection_becoming_inline_keeps_the_key_comment() -> None:
+    assert edit("---\na:  # keep me\n  b: 1\n---\n", ("set", "a", "x")) == "---\na: x  # keep me\n---\n"
+    files = "---\nctx:\n  files_modified:  # touched files\n    - a.py\n    - b.py\n  other: 1\n---\n"
+    assert edit(files, ("set", "ctx.files_modified", [])) == (
+        "---\nctx:\n  files_modified: []  # touched files\n  other: 1\n---\n"
+    )
+    assert edit(files, ("set", "ctx.files_modified", {"k": 1})) == (
+        "---\nctx:\n  files_modified:  # touched files\n    k: 1\n  other: 1\n---\n"
+    )
+    listed = "---\nl:\n  - # first\n    a: 1\n---\n"
+    assert edit(listed, ("set", "l.0", 7)) == "---\nl:\n  - 7 # first\n---\n"
+    assert edit("---\na:\n  - x\n---\n", ("set", "a", "y")) == '---\na: "y"\n---\n'  # no comment, none made
 
 
 def test_empty_value_with_comment() -> None:
@@ -728,6 +741,78 @@ def test_index_out_of_range_is_a_usage_error() -> None:
     refused(PHASES, UsageError, ("set", "phases.name", "x"))
 
 
+# ---------------------------------------------------------------------------- inserting into lists
+
+
+def test_inserted_items_leave_comments_on_their_items() -> None:
+    text = "---\nl:\n  - a # ca\n  - b # cb\n---\n"
+    assert edit(text, ("update", {"l": ["z", "a", "b"]})) == "---\nl:\n  - z\n  - a # ca\n  - b # cb\n---\n"
+    assert edit(text, ("update", {"l": ["a", "m", "b"]})) == "---\nl:\n  - a # ca\n  - m\n  - b # cb\n---\n"
+    assert edit(text, ("update", {"l": ["z", "a", "m", "b", "e"]})) == (
+        "---\nl:\n  - z\n  - a # ca\n  - m\n  - b # cb\n  - e\n---\n"
+    )
+
+
+def test_insert_keeps_comment_lines_with_the_item_below() -> None:
+    text = "---\nl:\n- a\n# about b\n- b\n---\n"
+    assert edit(text, ("insert", "l.1", "m")) == "---\nl:\n- a\n- m\n# about b\n- b\n---\n"
+    assert edit(text, ("insert", "l.0", "z")) == "---\nl:\n- z\n- a\n# about b\n- b\n---\n"
+
+
+def test_insert_into_flow_lists_and_lists_of_mappings() -> None:
+    assert edit("---\nl: [a, b]  # c\n---\n", ("insert", "l.1", "m")) == "---\nl: [a, m, b]  # c\n---\n"
+    assert edit("---\nl: [a, b]\n---\n", ("update", {"l": ["z", "a", "b"]})) == "---\nl: [z, a, b]\n---\n"
+    phases = "---\nphases:\n    -   name: One  # first\n        status: done\n    -   name: Two\n---\n"
+    assert edit(phases, ("insert", "phases.1", {"name": "Between", "status": "pending"})) == (
+        "---\nphases:\n    -   name: One  # first\n        status: done\n"
+        "    -   name: Between\n        status: pending\n    -   name: Two\n---\n"
+    )
+    flowed = "---\nl:\n  - {a: 1}\n  - {a: 2}\n---\n"
+    assert edit(flowed, ("insert", "l.1", {"a": 9})) == "---\nl:\n  - {a: 1}\n  - {a: 9}\n  - {a: 2}\n---\n"
+
+
+def test_insert_where_the_text_cannot_take_it_rewrites_the_items() -> None:
+    text = "---\n- - a\n  - b\n---\n"
+    refused(text, EditError, ("insert", "0.0", "z"))
+    assert edit(text, ("update", [["z", "a", "b"]])) == "---\n- - z\n  - a\n  - b\n---\n"
+
+
+def test_insert_needs_an_existing_item() -> None:
+    refused("---\nl: [a]\nk: x\n---\n", UsageError, ("insert", "l.3", "z"))
+    refused("---\nl: [a]\nk: x\n---\n", UsageError, ("insert", "k.0", "z"))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    items=st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=4), min_size=1, max_size=6, unique=True),
+    inserts=st.lists(st.tuples(st.integers(0, 12), st.text(alphabet="xyz", min_size=1, max_size=3)), max_size=4),
+    indent=st.sampled_from([0, 2, 4]),
+    flow=st.booleans(),
+)
+def test_random_insertions_keep_every_item_line(
+    items: list[str], inserts: list[tuple[int, str]], indent: int, flow: bool
+) -> None:
+    """Any items added anywhere: each old item keeps its own line (and comment), the data is exactly the new list."""
+    if flow:
+        text = "---\nl: [" + ", ".join(items) + "]  # the list\nz: 1\n---\n"
+    else:
+        text = "---\nl:\n" + "".join(f"{' ' * indent}- {item}  # about {item}\n" for item in items) + "z: 1\n---\n"
+    new = list(items)
+    for position, value in inserts:
+        new.insert(position % (len(new) + 1), value)
+    doc = Document.from_bytes(text.encode())
+    doc.update({"l": new, "z": 1})
+    out = doc.to_bytes().decode()
+    assert same(Document.from_bytes(out.encode()).data, {"l": new, "z": 1})
+    if flow:
+        assert "]  # the list\n" in out
+    else:
+        lines = out.splitlines()
+        for item in items:
+            assert f"{' ' * indent}- {item}  # about {item}" in lines
+        assert len([line for line in lines if line.lstrip().startswith("- ")]) == len(new)
+
+
 # ---------------------------------------------------------------------------- deleting the last one
 
 
@@ -1098,13 +1183,11 @@ def test_nul_bytes() -> None:
     assert error.line == 3
 
 
-def test_alias_bomb_is_refused_quickly() -> None:
+def test_alias_bomb_is_refused() -> None:
     lines = ["---", 'a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
     lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
     data = "\n".join([*lines, "title: bomb", "---", ""]).encode()
-    started = time.monotonic()
-    error = parse_error(data)
-    assert time.monotonic() - started < 2
+    error = parse_error(data)  # refused before expanding (how fast: benchmarks/, not here)
     assert "alias" in error.message
     assert error.line is not None
 
@@ -1129,10 +1212,8 @@ def test_small_alias_fan_out_is_fine() -> None:
     ],
     ids=["flow", "flow-maps", "block-lists", "block-maps", "aliases"],
 )
-def test_deep_nesting_is_refused_quickly(data: bytes) -> None:
-    started = time.monotonic()
+def test_deep_nesting_is_refused(data: bytes) -> None:
     error = parse_error(data)
-    assert time.monotonic() - started < 2
     assert "deep" in error.message
     assert error.line is not None and error.line >= 2
 
@@ -1224,7 +1305,7 @@ def test_random_edits_on_random_files(
         reject()
     assume(same(doc.data, old))  # or reads back differently (`[?0]`)
     path = list(data.draw(st.sampled_from(value_paths(old))))
-    kind = data.draw(st.sampled_from(["set", "delete", "append", "add"]))
+    kind = data.draw(st.sampled_from(["set", "delete", "append", "add", "insert"]))
     value = data.draw(FUZZ_DATA)
     try:
         if kind == "set":
@@ -1233,9 +1314,15 @@ def test_random_edits_on_random_files(
             doc.delete(path)
         elif kind == "append":
             doc.append(path, value)
+        elif kind == "insert":
+            doc.insert(path, value)
         else:
             doc.set([*path, "new"], value)
     except UsageError:  # e.g. appending to a string: refused, nothing changed
+        assert doc.to_bytes() == text.encode()
+        return
+    except EditError:  # an insertion the text cannot take (`- - a`): refused, nothing changed
+        assert kind == "insert"
         assert doc.to_bytes() == text.encode()
         return
     out = doc.to_bytes()

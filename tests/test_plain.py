@@ -207,6 +207,17 @@ def test_same(a: Any, b: Any, equal: bool) -> None:
         ({"l": [1, 2]}, {"l": [9, 2]}, [Op("replace", ("l", 0), 9)]),
         ({"l": [1, 2]}, {"l": [9]}, [Op("replace", ("l", 0), 9), Op("delete", ("l", 1))]),
         ({"l": [1]}, {"l": [9, 8]}, [Op("replace", ("l", 0), 9), Op("append", ("l",), 8)]),
+        ({"l": ["a", "b"]}, {"l": ["z", "a", "b"]}, [Op("insert", ("l", 0), "z")]),
+        (
+            {"l": ["a", "b"]},
+            {"l": ["a", "m", "b", "e"]},
+            [Op("insert", ("l", 1), "m"), Op("append", ("l",), "e")],
+        ),
+        (
+            {"l": [1, 2]},
+            {"l": [0, 1, 0, 2, 0]},
+            [Op("insert", ("l", 0), 0), Op("insert", ("l", 2), 0), Op("append", ("l",), 0)],
+        ),
         ({"l": [{"s": "a"}, {"s": "b"}]}, {"l": [{"s": "a"}, {"s": "c"}]}, [Op("replace", ("l", 1, "s"), "c")]),
         ({"l": []}, {"l": [1]}, [Op("replace", ("l",), [1])]),
         ({"m": {"a": 1}}, {"m": {}}, [Op("replace", ("m",), {})]),
@@ -224,6 +235,11 @@ def test_diff_appends_new_keys_at_the_end() -> None:
     ops = diff({"b": 1}, {"a": 0, "b": 1})
     assert ops == [Op("add", ("a",), 0)]
     assert list(apply_all({"b": 1}, ops)) == ["b", "a"]  # the file's order is kept; keys are not moved
+
+
+def test_diff_without_inserts_rewrites_items() -> None:
+    ops = diff({"l": ["a", "b"]}, {"l": ["z", "a", "b"]}, inserts=False)
+    assert ops == [Op("replace", ("l", 0), "z"), Op("replace", ("l", 1), "a"), Op("append", ("l",), "b")]
 
 
 def test_diff_uses_the_given_prefix() -> None:
@@ -347,6 +363,18 @@ def test_diff_of_removed_items_is_deletes_only(items: list[Any], data: st.DataOb
         assert [op.kind for op in ops] == ["delete"] * (len(items) - len(new))
     elif items:  # everything removed: the list becomes []
         assert ops == [Op("replace", ("l",), [])]
+    assert same_unordered(apply_all({"l": items}, ops), {"l": new})
+
+
+@FAST
+@given(st.lists(DATA, min_size=1, max_size=5), st.lists(st.tuples(st.integers(0, 8), DATA), min_size=1, max_size=4))
+def test_diff_of_added_items_inserts_only(items: list[Any], added: list[tuple[int, Any]]) -> None:
+    new = list(items)
+    for position, value in added:
+        new.insert(position % (len(new) + 1), value)
+    ops = diff({"l": items}, {"l": new})
+    assert {op.kind for op in ops} <= {"insert", "append"}
+    assert len(ops) == len(added)
     assert same_unordered(apply_all({"l": items}, ops), {"l": new})
 
 

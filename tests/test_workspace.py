@@ -38,6 +38,28 @@ def test_find_upward_explicit_and_environment(project: Path, monkeypatch: pytest
         Workspace.find()
 
 
+def test_find_inside_the_planning_folder(project: Path) -> None:
+    planning = project / ".planning"
+    Workspace.find(project).initiative.new("foo", phases=["X"])
+    for inside in (planning / "decisions", planning / "initiatives"):
+        ws = Workspace.find(explicit=inside)
+        assert (ws.root, ws.initiative_slug) == (planning, None)
+    ws = Workspace.find(explicit=planning / "initiatives" / "foo" / "sessions")
+    assert (ws.root, ws.initiative_slug) == (planning, "foo")
+    assert ws.target.dir == planning / "initiatives" / "foo"
+    assert Workspace.find(explicit=planning / "initiatives" / "foo", initiative="demo").initiative_slug == "demo"
+
+
+def test_find_refuses_a_folder_that_only_holds_a_state_file(project: Path, tmp_path: Path) -> None:
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    (loose / "STATE.md").write_bytes(state_file(project).read_bytes())
+    with pytest.raises(UsageError, match=r"no \.planning/ workspace at .*loose \(not a \.planning/ folder"):
+        Workspace.find(explicit=loose)
+    with pytest.raises(UsageError, match="no such folder"):
+        Workspace.find(explicit=tmp_path / "missing" / ".planning")
+
+
 def test_find_reports_the_hint(tmp_path: Path) -> None:
     (tmp_path / ".planning").write_text("a file, not a workspace")
     with pytest.raises(UsageError) as caught:
@@ -106,6 +128,95 @@ def test_set_append_unset_report_changes(project: Path) -> None:
         ws.unset("position.wave")
     assert caught.value.field == "position.wave"
     assert caught.value.file == ".planning/STATE.md"
+
+
+def test_set_text_and_append_text_type_like_the_command_line(project: Path) -> None:
+    ws = Workspace.find(project)
+    changes = ws.set_text({"position.task": "fix #12", "position.plan": "3", "position.wave": "null", "title": "2026"})
+    assert {c.path: c.new for c in changes} == {"position.task": "fix #12", "position.plan": 3, "title": "2026"}
+    ws.append_text("resume_context.files_modified", "[WIP] a.py")
+    assert ws.get("resume_context.files_modified") == ["[WIP] a.py"]
+    assert ws.set_text([("next_action", "  lead")])[0].new == "  lead"
+
+
+@pytest.mark.parametrize(
+    ("action", "field", "message"),
+    [
+        (lambda ws: ws.set_text({"position.wave": "1 # one"}), "position.wave", "without '# one'"),
+        (lambda ws: ws.set_text({"resume_context.files_modified": "[a"}), "resume_context.files_modified", "YAML"),
+        (lambda ws: ws.set_text([("title", "D"), ("title", "E")]), "title", "given twice"),
+        (lambda ws: ws.set({"phases.0.name": "a", "phases[0].name": "b"}), "phases.0.name", "given twice"),
+        (lambda ws: ws.set_text({"title": "   "}), "title", "empty or only spaces"),
+        (lambda ws: ws.set({"title": " "}), "title", "empty or only spaces"),
+        (lambda ws: ws.append_text("title", "x"), "title", "not a list"),
+        (lambda ws: ws.set_text({"position.task": '"a" b'}), "position.task", "YAML"),
+    ],
+)
+def test_set_text_refusals_name_the_field(
+    project: Path, action: Callable[[Workspace], object], field: str, message: str
+) -> None:
+    ws = Workspace.find(project)
+    before = ws.state_path.read_bytes()
+    with pytest.raises(UsageError) as caught:
+        action(ws)
+    assert caught.value.field == field
+    assert caught.value.file == ".planning/STATE.md"
+    assert message in caught.value.message
+    assert ws.state_path.read_bytes() == before
+
+
+def test_a_misspelt_field_is_an_error_not_a_lost_edit(project: Path) -> None:
+    ws = Workspace.find(project)
+    before = ws.state_path.read_bytes()
+    with pytest.raises(AttributeError, match="State has no field 'titel'"), ws.edit() as state:
+        state.titel = "x"  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError, match="Position has no field 'taks'"), ws.edit() as state:
+        state.position.taks = "x"  # type: ignore[attr-defined]
+    assert ws.state_path.read_bytes() == before
+    with ws.edit() as state:  # declared fields, typed views and private attributes still work
+        state.title = "Renamed"
+        state.position.task = "typed"
+        state.resume_context.open_questions.append("why?")
+    assert (ws.get("title"), ws.get("position.task")) == ("Renamed", "typed")
+
+
+def test_writes_refuse_to_guess_the_initiative(project: Path) -> None:
+    ws = Workspace.find(project)
+    ws.initiative.new("side", phases=["X"])
+    ws.pause()
+    guessing = Workspace.find(project)
+    assert guessing.state().initiative == "demo"  # reads may show the most recently changed one
+    before = state_file(project).read_bytes()
+    for write in (lambda: guessing.set({"title": "x"}), guessing.archive, lambda: guessing.next("n")):
+        with pytest.raises(
+            UsageError, match=r"no initiative is active; pass --initiative SLUG \(initiatives: demo, side\)"
+        ):
+            write()
+    assert state_file(project).read_bytes() == before
+    named = Workspace.find(project, initiative="side")
+    named.set({"title": "Side"})
+    assert named.get("title") == "Side"
+    side = named.target
+    with guessing.transaction(explicit=True) as tx:  # an operation that names its initiative itself
+        tx.state(side).next_action = "named, not guessed"
+    assert named.get("next_action") == "named, not guessed"
+
+
+def test_forget_target_selects_again(project: Path) -> None:
+    ws = Workspace.find(project)
+    ws.initiative.new("side", phases=["X"])
+    assert ws.target.folder_slug is None  # demo, the active one
+    other = Workspace.find(project)
+    other.initiative.switch("side")
+    assert ws.target.folder_slug is None  # remembered until forgotten
+    ws.forget_target()
+    assert ws.target.folder_slug == "side"
+    ws.set({"next_action": "go on with side"})
+    assert Workspace.find(project, initiative="side").get("next_action") == "go on with side"
+    assert Workspace.find(project, initiative="demo").get("next_action") != "go on with side"
+    pinned = Workspace.find(project, initiative="demo")
+    pinned.forget_target()  # an explicit --initiative stays
+    assert pinned.target.folder_slug is None
 
 
 def test_change_to_dict_without_removal() -> None:
@@ -374,6 +485,13 @@ def kind_of(path: str) -> Any:
         ("position.task", "[a, b]", "[a, b]"),
         ("position.plan", "3", 3),
         ("position.plan", "{a: 1}", "{a: 1}"),
+        ("position.task", "fix #12", "fix #12"),
+        ("position.task", "null", None),
+        ("title", "null", "null"),
+        ("position.task", "'it''s'", "it's"),
+        ("position.task", "  lead", "  lead"),
+        ("position.plan", "0.5", "0.5"),
+        ("resume_context.files_modified", "[a, 'b #1']", ["a", "b #1"]),
         ("phases", "[]", []),
         ("nosuch", "1", 1),
     ],

@@ -13,9 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from planstate.errors import EXIT_OK, EXIT_USAGE, PlanstateError
-
-EXIT_INTERNAL = 4
+from planstate.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, PlanstateError, UsageError
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -26,11 +24,24 @@ GROUPS = ("core", "records", "flow", "lifecycle", "checks", "resume")
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line on stderr, like every other planstate error."""
 
+    json_errors = False  # set by `main` when `--json` is among the arguments: errors are then JSON too
+
     def error(self, message: str) -> NoReturn:
-        """Print `planstate: <command>: <message>` and a pointer to --help, then exit 2."""
-        command = self.prog.removeprefix("planstate").strip()
-        where = f"{command}: " if command else ""
-        self.exit(EXIT_USAGE, f"planstate: {where}{message} (see `{self.prog} --help`)\n")
+        """Print `planstate: <command>: <message>` and a pointer to --help (or the JSON error object), then exit 2."""
+        usage_error(message, self.prog)
+
+
+def usage_error(message: str, prog: str) -> NoReturn:
+    """Exit 2 after one line on stderr: `planstate: <command>: <message> (see `<prog> --help`)`, or its JSON."""
+    command = prog.removeprefix("planstate").strip()
+    text = f"{message} (see `{prog} --help`)"
+    if _Parser.json_errors:
+        import json
+
+        sys.stderr.write(json.dumps(UsageError(text, field=None).to_dict(), ensure_ascii=False) + "\n")
+    else:
+        sys.stderr.write(f"planstate: {command + ': ' if command else ''}{text}\n")
+    sys.exit(EXIT_USAGE)
 
 
 class _Skipped:
@@ -80,7 +91,7 @@ class Registrar:
         common = self._parents if by else self._without_by
         parents = [*common, self._json] if json else list(common)
         p = self._sub.add_parser(name, help=help_text, description=help_text, parents=parents)
-        p.set_defaults(handler=handler)
+        p.set_defaults(handler=handler, _prog=p.prog)
         self.built.append(name)
         return p
 
@@ -89,7 +100,7 @@ class Registrar:
         if self._only is not None and name != self._only:
             return Registrar(None, self._parents, self._json, only="\0")  # builds nothing
         p = self._sub.add_parser(name, help=help_text, description=help_text, parents=self._parents)
-        p.set_defaults(handler=_missing_subcommand(p))
+        p.set_defaults(handler=_missing_subcommand(p), _prog=p.prog)
         sub = p.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND", parser_class=_Parser)
         self.built.append(name)
         return Registrar(sub, self._parents, self._json, without_by=self._without_by)
@@ -183,14 +194,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     _tolerant_streams()
     arguments = list(sys.argv[1:] if argv is None else argv)
+    _Parser.json_errors = "--json" in arguments[: arguments.index("--")] if "--" in arguments else "--json" in arguments
     name = _command_name(arguments)
     parser = build_parser(only=name) if name else build_parser()
     if name and name not in parser.get_default("_built"):
         parser = build_parser()  # not a command: the full parser says so and lists them
-    args = parser.parse_args(arguments)
+    args, extras = parser.parse_known_args(arguments)
+    if extras:  # reported by the command's own parser, so the pointer names its --help
+        usage_error(f"unrecognized arguments: {' '.join(extras)}", getattr(args, "_prog", parser.prog))
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
-        parser.print_help()
+        parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
         return handler(args)
@@ -204,7 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("planstate: interrupted\n")
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_OK

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from planstate.cli import Registrar, out, workspace
-from planstate.errors import EXIT_FINDINGS, EXIT_OK, PlanstateError
+from planstate.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 _out = out  # short names used throughout this module
 _workspace = workspace
@@ -84,33 +84,18 @@ def cmd_get(args: argparse.Namespace) -> int:
 
 def cmd_set(args: argparse.Namespace) -> int:
     """Set one or more fields in one transaction."""
-    from planstate.models import State
-    from planstate.plain import parse_path
-    from planstate.schema import lookup
-    from planstate.values import from_text
-
     pairs = args.pairs
     if len(pairs) % 2:
-        raise PlanstateError(f"set takes PATH VALUE pairs; {pairs[-1]!r} has no value")
+        raise UsageError(f"set takes PATH VALUE pairs; {pairs[-1]!r} has no value")
     ws = _workspace(args)
-    values: dict[str, Any] = {}
-    for path, text in zip(pairs[::2], pairs[1::2], strict=True):
-        values[path] = from_text(text, lookup(State, tuple(parse_path(path)))[1])
-    changes = ws.set(values)
+    changes = ws.set_text(list(zip(pairs[::2], pairs[1::2], strict=True)))
     return print_changes(args, changes, ws.display(ws.state_path))
 
 
 def cmd_append(args: argparse.Namespace) -> int:
     """Append an item to a list field."""
-    from planstate.models import State
-    from planstate.plain import parse_path
-    from planstate.schema import ListOf, lookup
-    from planstate.values import from_text
-
     ws = _workspace(args)
-    kind = lookup(State, tuple(parse_path(args.path)))[1]
-    item_kind = kind.item if isinstance(kind, ListOf) else None
-    changes = ws.append(args.path, from_text(args.value, item_kind))
+    changes = ws.append_text(args.path, args.value)
     return print_changes(args, changes, ws.display(ws.state_path))
 
 
@@ -174,11 +159,11 @@ def register(cli: Registrar) -> None:
     p.add_argument("path", metavar="PATH", help="dotted path, e.g. position.task or phases.0.status")
 
     p = cli.add("set", cmd_set, "set fields of STATE.md (all pairs in one transaction)")
-    p.add_argument("pairs", nargs="+", metavar="PATH VALUE", help="dotted path and value (read as YAML)")
+    p.add_argument("pairs", nargs="+", metavar="PATH VALUE", help="dotted path and value (see docs/cli.md, Values)")
 
     p = cli.add("append", cmd_append, "append an item to a list field")
     p.add_argument("path", metavar="PATH", help="dotted path of a list, e.g. resume_context.files_modified")
-    p.add_argument("value", metavar="VALUE", help="the item (read as YAML)")
+    p.add_argument("value", metavar="VALUE", help="the item (see docs/cli.md, Values)")
 
     p = cli.add("unset", cmd_unset, "remove an optional field or a list item")
     p.add_argument("path", metavar="PATH", help="dotted path, e.g. position.wave")
