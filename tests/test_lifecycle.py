@@ -360,3 +360,52 @@ def test_lifecycle_commands_have_help(run: Run) -> None:
         result = run(command, "--help")
         assert result.returncode == 0
         assert result.stdout.startswith(f"usage: planstate {command}")
+
+
+# ---------------------------------------------------------------------------- read-only initiatives
+
+READ_ONLY_COMMANDS = [
+    ("phase", "start", "1"),
+    ("phase", "complete", "2"),
+    ("task", "start", "More docs"),
+    ("task", "done"),
+    ("position", "--task", "x"),
+    ("position", "--phase", "1"),
+    ("next", "Ship it again"),
+    ("context", "--file", "src/a.py"),
+    ("decision", "add", "--context", "c", "--decision", "d", "--reason", "r"),
+    ("blocker", "add", "--description", "waiting"),
+    ("session", "start", "--agent", "late"),
+]
+
+
+@pytest.mark.parametrize("state", ["archived", "completed"])
+def test_a_read_only_initiative_refuses_work_but_closes_sessions(run: Run, tmp_path: Path, state: str) -> None:
+    folder = make_workspace(tmp_path / "proj", "active")
+    env = {"PLANSTATE_NOW": NOW}
+    session = json.loads(run("session", "start", "--agent", "w1", "--json", cwd=folder, env=env).stdout)["id"]
+    stale = json.loads(run("session", "start", "--agent", "w2", "--json", cwd=folder, env=env).stdout)["id"]
+    blocker = json.loads(run("blocker", "add", "--description", "b", "--json", cwd=folder, env=env).stdout)["id"]
+    assert run("complete" if state == "completed" else "archive", cwd=folder, env=env).returncode == 0
+    planning = folder / ".planning"
+    snapshot = {p: p.read_bytes() for p in planning.rglob("*") if p.is_file() and ".local" not in p.parts}
+    line = next(
+        i for i, text in enumerate(state_file(folder).read_text().splitlines(), 1) if text.startswith("  state:")
+    )
+    where = f".planning/STATE.md:{line}:3: lifecycle.state"
+    message = f"{where}: initiative demo is {state} (read-only): `planstate reopen` first"
+    for args in [*READ_ONLY_COMMANDS, ("blocker", "resolve", blocker, "--resolution", "r")]:
+        result = run(*args, cwd=folder, env=env)
+        assert result.returncode == 2, (args, result.stderr)
+        assert result.stdout == ""
+        assert result.stderr.splitlines() == [f"planstate: {message}"], args
+    assert {p: p.read_bytes() for p in snapshot} == snapshot
+    assert not [p for p in planning.rglob("*.md") if p not in snapshot]
+
+    ended = run("session", "end", "--session", session, "--notes", "closed after the fact", cwd=folder, env=env)
+    assert ended.returncode == 0, ended.stderr
+    later = {"PLANSTATE_NOW": "2026-01-04T04:05:06Z"}
+    reaped = run("session", "reap", "--stale-after", "1h", cwd=folder, env=later)
+    assert reaped.returncode == 0, reaped.stderr
+    assert f"marked session {stale} of w2 crashed" in reaped.stdout
+    assert lifecycle_of(folder)["state"] == state
