@@ -355,6 +355,31 @@ def test_docgen_check_fails_on_a_stale_lifecycle_doc(tmp_path: Path) -> None:
     assert docgen.render_lifecycle(LIFECYCLE_DOC) == LIFECYCLE_DOC
 
 
+def test_states_table_names_every_way_out_of_each_state() -> None:
+    """The States table's "how it is left" column lists exactly the moves TABLE allows, for every state."""
+    block = LIFECYCLE_DOC.split("<!-- lifecycle:states -->\n", 1)[1].split("<!-- /lifecycle:states -->", 1)[0]
+    rows = {}
+    for line in block.splitlines()[2:]:
+        state, _meaning, exits = line.strip("| ").split(" | ")
+        rows[state.strip("`")] = re.findall(r"`(\w+)` \(→ `(\w+)`\)", exits)
+    assert rows == {state: [(t.command, t.target) for t in allowed(state)] for state in LIFECYCLE_STATES}
+
+
+def test_docgen_regenerates_a_stale_states_column() -> None:
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        import docgen
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    row = next(line for line in LIFECYCLE_DOC.splitlines() if line.startswith("| `completed` | the work is done"))
+    stale = LIFECYCLE_DOC.replace(row, row.rsplit(" | ", 1)[0] + " | `reopen` only |")
+    assert stale != LIFECYCLE_DOC
+    assert docgen.render_lifecycle(stale) == LIFECYCLE_DOC
+    missing = LIFECYCLE_DOC.replace(row + "\n", "")
+    with pytest.raises(SystemExit, match="no row for completed"):
+        docgen.render_lifecycle(missing)
+
+
 def test_lifecycle_commands_have_help(run: Run) -> None:
     for command in COMMANDS:
         result = run(command, "--help")
@@ -409,3 +434,11 @@ def test_a_read_only_initiative_refuses_work_but_closes_sessions(run: Run, tmp_p
     assert reaped.returncode == 0, reaped.stderr
     assert f"marked session {stale} of w2 crashed" in reaped.stdout
     assert lifecycle_of(folder)["state"] == state
+
+
+def test_help_texts_speak_to_users_not_to_the_design_notes(run: Run) -> None:
+    """`--help` says what a command does; "(seed 000)" is design jargon that only the docs may cite."""
+    for words in (("phase",), ("task",), ("initiative",), ("phase", "complete"), ("pause",), ("initiative", "new")):
+        result = run(*words, "--help")
+        assert result.returncode == 0
+        assert "seed" not in result.stdout.lower(), words

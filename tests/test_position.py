@@ -304,6 +304,16 @@ def test_an_active_phase_that_is_not_current_is_a_problem_position_repairs(run: 
     assert front(project)["position"]["phase"] == 2
 
 
+def test_position_repairs_a_pointer_out_of_range(run: Run, project: Path) -> None:
+    """`check` reports a hand-edited position.phase outside the phases; `set` refuses it, `position` repairs it."""
+    path = state_file(project)
+    path.write_text(path.read_text().replace("  phase: 1\n", "  phase: 9\n", 1))
+    assert run("phase", "complete", "1", cwd=project).returncode == 2
+    ok(run("position", "--phase", "1", cwd=project))
+    assert front(project)["position"] == front(project)["position"] | {"phase": 1, "phase_name": "Design"}
+    ok(run("validate", cwd=project))
+
+
 def test_unmanaged_phase_fields_stay_writable(run: Run, project: Path) -> None:
     ok(run("set", "phases.0.name", "Design and plan", "phases.0.evidence.reviewed", "true", cwd=project))
     phase = front(project)["phases"][0]
