@@ -502,7 +502,7 @@ def test_accept_and_reject_through_the_api(project: Path, monkeypatch: pytest.Mo
     assert (rejected.data["status"], rejected.data.get("rejection")) == ("rejected", None)
     with pytest.raises(UsageError, match="must not be empty"):
         ws.decision.reject(first.id, reason=" ")
-    assert [e.data["status"] for e in ws.decision.list()] == ["accepted", "rejected"]
+    assert {e.id: e.data["status"] for e in ws.decision.list()} == {first.id: "accepted", second.id: "rejected"}
 
 
 # ---------------------------------------------------------------------------- finding records
