@@ -426,16 +426,16 @@ def _reset_rerun(phase: Phase) -> None:
     """Keep the previous run of the phase in `previous`, then clear what it left: timing, checkpoint,
     evidence, failure (seed 000: timing and checkpoints are history, never overwritten)."""
     data = phase._data()
-    ran = data.get("started") is not None or phase.checkpoint != "pending" or bool(data.get("evidence"))
-    if ran or data.get("failure") is not None:
-        attempt: dict[str, Any] = {
-            "started": phase.started,
-            "ended": phase.completed or phase.failed_at,
-            "checkpoint": phase.checkpoint,
-            "evidence": dict(data.get("evidence") or {}),
-            "failure": phase.failure,
-        }
-        phase.previous.append(Attempt(attempt))
+    if phase.status == "pending" and data.get("started") is None:
+        return  # a first start: nothing ran yet, and evidence written beforehand belongs to this attempt
+    attempt: dict[str, Any] = {
+        "started": phase.started,
+        "ended": phase.completed or phase.failed_at,
+        "checkpoint": phase.checkpoint,
+        "evidence": dict(data.get("evidence") or {}),
+        "failure": phase.failure,
+    }
+    phase.previous.append(Attempt(attempt))
     _clear(phase, "completed")
     _clear(phase, "failed_at")
     _clear(phase, "failure")

@@ -107,6 +107,7 @@ def test_seed_000_the_last_phase_completes_the_initiative(run: Run, tmp_path: Pa
         assert phase["completed"] == stamp(30 * (i + 1))
         assert phase["duration_seconds"] == 1800
         assert phase["attempts"] == 1
+        assert "previous" not in phase  # a first start keeps no earlier attempt
     assert front["lifecycle"]["completed_at"] == stamp(180)
     assert history(tmp_path)[-1] == {
         "at": "2026-01-01T03:00:00Z",
@@ -468,3 +469,11 @@ def test_a_rerun_after_reopen_keeps_the_completed_run(run: Run, project: Path) -
     ok(run("phase", "complete", "3", cwd=project, env=at(60)))
     assert data(project)["lifecycle"]["total_duration_seconds"] == 60 * 60
     ok(run("validate", cwd=project))
+
+
+def test_evidence_written_before_a_first_start_stays_with_it(run: Run, project: Path) -> None:
+    ok(run("set", "phases.1.evidence.design_doc", "docs/build.md", cwd=project))
+    ok(run("phase", "complete", "1", cwd=project))
+    phase = data(project)["phases"][1]
+    assert (phase["status"], phase["evidence"]) == ("active", {"design_doc": "docs/build.md"})
+    assert "previous" not in phase
