@@ -3,7 +3,9 @@
 Rules: at most one phase is active; `position.phase` is always a valid phase number and never
 moves past the last one; completing (or skipping) the phase that leaves no unfinished phase
 completes the initiative explicitly, through the lifecycle table, with `position.phase` kept.
-Every phase command needs the initiative to be `active`.
+Every phase command needs the initiative to be `active`. A phase that starts again keeps its
+finished attempt in `previous` (append-only history); open blockers on a phase are warned
+about, never enforced.
 """
 
 from __future__ import annotations
