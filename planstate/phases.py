@@ -123,17 +123,18 @@ def blocker_warnings(ws: Workspace, initiative: Initiative, numbers: list[int]) 
     if not numbers:
         return []
     found, _problems = records.load_all(ws, initiative, "blocker")  # unreadable ones: `planstate check` says so
-    out = []
+    affected: list[tuple[str, set[int | None]]] = []
     for record in found:
-        if record.data.get("status") not in ("new", "active"):
-            continue
-        affects = record.data.get("affects")
-        items = affects if isinstance(affects, list) else []
-        named = {phase_reference(item) for item in items if isinstance(item, str)}
-        for number in numbers:
-            if number in named:
-                out.append(f"blocker {record.id} still affects phase {number}: resolve or bypass it")
-    return out
+        if record.data.get("status") in ("new", "active"):
+            affects = record.data.get("affects")
+            items = affects if isinstance(affects, list) else []
+            affected.append((record.id, {phase_reference(item) for item in items if isinstance(item, str)}))
+    return [
+        f"blocker {blocker} still affects phase {number}: resolve or bypass it"
+        for number in numbers  # phase by phase, then blockers in file-name (id) order
+        for blocker, named in affected
+        if number in named
+    ]
 
 
 def parse_pairs(items: list[str] | tuple[str, ...], what: str = "evidence") -> dict[str, Any]:
