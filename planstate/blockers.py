@@ -15,6 +15,7 @@ from planstate.clock import now
 from planstate.errors import UsageError
 from planstate.models import BLOCKER_STATUSES, SCHEMA_VERSION
 from planstate.recordops import Entry, Listing
+from planstate.schema import parse_datetime
 from planstate.yamltext import format_datetime
 
 if TYPE_CHECKING:
@@ -86,6 +87,7 @@ class BlockerAPI:
         initiative = ws.target
         recordops.preload_templates()
         with ws.transaction() as tx:
+            recordops.refuse_read_only(ws, initiative)
             record_id, path = records.new_path(initiative, KIND, name)
             data: dict[str, Any] = {
                 "schema_version": SCHEMA_VERSION,
@@ -161,6 +163,7 @@ class BlockerAPI:
         """Apply one move of the TABLE to a blocker and note it in the blocker's `log`."""
         ws = self.ws
         with ws.transaction() as tx:
+            recordops.refuse_read_only(ws, ws.target)
             record = records.find(ws, ws.target, KIND, ref)
             blocker = recordops.editable(tx, KIND, record.path)
             source = blocker._data().get("status")
@@ -192,5 +195,5 @@ class BlockerAPI:
 
 def _sortable(value: Any) -> float:
     """A sort key for a timestamp field that may be missing or hand-written (missing ones first)."""
-    when = recordops.latest(value)
+    when = parse_datetime(value)
     return when.timestamp() if when is not None else float("-inf")

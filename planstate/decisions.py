@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from planstate import recordops, records
 from planstate.clock import now
 from planstate.errors import PlanstateError, UsageError
-from planstate.models import DECISION_STATUSES, SCHEMA_VERSION
+from planstate.models import DECISION_STATUSES, SCHEMA_VERSION, Decision
 from planstate.recordops import Entry, Listing
 
 if TYPE_CHECKING:
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 KIND = "decision"
 NEW_STATUSES = ("accepted", "proposed")  # what `add` records; superseded and rejected come later
+# `decision accept` and `decision reject` settle a proposed decision; nothing else moves through them.
+SETTLE = {"accept": "accepted", "reject": "rejected"}
 
 
 @dataclass
@@ -77,6 +79,7 @@ class DecisionAPI:
         initiative = ws.target
         recordops.preload_templates()
         with ws.transaction() as tx:
+            recordops.refuse_read_only(ws, initiative)
             old = _supersedable(tx, initiative, supersedes) if supersedes is not None else None
             record_id, path = records.new_path(initiative, KIND, name)
             data: dict[str, Any] = {
@@ -138,6 +141,7 @@ class DecisionAPI:
         ws = self.ws
         initiative = ws.target
         with ws.transaction() as tx:
+            recordops.refuse_read_only(ws, initiative)
             old_record = _supersedable(tx, initiative, id)
             new_record = records.find(ws, initiative, KIND, by)
             if new_record.path == old_record.path:
@@ -160,6 +164,49 @@ class DecisionAPI:
             Entry(KIND, old.id, old_record.path, ws.display(old_record.path), old.to_data()),
             Entry(KIND, new.id, new_record.path, ws.display(new_record.path), new.to_data()),
         )
+
+    def accept(self, id: str) -> Entry:
+        """Accept a proposed decision: status `accepted`."""
+        return self._settle(id, "accept", None)
+
+    def reject(self, id: str, *, reason: str | None = None) -> Entry:
+        """Reject a proposed decision: status `rejected`, with why in `rejection` when given."""
+        return self._settle(id, "reject", recordops.optional_text(reason, "reason"))
+
+    def _settle(self, ref: str, command: str, reason: str | None) -> Entry:
+        """Move a proposed decision to accepted or rejected; refuse any other status, saying why."""
+        ws = self.ws
+        initiative = ws.target
+        with ws.transaction() as tx:
+            recordops.refuse_read_only(ws, initiative)
+            record = records.find(ws, initiative, KIND, ref)
+            decision = recordops.editable(tx, KIND, record.path)
+            status = decision.status
+            if status != "proposed":
+                where = recordops.located(tx, KIND, record.path, "status")
+                raise UsageError(f"cannot {command} decision {decision.id}: {_settled(decision, command)}", **where)
+            decision.status = SETTLE[command]
+            if reason is not None:
+                decision.rejection = reason
+            data = decision.to_data()
+        ws.save_cache()
+        return Entry(KIND, str(data["id"]), record.path, ws.display(record.path), data)
+
+
+def _settled(decision: Decision, command: str) -> str:
+    """Why a decision that is not proposed cannot be accepted or rejected."""
+    status = decision.status
+    if status == "superseded" or decision.superseded_by:
+        return f"it is superseded by {decision.superseded_by or 'another decision'}"
+    if status == "rejected":
+        why = f" ({decision.rejection})" if decision.rejection else ""
+        return f"it was rejected{why}; record a new decision instead"
+    if command == "accept":
+        return "it is already accepted"
+    return (
+        "it is accepted; an accepted decision is replaced, not rejected: "
+        f"`planstate decision supersede {decision.id} --by NEW`"
+    )
 
 
 def _current_phase(ws: Workspace, warnings: list[str]) -> int | None:

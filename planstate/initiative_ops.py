@@ -238,6 +238,8 @@ class InitiativeAPI:
                 paused = self._pause(active, f"switched to {slug}")
             folder.mkdir(exist_ok=True)
             materialize(files, folder, folder / slug)
+        if state == "active":
+            ws.forget_target()  # the new initiative is the active one now: later calls act on it
         return Created(slug, title, ws.display(folder / slug), state, paused)
 
     def _pause(self, active: list[Summary], reason: str) -> list[Transitioned]:
@@ -302,6 +304,7 @@ class InitiativeAPI:
             transitions.append(
                 Transitioned(slug, source, "active", why_resumed, state.lifecycle.since, "initiative switch")
             )
+        ws.forget_target()  # later calls on this Workspace act on the initiative that is active now
         return Switched(slug, False, transitions)
 
 

@@ -129,8 +129,13 @@ def apply(
         lifecycle.context = None
     if target == "completed":
         lifecycle.completed_at = when
-    elif "completed_at" in lifecycle._data() and lifecycle.completed_at is not None:
-        lifecycle.completed_at = None  # reopened: completion is explicit, never left stale
+        if state.created is not None:  # seed 000: how long the whole initiative took
+            seconds = max(0.0, (when - state.created).total_seconds())
+            lifecycle.total_duration_seconds = int(seconds) if seconds == int(seconds) else seconds
+    else:  # reopened: completion is explicit, never left stale
+        for key in ("completed_at", "total_duration_seconds"):
+            if lifecycle._data().get(key) is not None:
+                lifecycle._writable()[key] = None
     if target == "error":
         previous = lifecycle.error
         retries = previous.retries if previous is not None else 0

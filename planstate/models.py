@@ -47,10 +47,14 @@ TASK_STATUSES = ("pending", "in_progress", "blocked", "verifying", "done")
 DECISION_STATUSES = ("proposed", "accepted", "superseded", "rejected")
 BLOCKER_STATUSES = ("new", "active", "bypassed", "resolved")
 SESSION_STATUSES = ("active", "ended", "crashed")
+READ_ONLY_STATES = ("archived", "completed")  # the work is read-only in these until `planstate reopen`
 
 # The commands that own managed fields: `planstate set/append/unset` refuse those fields and name these.
 LIFECYCLE_COMMANDS = "planstate pause|resume --activate|suspend|error|fail|retry|complete|abandon|archive|reopen"
 PHASE_COMMANDS = "planstate phase start|complete|fail|retry|skip"
+POSITION_PHASE_COMMANDS = "planstate position --phase N|phase start N"
+# Fields fixed when the initiative is created: no command changes them afterwards.
+CREATION = "planstate init|initiative new (it is fixed at creation)"
 
 
 class Unset(enum.Enum):
@@ -86,6 +90,17 @@ class Structure(Model):
     workflow = Field(_opt_text, "Name or version of the workflow the phases came from.", example="default")
 
 
+class Attempt(Model):
+    """An earlier attempt at a phase, kept as it was when the phase started again (append-only)."""
+
+    doc = "An earlier attempt at a phase: its timing, checkpoint, evidence and failure, as they were."
+    started = Field(_opt_time, "When the attempt started.")
+    ended = Field(_opt_time, "When it was completed or failed (null when that was not recorded).")
+    checkpoint = Field(Enum(*CHECKPOINTS), "Its checkpoint result.", default="pending", example="failed")
+    evidence = Field(MapOf(Scalar()), "Its evidence.", example={"coverage": "65%"})
+    failure = Field(_opt_text, "Why it failed, when that was given.")
+
+
 class Phase(Model):
     """One phase of the workflow, with its timing, checkpoint and evidence."""
 
@@ -108,13 +123,27 @@ class Phase(Model):
     failure = Field(_opt_text, "Why the phase failed, when it did.", managed=PHASE_COMMANDS)
     skip_reason = Field(_opt_text, "Why the phase was skipped, when it was.", managed=PHASE_COMMANDS)
     attempts = Field(Int(minimum=0), "How many times the phase was started.", default=0, managed=PHASE_COMMANDS)
+    failed_at = Field(
+        _opt_time, "When the current attempt failed (`phase fail` or a failed checkpoint).", managed=PHASE_COMMANDS
+    )
+    previous = Field(
+        ListOf(Nested(Attempt)),
+        "Earlier attempts, oldest first, kept when the phase starts again (`phase retry`, `phase start`).",
+        managed=PHASE_COMMANDS,
+    )
 
 
 class Position(Model):
     """Where work is: phase, plan, task, wave, status and sub-phase step."""
 
     doc = "The current position (seed 003)."
-    phase = Field(Int(minimum=0), "Number of the current phase; always a valid phase.", required=True, example=2)
+    phase = Field(
+        Int(minimum=0),
+        "Number of the current phase; always a valid phase.",
+        required=True,
+        example=2,
+        managed=POSITION_PHASE_COMMANDS,
+    )
     phase_name = Field(_opt_text, "Name of the current phase.", derived=True, example="JWT implementation")
     plan = Field(Nullable(OneOf(Int(minimum=0), Str())), "Current plan within the phase.", example=3)
     plan_name = Field(_opt_text, "Name of the current plan.", example="Refresh token rotation")
@@ -144,6 +173,9 @@ class Lifecycle(Model):
     by = Field(_opt_text, "Who caused the transition (a person or agent name).")
     context = Field(_opt_text, "What was being worked on when paused or suspended.")
     completed_at = Field(_opt_time, "When the initiative was completed (set explicitly).")
+    total_duration_seconds = Field(
+        Nullable(Number()), "Seconds from `created` to `completed_at`, recorded on completion.", example=86400
+    )
     resumed_at = Field(_opt_time, "When the initiative was last resumed.")
     resume_count = Field(Int(minimum=0), "How many times it was resumed.", default=0)
     error = Field(Nullable(Nested(ErrorInfo)), "The last error, for state `error`.")
@@ -192,11 +224,11 @@ class State(Model):
 
     doc = "STATE.md front matter: the truth about one initiative."
     schema_version = Field(_version, "Version of the .planning format.", required=True, example=1)
-    initiative = Field(_slug, "Id of the initiative (a slug).", required=True, example="auth-rewrite")
+    initiative = Field(_slug, "Id of the initiative (a slug).", required=True, example="auth-rewrite", managed=CREATION)
     title = Field(Str(min_length=1), "Title of the initiative.", required=True, example="User authentication")
     created = Field(_opt_time, "When the initiative was created.")
     updated = Field(_opt_time, "When planstate last wrote this file.")
-    structure = Field(Nested(Structure), "Workflow structure snapshot.")
+    structure = Field(Nested(Structure), "Workflow structure snapshot.", managed=CREATION)
     phases = Field(ListOf(Nested(Phase)), "The phases, in order.")
     position = Field(Nested(Position), "Where work is.")
     lifecycle = Field(Nested(Lifecycle), "Lifecycle state.", required=True, managed=LIFECYCLE_COMMANDS)
@@ -221,6 +253,7 @@ class Decision(Model):
     reversible = Field(Bool(), "Whether the decision can be undone cheaply.", default=True)
     supersedes = Field(Nullable(_record_id), "Id of the decision this one replaces.")
     superseded_by = Field(Nullable(_record_id), "Id of the decision that replaced this one.")
+    rejection = Field(_opt_text, "Why the decision was rejected (status rejected).")
     phase = Field(Nullable(Int(minimum=0)), "Phase in which it was made.")
     by = Field(_opt_text, "Who decided.")
 

@@ -3,7 +3,9 @@
 Rules: at most one phase is active; `position.phase` is always a valid phase number and never
 moves past the last one; completing (or skipping) the phase that leaves no unfinished phase
 completes the initiative explicitly, through the lifecycle table, with `position.phase` kept.
-Every phase command needs the initiative to be `active`.
+Every phase command needs the initiative to be `active`. A phase that starts again keeps its
+finished attempt in `previous` (append-only history); open blockers on a phase are warned
+about, never enforced.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from planstate import lifecycle
 from planstate.clock import now
 from planstate.errors import UsageError, ValidationError
-from planstate.models import Phase, State, phase_numbers, to_json
+from planstate.models import READ_ONLY_STATES, Attempt, Phase, State, phase_numbers, phase_reference, to_json
+from planstate.plain import format_path
 from planstate.validation import located, problems_for
 
 if TYPE_CHECKING:
@@ -49,6 +52,7 @@ class PhaseResult:
     initiative_completed: bool = False
     lifecycle: str = "active"
     unfinished: list[int] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """The result as JSON-ready data."""
@@ -73,16 +77,20 @@ class PhaseResult:
                 "initiative_completed": self.initiative_completed,
                 "lifecycle": self.lifecycle,
                 "unfinished": self.unfinished,
+                "warnings": self.warnings,
             }
         )
         return data
 
 
-def checked_state(tx: Transaction, initiative: Initiative | None = None) -> State:
-    """Load an initiative's STATE.md into the transaction and refuse to act on it when it is not valid."""
+def checked_state(tx: Transaction, initiative: Initiative | None = None, *, repairs: tuple[str, ...] = ()) -> State:
+    """Load an initiative's STATE.md into the transaction and refuse to act on it when it is not valid.
+
+    `repairs` names fields the caller is about to set: their problems are left to the commit's validation.
+    """
     target = initiative or tx.ws.target
     staged = tx.load("state", target.state_path, target)
-    problems = problems_for("state", staged.data)
+    problems = [p for p in problems_for("state", staged.data) if format_path(p.path) not in repairs]
     if problems:
         raise ValidationError(located(staged.doc, problems))
     return State(staged.data)
@@ -90,12 +98,43 @@ def checked_state(tx: Transaction, initiative: Initiative | None = None) -> Stat
 
 def refusal(tx: Transaction, path: list[Any], message: str, initiative: Initiative | None = None) -> UsageError:
     """A UsageError located at `path` of the initiative's STATE.md (file, line, column and field)."""
-    from planstate.plain import format_path
-
     target = initiative or tx.ws.target
     staged = tx.load("state", target.state_path, target)
     line, column = staged.doc.locate(list(path))
     return UsageError(message, file=staged.doc.path, line=line, column=column, field=format_path(path))
+
+
+def refuse_read_only(tx: Transaction, state: State, initiative: Initiative | None = None) -> None:
+    """Refuse to change an archived or completed initiative, saying how to make it writable."""
+    source = state.lifecycle.state
+    if source in READ_ONLY_STATES:
+        raise refusal(
+            tx,
+            ["lifecycle", "state"],
+            f"initiative {state.initiative} is {source} (read-only): `planstate reopen` first",
+            initiative,
+        )
+
+
+def blocker_warnings(ws: Workspace, initiative: Initiative, numbers: list[int]) -> list[str]:
+    """One warning per open (new or active) blocker whose `affects` names one of the phases `numbers`."""
+    from planstate import records
+
+    if not numbers:
+        return []
+    found, _problems = records.load_all(ws, initiative, "blocker")  # unreadable ones: `planstate check` says so
+    affected: list[tuple[str, set[int | None]]] = []
+    for record in found:
+        if record.data.get("status") in ("new", "active"):
+            affects = record.data.get("affects")
+            items = affects if isinstance(affects, list) else []
+            affected.append((record.id, {phase_reference(item) for item in items if isinstance(item, str)}))
+    return [
+        f"blocker {blocker} still affects phase {number}: resolve or bypass it"
+        for number in numbers  # phase by phase, then blockers in file-name (id) order
+        for blocker, named in affected
+        if number in named
+    ]
 
 
 def parse_pairs(items: list[str] | tuple[str, ...], what: str = "evidence") -> dict[str, Any]:
@@ -150,11 +189,12 @@ class PhaseAPI:
                     f"phase, can be started (make it current with `planstate position --phase {number}`)",
                 )
             previous = phase.status
-            _activate(phase, now())
             _reset_rerun(phase)
+            _activate(phase, now())
             if number != current:
                 _move_to(state, number)
-        return self._result(state, "start", number, previous)
+            warnings = blocker_warnings(self.ws, self.ws.target, [number])
+        return self._result(state, "start", number, previous, warnings)
 
     def complete(
         self, number: int, *, checkpoint: str = "passed", evidence: dict[str, Any] | None = None
@@ -163,18 +203,29 @@ class PhaseAPI:
         if checkpoint not in ("passed", "failed"):
             raise UsageError(f"checkpoint must be passed or failed, not {checkpoint!r}")
         with self.ws.transaction() as tx:
-            state, phase, _index = self._prepare(tx, number, "complete")
+            state, phase, index = self._prepare(tx, number, "complete")
             self._require_current_active(tx, state, number, "complete")
+            if phase.checkpoint == "failed":
+                # passing it now would merge the failed attempt's evidence into the passed one
+                raise refusal(
+                    tx,
+                    ["phases", index, "checkpoint"],
+                    f"phase {number}'s checkpoint failed; `planstate phase retry {number}` first",
+                )
             previous = phase.status
             if evidence:
                 phase.evidence.update(evidence)
             phase.checkpoint = checkpoint
+            started: list[int] = []
             if checkpoint == "passed":
                 phase.status = "completed"
                 phase.completed = now()
                 _clear(phase, "failure")
-                self._advance(tx, state, number, "phase complete")
-        return self._result(state, "complete", number, previous)
+                started = self._advance(tx, state, number, "phase complete")
+            else:
+                phase.failed_at = now()
+            warnings = blocker_warnings(self.ws, self.ws.target, [number, *started])
+        return self._result(state, "complete", number, previous, warnings)
 
     def fail(self, number: int, *, reason: str) -> PhaseResult:
         """Mark the current, active phase failed, with why; `retry` starts it again."""
@@ -186,6 +237,8 @@ class PhaseAPI:
             previous = phase.status
             phase.status = "failed"
             phase.failure = reason
+            if phase.failed_at is None:  # a failed checkpoint before this already ended the attempt
+                phase.failed_at = now()
         return self._result(state, "fail", number, previous)
 
     def retry(self, number: int) -> PhaseResult:
@@ -201,9 +254,10 @@ class PhaseAPI:
                     "only a failed phase or a failed checkpoint is retried",
                 )
             previous = phase.status
-            _activate(phase, now())
             _reset_rerun(phase)
-        return self._result(state, "retry", number, previous)
+            _activate(phase, now())
+            warnings = blocker_warnings(self.ws, self.ws.target, [number])
+        return self._result(state, "retry", number, previous, warnings)
 
     def skip(self, number: int, *, reason: str | None = None) -> PhaseResult:
         """Skip the current phase (pending, active or failed) and move on as `complete` does."""
@@ -217,14 +271,16 @@ class PhaseAPI:
             phase.checkpoint = "skipped"
             if reason is not None or "skip_reason" in phase._data():
                 phase.skip_reason = reason
-            self._advance(tx, state, number, "phase skip")
-        return self._result(state, "skip", number, previous)
+            started = self._advance(tx, state, number, "phase skip")
+            warnings = blocker_warnings(self.ws, self.ws.target, started)
+        return self._result(state, "skip", number, previous, warnings)
 
     # ------------------------------------------------------------------ rules shared by the commands
 
     def _prepare(self, tx: Transaction, number: int, verb: str) -> tuple[State, Phase, int]:
         """Load the state, require an active initiative and a valid phase number; return the state, phase, index."""
         state = checked_state(tx)
+        refuse_read_only(tx, state)
         source = state.lifecycle.state
         if source != "active":
             moves = [t.command for t in lifecycle.allowed(source) if t.target == "active"]
@@ -264,6 +320,12 @@ class PhaseAPI:
         phase = _numbered(state)[number]
         if phase.status == "active":
             return
+        if phase.status == "failed" and verb == "complete":
+            raise refusal(
+                tx,
+                ["phases", number - phase_numbers(state).start, "status"],
+                f"phase {number} failed; `planstate phase retry {number}` first",
+            )
         hint = {
             "pending": f"start it first with `planstate phase start {number}`",
             "failed": f"retry it first with `planstate phase retry {number}`",
@@ -274,8 +336,10 @@ class PhaseAPI:
             f"cannot {verb} phase {number}: it is {phase.status}" + (f"; {hint}" if hint else ""),
         )
 
-    def _advance(self, tx: Transaction, state: State, number: int, trigger: str) -> None:
-        """After phase `number` finished: start the next pending phase, or complete the initiative when none is left."""
+    def _advance(self, tx: Transaction, state: State, number: int, trigger: str) -> list[int]:
+        """After phase `number` finished: start the next pending phase, or complete the initiative when none is left.
+
+        Returns the phase it started (none when it did not start one)."""
         phases = _numbered(state)
         finished_name = phases[number].name
         unfinished = [n for n, p in phases.items() if p.status not in FINISHED]
@@ -286,9 +350,9 @@ class PhaseAPI:
             _move_to(state, upcoming)
             if state.next_action == generated_next_action(number, finished_name):
                 state.next_action = generated_next_action(upcoming, phases[upcoming].name)
-            return
+            return [upcoming]
         if unfinished:
-            return  # an earlier phase is still open: the position stays here, never past the end
+            return []  # an earlier phase is still open: the position stays here, never past the end
         if state.next_action == generated_next_action(number, finished_name):
             state.next_action = None
         lifecycle.apply(
@@ -298,8 +362,11 @@ class PhaseAPI:
             trigger=trigger,
             reason=f"last phase finished: {number} ({finished_name})",
         )
+        return []
 
-    def _result(self, state: State, action: str, number: int, previous: str) -> PhaseResult:
+    def _result(
+        self, state: State, action: str, number: int, previous: str, warnings: list[str] | None = None
+    ) -> PhaseResult:
         phases = _numbered(state)
         phase = phases[number]
         current = _current(state)
@@ -325,6 +392,7 @@ class PhaseAPI:
             initiative_completed=completed and action in ("complete", "skip"),
             lifecycle=state.lifecycle.state,
             unfinished=[n for n, p in phases.items() if p.status not in FINISHED],
+            warnings=warnings or [],
         )
 
 
@@ -358,10 +426,25 @@ def _activate(phase: Phase, when: datetime) -> None:
 
 
 def _reset_rerun(phase: Phase) -> None:
-    """Clear what a previous run of the phase left: completion, failure, checkpoint."""
+    """Keep the previous run of the phase in `previous`, then clear what it left: timing, checkpoint,
+    evidence, failure (seed 000: timing and checkpoints are history, never overwritten)."""
+    data = phase._data()
+    if phase.status == "pending" and data.get("started") is None:
+        return  # a first start: nothing ran yet, and evidence written beforehand belongs to this attempt
+    attempt: dict[str, Any] = {
+        "started": phase.started,
+        "ended": phase.completed or phase.failed_at,
+        "checkpoint": phase.checkpoint,
+        "evidence": dict(data.get("evidence") or {}),
+        "failure": phase.failure,
+    }
+    phase.previous.append(Attempt(attempt))
     _clear(phase, "completed")
+    _clear(phase, "failed_at")
     _clear(phase, "failure")
     _clear(phase, "skip_reason")
+    if "evidence" in data:
+        del phase._writable()["evidence"]
     if phase.checkpoint != "pending":
         phase.checkpoint = "pending"
 

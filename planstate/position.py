@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from planstate.errors import UsageError
 from planstate.models import TASK_STATUSES, UNSET, State, Unset, phase_numbers, to_json
-from planstate.phases import checked_state, refusal
+from planstate.phases import checked_state, refusal, refuse_read_only
 from planstate.plain import get_in, parse_path, same
 
 if TYPE_CHECKING:
@@ -118,7 +118,9 @@ def set_position(
     }
     given = {k: v for k, v in given.items() if v is not UNSET}
     with ws.transaction() as tx:
-        state = checked_state(tx)
+        # `--phase` is how a hand-edited pointer is put right, so a problem at position.phase does not stop it
+        state = checked_state(tx, repairs=("position.phase",) if "phase" in given else ())
+        refuse_read_only(tx, state)
         tracker = _Tracker(state, [f"position.{k}" for k in POSITION_FIELDS])
         if "phase" not in given:
             _positioned(tx, state, "the position")
@@ -174,6 +176,7 @@ def set_next(ws: Workspace, text: str) -> Edited:
     """Set the next action (multi-line text is kept as written)."""
     with ws.transaction() as tx:
         state = checked_state(tx)
+        refuse_read_only(tx, state)
         tracker = _Tracker(state, ["next_action"])
         state.next_action = _text(tx, ["next_action"], text, empty_is_null=False)
     return tracker.result(ws)
@@ -195,6 +198,7 @@ def update_context(
     clears = {"files": clear_files, "implementations": clear_implementations, "questions": clear_questions}
     with ws.transaction() as tx:
         state = checked_state(tx)
+        refuse_read_only(tx, state)
         tracker = _Tracker(state, [f"resume_context.{key}" for key in CONTEXT_LISTS.values()])
         context = state.resume_context
         for option, key in CONTEXT_LISTS.items():
@@ -237,6 +241,7 @@ class TaskAPI:
         paths = [f"position.{k}" for k in ("task", "status", "plan", "wave")]
         with self.ws.transaction() as tx:
             state = checked_state(tx)
+            refuse_read_only(tx, state)
             tracker = _Tracker(state, paths)
             _positioned(tx, state, "a task")
             position = state.position
@@ -253,6 +258,7 @@ class TaskAPI:
         paths = ["position.task", "position.status", "progress.current_phase_completed"]
         with self.ws.transaction() as tx:
             state = checked_state(tx)
+            refuse_read_only(tx, state)
             tracker = _Tracker(state, paths)
             position = state.position
             if not position.exists() or position.task is None:

@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planstate.errors import PlanstateError, UsageError, ValidationError
-from planstate.models import KINDS, to_json
+from planstate.models import KINDS, READ_ONLY_STATES, to_json
 from planstate.records import TEMPLATES, Record
 from planstate.schema import Model, parse_datetime
 from planstate.validation import located as validation_located
 from planstate.validation import problems_for
 
 if TYPE_CHECKING:
+    from planstate.initiatives import Initiative
     from planstate.transaction import Transaction
     from planstate.workspace import Workspace
 
@@ -138,13 +139,25 @@ def since(value: str | date | datetime | None, now: datetime) -> datetime | None
         return found
     raw = value.strip()
     if raw and raw[0].isdigit() and raw[-1].lower() in "smhdw" and not re.search(r"[-:T]", raw):
-        from planstate import durations
-
-        return now - durations.parse(raw, "--since")
+        try:
+            return now - duration(raw, "--since")
+        except OverflowError:
+            raise UsageError(f"--since {value!r} reaches back before the year 1; give a date instead") from None
     found = parse_datetime(raw)
     if found is None:
         raise UsageError(f"--since {value!r} is not a date (2026-11-20), a timestamp or a duration (2d, 12h)")
     return found
+
+
+def duration(text: str, option: str) -> timedelta:
+    """A duration typed by a person (`30m`, `1h30m`); UsageError naming `option` when it is not one, or when it
+    is too long for a clock to count (more than 999,999,999 days)."""
+    from planstate import durations
+
+    try:
+        return durations.parse(text, option)
+    except OverflowError:
+        raise UsageError(f"{option} {text!r} is too long; the most is 999999999d") from None
 
 
 def at_or_after(value: Any, start: datetime) -> bool:
@@ -160,11 +173,27 @@ def at_or_after(value: Any, start: datetime) -> bool:
     return when is not None and when >= start
 
 
-def latest(value: Any) -> datetime | None:
-    """The latest moment a date or timestamp value stands for (a date stands for its whole day), or None."""
-    if isinstance(value, date) and not isinstance(value, datetime):
-        return datetime(value.year, value.month, value.day, tzinfo=UTC) + timedelta(days=1)
-    return parse_datetime(value)
+def refuse_read_only(ws: Workspace, initiative: Initiative) -> None:
+    """Refuse a new or changed record in an archived or completed initiative (read-only until reopened).
+
+    Reads STATE.md through the cache; an unreadable STATE.md does not stop a record (validate reports it)."""
+    try:
+        data = ws.cached_data(initiative.state_path)
+    except PlanstateError:
+        return
+    lifecycle = data.get("lifecycle") if isinstance(data, dict) else None
+    state = lifecycle.get("state") if isinstance(lifecycle, dict) else None
+    if state not in READ_ONLY_STATES:
+        return
+    doc = ws.read_document(initiative.state_path)
+    line, column = doc.locate(["lifecycle", "state"])
+    raise UsageError(
+        f"initiative {data.get('initiative')} is {state} (read-only): `planstate reopen` first",
+        file=doc.path,
+        line=line,
+        column=column,
+        field="lifecycle.state",
+    )
 
 
 def editable(tx: Transaction, kind: str, path: Path) -> Any:

@@ -66,21 +66,53 @@ def load_all(ws: Workspace, initiative: Initiative, kind: str) -> tuple[list[Rec
 
 
 def find(ws: Workspace, initiative: Initiative, kind: str, ref: str) -> Record:
-    """The record of `kind` whose id is `ref`, or whose id alone starts with `ref`; UsageError otherwise."""
+    """The record of `kind` whose id is `ref`, or whose id alone starts with `ref`; UsageError otherwise.
+
+    Files whose names start with `ref` are read first; one of them that does not parse raises its own
+    error (file, line, column) rather than a "not found". When no such file holds the record, the front
+    matter of every record is searched, so a hand-made file whose name does not start with its id is found.
+    """
     noun = kind
     ref = ref.strip()
     if not ref:
         raise UsageError(f"give a {noun} id")
     folder = initiative.folder(kind)
-    named = [p for p in files(folder) if p.stem == ref or p.name.startswith(ref)]
-    candidates: list[Record] = []
-    for path in named:
+    every = files(folder)
+    named = [p for p in every if p.stem == ref or p.name.startswith(ref)]
+    candidates, broken = _read(ws, kind, named)
+    found = _match(ws, kind, ref, candidates)
+    if found is not None:
+        return found
+    if broken:
+        raise broken[0]  # the record asked for may be the file that does not parse: say what is wrong with it
+    others, _broken = _read(ws, kind, [p for p in every if p not in named])
+    found = _match(ws, kind, ref, others)
+    if found is not None:
+        return found
+    raise UsageError(f"no {noun} with id {ref!r} in {ws.display(folder)}/ (`planstate {kind} list --all` lists them)")
+
+
+def _read(ws: Workspace, kind: str, paths: list[Path]) -> tuple[list[Record], list[PlanstateError]]:
+    """The records of `paths` that parse, and the errors of those that do not."""
+    records: list[Record] = []
+    broken: list[PlanstateError] = []
+    for path in paths:
         try:
             data = ws.cached_data(path)
-        except PlanstateError:
+        except PlanstateError as exc:
+            broken.append(exc)
             continue
         if isinstance(data, dict):
-            candidates.append(Record(kind, path, data))
+            records.append(Record(kind, path, data))
+        else:
+            broken.append(PlanstateError("front matter is not a mapping", file=ws.display(path), line=2))
+    return records, broken
+
+
+def _match(ws: Workspace, kind: str, ref: str, candidates: list[Record]) -> Record | None:
+    """The one record whose id is `ref`, else the one whose id starts with it; None when none does.
+
+    UsageError when several records have that id, or the prefix starts several ids."""
     exact = [r for r in candidates if r.id == ref]
     if len(exact) == 1:
         return exact[0]
@@ -94,8 +126,8 @@ def find(ws: Workspace, initiative: Initiative, kind: str, ref: str) -> Record:
         return prefixed[0]
     if prefixed:
         shown = ", ".join(sorted(r.id for r in prefixed)[:8])
-        raise UsageError(f"{noun} id {ref!r} is ambiguous: it starts {len(prefixed)} ids ({shown}); type more of it")
-    raise UsageError(f"no {noun} with id {ref!r} in {ws.display(folder)}/ (`planstate {kind} list --all` lists them)")
+        raise UsageError(f"{kind} id {ref!r} is ambiguous: it starts {len(prefixed)} ids ({shown}); type more of it")
+    return None
 
 
 def new_path(initiative: Initiative, kind: str, title: str, when: float | None = None) -> tuple[str, Path]:

@@ -23,6 +23,7 @@ from planstate.clock import now
 from planstate.errors import LockTimeout, PlanstateError, UsageError
 from planstate.models import SCHEMA_VERSION, SESSION_STATUSES
 from planstate.recordops import Entry, Listing
+from planstate.schema import parse_datetime
 from planstate.validation import located, problems_for
 from planstate.yamltext import format_datetime
 
@@ -125,6 +126,7 @@ class SessionAPI:
         initiative = ws.target
         recordops.preload_templates()
         with ws.transaction() as tx:
+            recordops.refuse_read_only(ws, initiative)  # no new work there; `end` and `reap` still close sessions
             found, problems = records.load_all(ws, initiative, KIND)
             active = [r for r in found if r.data.get("status") == "active"]
             if active and exclusive:
@@ -170,7 +172,7 @@ class SessionAPI:
             record = self._resolve(session)
             status = record.data.get("status")
             if status != "active":
-                ended = recordops.latest(record.data.get("ended"))
+                ended = parse_datetime(record.data.get("ended"))
                 raise UsageError(
                     f"session {record.id} is {status}"
                     + (f" since {format_datetime(ended)}" if ended else "")
@@ -309,9 +311,9 @@ class SessionAPI:
         latest: list[datetime] = []
         for record in found:
             beat = last_heartbeat(ws, record.id)
-            started = recordops.latest(record.data.get("started"))
+            started = parse_datetime(record.data.get("started"))
             seen = max((t for t in (beat, started) if t is not None), default=None)
-            latest.extend(t for t in (seen, recordops.latest(record.data.get("ended"))) if t is not None)
+            latest.extend(t for t in (seen, parse_datetime(record.data.get("ended"))) if t is not None)
             if record.data.get("status") != "active" or seen is None or when - seen <= stale:
                 continue
             invalid = problems_for(KIND, record.data)
@@ -445,7 +447,7 @@ def _previous(found: list[records.Record]) -> records.Record | None:
 
 def _timestamp(value: Any) -> float:
     """A sort key for a timestamp that may be missing or hand-written (missing ones first)."""
-    when = recordops.latest(value)
+    when = parse_datetime(value)
     return when.timestamp() if when is not None else float("-inf")
 
 
@@ -467,7 +469,7 @@ def _duration(value: str | timedelta, option: str) -> timedelta:
         if value.total_seconds() <= 0:
             raise UsageError(f"{option} must be longer than zero")
         return value
-    return durations.parse(value, option)
+    return recordops.duration(value, option)
 
 
 def _slug(ws: Workspace, initiative: Initiative) -> str:
@@ -497,4 +499,4 @@ def _activity(ws: Workspace, initiative: Initiative, state: dict[str, Any]) -> l
     for kind, keys in (("decision", ("date",)), ("blocker", ("identified", "resolved"))):
         found, _problems = records.load_all(ws, initiative, kind)
         values.extend(r.data.get(k) for r in found for k in keys)
-    return [t for t in (recordops.latest(v) for v in values) if t is not None]
+    return [t for t in (parse_datetime(v) for v in values) if t is not None]

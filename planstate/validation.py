@@ -40,10 +40,35 @@ def state_rules(data: Any) -> list[Problem]:
         active = [i for i, p in enumerate(phases) if isinstance(p, dict) and p.get("status") == "active"]
         if len(active) > 1:
             problems.append(Problem(("phases", active[1], "status"), "more than one phase is active"))
+        elif active and isinstance(position, dict) and isinstance(position.get("phase"), int):
+            problems.extend(_active_is_current(state, active[0], position["phase"], phases[active[0]]))
     lifecycle = data.get("lifecycle")
     if isinstance(lifecycle, dict) and lifecycle.get("state") == "completed" and not lifecycle.get("completed_at"):
         problems.append(Problem(("lifecycle", "completed_at"), "is required when the state is completed"))
     return problems
+
+
+def _active_is_current(state: State, index: int, current: int, phase: dict[str, Any]) -> list[Problem]:
+    """The active phase must be the current one: a hand edit that moves only one of them leaves no command
+    able to finish either phase."""
+    try:
+        numbers = phase_numbers(state)
+    except (TypeError, ValueError):
+        return []
+    if index >= len(numbers) or current not in numbers:
+        return []  # a position out of range is its own problem
+    number = numbers[index]
+    if number == current:
+        return []
+    name = phase.get("name")
+    named = f" ({name})" if isinstance(name, str) else ""
+    return [
+        Problem(
+            ("position", "phase"),
+            f"is {current} but phase {number}{named} is active; the active phase is always the current one "
+            f"(fix: `planstate position --phase {number}`)",
+        )
+    ]
 
 
 def problems_for(kind: str, data: Any) -> list[Problem]:

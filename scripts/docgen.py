@@ -1,7 +1,8 @@
 """Regenerate the generated blocks of the docs (run with --check in tests).
 
 docs/format.md: the field tables, from planstate.models.
-docs/lifecycle.md: the transition table and its Mermaid diagram, from planstate.lifecycle.TABLE.
+docs/lifecycle.md: the transition table, its Mermaid diagram and the "how it is left" column of the states
+table, from planstate.lifecycle.TABLE (the states' meanings are prose, kept as written).
 
 python scripts/docgen.py          # rewrite the blocks in place
 python scripts/docgen.py --check  # exit 1 if a doc is out of date
@@ -17,8 +18,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from planstate.lifecycle import TABLE  # noqa: E402
-from planstate.models import KINDS  # noqa: E402
+from planstate.lifecycle import TABLE, allowed  # noqa: E402
+from planstate.models import KINDS, LIFECYCLE_STATES  # noqa: E402
 from planstate.schema import ListOf, Model, Nested, Nullable  # noqa: E402
 
 FORMAT = ROOT / "docs" / "format.md"
@@ -83,10 +84,36 @@ def transition_diagram() -> str:
     return "\n".join(lines) + "\n"
 
 
+def exits(state: str) -> str:
+    """The commands that leave `state`, with where each one leads, in table order."""
+    return ", ".join(f"`{t.command}` (→ `{t.target}`)" for t in allowed(state)) or "none"
+
+
+def states_table(block: str) -> str:
+    """The states table with its last column ("how it is left") regenerated from TABLE.
+
+    The meaning of each state is prose and stays as written; a state missing from the table is an error."""
+    lines = block.splitlines()
+    out = lines[:2]
+    seen = []
+    for line in lines[2:]:
+        cells = line.strip().removeprefix("| ").removesuffix(" |").split(" | ")
+        if len(cells) != 3 or not re.fullmatch(r"`\w+`", cells[0]):
+            raise SystemExit(f"docs/lifecycle.md: states table row is not `| `state` | meaning | how |`: {line}")
+        state = cells[0].strip("`")
+        seen.append(state)
+        out.append(f"| {cells[0]} | {cells[1]} | {exits(state)} |")
+    missing = [s for s in LIFECYCLE_STATES if s not in seen]
+    if missing:
+        raise SystemExit(f"docs/lifecycle.md: the states table has no row for {', '.join(missing)}")
+    return "\n".join(out) + "\n"
+
+
 def render_lifecycle(text: str) -> str:
-    """Return `text` with the lifecycle table and diagram blocks regenerated."""
-    blocks = {"table": transition_table, "diagram": transition_diagram}
-    return LIFECYCLE_BLOCK.sub(lambda m: m.group(1) + blocks[m.group(2)]() + m.group(4), text)
+    """Return `text` with the lifecycle blocks (states column, transition table, diagram) regenerated."""
+    blocks = {"table": lambda _old: transition_table(), "diagram": lambda _old: transition_diagram()}
+    blocks["states"] = states_table
+    return LIFECYCLE_BLOCK.sub(lambda m: m.group(1) + blocks[m.group(2)](m.group(3)) + m.group(4), text)
 
 
 def main() -> int:

@@ -203,8 +203,9 @@ def test_set_recomputes_derived_values(run: Run, project: Path) -> None:
         path.read_text()
         .replace("status: active", "status: completed", 1)
         .replace("    status: pending", "    status: active", 1)
+        .replace("  phase: 1\n", "  phase: 2\n", 1)
     )
-    ok(run("set", "position.phase", "2", cwd=project))
+    ok(run("set", "position.task", "Build it", cwd=project))
     status = json.loads(ok(run("status", "--json", cwd=project)).stdout)
     assert (status["current_phase"], status["phases_completed"], status["percent"]) == (2, 1, 33)
     assert ok(run("get", "position.phase_name", cwd=project)).stdout == "Build\n"
@@ -408,7 +409,7 @@ def test_noop_set_leaves_bytes_and_mtime(run: Run, project: Path) -> None:
     before = path.read_bytes()
     os.utime(path, ns=(1_000_000_000_000_000_000, 1_000_000_000_000_000_000))
     mtime = path.stat().st_mtime_ns
-    result = ok(run("set", "title", "Demo", "position.phase", "1", cwd=project))
+    result = ok(run("set", "title", "Demo", "position.task", "null", cwd=project))
     assert result.stdout == ".planning/STATE.md: no change\n"
     assert path.read_bytes() == before
     assert path.stat().st_mtime_ns == mtime

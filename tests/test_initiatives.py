@@ -305,6 +305,25 @@ def test_the_python_api(project: Path) -> None:
         ws.initiative.new("auth")
 
 
+def test_one_workspace_object_follows_a_switch(project: Path) -> None:
+    """After `switch` (or `new --switch`), the same Workspace acts on the initiative that is active now."""
+    ws = Workspace.find(project, actor="api-agent")
+    assert ws.status()["initiative"] == "demo"  # the target is chosen, and remembered
+    ws.initiative.new("auth", title="Auth", phases=["Spec", "Code"])
+    assert ws.status()["initiative"] == "demo"  # created paused: the target stays
+    ws.initiative.switch("auth")
+    assert (ws.status()["initiative"], ws.status()["lifecycle"]) == ("auth", "active")
+    made = ws.decision.add(context="c", decision="d", reason="r")
+    assert made.path.parent == project / ".planning" / "initiatives" / "auth" / "decisions"
+    assert ws.phase.complete(1).initiative == "auth"
+    ws.initiative.new("billing", phases=["Only"], switch=True)
+    assert ws.status()["initiative"] == "billing"
+    assert ws.blocker.add(description="b").path.parent == project / ".planning" / "initiatives" / "billing" / "blockers"
+    named = Workspace.find(project, initiative="demo")
+    named.initiative.switch("auth")
+    assert named.status()["initiative"] == "demo"  # --initiative is never overridden
+
+
 def test_new_uses_the_workspace_template_override(run: Run, project: Path) -> None:
     from planstate.templates import builtin_dir
 

@@ -355,8 +355,90 @@ def test_docgen_check_fails_on_a_stale_lifecycle_doc(tmp_path: Path) -> None:
     assert docgen.render_lifecycle(LIFECYCLE_DOC) == LIFECYCLE_DOC
 
 
+def test_states_table_names_every_way_out_of_each_state() -> None:
+    """The States table's "how it is left" column lists exactly the moves TABLE allows, for every state."""
+    block = LIFECYCLE_DOC.split("<!-- lifecycle:states -->\n", 1)[1].split("<!-- /lifecycle:states -->", 1)[0]
+    rows = {}
+    for line in block.splitlines()[2:]:
+        state, _meaning, exits = line.strip("| ").split(" | ")
+        rows[state.strip("`")] = re.findall(r"`(\w+)` \(→ `(\w+)`\)", exits)
+    assert rows == {state: [(t.command, t.target) for t in allowed(state)] for state in LIFECYCLE_STATES}
+
+
+def test_docgen_regenerates_a_stale_states_column() -> None:
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        import docgen
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    row = next(line for line in LIFECYCLE_DOC.splitlines() if line.startswith("| `completed` | the work is done"))
+    stale = LIFECYCLE_DOC.replace(row, row.rsplit(" | ", 1)[0] + " | `reopen` only |")
+    assert stale != LIFECYCLE_DOC
+    assert docgen.render_lifecycle(stale) == LIFECYCLE_DOC
+    missing = LIFECYCLE_DOC.replace(row + "\n", "")
+    with pytest.raises(SystemExit, match="no row for completed"):
+        docgen.render_lifecycle(missing)
+
+
 def test_lifecycle_commands_have_help(run: Run) -> None:
     for command in COMMANDS:
         result = run(command, "--help")
         assert result.returncode == 0
         assert result.stdout.startswith(f"usage: planstate {command}")
+
+
+# ---------------------------------------------------------------------------- read-only initiatives
+
+READ_ONLY_COMMANDS = [
+    ("phase", "start", "1"),
+    ("phase", "complete", "2"),
+    ("task", "start", "More docs"),
+    ("task", "done"),
+    ("position", "--task", "x"),
+    ("position", "--phase", "1"),
+    ("next", "Ship it again"),
+    ("context", "--file", "src/a.py"),
+    ("decision", "add", "--context", "c", "--decision", "d", "--reason", "r"),
+    ("blocker", "add", "--description", "waiting"),
+    ("session", "start", "--agent", "late"),
+]
+
+
+@pytest.mark.parametrize("state", ["archived", "completed"])
+def test_a_read_only_initiative_refuses_work_but_closes_sessions(run: Run, tmp_path: Path, state: str) -> None:
+    folder = make_workspace(tmp_path / "proj", "active")
+    env = {"PLANSTATE_NOW": NOW}
+    session = json.loads(run("session", "start", "--agent", "w1", "--json", cwd=folder, env=env).stdout)["id"]
+    stale = json.loads(run("session", "start", "--agent", "w2", "--json", cwd=folder, env=env).stdout)["id"]
+    blocker = json.loads(run("blocker", "add", "--description", "b", "--json", cwd=folder, env=env).stdout)["id"]
+    assert run("complete" if state == "completed" else "archive", cwd=folder, env=env).returncode == 0
+    planning = folder / ".planning"
+    snapshot = {p: p.read_bytes() for p in planning.rglob("*") if p.is_file() and ".local" not in p.parts}
+    line = next(
+        i for i, text in enumerate(state_file(folder).read_text().splitlines(), 1) if text.startswith("  state:")
+    )
+    where = f".planning/STATE.md:{line}:3: lifecycle.state"
+    message = f"{where}: initiative demo is {state} (read-only): `planstate reopen` first"
+    for args in [*READ_ONLY_COMMANDS, ("blocker", "resolve", blocker, "--resolution", "r")]:
+        result = run(*args, cwd=folder, env=env)
+        assert result.returncode == 2, (args, result.stderr)
+        assert result.stdout == ""
+        assert result.stderr.splitlines() == [f"planstate: {message}"], args
+    assert {p: p.read_bytes() for p in snapshot} == snapshot
+    assert not [p for p in planning.rglob("*.md") if p not in snapshot]
+
+    ended = run("session", "end", "--session", session, "--notes", "closed after the fact", cwd=folder, env=env)
+    assert ended.returncode == 0, ended.stderr
+    later = {"PLANSTATE_NOW": "2026-01-04T04:05:06Z"}
+    reaped = run("session", "reap", "--stale-after", "1h", cwd=folder, env=later)
+    assert reaped.returncode == 0, reaped.stderr
+    assert f"marked session {stale} of w2 crashed" in reaped.stdout
+    assert lifecycle_of(folder)["state"] == state
+
+
+def test_help_texts_speak_to_users_not_to_the_design_notes(run: Run) -> None:
+    """`--help` says what a command does; "(seed 000)" is design jargon that only the docs may cite."""
+    for words in (("phase",), ("task",), ("initiative",), ("phase", "complete"), ("pause",), ("initiative", "new")):
+        result = run(*words, "--help")
+        assert result.returncode == 0
+        assert "seed" not in result.stdout.lower(), words

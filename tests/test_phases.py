@@ -107,6 +107,7 @@ def test_seed_000_the_last_phase_completes_the_initiative(run: Run, tmp_path: Pa
         assert phase["completed"] == stamp(30 * (i + 1))
         assert phase["duration_seconds"] == 1800
         assert phase["attempts"] == 1
+        assert "previous" not in phase  # a first start keeps no earlier attempt
     assert front["lifecycle"]["completed_at"] == stamp(180)
     assert history(tmp_path)[-1] == {
         "at": "2026-01-01T03:00:00Z",
@@ -117,7 +118,7 @@ def test_seed_000_the_last_phase_completes_the_initiative(run: Run, tmp_path: Pa
         "by": "tester",
     }
     ok(run("validate"))
-    refused(run("phase", "complete", str(last)), "the initiative is completed", "`planstate reopen`")
+    refused(run("phase", "complete", str(last)), "initiative seed is completed (read-only)", "`planstate reopen` first")
     assert Workspace.find(tmp_path).state().position.phase == last
 
 
@@ -162,6 +163,15 @@ def test_a_failed_checkpoint_is_retried_then_passed(run: Run, project: Path) -> 
     report = status(run, project)
     assert (report["current_phase"], report["current_phase_checkpoint"]) == (1, "failed")
     refused(run("phase", "start", "2", cwd=project), "phase 1 (Design) is active")
+    before = state_file(project).read_bytes()
+    for checkpoint in ("passed", "failed"):  # a failed checkpoint is retried, never passed over
+        line = refused(
+            run("phase", "complete", "1", "--checkpoint", checkpoint, "--evidence", "coverage=82", cwd=project),
+            "phases.0.checkpoint:",
+            "phase 1's checkpoint failed; `planstate phase retry 1` first",
+        )
+        assert line.startswith("planstate: .planning/STATE.md:")
+    assert state_file(project).read_bytes() == before
 
     out = ok(run("phase", "retry", "1", cwd=project, env=at(90))).stdout
     assert out == "phase 1 (Design): retrying after a failed checkpoint (attempt 2)\n"
@@ -172,29 +182,45 @@ def test_a_failed_checkpoint_is_retried_then_passed(run: Run, project: Path) -> 
         2,
         stamp(90),
     )
+    # the failed attempt is history (seed 000): kept whole in `previous`, not mixed into the new attempt
+    assert "evidence" not in phase
+    assert "failed_at" not in phase or phase["failed_at"] is None
+    assert phase["previous"] == [
+        {
+            "started": stamp(0),
+            "ended": stamp(60),
+            "checkpoint": "failed",
+            "evidence": {"tests": "42/45", "coverage": 65},
+            "failure": None,
+        }
+    ]
     refused(run("phase", "retry", "1", cwd=project), "cannot retry phase 1: it is active with checkpoint pending")
 
     ok(run("phase", "complete", "1", "--evidence", "coverage=82", cwd=project, env=at(150)))
     phase = data(project)["phases"][0]
     assert (phase["status"], phase["checkpoint"]) == ("completed", "passed")
-    assert phase["evidence"] == {"tests": "42/45", "coverage": 82}
+    assert phase["evidence"] == {"coverage": 82}
+    assert phase["previous"][0]["evidence"] == {"tests": "42/45", "coverage": 65}
     assert phase["duration_seconds"] == 3600  # measured from the last start
     assert data(project)["position"]["phase"] == 2
 
 
 def test_fail_and_retry(run: Run, project: Path) -> None:
     refused(run("phase", "fail", "1", cwd=project), "--reason")
-    out = ok(run("phase", "fail", "1", "--reason", "tests are red", cwd=project)).stdout
+    out = ok(run("phase", "fail", "1", "--reason", "tests are red", cwd=project, env=at(20))).stdout
     assert out == "phase 1 (Design): active → failed (tests are red)\n"
     phase = data(project)["phases"][0]
-    assert (phase["status"], phase["failure"]) == ("failed", "tests are red")
+    assert (phase["status"], phase["failure"], phase["failed_at"]) == ("failed", "tests are red", stamp(20))
     assert data(project)["lifecycle"]["state"] == "active"  # a failed phase is not a failed initiative
-    refused(run("phase", "complete", "1", cwd=project), "it is failed; retry it first with `planstate phase retry 1`")
+    refused(run("phase", "complete", "1", cwd=project), "phase 1 failed; `planstate phase retry 1` first")
     refused(run("phase", "fail", "1", "--reason", "again", cwd=project), "cannot fail phase 1: it is failed")
-    out = ok(run("phase", "retry", "1", cwd=project)).stdout
+    out = ok(run("phase", "retry", "1", cwd=project, env=at(30))).stdout
     assert out == "phase 1 (Design): failed → active (attempt 2)\n"
     phase = data(project)["phases"][0]
-    assert (phase["status"], phase["failure"], phase["attempts"]) == ("active", None, 2)
+    assert (phase["status"], phase["failure"], phase["failed_at"], phase["attempts"]) == ("active", None, None, 2)
+    assert phase["previous"] == [
+        {"started": stamp(0), "ended": stamp(20), "checkpoint": "pending", "evidence": {}, "failure": "tests are red"}
+    ]
     refused(run("phase", "retry", "2", cwd=project), "phase 1 is the current phase; phase 2 is pending")
 
 
@@ -382,3 +408,72 @@ def test_out_of_order_work_never_points_past_the_end(run: Run, project: Path) ->
     assert out.endswith("; initiative demo completed\n")
     report = status(run, project)
     assert (report["complete"], report["current_phase"], report["percent"]) == (True, 1, 100)
+
+
+def blocker(run: Run, folder: Path, *args: str) -> str:
+    """Record a blocker through the CLI; return its id."""
+    made = json.loads(ok(run("blocker", "add", *args, "--json", cwd=folder)).stdout)
+    return str(made["id"])
+
+
+def test_open_blockers_on_a_phase_are_warned_about_not_enforced(run: Run, project: Path) -> None:
+    """Seed 003's blocker impact: starting or completing a phase an open blocker affects works, and says so."""
+    on_one = blocker(run, project, "--description", "review pending", "--affects", "Phase 1: Design")
+    on_two = blocker(run, project, "--description", "no sandbox", "--affects", "phase:2", "--active")
+    bypassed = blocker(run, project, "--description", "slow CI", "--affects", "phase 2", "--active")
+    ok(run("blocker", "bypass", bypassed, "--workaround", "run locally", cwd=project))
+    done = blocker(run, project, "--description", "old", "--affects", "phase 2")
+    ok(run("blocker", "resolve", done, "--resolution", "fixed", cwd=project))
+    blocker(run, project, "--description", "elsewhere", "--affects", "the payment team")
+
+    result = run("phase", "complete", "1", cwd=project, env=at(45))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "phase 1 (Design): active → completed in 45m, checkpoint passed; phase 2 (Build) started\n"
+    assert result.stderr == (
+        f"planstate: warning: blocker {on_one} still affects phase 1: resolve or bypass it\n"
+        f"planstate: warning: blocker {on_two} still affects phase 2: resolve or bypass it\n"
+    )
+    ok(run("phase", "fail", "2", "--reason", "red", cwd=project))
+    retried = run("phase", "retry", "2", "--json", cwd=project)
+    assert retried.returncode == 0
+    assert json.loads(retried.stdout)["warnings"] == [f"blocker {on_two} still affects phase 2: resolve or bypass it"]
+    ok(run("phase", "fail", "2", "--reason", "red again", cwd=project))
+    started = run("phase", "start", "3", "--json", cwd=project)
+    assert started.returncode == 0 and started.stderr == ""
+    assert json.loads(started.stdout)["warnings"] == []
+    ok(run("blocker", "resolve", on_two, "--resolution", "keys arrived", cwd=project))
+    ok(run("phase", "complete", "3", cwd=project))
+
+
+def test_a_rerun_after_reopen_keeps_the_completed_run(run: Run, project: Path) -> None:
+    for number, minutes in (("1", 10), ("2", 20), ("3", 30)):
+        ok(run("phase", "complete", number, "--evidence", f"run={number}", cwd=project, env=at(minutes)))
+    done = data(project)
+    assert done["lifecycle"]["total_duration_seconds"] == 30 * 60  # seed 000: from `created` to completion
+    ok(run("reopen", cwd=project, env=at(40)))
+    assert "total_duration_seconds" not in data(project)["lifecycle"] or (
+        data(project)["lifecycle"]["total_duration_seconds"] is None
+    )
+    ok(run("phase", "start", "3", cwd=project, env=at(50)))
+    phase = data(project)["phases"][2]
+    assert (phase["status"], phase["started"], phase["attempts"], phase.get("completed")) == (
+        "active",
+        stamp(50),
+        2,
+        None,
+    )
+    assert "evidence" not in phase
+    assert phase["previous"] == [
+        {"started": stamp(20), "ended": stamp(30), "checkpoint": "passed", "evidence": {"run": 3}, "failure": None}
+    ]
+    ok(run("phase", "complete", "3", cwd=project, env=at(60)))
+    assert data(project)["lifecycle"]["total_duration_seconds"] == 60 * 60
+    ok(run("validate", cwd=project))
+
+
+def test_evidence_written_before_a_first_start_stays_with_it(run: Run, project: Path) -> None:
+    ok(run("set", "phases.1.evidence.design_doc", "docs/build.md", cwd=project))
+    ok(run("phase", "complete", "1", cwd=project))
+    phase = data(project)["phases"][1]
+    assert (phase["status"], phase["evidence"]) == ("active", {"design_doc": "docs/build.md"})
+    assert "previous" not in phase

@@ -255,6 +255,65 @@ def test_managed_fields_are_refused_by_set_append_unset(run: Run, project: Path,
     assert state_file(project).read_bytes() == before
 
 
+FIXED = [
+    (("set", "position.phase", "2"), "changed only by commands: planstate position --phase N|phase start N"),
+    (("set", "position", "{phase: 2}"), "holds position.phase, which is changed only by commands: planstate position"),
+    (("unset", "position"), "holds position.phase"),
+    (("set", "structure.first_phase", "0"), "planstate init|initiative new (it is fixed at creation)"),
+    (("set", "structure.phases_total", "4"), "it is fixed at creation"),
+    (("unset", "structure"), "structure: is changed only by commands: planstate init|initiative new"),
+    (("set", "structure", "{phases_total: 3, first_phase: 0}"), "it is fixed at creation"),
+    (("set", "initiative", "other"), "initiative: is changed only by commands: planstate init|initiative new"),
+    (("set", "phases.0.previous", "[]"), "planstate phase start|"),
+    (("append", "phases.0.previous", "{checkpoint: passed}"), "planstate phase start|"),
+    (("set", "phases.0.failed_at", "2026-01-01T00:00:00Z"), "planstate phase start|"),
+    (("set", "lifecycle.total_duration_seconds", "60"), "planstate pause|"),
+]
+
+
+@pytest.mark.parametrize(("args", "hint"), FIXED, ids=[" ".join(a[:2]) for a, _ in FIXED])
+def test_pointer_snapshot_and_slug_are_not_set_by_hand(
+    run: Run, project: Path, args: tuple[str, ...], hint: str
+) -> None:
+    """`set position.phase` would bypass the phase rules; the structure snapshot and the slug are fixed at creation."""
+    before = state_file(project).read_bytes()
+    refused(run(*args, cwd=project), ".planning/STATE.md: ", hint)
+    assert state_file(project).read_bytes() == before
+
+
+def test_an_active_phase_that_is_not_current_is_a_problem_position_repairs(run: Run, project: Path) -> None:
+    """A hand edit that moves position.phase off the active phase is caught by validate and check, the phase
+    commands refuse to guess, and `position --phase` puts the pointer back."""
+    path = state_file(project)
+    path.write_text(path.read_text().replace("  phase: 1\n", "  phase: 2\n", 1))
+    problem = "position.phase: is 2 but phase 1 (Design) is active; the active phase is always the current one"
+    validated = run("validate", cwd=project)
+    assert validated.returncode == 1
+    assert re.search(r"^\.planning/STATE\.md:\d+:\d+: " + re.escape(problem), validated.stdout, re.MULTILINE)
+    checked = run("check", cwd=project)
+    assert checked.returncode == 1 and problem in checked.stdout
+    broken = path.read_bytes()
+    for command in (("phase", "complete", "1"), ("phase", "complete", "2"), ("phase", "start", "2")):
+        result = run(*command, cwd=project)
+        assert result.returncode == 2 and problem in result.stderr, result.stderr
+    refused(run("position", "--phase", "3", cwd=project), "cannot move to phase 3: phase 1 (Design) is active")
+    assert path.read_bytes() == broken
+    ok(run("position", "--phase", "1", cwd=project))
+    ok(run("validate", cwd=project))
+    ok(run("phase", "complete", "1", cwd=project))
+    assert front(project)["position"]["phase"] == 2
+
+
+def test_position_repairs_a_pointer_out_of_range(run: Run, project: Path) -> None:
+    """`check` reports a hand-edited position.phase outside the phases; `set` refuses it, `position` repairs it."""
+    path = state_file(project)
+    path.write_text(path.read_text().replace("  phase: 1\n", "  phase: 9\n", 1))
+    assert run("phase", "complete", "1", cwd=project).returncode == 2
+    ok(run("position", "--phase", "1", cwd=project))
+    assert front(project)["position"] == front(project)["position"] | {"phase": 1, "phase_name": "Design"}
+    ok(run("validate", cwd=project))
+
+
 def test_unmanaged_phase_fields_stay_writable(run: Run, project: Path) -> None:
     ok(run("set", "phases.0.name", "Design and plan", "phases.0.evidence.reviewed", "true", cwd=project))
     phase = front(project)["phases"][0]

@@ -449,8 +449,8 @@ def test_any_record_counts_as_activity(run: Run, project: Path) -> None:
             env=at("2026-01-02T00:00:00Z"),
         )
     )
-    # The decision is dated 2026-01-02, which may mean any time that day: activity until its end.
-    quiet = ok(run("session", "reap", "--abandon-after", "24h", cwd=project, env=at("2026-01-03T23:00:00Z")))
+    # The decision is dated 2026-01-02: it counts as activity at the start of that day.
+    quiet = ok(run("session", "reap", "--abandon-after", "24h", cwd=project, env=at("2026-01-02T23:00:00Z")))
     assert quiet.stdout == "nothing to reap\n"
     ok(run("blocker", "add", "--description", "b", cwd=project, env=at("2026-01-05T00:00:00Z")))
     assert ok(run("session", "reap", "--abandon-after", "24h", cwd=project, env=at("2026-01-05T12:00:00Z"))).stdout == (
@@ -487,6 +487,16 @@ def test_any_record_counts_as_activity(run: Run, project: Path) -> None:
         f"marked session {made['id']} of tester crashed (last heartbeat 2026-01-08T00:00:00Z)\n"
         "marked initiative demo abandoned (last activity 2026-01-08T00:00:00Z)\n"
     )
+
+
+def test_a_decision_date_counts_from_the_start_of_its_day(run: Run, project: Path) -> None:
+    """A decision recorded this morning does not keep an idle initiative alive until midnight, nor in the future."""
+    decided = ["decision", "add", "--context", "c", "--decision", "d", "--reason", "r"]
+    ok(run(*decided, cwd=project, env=at("2026-01-02T09:00:00Z")))
+    result = ok(run("session", "reap", "--abandon-after", "2h", "--json", cwd=project, env=at("2026-01-02T12:00:00Z")))
+    abandoned = json.loads(result.stdout)["abandoned"]
+    assert abandoned == [{"initiative": "demo", "path": ".planning/STATE.md", "last_activity": "2026-01-02T00:00:00Z"}]
+    assert json.loads(ok(run("status", "--json", cwd=project)).stdout)["lifecycle"] == "abandoned"
 
 
 def test_reap_covers_every_initiative_unless_one_is_named(run: Run, project: Path) -> None:
@@ -557,6 +567,8 @@ def test_no_session_path_ever_completes_an_initiative(run: Run, project: Path) -
         (("--stale-after", "0m"), "--stale-after '0m' must be longer than zero"),
         (("--abandon-after", "24"), "--abandon-after '24' is not a duration"),
         (("--abandon-after=-1d",), "is not a duration"),
+        (("--stale-after", "999999999999w"), "--stale-after '999999999999w' is too long; the most is 999999999d"),
+        (("--abandon-after", "1000000000d"), "--abandon-after '1000000000d' is too long"),
     ],
 )
 def test_reap_refuses_bad_durations(run: Run, project: Path, args: tuple[str, ...], message: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from subprocess import CompletedProcess
 from typing import Any
@@ -23,14 +24,23 @@ class Walk:
         self.planning = project / ".planning"
         self.hour = 0
 
-    def step(self, *args: str) -> str:
-        """Run one command an hour after the previous one; it must succeed quietly on stderr."""
+    def step(self, *args: str, stderr: str = "", code: int = 0) -> str:
+        """Run one command an hour after the previous one; it must exit with `code` and print `stderr` exactly."""
         self.hour += 1
         when = f"2026-03-01T{self.hour:02d}:00:00Z"
         done = self.run(*args, cwd=self.project, env={"PLANSTATE_NOW": when, "PLANSTATE_ACTOR": "alice"})
-        assert done.returncode == 0, (args, done.stdout, done.stderr)
-        assert done.stderr == "", (args, done.stderr)
+        assert done.returncode == code, (args, done.stdout, done.stderr)
+        assert done.stderr == stderr, (args, done.stderr)
         return done.stdout
+
+    def refused(self, *args: str, needle: str) -> None:
+        """Run a command that must be refused: exit 2, one line on stderr containing `needle`, no file changed."""
+        before = {p: p.read_bytes() for p in self.planning.rglob("*") if p.is_file() and ".local" not in p.parts}
+        done = self.run(*args, cwd=self.project, env={"PLANSTATE_ACTOR": "alice"})
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert done.stdout == "" and len(done.stderr.splitlines()) == 1 and needle in done.stderr, done.stderr
+        after = {p: p.read_bytes() for p in self.planning.rglob("*") if p.is_file() and ".local" not in p.parts}
+        assert after == before
 
     def state(self) -> dict[str, Any]:
         """STATE.md's front matter."""
@@ -82,7 +92,9 @@ def test_a_whole_initiative_through_the_cli(run: Run, tmp_path: Path) -> None:
     w.step("context", "--file", "src/cart.py", "--question", "Guest carts?")
     assert w.state()["resume_context"]["files_modified"] == ["src/cart.py"]
 
-    w.step("phase", "complete", "1", "--evidence", "tests=12/12")
+    # phase 2 starts while the blocker still affects it: allowed, with a warning naming the blocker
+    warning = f"planstate: warning: blocker {blocker['id']} still affects phase 2: resolve or bypass it\n"
+    w.step("phase", "complete", "1", "--evidence", "tests=12/12", stderr=warning)
     state = w.state()
     assert state["phases"][0]["status"] == "completed"
     assert state["phases"][0]["evidence"] == {"tests": "12/12"}
@@ -124,7 +136,17 @@ def test_a_whole_initiative_through_the_cli(run: Run, tmp_path: Path) -> None:
         2,
     )
     w.step("phase", "retry", "2")
-    assert w.state()["phases"][1]["attempts"] == 2
+    phase = w.state()["phases"][1]
+    assert phase["attempts"] == 2
+    assert phase["previous"] == [  # the failed attempt stays on record
+        {
+            "started": datetime(2026, 3, 1, 7, tzinfo=UTC),  # when phase 1's completion started it
+            "ended": datetime(2026, 3, 1, 13, tzinfo=UTC),  # when its checkpoint failed
+            "checkpoint": "failed",
+            "evidence": {"tests": "7/9"},
+            "failure": None,
+        }
+    ]
     w.step("phase", "complete", "2", "--evidence", "tests=9/9")
     assert w.state()["position"]["phase"] == 3
 
@@ -137,11 +159,14 @@ def test_a_whole_initiative_through_the_cli(run: Run, tmp_path: Path) -> None:
     state = w.state()
     assert state["lifecycle"]["state"] == "completed"
     assert state["lifecycle"]["completed_at"] is not None
+    assert state["lifecycle"]["total_duration_seconds"] == (w.hour - 1) * 3600  # from init at hour 1
     assert state["position"]["phase"] == 3  # never past the last phase
     assert (state["progress"]["phases_completed"], state["progress"]["percent"]) == (3, 100)
 
     w.step("archive", "--reason", "shipped")
     assert w.state()["lifecycle"]["state"] == "archived"
+    for refused in (("next", "More work"), ("decision", "add", "--context", "c", "--decision", "d", "--reason", "r")):
+        w.refused(*refused, needle="initiative checkout is archived (read-only): `planstate reopen` first")
     assert json.loads(w.step("initiative", "list", "--json"))["initiatives"] == []
     assert [i["initiative"] for i in json.loads(w.step("initiative", "list", "--all", "--json"))["initiatives"]] == [
         "checkout"

@@ -228,7 +228,7 @@ def test_change_to_dict_without_removal() -> None:
     [
         (lambda ws: ws.set({"nosuch.field": 1}), "nosuch.field", "not a field"),
         (lambda ws: ws.set({"progress.bar": "x"}), "progress.bar", "derived"),
-        (lambda ws: ws.unset("initiative"), "initiative", "required"),
+        (lambda ws: ws.unset("title"), "title", "required"),
         (lambda ws: ws.append("title", "x"), "title", "not a list"),
     ],
 )
@@ -260,7 +260,7 @@ def test_invalid_value_writes_nothing(project: Path) -> None:
 def test_no_change_no_write(project: Path) -> None:
     ws = Workspace.find(project)
     os.utime(ws.state_path, ns=(10**18, 10**18))
-    assert ws.set({"title": "Demo", "position.phase": 1}) == []
+    assert ws.set({"title": "Demo", "next_action": "Start phase 1: Design"}) == []
     with ws.edit():
         pass
     assert ws.state_path.stat().st_mtime_ns == 10**18

@@ -5,18 +5,20 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from planstate.cli import Registrar, out, print_json, workspace
+from planstate.cli import Registrar, out, print_json, warn, workspace
 from planstate.errors import EXIT_OK
 
 # ---------------------------------------------------------------------------- output
 
 
 def print_phase(args: argparse.Namespace, result: Any) -> int:
-    """Print what a phase command did: one line, or the result as JSON."""
+    """Print what a phase command did: one line (warnings on stderr), or the result as JSON."""
     if args.json:
         print_json(result.to_dict())
-        return EXIT_OK
-    out(phase_line(result))
+    else:
+        out(phase_line(result))
+    for line in result.warnings:  # after the result, so `--json` stdout stays one document
+        warn(line)
     return EXIT_OK
 
 
@@ -184,7 +186,7 @@ def register(cli: Registrar) -> None:
     """Add the phase, position, next, context and task commands."""
     from planstate.models import TASK_STATUSES
 
-    phase = cli.group("phase", "start, complete, fail, retry or skip a phase (seed 000)")
+    phase = cli.group("phase", "start, complete, fail, retry or skip a phase")
     p = phase.add("start", cmd_phase_start, "start a pending phase (or the current one again after a reopen)")
     p.add_argument("number", type=int, metavar="N", help="the phase number")
     p = phase.add("complete", cmd_phase_complete, "complete the current phase; the last one completes the initiative")
@@ -231,7 +233,7 @@ def register(cli: Registrar) -> None:
     p.add_argument("--clear-implementations", action="store_true", help="empty key_implementations first")
     p.add_argument("--clear-questions", action="store_true", help="empty open_questions first")
 
-    task = cli.group("task", "start and finish tasks of the current phase (seed 003)")
+    task = cli.group("task", "start and finish tasks of the current phase")
     p = task.add("start", cmd_task_start, "start a task: position.task, status in_progress")
     p.add_argument("text", metavar="TEXT", help="the task")
     p.add_argument("--plan", metavar="P", help="the plan it belongs to (a number or a name)")

@@ -115,7 +115,7 @@ def register(cli: Registrar) -> None:
 
     # `resume` (the brief, and --activate for this transition) lives in cli/resume.py.
 
-    group = cli.group("initiative", "create, list and switch initiatives (seed 001)")
+    group = cli.group("initiative", "create, list and switch initiatives")
     p = group.add("new", cmd_initiative_new, "create an initiative in .planning/initiatives/SLUG/")
     p.add_argument("slug", metavar="SLUG", help="its id: lowercase letters, digits and '-'")
     p.add_argument("--title", help="its title (default: from the slug)")

@@ -103,6 +103,18 @@ def cmd_decision_supersede(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_decision_accept(args: argparse.Namespace) -> int:
+    """Accept a proposed decision."""
+    entry = workspace(args).decision.accept(args.id)
+    return _done(args, entry, f"Decision {entry.id} is now accepted ({entry.shown})")
+
+
+def cmd_decision_reject(args: argparse.Namespace) -> int:
+    """Reject a proposed decision."""
+    entry = workspace(args).decision.reject(args.id, reason=args.reason)
+    return _done(args, entry, f"Decision {entry.id} is now rejected ({entry.shown})")
+
+
 # ---------------------------------------------------------------------------- blockers
 
 
@@ -256,6 +268,13 @@ def register(cli: Registrar) -> None:
     p = decision.add("supersede", cmd_decision_supersede, "mark a decision superseded by another", by=False)
     p.add_argument("id", metavar="ID", help="the decision replaced")
     p.add_argument("--by", dest="new", required=True, metavar="ID", help="the decision that replaces it")
+
+    p = decision.add("accept", cmd_decision_accept, "accept a proposed decision")
+    p.add_argument("id", metavar="ID", help="decision id or a unique prefix of it")
+
+    p = decision.add("reject", cmd_decision_reject, "reject a proposed decision")
+    p.add_argument("id", metavar="ID", help="decision id or a unique prefix of it")
+    p.add_argument("--reason", metavar="R", help="why it is rejected (kept in rejection)")
 
     blocker = cli.group("blocker", "record blockers and move them through new, active, bypassed, resolved")
     p = blocker.add("add", cmd_blocker_add, "record a blocker (status new; --active if it blocks work now)")
