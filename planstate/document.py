@@ -237,7 +237,7 @@ class Document:
         found, current = self._lookup(segments)
         value = to_plain(value)
         if found:
-            self.apply(diff(current, value, tuple(segments)))
+            self._apply_diff(current, value, tuple(segments))
             return
         # Find the deepest existing parent, then add one key holding the rest of the path.
         for depth in range(len(segments) - 1, -1, -1):
@@ -292,15 +292,18 @@ class Document:
 
     def update(self, new_data: Any) -> None:
         """Make the front matter equal `new_data` with the smallest edits."""
-        new = to_plain(new_data)
-        ops = diff(self._data, new)
+        self._apply_diff(self._data, to_plain(new_data), ())
+
+    def _apply_diff(self, old: Any, new: Any, path: tuple[Segment, ...]) -> None:
+        """Apply the edits that turn `old` (the value at `path`) into `new`."""
+        ops = diff(old, new, path)
         try:
             self.apply(ops)
         except EditError:
             if not any(op.kind == "insert" for op in ops):
                 raise
             # A list this text cannot insert into (`- - a`): rewrite its items in place instead.
-            self.apply(diff(self._data, new, inserts=False))
+            self.apply(diff(old, new, path, inserts=False))
 
     def insert(self, path: str | list[Segment], value: Any) -> None:
         """Insert `value` into a list before the existing item at `path` (which ends with its index)."""

@@ -202,7 +202,7 @@ class InitiativeAPI:
         switch: bool = False,
     ) -> Created:
         """Create `.planning/initiatives/SLUG/`: active when none is, else paused (unless `switch`)."""
-        from planstate.workspace import STATE_FILE, initiative_files, materialize
+        from planstate.scaffold import STATE_FILE, initiative_files, materialize
 
         ws = self.ws
         check_slug(slug)
@@ -212,7 +212,8 @@ class InitiativeAPI:
         folder = ws.root / FOLDER
         # The outer transaction changes nothing itself: it holds the (re-entrant) workspace lock from
         # the checks, across the commit that pauses the active initiative, to the new folder's rename.
-        with ws.transaction():
+        # It names its initiatives itself, so it never acts on a guessed target.
+        with ws.transaction(explicit=True):
             summaries = _summaries(ws)
             taken = {s.slug for s in summaries}
             if slug in taken or (folder / slug).exists():
@@ -232,6 +233,7 @@ class InitiativeAPI:
                 reason=reason,
                 trigger="create",
                 planning=ws.root,
+                render_regions=ws.render_new_regions,
             )
             paused: list[Transitioned] = []
             if switch and active:
@@ -245,7 +247,7 @@ class InitiativeAPI:
     def _pause(self, active: list[Summary], reason: str) -> list[Transitioned]:
         """Pause the given active initiatives in one transaction (committed before the caller goes on)."""
         done = []
-        with self.ws.transaction() as tx:
+        with self.ws.transaction(explicit=True) as tx:
             for s in active:
                 state = checked_state(tx, s.initiative)
                 lifecycle.apply(tx, s.initiative, "pause", reason=reason, trigger="initiative switch")
@@ -274,7 +276,7 @@ class InitiativeAPI:
     def switch(self, slug: str, *, reason: str | None = None) -> Switched:
         """Pause the active initiative and resume `slug`, in one transaction; refuse before changing anything."""
         ws = self.ws
-        with ws.transaction() as tx:
+        with ws.transaction(explicit=True) as tx:
             summaries = _summaries(ws)  # under the lock: nobody changes them while we decide
             found = [s for s in summaries if s.slug == slug]
             if not found:

@@ -49,6 +49,12 @@ BLOCKER_STATUSES = ("new", "active", "bypassed", "resolved")
 SESSION_STATUSES = ("active", "ended", "crashed")
 READ_ONLY_STATES = ("archived", "completed")  # the work is read-only in these until `planstate reopen`
 
+
+def read_only_message(initiative: object, state: str) -> str:
+    """The one wording every command uses to refuse changing an archived or completed initiative."""
+    return f"initiative {initiative} is {state} (read-only): `planstate reopen` first"
+
+
 # The commands that own managed fields: `planstate set/append/unset` refuse those fields and name these.
 LIFECYCLE_COMMANDS = "planstate pause|resume --activate|suspend|error|fail|retry|complete|abandon|archive|reopen"
 PHASE_COMMANDS = "planstate phase start|complete|fail|retry|skip"

@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Any
 from planstate import lifecycle
 from planstate.clock import now
 from planstate.errors import UsageError, ValidationError
-from planstate.models import READ_ONLY_STATES, Attempt, Phase, State, phase_numbers, phase_reference, to_json
+from planstate.models import (
+    READ_ONLY_STATES,
+    Attempt,
+    Phase,
+    State,
+    phase_numbers,
+    phase_reference,
+    read_only_message,
+    to_json,
+)
 from planstate.plain import format_path
 from planstate.validation import located, problems_for
 
@@ -111,7 +120,7 @@ def refuse_read_only(tx: Transaction, state: State, initiative: Initiative | Non
         raise refusal(
             tx,
             ["lifecycle", "state"],
-            f"initiative {state.initiative} is {source} (read-only): `planstate reopen` first",
+            read_only_message(state.initiative, source),
             initiative,
         )
 

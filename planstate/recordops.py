@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planstate.errors import PlanstateError, UsageError, ValidationError
-from planstate.models import KINDS, READ_ONLY_STATES, to_json
+from planstate.models import KINDS, READ_ONLY_STATES, read_only_message, to_json
 from planstate.records import TEMPLATES, Record
 from planstate.schema import Model, parse_datetime
 from planstate.validation import located as validation_located
@@ -188,7 +188,7 @@ def refuse_read_only(ws: Workspace, initiative: Initiative) -> None:
     doc = ws.read_document(initiative.state_path)
     line, column = doc.locate(["lifecycle", "state"])
     raise UsageError(
-        f"initiative {data.get('initiative')} is {state} (read-only): `planstate reopen` first",
+        read_only_message(data.get("initiative"), state),
         file=doc.path,
         line=line,
         column=column,

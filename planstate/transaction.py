@@ -24,7 +24,7 @@ from planstate.clock import now
 from planstate.document import Document
 from planstate.errors import ConflictError, PlanstateError, UsageError, ValidationError
 from planstate.files import atomic_write, create_exclusive, read_bytes, real_target, remove_stale_temp_files
-from planstate.models import KINDS, State
+from planstate.models import KINDS, READ_ONLY_STATES, State, read_only_message
 from planstate.plain import same
 from planstate.schema import Kind, ListOf, Model, Nested, Nullable
 from planstate.validation import located, problems_for
@@ -215,13 +215,10 @@ class Transaction:
             return None  # not an initiative folder, or a broken STATE.md: its own error comes elsewhere
         lifecycle = data.get("lifecycle") if isinstance(data, dict) else None
         state = lifecycle.get("state") if isinstance(lifecycle, dict) else None
-        if state not in ("archived", "completed"):
+        if state not in READ_ONLY_STATES:
             return None
         slug = data.get("initiative") if isinstance(data.get("initiative"), str) else folder.name
-        if state == "archived":
-            message = f"{slug} is archived (read-only): `planstate reopen` first"
-        else:
-            message = f"{slug} is completed: `planstate reopen` to work on it again"
+        message = read_only_message(slug, state)
         doc = staged.doc if staged is not None else self.ws.read_document(state_path)
         line, column = doc.locate("lifecycle.state")
         return UsageError(message, file=doc.path, line=line, column=column, field="lifecycle.state")

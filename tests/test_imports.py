@@ -53,10 +53,6 @@ ORDER = list(LAYERS)
 # Upward imports that are known and being fixed, each with why it is still there. The test prints the ones
 # still present and warns about entries that are gone, so removing a violation shows up in the next run.
 KNOWN: dict[tuple[str, str], str] = {
-    ("planstate.initiative_ops", "planstate.workspace"): (
-        "InitiativeAPI.new imports initiative_files/materialize from workspace; they moved to planstate.scaffold "
-        "(storage), which operations may import: the operations engineer switches the import"
-    ),
     ("planstate.templates", "planstate.regions"): (
         "the markdown filters templates install live in regions (views); the views engineer moves them down"
     ),

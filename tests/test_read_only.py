@@ -47,7 +47,7 @@ def complete_every_phase(run: Run, project: Path) -> None:
 @pytest.mark.parametrize("args", WRITES, ids=[" ".join(a[:2]) for a in WRITES])
 def test_archived_refuses_every_write(run: Run, project: Path, args: tuple[str, ...]) -> None:
     ok(run("archive", cwd=project))
-    line = refuses(run, project, args, 2, "demo is archived (read-only): `planstate reopen` first")
+    line = refuses(run, project, args, 2, "initiative demo is archived (read-only): `planstate reopen` first")
     assert line.startswith(".planning/STATE.md:")
     assert "lifecycle.state" in line
 
@@ -55,7 +55,7 @@ def test_archived_refuses_every_write(run: Run, project: Path, args: tuple[str, 
 @pytest.mark.parametrize("args", WRITES, ids=[" ".join(a[:2]) for a in WRITES])
 def test_completed_refuses_every_write(run: Run, project: Path, args: tuple[str, ...]) -> None:
     complete_every_phase(run, project)
-    refuses(run, project, args, 2, "demo is completed: `planstate reopen` to work on it again")
+    refuses(run, project, args, 2, "initiative demo is completed (read-only): `planstate reopen` first")
 
 
 def test_reopen_and_archive_still_work(run: Run, project: Path) -> None:
