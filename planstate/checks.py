@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planstate.durations import show
 from planstate.errors import ParseError, PlanstateError
 from planstate.models import KINDS, RECORD_FOLDERS, phase_numbers, phase_reference, record_reference
 from planstate.schema import ListOf, Model, Nested, Nullable, parse_datetime
@@ -546,7 +547,7 @@ class _Checker:
                     "stale-session",
                     path,
                     ["status"],
-                    f"is active, but its last sign of life was {_age(age)} ago ({source})",
+                    f"is active, but its last sign of life was {show(age)} ago ({source})",
                     "if its agent is gone, end it with `planstate session end ID` or mark it crashed",
                 )
 
@@ -721,23 +722,6 @@ def _folder(ws: Workspace, initiative: Initiative) -> str:
 
 def _show(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
-
-
-def _age(seconds: float) -> str:
-    minutes = int(seconds // 60)
-    if minutes < 120:
-        return f"{minutes} minutes"
-    hours = minutes // 60
-    return f"{hours} hours" if hours < 48 else f"{hours // 24} days"
-
-
-def parse_duration(text: str) -> float:
-    """Read a duration such as `30m`, `2h`, `90s`, `1d` or a number of seconds; ValueError when unreadable."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*", text)
-    if not match:
-        raise ValueError(f"{text!r} is not a duration (e.g. 30m, 2h, 90s, 1d)")
-    factor = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[match.group(2)]
-    return float(match.group(1)) * factor
 
 
 # ---------------------------------------------------------------------------- fixing

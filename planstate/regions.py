@@ -327,20 +327,16 @@ def input_hash(name: str, source: str, context: dict[str, Any]) -> str:
 def render(name: str, context: dict[str, Any], planning: Path | None = None) -> str:
     """Render region `name`'s template with `context` into normalized text (no trailing spaces, one final newline).
 
-    Raises PlanstateError naming the template file and line when the template fails or its output
-    would contain a planstate marker line.
+    Raises PlanstateError naming the template file and line when the template fails (whatever it
+    raises) or its output would contain a planstate marker line.
     """
-    import jinja2
-
     from planstate import templates
 
     template = templates.load(template_name(name), planning)
     try:
         text = template.render(**context)
-    except jinja2.TemplateError as exc:
-        raise PlanstateError(
-            f"template error: {exc}", file=template.filename, line=templates.error_line(exc, template)
-        ) from None
+    except Exception as exc:  # a user's template can raise anything: it is a template error, never a crash
+        raise templates.template_failure(exc, template, planning) from None
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     while lines and not lines[-1]:
         lines.pop()
@@ -348,7 +344,7 @@ def render(name: str, context: dict[str, Any], planning: Path | None = None) -> 
         if _CANDIDATE.match(line):
             raise PlanstateError(
                 "template output contains a planstate marker line; regions cannot hold markers",
-                file=template.filename,
+                file=templates.shown_path(template.filename or template_name(name), planning),
                 line=number,
             )
     return "\n".join(lines) + "\n" if lines else ""
@@ -383,106 +379,3 @@ def render_new(doc: Document, planning: Path | None = None) -> Plan:
     result = plan(Sources(data if isinstance(data, dict) else {}, planning=planning), doc.body, doc.body_line)
     doc.set_body(result.body)
     return result
-
-
-# ---------------------------------------------------------------------------- filters: user text into markdown
-# User text is data: these filters make it safe for its spot in the markdown, so no value can start
-# an HTML comment (and so a planstate marker), break a table row or open a code fence that swallows
-# the rest of the file.
-
-
-def _text(value: Any) -> str:
-    return "" if value is None else str(value).replace("\r\n", "\n").replace("\r", "\n")
-
-
-def _neutral(text: str) -> str:
-    """No raw HTML from user text: `<` becomes `&lt;` (it still reads as `<`), `-->` cannot close a comment."""
-    return text.replace("<", "&lt;").replace("-->", "--&gt;")
-
-
-def md_inline(value: Any) -> str:
-    """Filter `inline`: text on one line (newlines and runs of blanks become one space), without raw HTML."""
-    return _neutral(" ".join(_text(value).split()))
-
-
-def md_cell(value: Any) -> str:
-    """Filter `cell`: text for a table cell: one line, `|` escaped, without raw HTML."""
-    return md_inline(value).replace("|", "\\|")
-
-
-_FENCE_START = re.compile(r"^( {0,3})(`{3,}|~{3,})")
-
-
-def md_block(value: Any) -> str:
-    """Filter `block`: multi-line text as paragraphs: lines kept, trailing blanks dropped, no raw HTML, and a line
-    that would open a code fence is escaped."""
-    lines = [_neutral(line.rstrip()) for line in _text(value).strip("\n").split("\n")]
-    return "\n".join(_FENCE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line) for line in lines)
-
-
-def md_code(value: Any) -> str:
-    """Filter `code`: text as an inline code span, fenced with more backticks than it contains."""
-    text = " ".join(_text(value).split())
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-def md_link(value: Any, target: str) -> str:
-    """Filter `link`: `[text](target)` with the text escaped for a link (and a table cell) and the target quoted."""
-    from urllib.parse import quote
-
-    text = md_cell(value).replace("[", "\\[").replace("]", "\\]")
-    return f"[{text}]({quote(target)})"
-
-
-def fmt_when(value: Any) -> str:
-    """Filter `when`: a timestamp as `YYYY-MM-DD HH:MM` (UTC); other text as is."""
-    from datetime import UTC
-
-    from planstate.schema import parse_datetime
-
-    moment = parse_datetime(value)
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if moment is not None else md_inline(value)
-
-
-def fmt_day(value: Any) -> str:
-    """Filter `day`: a date or timestamp as `YYYY-MM-DD`."""
-    text = md_inline(value)
-    return text[:10] if re.match(r"\d{4}-\d{2}-\d{2}", text) else text
-
-
-def fmt_duration(value: Any) -> str:
-    """Filter `duration`: seconds as `45s`, `12m`, `2h 30m` or `3d 4h`; empty for none."""
-    if value is None or isinstance(value, bool) or not isinstance(value, int | float):
-        return ""
-    seconds = round(value)
-    if seconds < 60:
-        return f"{seconds}s"
-    minutes = round(seconds / 60)
-    if minutes < 60:
-        return f"{minutes}m"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 48:
-        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
-    days, hours = divmod(hours, 24)
-    return f"{days}d {hours}h" if hours else f"{days}d"
-
-
-def mermaid_text(value: Any) -> str:
-    """Filter `mermaid`: text for a Mermaid task name: one line without `:`, `;`, `#`, `%`, `<` or `>`."""
-    return " ".join(re.sub(r"[:;#%<>]", " ", _text(value)).split()) or "-"
-
-
-FILTERS: dict[str, Any] = {
-    "inline": md_inline,
-    "cell": md_cell,
-    "block": md_block,
-    "code": md_code,
-    "link": md_link,
-    "when": fmt_when,
-    "day": fmt_day,
-    "duration": fmt_duration,
-    "mermaid": mermaid_text,
-}

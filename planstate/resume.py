@@ -448,20 +448,10 @@ def _norm(name: str) -> str:
 
 
 def duration_text(seconds: float | None) -> str:
-    """A duration for people: `45s`, `12m`, `2h 30m`, `3d 4h`; `unknown` for None."""
-    if seconds is None:
-        return "unknown"
-    s = round(seconds)
-    if s < 60:
-        return f"{s}s"
-    minutes, _ = divmod(s, 60)
-    if minutes < 60:
-        return f"{minutes}m"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 48:
-        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
-    days, hours = divmod(hours, 24)
-    return f"{days}d {hours}h" if hours else f"{days}d"
+    """A duration for the brief: `durations.show`, or `unknown` when there is none."""
+    from planstate.durations import show
+
+    return "unknown" if seconds is None else show(seconds)
 
 
 def when_text(value: Any, now: datetime) -> str:

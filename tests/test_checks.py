@@ -346,7 +346,7 @@ def test_stale_after_is_configurable_and_a_fresh_heartbeat_counts(run: Run, proj
     os.utime(beats / "ses-1b2k9qx7m4fa", (pinned, pinned))
     ok(run("check", "--strict", "--stale-after", "2h", cwd=project, env=ENV))
     result = ok(run("check", "--stale-after", "soon", cwd=project), 2)
-    assert result.stderr == "planstate: --stale-after: 'soon' is not a duration (e.g. 30m, 2h, 90s, 1d)\n"
+    assert result.stderr.startswith("planstate: --stale-after 'soon' is not a duration;")
 
 
 def test_parse_and_schema_findings_are_the_problems_validate_reports(project: Path) -> None:

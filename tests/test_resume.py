@@ -196,6 +196,7 @@ def test_legacy_state_answers_completion_from_its_phases(run: Run, tmp_path: Pat
 
 
 def test_durations_read_well() -> None:
+    """The brief shows durations the way regions and checks do (durations.show), and `unknown` for none."""
     assert [duration_text(s) for s in (0, 59, 60, 3599, 3600, 5400, 47 * 3600, 49 * 3600, 72 * 3600)] == [
         "0s",
         "59s",

@@ -18,12 +18,10 @@ def _format(args: argparse.Namespace) -> str:
 
 
 def _stale_after(args: argparse.Namespace) -> float:
-    from planstate.checks import parse_duration
+    """`--stale-after` in seconds (the duration grammar of durations.py, like `session reap`)."""
+    from planstate.durations import parse
 
-    try:
-        return parse_duration(args.stale_after)
-    except ValueError as exc:
-        raise UsageError(f"--stale-after: {exc}") from None
+    return parse(args.stale_after, "--stale-after").total_seconds()
 
 
 def _err(text: str) -> None:
