@@ -145,3 +145,27 @@ def realistic(project: Path) -> None:
         write_record(project, "blocker", blocker(i, **extra))
     for i in range(300):
         write_record(project, "session", session(i, handoff_reason="Context limit reached" if i == 299 else None))
+
+
+def realistic_rendered(project: Path) -> None:
+    """The realistic initiative with the body `planstate init` writes (every generated region, rendered) and a
+    history, as a workspace that planstate manages looks: what the watcher benchmark runs against."""
+    import json
+    import tempfile
+
+    from planstate.document import Document
+    from planstate.workspace import Workspace
+
+    realistic(project)
+    with tempfile.TemporaryDirectory() as scratch:
+        fresh = Workspace.init(Path(scratch), title="scratch", phases=["One"], actor="alice")
+        body = Document.from_bytes(fresh.state_path.read_bytes()).body
+    state = project / ".planning" / "STATE.md"
+    doc = Document.from_bytes(state.read_bytes())
+    doc.set_body(body)
+    state.write_bytes(doc.to_bytes())
+    line = {"at": "2026-11-01T09:00:00Z", "from": None, "to": "active", "trigger": "init", "reason": None, "by": "alice"}
+    (project / ".planning" / "history.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    ws = Workspace.find(project)
+    ws.set({"position.task": "Wire the OAuth callback"})  # a write: derived copies computed, regions rendered
+    ws.render()  # and the regions that show records

@@ -227,16 +227,23 @@ def test_a_hand_edit_inside_a_region_is_kept_until_render_force(run: Run, projec
     path = state_file(project)
     text = path.read_text().replace("- **Task:** none (pending)", "- **Task:** my own words")
     path.write_text(text)
-    ok(run("set", "next_action", "Something else", cwd=project))  # an ordinary write keeps the edit...
+    written = ok(run("set", "next_action", "Something else", cwd=project))  # an ordinary write keeps the edit...
     assert "- **Task:** my own words" in path.read_text()
     assert region_text(path, "next") == "Something else\n"  # ...and still renders the other regions
+    assert written.stderr == (  # ...and says, in one line, which region it left alone and why
+        "planstate: warning: .planning/STATE.md:70: region position not rendered: it was edited by hand; "
+        "kept until `planstate render --force`\n"
+    )
     ok(run("set", "position.task", "Write tests", cwd=project))  # even when the region's inputs change
     assert "- **Task:** my own words" in path.read_text()
     result = ok(run("check", "--fix", cwd=project), 1)  # --fix does not touch it: not safe
     assert "error hand-edit: region position was edited by hand" in result.stdout
     assert "planstate render --force" in result.stdout
+    assert result.stderr == ""  # check reports it as a finding, not as a warning of its own writes
     result = ok(run("render", cwd=project), 1)
-    assert "region position was edited by hand; kept (--force overwrites it)" in result.stderr
+    assert "region position not rendered: it was edited by hand; kept until `planstate render --force`" in (
+        result.stderr
+    )
     assert ok(run("render", "--check", cwd=project), 1)
     ok(run("render", "--force", cwd=project))
     assert "- **Task:** Write tests (pending)" in region_text(path, "position")

@@ -13,8 +13,13 @@ FORMATS = ("text", "json", "github")
 
 
 def _format(args: argparse.Namespace) -> str:
-    """The output format: `--format`, or json when `--json` is given."""
-    return "json" if getattr(args, "json", False) else str(args.format)
+    """The output format: `--format`, or json when `--json` is given (the two must not disagree)."""
+    chosen = getattr(args, "format", None)
+    if getattr(args, "json", False):
+        if chosen not in (None, "json"):
+            raise UsageError(f"--json and --format {chosen} ask for two formats; give one of them")
+        return "json"
+    return str(chosen or "text")
 
 
 def _stale_after(args: argparse.Namespace) -> float:
@@ -55,9 +60,9 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Check the workspace for drift; exit 1 on errors (and on warnings with --strict)."""
+    fmt = _format(args)
     report = workspace(args).check(fix=args.fix, diff=args.diff, stale_after=_stale_after(args))
     diff = "".join(change.diff() for change in report.changes)
-    fmt = _format(args)
     if fmt == "json":
         data = report.to_dict()
         if args.diff:
@@ -106,6 +111,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     import signal
     import threading
 
+    as_json = _format(args) == "json"
     ws = workspace(args)
     stale_after = _stale_after(args)
     if args.interval <= 0 or args.debounce < 0:
@@ -117,7 +123,6 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
-    as_json = _format(args) == "json"
 
     def emit(event: dict[str, Any]) -> None:
         line = json.dumps(event, ensure_ascii=False) if as_json else event_text(event)
@@ -137,7 +142,9 @@ def register(cli: Registrar) -> None:
     p.add_argument("--force", action="store_true", help="also overwrite regions that were edited by hand")
 
     p = cli.add("check", cmd_check, "check the workspace for drift (exit 1 on errors)")
-    p.add_argument("--format", choices=FORMATS, default="text", help="output format (github: workflow annotations)")
+    p.add_argument(
+        "--format", choices=FORMATS, default=None, help="output format: text (default), json or github annotations"
+    )
     p.add_argument("--fix", action="store_true", help="apply the safe fixes, then check again")
     p.add_argument("--diff", action="store_true", help="print the unified diff of what --fix changes (or would)")
     p.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
@@ -145,8 +152,12 @@ def register(cli: Registrar) -> None:
         "--stale-after", default="30m", metavar="DURATION", help="when an active session is stale (default 30m)"
     )
 
-    p = cli.add("watch", cmd_watch, "watch the workspace and report drift as it appears and clears", json=False)
-    p.add_argument("--format", choices=FORMATS[:2], default="text", help="json: one JSON object per line")
+    p = cli.add(
+        "watch",
+        cmd_watch,
+        "watch the workspace and report drift as it appears and clears (--json: one JSON object per line)",
+    )
+    p.add_argument("--format", choices=FORMATS[:2], default=None, help="the same as --json when json")
     p.add_argument("--fix", action="store_true", help="apply the safe fixes as soon as they are needed")
     p.add_argument(
         "--stale-after", default="30m", metavar="DURATION", help="when an active session is stale (default 30m)"
