@@ -191,7 +191,8 @@ def main() -> int:
     else:
         for size, result in results.items():
             lat = result["latency_ms"]
-            print(f"{LABELS[size]} ({result['files']} files), {result['writes']} writes (each introduces or clears a finding)")
+            print(f"{LABELS[size]} ({result['files']} files)")
+            print(f"  {result['writes']} writes, each introducing or clearing a finding")
             print(f"  write → line  median {lat['median']} ms  p95 {lat['p95']} ms  max {lat['max']} ms", end="")
             print(f"  (target p95 < {TARGET_P95_MS:.0f} ms: {lat['p95'] / TARGET_P95_MS:.2f}x of it)")
             print(f"  missed (no line within {TIMEOUT:.0f} s): {result['missed']}")

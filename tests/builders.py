@@ -164,7 +164,7 @@ def realistic_rendered(project: Path) -> None:
     doc = Document.from_bytes(state.read_bytes())
     doc.set_body(body)
     state.write_bytes(doc.to_bytes())
-    line = {"at": "2026-11-01T09:00:00Z", "from": None, "to": "active", "trigger": "init", "reason": None, "by": "alice"}
+    line = {"at": "2026-11-01T09:00:00Z", "from": None, "to": "active", "trigger": "init", "by": "alice"}
     (project / ".planning" / "history.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
     ws = Workspace.find(project)
     ws.set({"position.task": "Wire the OAuth callback"})  # a write: derived copies computed, regions rendered
