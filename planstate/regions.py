@@ -245,6 +245,7 @@ def begin_line(region: Region, sha: str, inputs: str, ending: str) -> str:
 RECORD_REGIONS = {"blockers": "blocker", "decisions": "decision", "sessions": "session"}
 # Statuses of regions left unrendered, and so reported: by `render`, `check` and a warning on every write.
 UNRENDERED = ("hand-edit", "template-error", "blocked")
+STALE_CHECKSUM = "shows the current state, but the checksum in its begin marker is stale"
 
 
 class Outcome(NamedTuple):
@@ -359,8 +360,10 @@ def plan(sources: Sources, body: str, first_line: int = 1, *, force: bool | Coll
         lines[begin] = begin_line(region, sha, inputs, ending)
         lines[begin + 1 : end] = new_lines
         offset += len(new_lines) - (end - begin - 1)
-        status = "forced" if edited and _normal(text) != _normal(interior) else "rendered"
-        outcomes.append(Outcome(region.name, line, status, template=shown))
+        if edited and _normal(text) == _normal(interior):
+            outcomes.append(Outcome(region.name, line, "rendered", STALE_CHECKSUM, shown))
+        else:
+            outcomes.append(Outcome(region.name, line, "forced" if edited else "rendered", template=shown))
     troubles = [(first_line + t.at, t.message) for t in layout.troubles]
     return Plan("".join(lines), outcomes, troubles)
 
