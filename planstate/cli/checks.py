@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from planstate.cli import Registrar, out, print_json, workspace
@@ -27,6 +28,25 @@ def _stale_after(args: argparse.Namespace) -> float:
     from planstate.durations import parse
 
     return parse(args.stale_after, "--stale-after").total_seconds()
+
+
+def _github_paths(ws: Any) -> Callable[[str], str]:
+    """How annotations name files: GitHub wants paths from the repository root, so relative to the git work tree
+    that holds the project (a monorepo's `svc/.planning/STATE.md`), else to the current folder."""
+    import os
+    from pathlib import Path
+
+    from planstate import git
+
+    project = ws.root.parent.resolve()
+    top = git.toplevel(project)
+    base = top.resolve() if top is not None else Path.cwd().resolve()
+
+    def path_of(file: str) -> str:
+        trailing = "/" if file.endswith("/") else ""
+        return Path(os.path.relpath(project / file, base)).as_posix() + trailing
+
+    return path_of
 
 
 def _err(text: str) -> None:
@@ -61,7 +81,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     """Check the workspace for drift; exit 1 on errors (and on warnings with --strict)."""
     fmt = _format(args)
-    report = workspace(args).check(fix=args.fix, diff=args.diff, stale_after=_stale_after(args))
+    ws = workspace(args)
+    report = ws.check(fix=args.fix, diff=args.diff, stale_after=_stale_after(args))
     diff = "".join(change.diff() for change in report.changes)
     if fmt == "json":
         data = report.to_dict()
@@ -74,8 +95,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         for failure in report.failures:
             _err(f"planstate: could not fix: {failure}")
         if fmt == "github":
+            path_of = _github_paths(ws)
             for finding in report.findings:
-                out(finding.github())
+                out(finding.github(path_of(finding.file)))
         else:
             for finding in report.fixed:
                 out(f"fixed: {finding.text()}")
