@@ -49,6 +49,11 @@ def _github_paths(ws: Any) -> Callable[[str], str]:
     return path_of
 
 
+def _count(number: int, noun: str) -> str:
+    """`1 error`, `2 errors`."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def _err(text: str) -> None:
     sys.stderr.write(text + "\n")
 
@@ -103,9 +108,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                 out(f"fixed: {finding.text()}")
             for finding in report.findings:
                 out(finding.text())
-            errors, warnings = len(report.errors), len(report.warnings)
-            summary = f"{report.files} file{'s' if report.files != 1 else ''} checked: "
-            summary += f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+            summary = f"{_count(report.files, 'file')} checked: "
+            summary += f"{_count(len(report.errors), 'error')}, {_count(len(report.warnings), 'warning')}"
             if args.fix:
                 summary += f", {len(report.fixed)} fixed"
             out(summary)
@@ -117,7 +121,9 @@ def event_text(event: dict[str, Any]) -> str:
     """One watcher event as a line of text."""
     kind = event["event"]
     if kind == "ready":
-        return f"watching {event['workspace']} ({event['errors']} errors, {event['warnings']} warnings); Ctrl-C stops"
+        return f"watching {event['workspace']} ({_count(event['errors'], 'error')}, " + (
+            f"{_count(event['warnings'], 'warning')}); Ctrl-C stops"
+        )
     if kind == "stopped":
         return "stopped"
     if kind in ("error", "fix-failed"):
@@ -179,12 +185,16 @@ def register(cli: Registrar) -> None:
         cmd_watch,
         "watch the workspace and report drift as it appears and clears (--json: one JSON object per line)",
     )
-    p.add_argument("--format", choices=FORMATS[:2], default=None, help="the same as --json when json")
+    p.add_argument("--format", choices=FORMATS[:2], default=None, help="text (default), or json: the same as --json")
     p.add_argument("--fix", action="store_true", help="apply the safe fixes as soon as they are needed")
     p.add_argument(
         "--stale-after", default="30m", metavar="DURATION", help="when an active session is stale (default 30m)"
     )
     p.add_argument(
-        "--interval", type=float, default=30.0, metavar="SECONDS", help="re-check this often without changes"
+        "--interval",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="look at stale sessions this often when no file changes (default 30)",
     )
-    p.add_argument("--debounce", type=float, default=50.0, metavar="MS", help="quiet time before checking")
+    p.add_argument("--debounce", type=float, default=50.0, metavar="MS", help="quiet time before checking (default 50)")
