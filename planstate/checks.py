@@ -471,17 +471,29 @@ class ActiveSession:
 class Checker:
     """Runs the checks over a workspace; keep one to check again cheaply (the watcher does)."""
 
-    def __init__(self, ws: Workspace, stale_after: float, reader: Reader | None = None) -> None:
+    def __init__(
+        self,
+        ws: Workspace,
+        stale_after: float,
+        reader: Reader | None = None,
+        *,
+        regions: bool = True,
+        resume_files: bool = True,
+    ) -> None:
         self.ws = ws
         self.stale_after = stale_after
         self.reader = reader or Reader(ws)
+        self.check_regions = regions  # the resume brief needs neither regions nor the resume files checked
+        self.check_resume_files = resume_files
         self.now: datetime | None = None
         self.findings: list[Finding] = []
         self.files = 0
         self.active: list[ActiveSession] = []  # active sessions seen by the last run
+        self.reads: dict[Path, FileRead] = {}  # every file the last run read, by path
 
-    def run(self, now: datetime | None = None) -> list[Finding]:
-        """Check every file of the workspace; return the findings, sorted."""
+    def run(self, now: datetime | None = None, *, only: Initiative | None = None) -> list[Finding]:
+        """Check every file of the workspace (or of the initiative `only`, and the workspace-wide rules); return
+        the findings, sorted."""
         from planstate.clock import now as clock_now
         from planstate.initiatives import discover
 
@@ -489,10 +501,12 @@ class Checker:
         self.findings = []
         self.files = 0
         self.active = []
+        self.reads = {}
         self.reader.begin()
         initiatives = discover(self.ws.root)
         for initiative in initiatives:
-            self.initiative(initiative)
+            if only is None or initiative.dir == only.dir:
+                self.initiative(initiative)
         if len(initiatives) > 1:  # with one initiative, neither workspace rule can be broken
             self.workspace_rules()
         self.reader.end()
@@ -540,6 +554,7 @@ class Checker:
     def file(self, path: Path, kind: str) -> FileRead:
         """Read one file (once per run) and add its own findings: reading, parsing, conflicts, schema, keys."""
         found = self.reader.file(path, kind)
+        self.reads[path] = found
         self.files += 1
         if found.findings is None:
             found.findings = self._file_findings(found)
@@ -633,8 +648,9 @@ class Checker:
         self.sessions(usable["session"])
         if data is not None:
             self.derived(initiative, state, data)
-            self.resume_files(state, data)
-            if not state.conflicts:  # a conflicted body has its own finding (and its own fix)
+            if self.check_resume_files:
+                self.resume_files(state, data)
+            if self.check_regions and not state.conflicts:  # a conflicted body has its own finding (and fix)
                 self.regions(initiative, state, data, records)
 
     def derived(self, initiative: Initiative, state: FileRead, data: dict[str, Any]) -> None:
