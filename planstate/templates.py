@@ -20,11 +20,17 @@ BYTECODE = Path(".local") / "cache" / "jinja"  # compiled templates, inside .pla
 _environments: dict[tuple[str, bool, str | None], jinja2.Environment] = {}
 
 
+_builtin: list[Path] = []  # the built-in folder, once found (a write renders several regions)
+
+
 def builtin_dir() -> Path:
     """The folder of built-in templates: inside the installed package, or at the source root."""
+    if _builtin:
+        return _builtin[0]
     package = Path(__file__).resolve().parent
     for candidate in (package / "templates", package.parent / "templates"):
         if candidate.is_dir():
+            _builtin.append(candidate)
             return candidate
     raise UsageError(f"planstate's templates are missing (looked in {package}/templates)")
 
@@ -158,15 +164,12 @@ def describe(exc: BaseException) -> str:
 
 
 def shown_path(filename: str, planning: Path | None) -> str:
-    """A template's path for messages: relative to the project folder for the user's overrides."""
+    """A template's path for messages: relative to the project folder for the user's overrides (which are loaded
+    from `planning`, so the path needs no resolving), else as it is."""
     if planning is not None:
         try:
             return str(Path(filename).relative_to(planning.parent))
         except ValueError:
-            pass
-        try:
-            return str(Path(filename).resolve().relative_to(planning.parent.resolve()))
-        except (ValueError, OSError):
             pass
     return filename
 
