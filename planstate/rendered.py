@@ -138,11 +138,13 @@ def render_file(ws: Workspace, initiative: Initiative, *, force: bool = False, w
     written = False
     if write and after != before:
         # STATE.md is written here without a Transaction because only its body changes: a transaction
-        # writes a file only when its front matter data changes. The caller holds the workspace lock, and
-        # `expected=before` makes the write fail (ConflictError, exit 3) if anything changed the file since
-        # it was read above, so no concurrent edit is lost.
-        target = real_target(path, ws.root, ws.root.parent)
-        remove_stale_temp_files(target.parent)
-        atomic_write(target, after, expected=before, shown=doc.path)
+        # writes a file only when its front matter data changes. The workspace lock is held (taken again
+        # here, it is re-entrant; Workspace.render_initiative holds it from before the read), and
+        # `expected=before` makes the write fail (ConflictError, exit 3) if anything changed the file
+        # since it was read above, so no concurrent edit, by planstate or an editor, is lost.
+        with ws._lock:
+            target = real_target(path, ws.root, ws.root.parent)
+            remove_stale_temp_files(target.parent)
+            atomic_write(target, after, expected=before, shown=doc.path)
         written = True
     return RenderedFile(path, shown, before, after, result, written, resolved=bool(touched))
