@@ -4,23 +4,32 @@ A finding is something a person or an agent should look at: a file that does not
 validate, a generated region that is stale or was edited by hand, a derived copy that disagrees
 with its source, a reference to a record that does not exist, a stale session... Errors make
 `planstate check` exit 1; warnings are shown but only fail with `--strict`. The safe fixes
-re-render stale regions, recompute derived copies and repair a history that lags the lifecycle.
+re-render stale regions, recompute derived copies, repair a history that lags the lifecycle by a
+move the lifecycle allows, and resolve git conflicts confined to generated regions.
+
+A check reads each file once (`Reader`), parses its front matter through the front-matter cache,
+and shares the bytes and data between the rules. The watcher keeps one `Checker` for its whole
+life: files whose stat identity did not change (and that no event named) are not read again,
+and its timer re-evaluates only the findings that depend on the clock (`Checker.timed`).
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planstate.durations import show
 from planstate.errors import ParseError, PlanstateError
 from planstate.models import KINDS, RECORD_FOLDERS, phase_numbers, phase_reference, record_reference
-from planstate.schema import ListOf, Model, Nested, Nullable, parse_datetime
+from planstate.schema import ListOf, Model, Nested, Nullable, Problem, parse_datetime
 
 if TYPE_CHECKING:
     from planstate.document import Document
@@ -65,7 +74,18 @@ CODES: dict[str, Code] = {
     "stale-session": Code(WARNING, False, "an active session whose heartbeat is older than --stale-after"),
     "missing-file": Code(WARNING, False, "a file named in resume_context.files_modified does not exist"),
 }
+# Codes `--fix` repairs in general; a finding says for itself when its case is one it cannot repair (a history
+# move the lifecycle forbids, a region whose records cannot be read) or can (a conflict only in regions).
 FIXABLE = tuple(code for code, info in CODES.items() if info.fixable)
+# Error codes that mean the state contradicts itself: the resume brief does not trust a state with these.
+CONTRADICTIONS = (
+    "completion-mismatch",
+    "history-mismatch",
+    "phase-out-of-range",
+    "phase-name-mismatch",
+    "derived-mismatch",
+    "multiple-active-initiatives",
+)
 
 
 @dataclass(frozen=True)
@@ -80,6 +100,8 @@ class Finding:
     hint: str
     field: str | None = None
     initiative: Path | None = dataclasses.field(default=None, compare=False, repr=False)  # whose fix repairs it
+    can_fix: bool | None = dataclasses.field(default=None, compare=False, repr=False)  # overrides the code's
+    stable: str | None = dataclasses.field(default=None, compare=False, repr=False)  # identity when the message varies
 
     @property
     def severity(self) -> str:
@@ -89,12 +111,13 @@ class Finding:
     @property
     def fixable(self) -> bool:
         """Whether `planstate check --fix` repairs it."""
-        return CODES[self.code].fixable
+        return CODES[self.code].fixable if self.can_fix is None else self.can_fix
 
     @property
     def key(self) -> tuple[str, str, str | None, str]:
-        """What identifies a finding across runs (its line may move while it stays the same finding)."""
-        return (self.code, self.file, self.field, self.message)
+        """What identifies a finding across runs: its line may move and a message that says how long ago
+        something happened changes while it stays the same finding."""
+        return (self.code, self.file, self.field, self.message if self.stable is None else self.stable)
 
     def location(self) -> str:
         """`file:line:col`, as much as is known."""
@@ -127,9 +150,10 @@ class Finding:
         """`field: ` before a message that does not name its field itself."""
         return f"{self.field}: " if self.field and self.field not in self.message else ""
 
-    def github(self) -> str:
-        """A GitHub Actions workflow command that annotates the file and line."""
-        props = [f"file={_gh_property(self.file)}"]
+    def github(self, file: str | None = None) -> str:
+        """A GitHub Actions workflow command that annotates the file (`file`, when given: the path relative to the
+        repository root) and line."""
+        props = [f"file={_gh_property(file or self.file)}"]
         if self.line is not None:
             props.append(f"line={self.line}")
             if self.column is not None:
@@ -182,35 +206,322 @@ class Report:
         return out
 
 
+# ---------------------------------------------------------------------------- reading each file once
+
+
+class FileRead:
+    """One planning file as one check read it: its bytes (or why they could not be read), its front matter, and
+    what the per-file rules found in it (computed once per content)."""
+
+    __slots__ = (
+        "_doc",
+        "conflicts",
+        "data",
+        "entries",
+        "error",
+        "findings",
+        "identity",
+        "item",
+        "kind",
+        "path",
+        "problems",
+        "raw",
+        "read_failed",
+        "shown",
+        "valid",
+    )
+
+    def __init__(self, path: Path, shown: str, kind: str) -> None:
+        self.path = path
+        self.shown = shown
+        self.kind = kind
+        self.identity: tuple[int, ...] | None = None  # (device, inode, size, mtime, ctime) of the bytes read
+        self.raw: bytes | None = None
+        self.error: PlanstateError | None = None  # why it cannot be read or parsed
+        self.read_failed = False  # the error happened reading the bytes, not parsing them
+        self.conflicts: list[tuple[int, int]] = []
+        self.data: Any = None
+        self.problems: list[Problem] = []  # schema problems
+        self.valid = False  # front matter is a mapping without schema problems
+        self.findings: list[Finding] | None = None  # the per-file findings, once computed
+        self.entries: list[dict[str, Any]] = []  # history.jsonl: its entries
+        self.item: dict[str, Any] | None = None  # a valid record as the regions show it
+        self._doc: Document | None = None
+
+    @property
+    def mapping(self) -> dict[str, Any] | None:
+        """The front matter when it is a mapping."""
+        return self.data if isinstance(self.data, dict) else None
+
+    def doc(self) -> Document:
+        """The parsed document (for locating fields), parsed on first use."""
+        if self._doc is None:
+            from planstate.document import Document
+
+            assert self.raw is not None
+            self._doc = Document.from_bytes(self.raw, self.shown)
+        return self._doc
+
+
+class Reader:
+    """Reads workspace files for checks: each at most once per check, with safe-path checks done per folder.
+
+    Between checks (the watcher keeps one Reader), a file whose stat identity is unchanged and that no
+    event named is not read again.
+    """
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self._memo: dict[Path, FileRead] = {}
+        self._listings: dict[Path, tuple[tuple[int, ...], list[Path]]] = {}
+        self._seen: set[Path] = set()
+        self._folders: dict[Path, bool] = {}
+        self._root_real: Path | None = None
+        self.reads = 0  # files actually read (for benchmarks)
+
+    def forget(self, paths: Iterable[Path]) -> None:
+        """Read these files (and list their folders) again next time, whatever their stat says: change events
+        named them."""
+        for path in paths:
+            self._memo.pop(path, None)
+            self._listings.pop(path, None)
+            self._listings.pop(path.parent, None)
+
+    def listing(self, folder: Path) -> list[Path]:
+        """The record files of a folder; listed again only when the folder's stat identity changed (a file was
+        added, removed or renamed) or an event named it."""
+        try:
+            info = os.stat(folder)
+        except OSError:
+            self._listings.pop(folder, None)
+            return []
+        identity = _identity(info)
+        known = self._listings.get(folder)
+        if known is not None and known[0] == identity:
+            return known[1]
+        files = record_files(folder)
+        self._listings[folder] = (identity, files)
+        return files
+
+    def begin(self) -> None:
+        """Start a check: folders are looked at afresh (they may have been moved or replaced by links)."""
+        self._seen = set()
+        self._folders = {}
+        self._root_real = None
+
+    def end(self) -> None:
+        """End a check: forget the files it did not see (deleted, or no longer part of the workspace)."""
+        for path in [p for p in self._memo if p not in self._seen]:
+            del self._memo[path]
+
+    def file(self, path: Path, kind: str) -> FileRead:
+        """The file at `path` read as `kind` (state, decision, blocker, session, history)."""
+        self._seen.add(path)
+        memo = self._memo.get(path)
+        if memo is not None and memo.kind == kind and memo.identity is not None:
+            try:
+                info = os.lstat(path)
+            except OSError:
+                info = None
+            if info is not None and stat.S_ISREG(info.st_mode) and _identity(info) == memo.identity:
+                return memo
+        found = self._read(path, kind)
+        self._memo[path] = found
+        return found
+
+    def _read(self, path: Path, kind: str) -> FileRead:
+        from planstate.files import MAX_FILE_BYTES
+
+        found = FileRead(path, self.ws.display(path), kind)
+        self.reads += 1
+        if self._inside(path.parent):
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+            except OSError:
+                fd = -1
+            if fd >= 0:
+                try:
+                    info = os.fstat(fd)
+                    if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_FILE_BYTES:
+                        raw = _read_all(fd, MAX_FILE_BYTES)
+                        if raw is not None:
+                            found.raw, found.identity = raw, _identity(info)
+                except OSError:
+                    pass
+                finally:
+                    os.close(fd)
+        if found.raw is None:  # a link, a folder, a huge or vanished file: the careful reader says what is wrong
+            from planstate.files import read_bytes
+
+            try:
+                found.raw = read_bytes(path, self.ws.root, self.ws.root.parent)
+            except PlanstateError as exc:
+                found.error, found.read_failed = exc, True
+                return found
+        found.conflicts = conflict_blocks(found.raw)
+        if kind == "history":
+            from planstate import history
+
+            found.entries, problems = history.parse(found.raw, found.shown)
+            found.problems = []
+            found.findings = None
+            found.data = problems  # a history's "data" is its line problems
+            return found
+        try:
+            found.data, found._doc = self._front_matter(path, found.raw, found.shown)
+        except PlanstateError as exc:
+            found.error = exc
+            return found
+        from planstate.validation import problems_for
+
+        found.problems = problems_for(kind, found.data)
+        found.valid = isinstance(found.data, dict) and not found.problems
+        return found
+
+    def _front_matter(self, path: Path, raw: bytes, shown: str) -> tuple[Any, Document | None]:
+        """The front matter of a file's bytes, through the workspace's front-matter cache, and the document when
+        it had to be parsed."""
+        ws = self.ws
+
+        def parse(data: bytes) -> Any:
+            from planstate.document import Document
+
+            doc = Document.from_bytes(data, shown)
+            if not doc.has_front_matter:
+                raise PlanstateError("has no front matter (it must start with a '---' line)", file=shown, line=1)
+            parsed.append(doc)  # kept for locating findings: parsing costs more than anything else here
+            return doc.data
+
+        parsed: list[Document] = []
+        data = ws._front_matter_cache().get(raw, ws._cache_key(path), parse)
+        return data, (parsed[0] if parsed else None)
+
+    def _inside(self, folder: Path) -> bool:
+        """Tell whether a folder is inside the workspace once links are followed (looked at once per check)."""
+        known = self._folders.get(folder)
+        if known is None:
+            try:
+                if self._root_real is None:
+                    self._root_real = self.ws.root.resolve()
+                real = folder.resolve()
+                known = real == self._root_real or self._root_real in real.parents
+            except (OSError, RuntimeError):
+                known = False
+            self._folders[folder] = known
+        return known
+
+
+def _identity(info: os.stat_result) -> tuple[int, ...]:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _read_all(fd: int, limit: int) -> bytes | None:
+    """Read an open file to its end; None when it is larger than `limit`."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return None if size > limit else b"".join(chunks)
+
+
+def record_files(folder: Path) -> list[Path]:
+    """The record files of a folder, sorted by name (as records.files, without a stat per plain file)."""
+    try:
+        with os.scandir(folder) as entries:
+            names = sorted(
+                entry.name
+                for entry in entries
+                if entry.name.endswith(".md") and not entry.name.startswith(".") and entry.is_file()
+            )
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [folder / name for name in names]
+
+
 # ---------------------------------------------------------------------------- running the checks
 
 
 def run(ws: Workspace, *, stale_after: float = STALE_AFTER, now: datetime | None = None) -> tuple[int, list[Finding]]:
     """Check every file of the workspace; return how many files were checked and the findings, sorted."""
-    from planstate.clock import now as clock_now
-    from planstate.initiatives import discover
-
-    checker = _Checker(ws, stale_after, now or clock_now())
-    for initiative in discover(ws.root):
-        checker.initiative(initiative)
-    checker.workspace_rules()
-    if ws.root.is_dir():  # saving the cache makes its folders: never bring back a .planning/ deleted meanwhile
-        ws.save_cache()
-    found = sorted(checker.findings, key=lambda f: (f.file, f.line or 0, f.column or 0, f.code, f.message))
-    return checker.files, found
+    checker = Checker(ws, stale_after)
+    findings = checker.run(now)
+    return checker.files, findings
 
 
-class _Checker:
-    """One run of the checks over a workspace."""
+def ordered(findings: Iterable[Finding]) -> list[Finding]:
+    """Findings in report order: by file, line, column, code and message."""
+    return sorted(findings, key=lambda f: (f.file, f.line or 0, f.column or 0, f.code, f.message))
 
-    def __init__(self, ws: Workspace, stale_after: float, now: datetime) -> None:
+
+class ActiveSession:
+    """An active session seen by the last check: what the clock-driven rule needs to look at it again."""
+
+    __slots__ = ("id", "read", "started")
+
+    def __init__(self, read: FileRead, record_id: str, started: datetime | None) -> None:
+        self.read = read
+        self.id = record_id
+        self.started = started
+
+
+class Checker:
+    """Runs the checks over a workspace; keep one to check again cheaply (the watcher does)."""
+
+    def __init__(
+        self,
+        ws: Workspace,
+        stale_after: float,
+        reader: Reader | None = None,
+        *,
+        regions: bool = True,
+        resume_files: bool = True,
+    ) -> None:
         self.ws = ws
         self.stale_after = stale_after
-        self.now = now
+        self.reader = reader or Reader(ws)
+        self.check_regions = regions  # the resume brief needs neither regions nor the resume files checked
+        self.check_resume_files = resume_files
+        self.now: datetime | None = None
         self.findings: list[Finding] = []
         self.files = 0
-        self._docs: dict[Path, Document] = {}
-        self._raw: dict[Path, bytes] = {}
+        self.active: list[ActiveSession] = []  # active sessions seen by the last run
+        self.reads: dict[Path, FileRead] = {}  # every file the last run read, by path
+
+    def run(self, now: datetime | None = None, *, only: Initiative | None = None) -> list[Finding]:
+        """Check every file of the workspace (or of the initiative `only`, and the workspace-wide rules); return
+        the findings, sorted."""
+        from planstate.clock import now as clock_now
+        from planstate.initiatives import discover
+
+        self.now = now or clock_now()
+        self.findings = []
+        self.files = 0
+        self.active = []
+        self.reads = {}
+        self.reader.begin()
+        initiatives = discover(self.ws.root)
+        for initiative in initiatives:
+            if only is None or initiative.dir == only.dir:
+                self.initiative(initiative)
+        if len(initiatives) > 1:  # with one initiative, neither workspace rule can be broken
+            self.workspace_rules()
+        self.reader.end()
+        if self.ws.root.is_dir():  # saving the cache makes its folders: never bring back a .planning/ deleted meanwhile
+            self.ws.save_cache()
+        return ordered(self.findings)
+
+    def timed(self, now: datetime | None = None) -> list[Finding]:
+        """The findings that depend on the clock (stale sessions) as of `now`, for the sessions the last run saw
+        active; nothing is read but the heartbeat files' times."""
+        from planstate.clock import now as clock_now
+
+        self.now = now or clock_now()
+        out = [f for f in (self._stale(session) for session in self.active) if f is not None]
+        return ordered(out)
 
     def add(
         self,
@@ -223,125 +534,126 @@ class _Checker:
         column: int | None = None,
         field: str | None = None,
         initiative: Initiative | None = None,
+        can_fix: bool | None = None,
+        stable: str | None = None,
+        into: list[Finding] | None = None,
     ) -> None:
-        """Record a finding."""
+        """Record a finding (in `into`, when given, instead of this run's findings)."""
         where = initiative.dir if initiative is not None else None
-        self.findings.append(Finding(code, file, line, column, message, hint, field, where))
+        found = Finding(code, file, line, column, message, hint, field, where, can_fix, stable)
+        (self.findings if into is None else into).append(found)
 
-    def add_error(self, code: str, error: PlanstateError, hint: str) -> None:
+    def add_error(self, code: str, error: PlanstateError, hint: str, into: list[Finding] | None = None) -> None:
         """Record a finding from a PlanstateError (its file, line, column and field)."""
-        self.add(code, error.file or "", error.line, error.message, hint, column=error.column, field=error.field)
+        self.add(
+            code, error.file or "", error.line, error.message, hint, column=error.column, field=error.field, into=into
+        )
 
     # ------------------------------------------------------------------ one file
 
-    def read(self, path: Path) -> tuple[bytes | None, bool]:
-        """A file's bytes (None when unreadable: a finding is added) and whether it holds conflict markers."""
-        from planstate.files import read_bytes
-
+    def file(self, path: Path, kind: str) -> FileRead:
+        """Read one file (once per run) and add its own findings: reading, parsing, conflicts, schema, keys."""
+        found = self.reader.file(path, kind)
+        self.reads[path] = found
         self.files += 1
-        try:
-            raw = read_bytes(path, self.ws.root, self.ws.root.parent)
-        except PlanstateError as exc:
-            self.add_error("parse-error", exc, "make it a readable regular file inside .planning/, or remove it")
-            return None, False
-        self._raw[path] = raw
-        conflicts = conflict_blocks(raw)
-        for first, last in conflicts:
-            self.add(
-                "conflict-marker",
-                self.ws.display(path),
-                first,
-                f"unresolved git conflict (lines {first}-{last})",
-                "keep the right side, delete the <<<<<<<, ======= and >>>>>>> lines, then run `planstate check`",
-            )
-        return raw, bool(conflicts)
+        if found.findings is None:
+            found.findings = self._file_findings(found)
+        self.findings.extend(found.findings)
+        return found
 
-    def document(self, path: Path, raw: bytes | None = None) -> Document:
-        """The parsed document of a file read in this run (parsed once); raises ParseError."""
-        from planstate.document import Document
-
-        doc = self._docs.get(path)
-        if doc is None:
-            doc = Document.from_bytes(raw if raw is not None else self._raw[path], self.ws.display(path))
-            self._docs[path] = doc
-        return doc
-
-    def front_matter(self, kind: str, path: Path) -> tuple[dict[str, Any] | None, bytes | None, bool]:
-        """Read a planning file and check its schema: (data when it is a mapping, bytes, schema-valid)."""
-        raw, conflicted = self.read(path)
-        if raw is None:
-            return None, None, False
-        try:
-            data = self.ws.cached_data(path) if kind != "state" else self._state_data(path, raw)
-        except PlanstateError as exc:
-            if not conflicted:  # the conflict is the cause; its finding says what to do
-                self.add_error("parse-error", exc, "fix the YAML at that line; docs/format.md describes the file")
-            return None, raw, False
-        from planstate.validation import problems_for
-
-        problems = problems_for(kind, data)
-        if problems:
+    def _file_findings(self, found: FileRead) -> list[Finding]:
+        """What is wrong with a file on its own; depends only on its bytes, so it is computed once per content."""
+        out: list[Finding] = []
+        if found.read_failed and found.error is not None:
+            self.add_error("parse-error", found.error, _read_hint(found), into=out)
+            return out
+        for first, last in found.conflicts:
+            self._conflict(found, first, last, out)
+        if found.kind == "history":
+            if not found.conflicts:
+                for problem in found.data or []:
+                    code = "parse-error" if isinstance(problem, ParseError) else "schema-error"
+                    self.add_error(code, problem, "fix or remove that line; lines are only ever appended", into=out)
+            return out
+        if found.error is not None:
+            if not found.conflicts:  # the conflict is the cause; its finding says what to do
+                hint = "fix the YAML at that line; docs/format.md describes the file"
+                self.add_error("parse-error", found.error, hint, into=out)
+            return out
+        if found.problems:
             from planstate.validation import located
 
-            doc = self.document(path, raw)
-            for error in located(doc, problems):
-                if kind == "state" and error.field == "position.phase" and _out_of_range(data):
-                    self.add_error(
-                        "phase-out-of-range",
-                        error,
-                        "set position.phase to a phase number: `planstate set position.phase N`",
-                    )
+            for error in located(found.doc(), found.problems):
+                if found.kind == "state" and error.field == "position.phase" and _out_of_range(found.data):
+                    hint = "set position.phase to a phase number: `planstate set position.phase N`"
+                    self.add_error("phase-out-of-range", error, hint, into=out)
                 else:
-                    hint = f"correct the value; `planstate schema {kind}` lists the fields"
-                    self.add_error("schema-error", error, hint)
-        if not isinstance(data, dict):
-            return None, raw, False
-        for segments in unknown_keys(KINDS[kind], data):
-            doc = self.document(path, raw)
-            line, column = doc.locate(list(segments))
-            name = ".".join(str(s) for s in segments)
-            self.add(
-                "unknown-key",
-                doc.path or self.ws.display(path),
-                line,
-                f"{name} is not a field of the format; planstate keeps it",
-                "check the spelling against `planstate schema " + kind + "`; remove it if it is a typo",
-                column=column,
-                field=name,
-            )
-        return data, raw, not problems
+                    hint = f"correct the value; `planstate schema {found.kind}` lists the fields"
+                    self.add_error("schema-error", error, hint, into=out)
+        if found.mapping is not None:
+            for segments in unknown_keys(KINDS[found.kind], found.data):
+                line, column = found.doc().locate(list(segments))
+                name = ".".join(str(s) for s in segments)
+                self.add(
+                    "unknown-key",
+                    found.shown,
+                    line,
+                    f"{name} is not a field of the format; planstate keeps it",
+                    f"check the spelling against `planstate schema {found.kind}`; remove it if it is a typo",
+                    column=column,
+                    field=name,
+                    into=out,
+                )
+        return out
 
-    def _state_data(self, path: Path, raw: bytes) -> Any:
-        doc = self.document(path, raw)
-        if not doc.has_front_matter:
-            raise PlanstateError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)
-        return doc.data
+    def _conflict(self, found: FileRead, first: int, last: int, out: list[Finding]) -> None:
+        """A git conflict block: in STATE.md, fixable when every conflict of the file lies inside regions."""
+        confined = False
+        if found.kind == "state" and found.raw is not None:
+            from planstate.regions import resolve_region_conflicts
+
+            confined = resolve_region_conflicts(found.raw) is not None
+        if confined:
+            message = f"unresolved git conflict (lines {first}-{last}), only inside generated regions"
+            hint = "run `planstate check --fix` (or `planstate render`): the regions are rendered again from the "
+            hint += "merged files"
+        else:
+            message = f"unresolved git conflict (lines {first}-{last})"
+            hint = "keep the right side, delete the <<<<<<<, ======= and >>>>>>> lines, then run `planstate check`"
+        out.append(
+            Finding(
+                "conflict-marker",
+                found.shown,
+                first,
+                None,
+                message,
+                hint,
+                initiative=found.path.parent if confined else None,
+                can_fix=True if confined else None,
+            )
+        )
 
     # ------------------------------------------------------------------ one initiative
 
     def initiative(self, initiative: Initiative) -> None:
         """Check an initiative: its STATE.md, its records, its history and how they refer to each other."""
-        data, raw, valid = self.front_matter("state", initiative.state_path)
-        state_ok = valid and data is not None and raw is not None
-        records: dict[str, list[tuple[Path, dict[str, Any]]]] = {}
-        from planstate import records as record_store
-
+        state = self.file(initiative.state_path, "state")
+        data = state.mapping if state.valid else None
+        records: dict[str, list[FileRead]] = {}
         for kind in RECORD_FOLDERS:
-            records[kind] = []
-            for path in record_store.files(initiative.folder(kind)):
-                record, _raw, _valid = self.front_matter(kind, path)
-                if record is not None:
-                    records[kind].append((path, record))
-        self.history(initiative, data if state_ok else None)
-        self.references(initiative, records, data if state_ok else None)
-        self.sessions(initiative, records["session"])
-        if state_ok and data is not None and raw is not None:
-            doc = self.document(initiative.state_path, raw)
-            self.derived(initiative, doc, data)
-            self.resume_files(doc, data)
-            self.regions(initiative, doc, data)
+            records[kind] = [self.file(path, kind) for path in self.reader.listing(initiative.folder(kind))]
+        self.history(initiative, data)
+        usable = {kind: [r for r in items if r.mapping is not None] for kind, items in records.items()}
+        self.references(initiative, usable, data)
+        self.sessions(usable["session"])
+        if data is not None:
+            self.derived(initiative, state, data)
+            if self.check_resume_files:
+                self.resume_files(state, data)
+            if self.check_regions and not state.conflicts:  # a conflicted body has its own finding (and fix)
+                self.regions(initiative, state, data, records)
 
-    def derived(self, initiative: Initiative, doc: Document, data: dict[str, Any]) -> None:
+    def derived(self, initiative: Initiative, state: FileRead, data: dict[str, Any]) -> None:
         """Derived copies (progress, durations, phase name) that disagree with what the phases say; completion."""
         from planstate.derived import recompute
         from planstate.models import State
@@ -352,33 +664,35 @@ class _Checker:
         paths: list[list[Any]] = [["progress", k] for k in ("phases_total", "phases_completed", "percent", "bar")]
         paths += [["phases", i, "duration_seconds"] for i in range(len(data.get("phases") or []))]
         paths.append(["position", "phase_name"])
+        first = phase_numbers(State(data)).start
         for segments in paths:
             found, value = get_in(data, segments)
             _, want = get_in(expected, segments)
             if not found or value == want:
                 continue
             name = ".".join(str(s) for s in segments)
-            line, column = doc.locate(segments)
+            line, column = state.doc().locate(segments)
             code = "phase-name-mismatch" if name == "position.phase_name" else "derived-mismatch"
             source = "the current phase is named" if code == "phase-name-mismatch" else "the phases make it"
+            which = f" (phase {first + segments[1]})" if segments[0] == "phases" else ""
             self.add(
                 code,
-                doc.path or "",
+                state.shown,
                 line,
-                f"{name} is {_show(value)} but {source} {_show(want)}",
+                f"{name}{which} is {_show(value)} but {source} {_show(want)}",
                 "run `planstate check --fix`; derived values are recomputed on every write, never set them",
                 column=column,
                 field=name,
                 initiative=initiative,
             )
         phases = [p for p in data.get("phases") or [] if isinstance(p, dict)]
-        state = (data.get("lifecycle") or {}).get("state")
+        lifecycle_state = (data.get("lifecycle") or {}).get("state")
         unfinished = [p.get("name") for p in phases if p.get("status") not in ("completed", "skipped")]
-        line, column = doc.locate(["lifecycle", "state"])
-        if state == "completed" and unfinished:
+        if lifecycle_state == "completed" and unfinished:
+            line, column = state.doc().locate(["lifecycle", "state"])
             self.add(
                 "completion-mismatch",
-                doc.path or "",
+                state.shown,
                 line,
                 f"lifecycle.state is completed but {len(unfinished)} phase{'s are' if len(unfinished) > 1 else ' is'} "
                 f"not finished: {', '.join(str(n) for n in unfinished)}",
@@ -386,10 +700,11 @@ class _Checker:
                 column=column,
                 field="lifecycle.state",
             )
-        elif state == "active" and phases and not unfinished:
+        elif lifecycle_state == "active" and phases and not unfinished:
+            line, column = state.doc().locate(["lifecycle", "state"])
             self.add(
                 "completion-pending",
-                doc.path or "",
+                state.shown,
                 line,
                 "every phase is completed or skipped but lifecycle.state is still active",
                 "complete the initiative with `planstate complete`, or add the work that remains as a phase",
@@ -399,59 +714,66 @@ class _Checker:
 
     def history(self, initiative: Initiative, data: dict[str, Any] | None) -> None:
         """history.jsonl: lines that do not parse, and a last transition that does not lead to lifecycle.state."""
-        from planstate import history
-
         path = initiative.history_path
-        shown = self.ws.display(path)
         entries: list[dict[str, Any]] = []
+        shown = self.ws.display(path)
         if path.exists():
-            raw, conflicted = self.read(path)
-            if raw is None:
+            found = self.file(path, "history")
+            if found.read_failed or found.conflicts:
                 return
-            entries, problems = history.parse(raw, shown)
-            if not conflicted:
-                for problem in problems:
-                    code = "parse-error" if isinstance(problem, ParseError) else "schema-error"
-                    self.add_error(code, problem, "fix or remove that line; lines are only ever appended")
-            if conflicted:
-                return
+            entries = found.entries
         if data is None:
             return
-        state = data["lifecycle"]["state"]
+        target = data["lifecycle"]["state"]
         last = entries[-1] if entries else None
-        if last is not None and last.get("to") == state:
+        source = last.get("to") if last is not None else None
+        if last is not None and source == target:
             return
         if last is None:
-            message = f"has no transitions; the last one should lead to {state!r}"
+            message = f"has no transitions; the last one should lead to {target!r}"
         else:
-            message = f"the last transition leads to {last.get('to')!r} but lifecycle.state is {state!r}"
+            message = f"the last transition leads to {source!r} but lifecycle.state is {target!r}"
+        if repair_allowed(source, target, data):
+            hint = "run `planstate check --fix` to append a `repair` transition, or correct lifecycle.state"
+            fixable = True
+        else:
+            message += f"; the lifecycle allows no move from {source or 'nothing'} to {target}"
+            if target == "completed" and source is not None:
+                message += " while phases are unfinished"
+            hint = (
+                "correct lifecycle.state by hand (or restore STATE.md from git), then make the move with its "
+                "command (docs/lifecycle.md lists them)"
+            )
+            fixable = False
         self.add(
             "history-mismatch",
             shown,
             last.get("_line") if last is not None else None,
             message,
-            "run `planstate check --fix` to append a `repair` transition, or correct lifecycle.state",
+            hint,
             initiative=initiative,
+            can_fix=None if fixable else False,
         )
 
     def references(
         self,
         initiative: Initiative,
-        records: dict[str, list[tuple[Path, dict[str, Any]]]],
+        records: dict[str, list[FileRead]],
         state: dict[str, Any] | None,
     ) -> None:
         """Duplicate ids, file names that disagree with their ids, and references to missing phases or records."""
         ids: dict[str, dict[str, Path]] = {kind: {} for kind in records}
         for kind, items in records.items():
-            for path, data in items:
-                record_id = data.get("id")
+            for found in items:
+                record_id = found.data.get("id")
                 if not isinstance(record_id, str):
                     continue
+                path = found.path
                 first = ids[kind].get(record_id)
                 if first is not None:
                     self.locate_add(
                         "duplicate-id",
-                        path,
+                        found,
                         ["id"],
                         f"id {record_id} is also the id of {self.ws.display(first)}",
                         "give one of them a new id and rename its file to start with it",
@@ -461,96 +783,120 @@ class _Checker:
                 if not (path.name == f"{record_id}.md" or path.name.startswith(f"{record_id}-")):
                     self.locate_add(
                         "filename-id-mismatch",
-                        path,
+                        found,
                         ["id"],
                         f"the file name {path.name} does not start with its id {record_id}",
                         f"rename the file to start with '{record_id}-' (`git mv`), or correct the id",
                     )
         every_id = {record_id for by_kind in ids.values() for record_id in by_kind}
         numbers = phase_numbers(_state_model(state)) if state is not None else None
-        for path, data in records["decision"]:
+        for found in records["decision"]:
+            data = found.data
             for key in ("supersedes", "superseded_by"):
                 target = data.get(key)
                 if isinstance(target, str) and target not in ids["decision"]:
                     self.locate_add(
                         "missing-reference",
-                        path,
+                        found,
                         [key],
                         f"{key} names decision {target}, which does not exist in {_folder(self.ws, initiative)}",
-                        "correct the id (commands accept a unique prefix; `planstate decision list` shows them)",
+                        "correct the id; commands accept a unique prefix, and `planstate decision list` shows them",
                     )
-        for path, data in records["session"]:
-            target = data.get("resumed_from")
+            number = data.get("phase")
+            real = isinstance(number, int) and not isinstance(number, bool)
+            if real and numbers is not None and number not in numbers:
+                self.locate_add(
+                    "missing-reference",
+                    found,
+                    ["phase"],
+                    f"phase names phase {number}, but phases are numbered {_range(numbers)}",
+                    "correct the phase number, or set it to null",
+                )
+        for found in records["session"]:
+            target = found.data.get("resumed_from")
             if isinstance(target, str) and target not in ids["session"]:
                 self.locate_add(
                     "missing-reference",
-                    path,
+                    found,
                     ["resumed_from"],
                     f"resumed_from names session {target}, which does not exist",
                     "correct the id, or set it to null",
                 )
-        for path, data in records["blocker"]:
-            affects = data.get("affects")
+        for found in records["blocker"]:
+            affects = found.data.get("affects")
             if not isinstance(affects, list):
                 continue
             for index, item in enumerate(affects):
                 if not isinstance(item, str):
                     continue
-                number = phase_reference(item)
-                if number is not None and numbers is not None and number not in numbers:
+                phase = phase_reference(item)
+                if phase is not None and numbers is not None and phase not in numbers:
                     self.locate_add(
                         "missing-reference",
-                        path,
+                        found,
                         ["affects", index],
-                        f"affects names phase {number}, but phases are numbered {_range(numbers)}",
+                        f"affects names phase {phase}, but phases are numbered {_range(numbers)}",
                         "correct the phase number",
                     )
                 record_id = record_reference(item)
                 if record_id is not None and record_id not in every_id:
                     self.locate_add(
                         "missing-reference",
-                        path,
+                        found,
                         ["affects", index],
                         f"affects names record {record_id}, which does not exist in this initiative",
                         "correct the id or remove the item",
                     )
 
-    def sessions(self, initiative: Initiative, items: list[tuple[Path, dict[str, Any]]]) -> None:
+    def sessions(self, items: list[FileRead]) -> None:
         """More than one active session; active sessions whose heartbeat is older than `stale_after`."""
-        active = [(path, data) for path, data in items if data.get("status") == "active"]
-        for path, _data in active[1:]:
-            others = ", ".join(str(d.get("id")) for p, d in active if p != path)
+        active = [found for found in items if found.data.get("status") == "active"]
+        for found in active[1:]:
+            others = ", ".join(str(other.data.get("id")) for other in active if other is not found)
             self.locate_add(
                 "multiple-active-sessions",
-                path,
+                found,
                 ["status"],
                 f"is active, and so is {others}",
                 "end the sessions that are over with `planstate session end ID`; parallel agents may each have one",
             )
-        for path, data in active:
-            record_id = data.get("id")
+        for found in active:
+            record_id = found.data.get("id")
             if not isinstance(record_id, str):
                 continue
-            beat = self.ws.root / ".local" / "heartbeats" / record_id
-            try:
-                last = datetime.fromtimestamp(beat.stat().st_mtime, tz=self.now.tzinfo)
-                source = "its last heartbeat"
-            except OSError:
-                started = parse_datetime(data.get("started"))
-                if started is None:
-                    continue
-                last, source = started, "its start; there is no heartbeat on this machine"
-            age = (self.now - last).total_seconds()
-            if age > self.stale_after:
-                self.locate_add(
-                    "stale-session",
-                    path,
-                    ["status"],
-                    f"is active, but its last sign of life was {_age(age)} ago ({source})",
-                    "if its agent is gone, end it with `planstate session end ID` or mark it crashed",
-                )
+            session = ActiveSession(found, record_id, parse_datetime(found.data.get("started")))
+            self.active.append(session)
+            stale = self._stale(session)
+            if stale is not None:
+                self.findings.append(stale)
 
-    def resume_files(self, doc: Document, data: dict[str, Any]) -> None:
+    def _stale(self, session: ActiveSession) -> Finding | None:
+        """The stale-session finding of an active session as of `self.now`, if it is stale."""
+        assert self.now is not None
+        beat = self.ws.root / ".local" / "heartbeats" / session.id
+        try:
+            last = datetime.fromtimestamp(beat.stat().st_mtime, tz=self.now.tzinfo)
+            source = "its last heartbeat"
+        except OSError:
+            if session.started is None:
+                return None
+            last, source = session.started, "its start; there is no heartbeat on this machine"
+        age = (self.now - last).total_seconds()
+        if age <= self.stale_after:
+            return None
+        line, column = session.read.doc().locate(["status"])
+        return Finding(
+            "stale-session",
+            session.read.shown,
+            line,
+            column,
+            f"is active, but its last sign of life was {show(age)} ago ({source})",
+            "if its agent is gone, end it with `planstate session end ID` or mark it crashed",
+            "status",
+            stable="stale",  # the age in the message grows by the minute; it stays one finding
+        )
+
+    def resume_files(self, state: FileRead, data: dict[str, Any]) -> None:
         """Files named in resume_context.files_modified that do not exist (relative to the project folder)."""
         context = data.get("resume_context")
         items = context.get("files_modified") if isinstance(context, dict) else None
@@ -564,10 +910,10 @@ class _Checker:
             if not target.is_absolute():
                 target = project / target
             if not target.exists():
-                line, column = doc.locate(["resume_context", "files_modified", index])
+                line, column = state.doc().locate(["resume_context", "files_modified", index])
                 self.add(
                     "missing-file",
-                    doc.path or "",
+                    state.shown,
                     line,
                     f"{item} does not exist (paths are relative to the folder that holds .planning/)",
                     "verify the resume context: correct the path or `planstate unset resume_context.files_modified."
@@ -576,15 +922,35 @@ class _Checker:
                     field=f"resume_context.files_modified.{index}",
                 )
 
-    def regions(self, initiative: Initiative, doc: Document, data: dict[str, Any]) -> None:
-        """Generated regions: malformed markers, hand edits, template errors and stale regions."""
+    def regions(
+        self, initiative: Initiative, state: FileRead, data: dict[str, Any], records: dict[str, list[FileRead]]
+    ) -> None:
+        """Generated regions: malformed markers, hand edits, template errors, and stale regions."""
         from planstate import regions
-        from planstate.render_context import Sources
+        from planstate.render_context import Sources, invalid_record, region_item, unusable
 
-        if not regions.has_markers(doc.body):
+        assert state.raw is not None
+        body, body_line = regions.split_body(state.raw)
+        if not regions.has_markers(body):
             return
-        result = regions.plan(Sources(data, self.ws, initiative), doc.body, doc.body_line)
-        file = doc.path or ""
+
+        def loader(kind: str) -> tuple[list[dict[str, Any]], list[str]]:
+            items: list[dict[str, Any]] = []
+            failures: list[str] = []
+            for found in records[kind]:
+                if found.error is not None:
+                    failures.append(unusable(found.shown, found.error))
+                elif not found.valid:
+                    problem = found.problems[0] if found.problems else Problem((), "front matter is not a mapping")
+                    failures.append(invalid_record(found.shown, problem))
+                else:
+                    if found.item is None:
+                        found.item = region_item(kind, found.path, found.data)
+                    items.append(found.item)
+            return items, failures
+
+        result = regions.plan(Sources(data, self.ws, initiative, loader=loader), body, body_line)
+        file = state.shown
         for line, message in result.troubles:
             self.add(
                 "malformed-region",
@@ -609,10 +975,20 @@ class _Checker:
                     "stale-region",
                     file,
                     outcome.line,
-                    f"region {outcome.name} does not show the current state",
+                    f"region {outcome.name} {outcome.message or 'does not show the current state'}",
                     "run `planstate render` or `planstate check --fix`",
                     field=field_name,
                     initiative=initiative,
+                )
+            elif outcome.status == "blocked":
+                self.add(
+                    "stale-region",
+                    file,
+                    outcome.line,
+                    f"region {outcome.name} may not show the current state and {outcome.message}",
+                    "fix that record file (its own finding says how), then run `planstate render`",
+                    field=field_name,
+                    can_fix=False,
                 )
             elif outcome.status == "template-error":
                 reason = outcome.message.removeprefix("template error: ")
@@ -625,12 +1001,11 @@ class _Checker:
                     field=field_name,
                 )
 
-    def locate_add(self, code: str, path: Path, segments: list[Any], message: str, hint: str) -> None:
+    def locate_add(self, code: str, found: FileRead, segments: list[Any], message: str, hint: str) -> None:
         """Record a finding about a field of a record file, located at that field's line."""
-        doc = self.document(path)
-        line, column = doc.locate(segments)
+        line, column = found.doc().locate(segments)
         name = ".".join(str(s) for s in segments)
-        self.add(code, doc.path or self.ws.display(path), line, message, hint, column=column, field=name)
+        self.add(code, found.shown, line, message, hint, column=column, field=name)
 
     # ------------------------------------------------------------------ the whole workspace
 
@@ -652,6 +1027,31 @@ class _Checker:
 
 
 # ---------------------------------------------------------------------------- helpers
+
+
+def _read_hint(found: FileRead) -> str:
+    """How to fix a file that cannot be read."""
+    if found.kind == "state" and found.error is not None and "not found" in found.error.message:
+        return "restore it (`git checkout -- FILE`), or run `planstate init` to start a new workspace"
+    return "make it a readable regular file inside .planning/, or remove it"
+
+
+def repair_allowed(source: Any, target: Any, data: dict[str, Any]) -> bool:
+    """Whether `check --fix` may append a `repair` history line from `source` (the history's last state; None
+    when it has none) to `target` (lifecycle.state): a move the lifecycle table allows, under the same rules
+    as its command (completing needs every phase finished); from nothing, only to `active`, as `init` does."""
+    from planstate.lifecycle import TABLE
+
+    if source == target:
+        return False
+    if source is None:
+        return bool(target == "active")
+    if not any(t.source == source and t.target == target for t in TABLE):
+        return False
+    if target == "completed":
+        phases = [p for p in data.get("phases") or [] if isinstance(p, dict)]
+        return all(p.get("status") in ("completed", "skipped") for p in phases)
+    return True
 
 
 def conflict_blocks(raw: bytes) -> list[tuple[int, int]]:
@@ -723,23 +1123,6 @@ def _show(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
-def _age(seconds: float) -> str:
-    minutes = int(seconds // 60)
-    if minutes < 120:
-        return f"{minutes} minutes"
-    hours = minutes // 60
-    return f"{hours} hours" if hours < 48 else f"{hours // 24} days"
-
-
-def parse_duration(text: str) -> float:
-    """Read a duration such as `30m`, `2h`, `90s`, `1d` or a number of seconds; ValueError when unreadable."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*", text)
-    if not match:
-        raise ValueError(f"{text!r} is not a duration (e.g. 30m, 2h, 90s, 1d)")
-    factor = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[match.group(2)]
-    return float(match.group(1)) * factor
-
-
 # ---------------------------------------------------------------------------- fixing
 
 
@@ -775,14 +1158,19 @@ def preview(ws: Workspace, findings: list[Finding]) -> list[FileChange]:
         initiative = _initiative_at(ws, folder)
         path = initiative.state_path
         before = path.read_bytes()
-        doc = Document.from_bytes(before, ws.display(path))
+        text, touched = before, set[str]()
+        if "conflict-marker" in codes:
+            resolved = regions.resolve_region_conflicts(before)
+            if resolved is not None:
+                text, touched = resolved
+        doc = Document.from_bytes(text, ws.display(path))
         data = doc.data
         if codes & {"derived-mismatch", "phase-name-mismatch"}:
             recompute(State(data))
             if data != doc.data:
                 data["updated"] = now()
                 doc.update(data)
-        regions.refresh(ws, doc, initiative)
+        regions.refresh(ws, doc, initiative, force=touched, warn=False)
         after = doc.to_bytes()
         if after != before:
             changes.append(FileChange(path, ws.display(path), before, after))
@@ -791,10 +1179,12 @@ def preview(ws: Workspace, findings: list[Finding]) -> list[FileChange]:
             old = log.read_bytes() if log.exists() else b""
             entries = history.parse(old, ws.display(log))[0]
             source = entries[-1].get("to") if entries else None
-            when = repair_time(entries, now())
-            item = history.entry(when, source, data["lifecycle"]["state"], "repair", REPAIR_REASON, ws.actor)
-            new = (old if not old or old.endswith(b"\n") else old + b"\n") + history.line(item).encode("utf-8")
-            changes.append(FileChange(log, ws.display(log), old, new))
+            target = data["lifecycle"]["state"]
+            if repair_allowed(source, target, data):
+                when = repair_time(entries, now())
+                item = history.entry(when, source, target, "repair", REPAIR_REASON, ws.actor)
+                new = (old if not old or old.endswith(b"\n") else old + b"\n") + history.line(item).encode("utf-8")
+                changes.append(FileChange(log, ws.display(log), old, new))
     return changes
 
 
@@ -809,30 +1199,38 @@ def repair_time(entries: list[dict[str, Any]], current: datetime) -> datetime:
 
 
 def fix(ws: Workspace, findings: list[Finding]) -> list[str]:
-    """Apply the safe fixes for `findings` through transactions; return the errors of fixes that failed."""
-    from planstate import history
+    """Apply the safe fixes for `findings` through transactions; return the errors of fixes that failed.
+
+    Writes made here do not warn about regions they leave unrendered: the check that follows reports them.
+    """
+    from planstate import history, regions
     from planstate.clock import now
     from planstate.derived import recompute
 
     failures: list[str] = []
-    for folder, codes in _fixable(findings).items():
-        try:
-            initiative = _initiative_at(ws, folder)
-            if codes & {"derived-mismatch", "phase-name-mismatch", "history-mismatch"}:
-                with ws.transaction() as tx:
-                    state = tx.state(initiative)
-                    if codes & {"derived-mismatch", "phase-name-mismatch"}:
-                        recompute(state)
-                    if "history-mismatch" in codes:
-                        entries = history.read(initiative.history_path, ws.display(initiative.history_path))[0]
-                        source = entries[-1].get("to") if entries else None
-                        target = state.lifecycle.state
-                        if source != target:
-                            when = repair_time(entries, now())
-                            tx.log(initiative, history.entry(when, source, target, "repair", REPAIR_REASON, ws.actor))
-            ws.render_initiative(initiative)  # a data fix above re-rendered already; this catches record regions
-        except PlanstateError as exc:
-            failures.append(str(exc))
+    with regions.quiet():
+        for folder, codes in _fixable(findings).items():
+            try:
+                initiative = _initiative_at(ws, folder)
+                if "conflict-marker" in codes:
+                    ws.render_initiative(initiative)  # resolve the conflict first: the data fixes need a clean file
+                if codes & {"derived-mismatch", "phase-name-mismatch", "history-mismatch"}:
+                    with ws.transaction() as tx:
+                        state = tx.state(initiative)
+                        if codes & {"derived-mismatch", "phase-name-mismatch"}:
+                            recompute(state)
+                        if "history-mismatch" in codes:
+                            shown = ws.display(initiative.history_path)
+                            entries = history.read(initiative.history_path, shown)[0]
+                            source = entries[-1].get("to") if entries else None
+                            target = state.lifecycle.state
+                            if repair_allowed(source, target, state.to_data()):
+                                when = repair_time(entries, now())
+                                item = history.entry(when, source, target, "repair", REPAIR_REASON, ws.actor)
+                                tx.log(initiative, item)
+                ws.render_initiative(initiative)  # a data fix above re-rendered already; this catches record regions
+            except PlanstateError as exc:
+                failures.append(str(exc))
     return failures
 
 

@@ -12,6 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -237,10 +240,18 @@ def begin_line(region: Region, sha: str, inputs: str, ending: str) -> str:
 
 # ---------------------------------------------------------------------------- rendering
 
+# The regions that show records, and the kind of record each shows: they cannot be rendered while a record
+# file of that kind cannot be read (the row would silently disappear).
+RECORD_REGIONS = {"blockers": "blocker", "decisions": "decision", "sessions": "session"}
+# Statuses of regions left unrendered, and so reported: by `render`, `check` and a warning on every write.
+UNRENDERED = ("hand-edit", "template-error", "blocked")
+STALE_CHECKSUM = "shows the current state, but the checksum in its begin marker is stale"
+
 
 class Outcome(NamedTuple):
-    """What happened to one region: `fresh` (nothing to do), `rendered` (its text changes), `hand-edit` (edited
-    by hand, kept), `forced` (edited by hand, overwritten) or `template-error` (left as it was)."""
+    """What happened to one region: `fresh` (nothing to do), `rendered` (its text or its markers change),
+    `hand-edit` (edited by hand, kept), `forced` (edited by hand, overwritten), `template-error` (left as it was)
+    or `blocked` (a record it shows cannot be read, so it is left as it was)."""
 
     name: str
     line: int
@@ -265,9 +276,34 @@ class Plan:
         """The regions whose text (or markers) change."""
         return [o for o in self.outcomes if o.status in ("rendered", "forced")]
 
+    @property
+    def unrendered(self) -> list[tuple[int, str]]:
+        """(file line, why) of every region left unrendered and every marker problem, in file order."""
+        out = list(self.troubles)
+        for outcome in self.outcomes:
+            if outcome.status in UNRENDERED:
+                out.append((outcome.line, f"region {outcome.name} not rendered: {reason(outcome)}"))
+        return sorted(out)
 
-def plan(sources: Sources, body: str, first_line: int = 1, *, force: bool = False) -> Plan:
-    """Render every region of `body` whose inputs changed; hand-edited regions are kept unless `force`."""
+
+def reason(outcome: Outcome) -> str:
+    """Why a region was left unrendered, in words."""
+    if outcome.status == "hand-edit":
+        return "it was edited by hand; kept until `planstate render --force`"
+    if outcome.status == "template-error":
+        where = f" ({outcome.template}:{outcome.template_line})" if outcome.template_line else ""
+        return f"{outcome.message.removeprefix('template error: ')}{where}"
+    return outcome.message
+
+
+def plan(sources: Sources, body: str, first_line: int = 1, *, force: bool | Collection[str] = False) -> Plan:
+    """Render every region of `body` whose inputs changed.
+
+    A region whose text no longer matches its checksum (or that has text but no checksum) was edited
+    by hand and is kept, unless `force` (True, or the names of the regions to force) or unless its
+    text is exactly what rendering gives (then only its checksum was stale). A region that shows
+    records is left alone while one of those record files cannot be read.
+    """
     layout = parse(body, first_line)
     lines = list(layout.lines)
     outcomes: list[Outcome] = []
@@ -276,33 +312,44 @@ def plan(sources: Sources, body: str, first_line: int = 1, *, force: bool = Fals
         line = first_line + region.begin  # as the file is now, for messages
         begin, end = region.begin + offset, region.end + offset
         interior = "".join(lines[begin + 1 : end])
-        current = text_hash(interior)
         recorded = region.attrs.get("sha")
-        edited = recorded is not None and recorded != current
-        if edited and not force:
-            outcomes.append(Outcome(region.name, line, "hand-edit"))
-            continue
+        # Text between markers without a checksum was typed by a person; empty markers are there to be filled.
+        edited = recorded != text_hash(interior) if recorded is not None else bool(interior.strip())
+        forced = force is True or (not isinstance(force, bool) and region.name in force)
         from planstate import templates
 
         name = template_name(region.name)
         planning = sources.planning
         path = templates.find(name, planning)
-        shown = sources.ws.display(path) if sources.ws is not None else str(path)
+        shown = templates.shown_path(str(path), planning)
+        kind = RECORD_REGIONS.get(region.name)
+        context = sources.context(region.name)
+        failures = sources.failures(kind) if kind is not None else []
+        text: str | None = None
+        if edited and (failures or not forced):
+            text = None if failures else _render_quietly(region.name, context, planning)
+            if text is None or _normal(text) != _normal(interior):
+                outcomes.append(Outcome(region.name, line, "hand-edit", template=shown))
+                continue
+            # The text is what rendering gives: only the checksum is stale (a merge resolved by hand, say).
         try:
             source = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             outcomes.append(Outcome(region.name, line, "template-error", f"cannot read template: {exc}", shown))
             continue
-        context = sources.context(region.name)
         inputs = input_hash(region.name, source, context)
         if not edited and recorded is not None and region.attrs.get("in") == inputs:
             outcomes.append(Outcome(region.name, line, "fresh", template=shown))
             continue
-        try:
-            text = render(region.name, context, planning)
-        except PlanstateError as exc:
-            outcomes.append(Outcome(region.name, line, "template-error", exc.message, shown, exc.line))
+        if failures:
+            outcomes.append(Outcome(region.name, line, "blocked", _blocked(failures), shown))
             continue
+        if text is None:
+            try:
+                text = render(region.name, context, planning)
+            except PlanstateError as exc:
+                outcomes.append(Outcome(region.name, line, "template-error", exc.message, shown, exc.line))
+                continue
         ending = "\r\n" if lines[begin].endswith("\r\n") else "\n"
         new_interior = text.replace("\n", ending)
         sha = text_hash(new_interior)
@@ -313,9 +360,31 @@ def plan(sources: Sources, body: str, first_line: int = 1, *, force: bool = Fals
         lines[begin] = begin_line(region, sha, inputs, ending)
         lines[begin + 1 : end] = new_lines
         offset += len(new_lines) - (end - begin - 1)
-        outcomes.append(Outcome(region.name, line, "forced" if edited else "rendered", template=shown))
+        if edited and _normal(text) == _normal(interior):
+            outcomes.append(Outcome(region.name, line, "rendered", STALE_CHECKSUM, shown))
+        else:
+            outcomes.append(Outcome(region.name, line, "forced" if edited else "rendered", template=shown))
     troubles = [(first_line + t.at, t.message) for t in layout.troubles]
     return Plan("".join(lines), outcomes, troubles)
+
+
+def _normal(text: str) -> str:
+    """Region text compared across line endings."""
+    return text.replace("\r\n", "\n")
+
+
+def _render_quietly(name: str, context: dict[str, Any], planning: Path | None) -> str | None:
+    """The rendered text of a region, or None when its template fails (the caller keeps the region as it is)."""
+    try:
+        return render(name, context, planning)
+    except PlanstateError:
+        return None
+
+
+def _blocked(failures: list[str]) -> str:
+    """Why a record region cannot be rendered: the first record file that cannot be read, and how many more."""
+    more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+    return f"cannot re-render: {failures[0]}{more}"
 
 
 def input_hash(name: str, source: str, context: dict[str, Any]) -> str:
@@ -327,20 +396,16 @@ def input_hash(name: str, source: str, context: dict[str, Any]) -> str:
 def render(name: str, context: dict[str, Any], planning: Path | None = None) -> str:
     """Render region `name`'s template with `context` into normalized text (no trailing spaces, one final newline).
 
-    Raises PlanstateError naming the template file and line when the template fails or its output
-    would contain a planstate marker line.
+    Raises PlanstateError naming the template file and line when the template fails (whatever it
+    raises) or its output would contain a planstate marker line.
     """
-    import jinja2
-
     from planstate import templates
 
     template = templates.load(template_name(name), planning)
     try:
         text = template.render(**context)
-    except jinja2.TemplateError as exc:
-        raise PlanstateError(
-            f"template error: {exc}", file=template.filename, line=templates.error_line(exc, template)
-        ) from None
+    except Exception as exc:  # a user's template can raise anything: it is a template error, never a crash
+        raise templates.template_failure(exc, template, planning) from None
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     while lines and not lines[-1]:
         lines.pop()
@@ -348,7 +413,7 @@ def render(name: str, context: dict[str, Any], planning: Path | None = None) -> 
         if _CANDIDATE.match(line):
             raise PlanstateError(
                 "template output contains a planstate marker line; regions cannot hold markers",
-                file=template.filename,
+                file=templates.shown_path(template.filename or template_name(name), planning),
                 line=number,
             )
     return "\n".join(lines) + "\n" if lines else ""
@@ -356,22 +421,50 @@ def render(name: str, context: dict[str, Any], planning: Path | None = None) -> 
 
 # ---------------------------------------------------------------------------- one document
 
+_WARN: ContextVar[bool] = ContextVar("planstate_region_warnings", default=True)
 
-def refresh(ws: Workspace, doc: Document, initiative: Initiative, *, force: bool = False) -> Plan:
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """Within the block, writes do not warn about unrendered regions (`check --fix` and `watch --fix` report
+    them as findings instead)."""
+    token = _WARN.set(False)
+    try:
+        yield
+    finally:
+        _WARN.reset(token)
+
+
+def refresh(
+    ws: Workspace,
+    doc: Document,
+    initiative: Initiative,
+    *,
+    force: bool | Collection[str] = False,
+    warn: bool = True,
+    sources: Sources | None = None,
+) -> Plan:
     """Re-render the regions of a STATE.md document in place (its front matter must be valid); return the plan.
 
-    Only region interiors and their begin lines change; hand-edited regions stay unless `force`;
-    a region with a template error stays as it was (`planstate check` reports it).
+    Only region interiors and their begin lines change; hand-edited regions stay unless `force`; a
+    region with a template error or an unreadable record stays as it was. With `warn`, each region
+    left unrendered gets one warning line on stderr (`planstate check` reports it in full).
     """
     from planstate.render_context import Sources
 
-    data = doc.data
-    sources = Sources(data if isinstance(data, dict) else {}, ws, initiative)
+    if sources is None:
+        data = doc.data
+        sources = Sources(data if isinstance(data, dict) else {}, ws, initiative)
     body = doc.body
     result = plan(sources, body, doc.body_line, force=force)
     if result.body != body:
         doc.set_body(result.body)
     ws.save_cache()
+    if warn and _WARN.get():
+        import sys
+
+        for line, why in result.unrendered:
+            sys.stderr.write(f"planstate: warning: {doc.path or 'STATE.md'}:{line}: {why}\n")
     return result
 
 
@@ -385,104 +478,128 @@ def render_new(doc: Document, planning: Path | None = None) -> Plan:
     return result
 
 
-# ---------------------------------------------------------------------------- filters: user text into markdown
-# User text is data: these filters make it safe for its spot in the markdown, so no value can start
-# an HTML comment (and so a planstate marker), break a table row or open a code fence that swallows
-# the rest of the file.
+# ---------------------------------------------------------------------------- the body of a file, and merges
+
+_CLOSE = re.compile(rb"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
+_OPEN = re.compile(rb"---[ \t]*(?:\r?\n|\Z)")
 
 
-def _text(value: Any) -> str:
-    return "" if value is None else str(value).replace("\r\n", "\n").replace("\r", "\n")
+def split_body(raw: bytes) -> tuple[str, int]:
+    """A planning file's markdown body and the file line it starts on, without parsing the YAML.
+
+    Follows document.py's rule (the front matter ends at the first `---` or `...` line after the
+    opening `---` line); a file without front matter is all body.
+    """
+    rest = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+    opening = _OPEN.match(rest)
+    if opening is None:
+        return rest.decode("utf-8", errors="surrogateescape"), 1
+    close = _CLOSE.search(rest, opening.end())
+    if close is None or (close.start() != opening.end() and rest[close.start() - 1 : close.start()] != b"\n"):
+        return "", 1
+    return rest[close.end() :].decode("utf-8", errors="surrogateescape"), rest[: close.end()].count(b"\n") + 1
 
 
-def _neutral(text: str) -> str:
-    """No raw HTML from user text: `<` becomes `&lt;` (it still reads as `<`), `-->` cannot close a comment."""
-    return text.replace("<", "&lt;").replace("-->", "--&gt;")
+class Hunk(NamedTuple):
+    """One git conflict block: its marker lines (0-based line indexes of the file) and the lines of each side."""
+
+    start: int  # the `<<<<<<<` line
+    stop: int  # the `>>>>>>>` line
+    ours: list[str]
+    theirs: list[str]
 
 
-def md_inline(value: Any) -> str:
-    """Filter `inline`: text on one line (newlines and runs of blanks become one space), without raw HTML."""
-    return _neutral(" ".join(_text(value).split()))
+_OURS = re.compile(r"<{7}(?: |\r?\n|$)")
+_BASE = re.compile(r"\|{7}(?: |\r?\n|$)")
+_SPLIT = re.compile(r"={7}\r?\n?$")
+_THEIRS = re.compile(r">{7}(?: |\r?\n|$)")
 
 
-def md_cell(value: Any) -> str:
-    """Filter `cell`: text for a table cell: one line, `|` escaped, without raw HTML."""
-    return md_inline(value).replace("|", "\\|")
+def conflict_hunks(lines: list[str]) -> list[Hunk] | None:
+    """The git conflict blocks of a file's lines (both the `merge` and the `diff3` style); None when a block is
+    not closed, so the conflict cannot be understood."""
+    hunks: list[Hunk] = []
+    index = 0
+    while index < len(lines):
+        if not _OURS.match(lines[index]):
+            index += 1
+            continue
+        start = index
+        ours: list[str] = []
+        theirs: list[str] = []
+        side: list[str] | None = ours
+        index += 1
+        while index < len(lines) and not _THEIRS.match(lines[index]):
+            line = lines[index]
+            if _OURS.match(line):
+                return None  # a conflict inside a conflict: not one git writes
+            if _BASE.match(line) and side is ours:
+                side = None  # diff3: the common ancestor's lines, kept by neither side
+            elif _SPLIT.match(line) and side is not theirs:
+                side = theirs
+            elif side is not None:
+                side.append(line)
+            index += 1
+        if index == len(lines) or side is not theirs:
+            return None
+        hunks.append(Hunk(start, index, ours, theirs))
+        index += 1
+    return hunks
 
 
-_FENCE_START = re.compile(r"^( {0,3})(`{3,}|~{3,})")
+def resolve_region_conflicts(raw: bytes) -> tuple[bytes, set[str]] | None:
+    """A STATE.md whose git conflicts all lie inside generated regions, with each conflict resolved to its first
+    (`ours`) side, and the names of the regions the conflicts touched (to be rendered again from the merged
+    records); None when a conflict touches the front matter or text outside regions, or cannot be read.
+
+    A conflict lies inside regions when every line of both sides is a marker line of a region or text
+    between a region's markers, as each side reads when all conflicts take that side.
+    """
+    text = raw.decode("utf-8", errors="surrogateescape")
+    lines = split_lines(text)
+    hunks = conflict_hunks(lines)
+    if not hunks:
+        return None
+    sides = []
+    for pick in ("ours", "theirs"):
+        out: list[str] = []
+        spans: list[tuple[int, int]] = []  # each hunk's lines in this side's text: [first, last)
+        cursor = 0
+        for hunk in hunks:
+            out.extend(lines[cursor : hunk.start])
+            chosen = hunk.ours if pick == "ours" else hunk.theirs
+            spans.append((len(out), len(out) + len(chosen)))
+            out.extend(chosen)
+            cursor = hunk.stop + 1
+        out.extend(lines[cursor:])
+        joined = "".join(out)
+        body, body_line = split_body(joined.encode("utf-8", errors="surrogateescape"))
+        touched = _regions_holding(body, body_line, spans)
+        if touched is None:
+            return None
+        sides.append((joined, touched))
+    (ours_text, touched), _theirs = sides
+    return ours_text.encode("utf-8", errors="surrogateescape"), touched
 
 
-def md_block(value: Any) -> str:
-    """Filter `block`: multi-line text as paragraphs: lines kept, trailing blanks dropped, no raw HTML, and a line
-    that would open a code fence is escaped."""
-    lines = [_neutral(line.rstrip()) for line in _text(value).strip("\n").split("\n")]
-    return "\n".join(_FENCE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line) for line in lines)
-
-
-def md_code(value: Any) -> str:
-    """Filter `code`: text as an inline code span, fenced with more backticks than it contains."""
-    text = " ".join(_text(value).split())
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-def md_link(value: Any, target: str) -> str:
-    """Filter `link`: `[text](target)` with the text escaped for a link (and a table cell) and the target quoted."""
-    from urllib.parse import quote
-
-    text = md_cell(value).replace("[", "\\[").replace("]", "\\]")
-    return f"[{text}]({quote(target)})"
-
-
-def fmt_when(value: Any) -> str:
-    """Filter `when`: a timestamp as `YYYY-MM-DD HH:MM` (UTC); other text as is."""
-    from datetime import UTC
-
-    from planstate.schema import parse_datetime
-
-    moment = parse_datetime(value)
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if moment is not None else md_inline(value)
-
-
-def fmt_day(value: Any) -> str:
-    """Filter `day`: a date or timestamp as `YYYY-MM-DD`."""
-    text = md_inline(value)
-    return text[:10] if re.match(r"\d{4}-\d{2}-\d{2}", text) else text
-
-
-def fmt_duration(value: Any) -> str:
-    """Filter `duration`: seconds as `45s`, `12m`, `2h 30m` or `3d 4h`; empty for none."""
-    if value is None or isinstance(value, bool) or not isinstance(value, int | float):
-        return ""
-    seconds = round(value)
-    if seconds < 60:
-        return f"{seconds}s"
-    minutes = round(seconds / 60)
-    if minutes < 60:
-        return f"{minutes}m"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 48:
-        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
-    days, hours = divmod(hours, 24)
-    return f"{days}d {hours}h" if hours else f"{days}d"
-
-
-def mermaid_text(value: Any) -> str:
-    """Filter `mermaid`: text for a Mermaid task name: one line without `:`, `;`, `#`, `%`, `<` or `>`."""
-    return " ".join(re.sub(r"[:;#%<>]", " ", _text(value)).split()) or "-"
-
-
-FILTERS: dict[str, Any] = {
-    "inline": md_inline,
-    "cell": md_cell,
-    "block": md_block,
-    "code": md_code,
-    "link": md_link,
-    "when": fmt_when,
-    "day": fmt_day,
-    "duration": fmt_duration,
-    "mermaid": mermaid_text,
-}
+def _regions_holding(body: str, body_line: int, spans: list[tuple[int, int]]) -> set[str] | None:
+    """The names of the regions that hold every line of `spans` (0-based file line ranges); None when a line is
+    outside every region (or the markers are malformed)."""
+    layout = parse(body, body_line)
+    if layout.troubles:
+        return None
+    offset = body_line - 1  # file line index of the body's first line
+    touched: set[str] = set()
+    for first, last in spans:
+        if first == last:  # an empty side: its place must be between a region's markers
+            holder = next((r for r in layout.regions if r.begin < first - offset <= r.end), None)
+            if holder is None:
+                return None
+            touched.add(holder.name)
+            continue
+        for index in range(first - offset, last - offset):
+            holder = next((r for r in layout.regions if r.begin <= index <= r.end), None)
+            if holder is None:
+                return None
+            touched.add(holder.name)
+    return touched

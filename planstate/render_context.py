@@ -6,6 +6,7 @@ Every value here is a pure function of the files: no wall clock, so rendering tw
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,11 @@ DAY = 86400  # seconds an unfinished phase is drawn with when no phase has compl
 LIMITS = {"decisions": 10, "sessions": 5}  # rows the built-in templates show; the context holds them all
 
 
+# Reads the records of one kind for the regions: (JSON-ready items of the valid records, each with its `link`;
+# why each of the other record files of that kind could not be used).
+Loader = Callable[[str], tuple[list[dict[str, Any]], list[str]]]
+
+
 class Sources:
     """The inputs of one STATE.md's regions: its front matter and, on first use, its initiative's records."""
 
@@ -31,35 +37,79 @@ class Sources:
         initiative: Initiative | None = None,
         *,
         planning: Path | None = None,
+        loader: Loader | None = None,
     ) -> None:
         self.state = State(data)
         self.ws = ws
         self.initiative = initiative
         self.planning = ws.root if ws is not None else planning  # whose template overrides apply
-        self._records: dict[str, list[dict[str, Any]]] = {}
+        self._loader = loader
+        self._records: dict[str, tuple[list[dict[str, Any]], list[str]]] = {}
 
     def records(self, kind: str) -> list[dict[str, Any]]:
         """The valid records of `kind` as JSON-ready data, each with a `link` relative to STATE.md's folder."""
-        if kind in self._records:
-            return self._records[kind]
-        found: list[dict[str, Any]] = []
-        if self.ws is not None and self.initiative is not None:
-            from planstate import records
-            from planstate.validation import problems_for
+        return self._load(kind)[0]
 
-            loaded, _problems = records.load_all(self.ws, self.initiative, kind)  # check reports the problems
-            for record in loaded:
-                if problems_for(kind, record.data):
-                    continue  # an invalid record is a check finding, not a row
-                item = to_json(record.data)
-                item["link"] = f"{RECORD_FOLDERS[kind]}/{record.path.name}"
-                found.append(item)
-        self._records[kind] = found
-        return found
+    def failures(self, kind: str) -> list[str]:
+        """The record files of `kind` that could not be used, each as `FILE does not parse` (or why else)."""
+        return self._load(kind)[1]
+
+    def _load(self, kind: str) -> tuple[list[dict[str, Any]], list[str]]:
+        loaded = self._records.get(kind)
+        if loaded is None:
+            if self._loader is not None:
+                loaded = self._loader(kind)
+            elif self.ws is not None and self.initiative is not None:
+                loaded = load_records(self.ws, self.initiative, kind)
+            else:
+                loaded = ([], [])
+            self._records[kind] = loaded
+        return loaded
 
     def context(self, name: str) -> dict[str, Any]:
         """The context of region `name`."""
         return BUILDERS[name](self)
+
+
+def load_records(ws: Workspace, initiative: Initiative, kind: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """The records of `kind` for the regions (through the front-matter cache), and why any file cannot be used."""
+    from planstate import records
+    from planstate.validation import problems_for
+
+    loaded, problems = records.load_all(ws, initiative, kind)
+    items: list[dict[str, Any]] = []
+    failures = [unusable(problem.file or "", problem) for problem in problems]
+    for record in loaded:
+        invalid = problems_for(kind, record.data)
+        if invalid:
+            failures.append(invalid_record(ws.display(record.path), invalid[0]))
+            continue
+        items.append(region_item(kind, record.path, record.data))
+    return items, failures
+
+
+def region_item(kind: str, path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """A valid record as a region shows it: every declared field as JSON-ready data (missing ones as their
+    default) and a `link` relative to STATE.md's folder. Regions only read these items."""
+    item = to_json(data)
+    item["link"] = f"{RECORD_FOLDERS[kind]}/{path.name}"
+    return _fill(kind, item)
+
+
+def unusable(shown: str, error: Exception) -> str:
+    """Why a record file cannot be shown: `FILE does not parse`, or `FILE cannot be read (why)`."""
+    from planstate.errors import ParseError, PlanstateError
+
+    if isinstance(error, ParseError):
+        return f"{shown} does not parse"
+    message = error.message if isinstance(error, PlanstateError) else str(error)
+    return f"{shown} cannot be read ({message})"
+
+
+def invalid_record(shown: str, problem: Any) -> str:
+    """Why a record that does not validate cannot be shown: `FILE does not validate (field: problem)`."""
+    field = ".".join(str(p) for p in problem.path)
+    return f"{shown} does not validate ({field + ': ' if field else ''}{problem.message})"
 
 
 def position(src: Sources) -> dict[str, Any]:
@@ -202,19 +252,19 @@ def blockers(src: Sources) -> dict[str, Any]:
     open_items = sorted(
         (b for b in items if b.get("status") != "resolved"), key=lambda b: (str(b.get("identified")), b["id"])
     )
-    return {"blockers": [_fill("blocker", b) for b in open_items], "resolved": len(items) - len(open_items)}
+    return {"blockers": open_items, "resolved": len(items) - len(open_items)}
 
 
 def decisions(src: Sources) -> dict[str, Any]:
     """Context of `decisions`: every decision, newest first."""
     items = sorted(src.records("decision"), key=lambda d: (str(d.get("date")), d["id"]), reverse=True)
-    return {"decisions": [_fill("decision", d) for d in items], "limit": LIMITS["decisions"]}
+    return {"decisions": items, "limit": LIMITS["decisions"]}
 
 
 def sessions(src: Sources) -> dict[str, Any]:
     """Context of `sessions`: every session, newest first."""
     items = sorted(src.records("session"), key=lambda s: (str(s.get("started")), s["id"]), reverse=True)
-    return {"sessions": [_fill("session", s) for s in items], "limit": LIMITS["sessions"]}
+    return {"sessions": items, "limit": LIMITS["sessions"]}
 
 
 def next_action(src: Sources) -> dict[str, Any]:

@@ -6,7 +6,7 @@ Kept apart from regions.py, which every STATE.md write imports: these are only n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +44,8 @@ class RenderedFile(FileChange):
 
     plan: Plan | None = None
     written: bool = False
+    conflicts: list[tuple[int, str]] = field(default_factory=list)  # (line, why) of conflicts left alone
+    resolved: bool = False  # whether git conflicts inside regions were resolved
 
     @property
     def changed(self) -> bool:
@@ -52,15 +54,10 @@ class RenderedFile(FileChange):
 
     @property
     def problems(self) -> list[tuple[int, str]]:
-        """What keeps regions from being rendered: hand edits, template errors and malformed markers."""
-        out = [] if self.plan is None else list(self.plan.troubles)
-        for outcome in self.plan.outcomes if self.plan is not None else []:
-            if outcome.status == "hand-edit":
-                out.append((outcome.line, f"region {outcome.name} was edited by hand; kept (--force overwrites it)"))
-            elif outcome.status == "template-error":
-                where = f" ({outcome.template}:{outcome.template_line})" if outcome.template_line else ""
-                out.append((outcome.line, f"region {outcome.name}: {outcome.message}{where}"))
-        return sorted(out)
+        """What keeps regions from being rendered: hand edits, template errors, unreadable records, malformed
+        markers, and git conflicts that reach outside the regions."""
+        out = [] if self.plan is None else self.plan.unrendered
+        return sorted([*out, *self.conflicts])
 
     def to_dict(self) -> dict[str, Any]:
         """The result as JSON-ready data."""
@@ -105,24 +102,49 @@ def render_file(ws: Workspace, initiative: Initiative, *, force: bool = False, w
     """Re-render the regions of an initiative's STATE.md; with `write`, replace the file atomically if they changed.
 
     The caller holds the workspace lock when writing. The front matter must be valid (ValidationError
-    otherwise). A region-only write leaves `updated` alone: it tracks changes of the truth.
+    otherwise). A region-only write leaves `updated` alone: it tracks changes of the truth. Git
+    conflicts confined to generated regions are resolved by keeping the first side's regions and
+    rendering them again from the merged records; any other conflict leaves the file alone.
     """
+    from planstate.document import Document
     from planstate.errors import UsageError
-    from planstate.files import atomic_write, real_target, remove_stale_temp_files
+    from planstate.files import atomic_write, read_bytes, real_target, remove_stale_temp_files
+    from planstate.regions import conflict_hunks, resolve_region_conflicts, split_lines
     from planstate.validation import check
 
     path = initiative.state_path
-    doc = ws.read_document(path)
+    shown = ws.display(path)
+    before = read_bytes(path, ws.root, ws.root.parent)
+    text = before
+    touched: set[str] = set()
+    if b"<<<<<<<" in before:
+        hunks = conflict_hunks(split_lines(before.decode("utf-8", errors="surrogateescape")))
+        resolved = resolve_region_conflicts(before) if hunks else None
+        if resolved is None and hunks != []:
+            lines = [(h.start + 1, h.stop + 1) for h in hunks or []] or [(1, 1)]
+            problems = [
+                (first, f"unresolved git conflict (lines {first}-{last}) outside generated regions; resolve it by hand")
+                for first, last in lines
+            ]
+            return RenderedFile(path, shown, before, before, None, False, problems)
+        if resolved is not None:
+            text, touched = resolved
+    doc = Document.from_bytes(text, shown)
     if not doc.has_front_matter:
         raise UsageError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)
     check(doc, "state")
-    before = doc.to_bytes()
-    result = refresh(ws, doc, initiative, force=force)
+    result = refresh(ws, doc, initiative, force=True if force else touched, warn=False)
     after = doc.to_bytes()
     written = False
     if write and after != before:
-        target = real_target(path, ws.root, ws.root.parent)
-        remove_stale_temp_files(target.parent)
-        atomic_write(target, after, expected=before, shown=doc.path)
+        # STATE.md is written here without a Transaction because only its body changes: a transaction
+        # writes a file only when its front matter data changes. The workspace lock is held (taken again
+        # here, it is re-entrant; Workspace.render_initiative holds it from before the read), and
+        # `expected=before` makes the write fail (ConflictError, exit 3) if anything changed the file
+        # since it was read above, so no concurrent edit, by planstate or an editor, is lost.
+        with ws._lock:
+            target = real_target(path, ws.root, ws.root.parent)
+            remove_stale_temp_files(target.parent)
+            atomic_write(target, after, expected=before, shown=doc.path)
         written = True
-    return RenderedFile(path, ws.display(path), before, after, result, written)
+    return RenderedFile(path, shown, before, after, result, written, resolved=bool(touched))

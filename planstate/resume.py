@@ -9,17 +9,16 @@ the current time (how long a phase has run, stall detection) uses `planstate.clo
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from statistics import mean
 from typing import TYPE_CHECKING, Any
 
-from planstate import history, records
+from planstate import records
+from planstate.checks import CONTRADICTIONS, Finding
 from planstate.clock import now as clock_now
 from planstate.derived import percent_of
-from planstate.errors import PlanstateError
 from planstate.models import (
     State,
     is_complete,
@@ -38,10 +37,12 @@ SHOWN_BLOCKERS = 8
 SHOWN_FILES = 10
 SHOWN_GIT_FILES = 10
 TEXT_LIMIT = 160  # characters of one user text shown in the brief
-DEFAULT_BUDGET = 4000
-_CONFLICT = re.compile(rb"^(<{7}|>{7})(?: |$)|^={7}$", re.MULTILINE)
+DEFAULT_BUDGET = 4000  # characters of the text brief when no --budget is given
+ELLIPSIS = "…"
 
-# Parts of the brief that a budget may drop, least important first.
+MIN_BUDGET = 400  # below this, a budget cannot keep the heading, the status and a useful next action
+# Parts of the brief that a budget may drop, least important first. What is never dropped: the heading, the
+# status with the lifecycle's why, and the next action (shortened with an ellipsis only when nothing else is left).
 DROP_ORDER = (
     "files_modified",
     "open_questions",
@@ -51,6 +52,9 @@ DROP_ORDER = (
     "checkpoints",
     "blockers",
     "verification",
+    "position",
+    "current_phase",
+    "progress",
 )
 
 
@@ -117,84 +121,73 @@ class Brief:
 
 
 def brief(ws: Workspace, *, now: datetime | None = None) -> Brief:
-    """Compute the resume brief of the workspace's target initiative."""
+    """Compute the resume brief of the workspace's target initiative.
+
+    The initiative's files are read once, by the checks (`checks.Checker`): what they find that makes
+    the state untrustworthy (conflicts, files that do not parse, values that fail validation, a state
+    that contradicts itself) is said first, and the brief uses the same bytes they read.
+    """
+    from planstate.checks import STALE_AFTER, Checker
+
     when = now or clock_now()
     initiative = ws.target
     shown = ws.display(initiative.state_path)
     out = Brief(None, None, shown, when)
-    out.trust.extend(_conflicts(ws, initiative))
-    try:
-        doc = ws.state_document()
-    except PlanstateError as exc:
-        out.trust.insert(
-            0, _trust_item(exc, "fix the file by hand (or restore it from git), then run `planstate validate`")
-        )
-        return out
-    from planstate.validation import located, problems_for
-
-    data = doc.data if isinstance(doc.data, dict) else {}
-    problems = located(doc, problems_for("state", doc.data))
-    for problem in problems:
-        out.trust.append(_trust_item(problem, "correct the value (see `planstate validate`), then resume"))
+    checker = Checker(ws, STALE_AFTER, regions=False, resume_files=False)
+    findings = checker.run(when, only=initiative)
+    out.trust = _trust(findings)
+    state_read = checker.reads.get(initiative.state_path)
+    data = state_read.mapping if state_read is not None else None
+    if data is not None:
+        out.initiative = data.get("initiative") if isinstance(data.get("initiative"), str) else None
+        out.title = data.get("title") if isinstance(data.get("title"), str) else None
+    if state_read is None or not state_read.valid or data is None:
+        return out  # the facts below would come from a file that cannot be read, or from values known to be wrong
     state = State(data)
-    out.initiative = data.get("initiative") if isinstance(data.get("initiative"), str) else None
-    out.title = data.get("title") if isinstance(data.get("title"), str) else None
-    if problems:
-        return out  # the facts below would be computed from values known to be wrong
-    decisions, d_problems = records.load_all(ws, initiative, "decision")
-    blockers, b_problems = records.load_all(ws, initiative, "blocker")
-    sessions, s_problems = records.load_all(ws, initiative, "session")
-    ws.save_cache()
-    for problem in (*d_problems, *b_problems, *s_problems):
-        out.trust.append(_trust_item(problem, "fix or remove the record file, then run `planstate validate`"))
-    _, h_problems = history.read(initiative.history_path, ws.display(initiative.history_path))
-    out.trust.extend(_trust_item(p, "fix the line by hand; history lines are JSON objects") for p in h_problems)
+    loaded: dict[str, list[records.Record]] = {}
+    unusable: dict[str, int] = {}
+    for kind in ("decision", "blocker", "session"):
+        reads = [checker.reads[p] for p in checker.reader.listing(initiative.folder(kind)) if p in checker.reads]
+        loaded[kind] = [records.Record(kind, r.path, r.data) for r in reads if r.valid]
+        unusable[kind] = sum(1 for r in reads if not r.valid)
+    history_read = checker.reads.get(initiative.history_path)
+    entries = history_read.entries if history_read is not None and not history_read.read_failed else []
 
     out.lifecycle = _lifecycle(state)
     out.progress = _progress(state)
-    out.current_phase = _current_phase(state, when)
+    out.current_phase = _current_phase(state, when, entries)
     out.timing = _timing(state, out.current_phase)
     out.checkpoints = _failed_checkpoints(state)
     out.status = _status(state, out.current_phase, out.timing)
-    out.blockers = _blockers(blockers)
-    out.decisions = _decisions(decisions)
-    out.last_session = _last_session(sessions)
+    out.blockers = _blockers(loaded["blocker"], unusable["blocker"])
+    out.decisions = _decisions(loaded["decision"], unusable["decision"])
+    out.last_session = _last_session(loaded["session"])
     out.next_action = state.next_action.strip() if state.next_action else None
     out.position = _position(state)
     out.open_questions = list(state.resume_context.open_questions)
     out.files_modified = _files(state)
-    out.verification = _verify(ws, state, blockers, sessions)
+    out.verification = _verify(ws, state, loaded["blocker"], loaded["session"])
     return out
 
 
-def _trust_item(exc: PlanstateError, fix: str) -> dict[str, Any]:
-    return {"problem": str(exc), "file": exc.file, "line": exc.line, "fix": fix}
+# What makes a state untrustworthy, most serious first: a merge left half done, a file that cannot be read, a
+# value that breaks the format, and then a state whose parts contradict each other.
+TRUST_ORDER = ("conflict-marker", "parse-error", "schema-error", *CONTRADICTIONS)
 
 
-def _conflicts(ws: Workspace, initiative: Any) -> list[dict[str, Any]]:
-    """Unresolved git conflict markers in the initiative's files: nothing in them can be trusted."""
-    found = []
-    paths = [initiative.state_path, initiative.history_path]
-    for kind in ("decision", "blocker", "session"):
-        paths.extend(records.files(initiative.folder(kind)))
-    for path in paths:
-        try:
-            data = path.read_bytes()
-        except OSError:
+def _trust(findings: list[Finding]) -> list[dict[str, Any]]:
+    """The findings that make the state untrustworthy, as trust items, most serious first."""
+    out = []
+    for finding in findings:
+        if finding.code not in TRUST_ORDER or finding.severity != "error":
             continue
-        match = _CONFLICT.search(data)
-        if match:
-            line = data[: match.start()].count(b"\n") + 1
-            found.append(
-                {
-                    "problem": f"{ws.display(path)}:{line}: unresolved git conflict marker",
-                    "file": ws.display(path),
-                    "line": line,
-                    "fix": "finish the merge: keep the right lines, delete the <<<<<<< ======= >>>>>>> markers, "
-                    "then run `planstate validate`",
-                }
-            )
-    return found
+        if finding.code == "history-mismatch" and finding.line is None:
+            continue  # no history at all (a STATE.md from an older tool): nothing contradicts the state
+        fix = finding.hint if "`planstate check" in finding.hint else f"{finding.hint}; then run `planstate check`"
+        problem = f"{finding.location()}: {finding._subject()}{finding.message}"
+        out.append({"problem": problem, "code": finding.code, "file": finding.file, "line": finding.line, "fix": fix})
+    out.sort(key=lambda item: TRUST_ORDER.index(item["code"]))
+    return out
 
 
 def _short(text: Any, limit: int = TEXT_LIMIT) -> str:
@@ -235,7 +228,7 @@ def _progress(state: State) -> dict[str, Any]:
     }
 
 
-def _current_phase(state: State, when: datetime) -> dict[str, Any] | None:
+def _current_phase(state: State, when: datetime, entries: list[dict[str, Any]]) -> dict[str, Any] | None:
     position = state.position
     if not position.exists():
         return None
@@ -245,7 +238,7 @@ def _current_phase(state: State, when: datetime) -> dict[str, Any] | None:
         return {"number": number, "name": None, "status": None, "started": None, "running_seconds": None}
     running = None
     if phase.status in ("active", "failed") and phase.started is not None and phase.completed is None:
-        running = max(0, int((when - phase.started).total_seconds()))
+        running = active_seconds(phase.started, when, entries, state)
     return {
         "number": number,
         "name": phase.name,
@@ -255,6 +248,37 @@ def _current_phase(state: State, when: datetime) -> dict[str, Any] | None:
         "running_seconds": running,
         "attempts": phase.attempts,
     }
+
+
+def active_seconds(start: datetime, end: datetime, entries: list[dict[str, Any]], state: State) -> int:
+    """Whole seconds between `start` and `end` during which the initiative was active, from history.jsonl's
+    transitions: time paused, suspended or otherwise stopped does not count as time spent in a phase.
+    Without a history, the lifecycle's own `since` tells when a stopped initiative stopped."""
+    timeline = sorted(
+        (at, str(entry.get("to")))
+        for entry in entries
+        if (at := parse_datetime(entry.get("at"))) is not None and entry.get("to") is not None
+    )
+    if not timeline:
+        lifecycle = state.lifecycle
+        if lifecycle.state != "active" and lifecycle.since is not None and lifecycle.since > start:
+            end = min(end, lifecycle.since)
+        return max(0, int((end - start).total_seconds()))
+    current = "active"  # before the first transition the initiative was being created: count it as active
+    total = 0.0
+    cursor = start
+    for at, target in timeline:
+        if at <= start:
+            current = target
+            continue
+        if at >= end:
+            break
+        if current == "active":
+            total += (at - cursor).total_seconds()
+        cursor, current = at, target
+    if current == "active" and end > cursor:
+        total += (end - cursor).total_seconds()
+    return max(0, int(total))
 
 
 def _timing(state: State, current: dict[str, Any] | None) -> dict[str, Any]:
@@ -312,7 +336,7 @@ def _status(state: State, current: dict[str, Any] | None, timing: dict[str, Any]
     return "active"
 
 
-def _blockers(items: list[records.Record]) -> dict[str, Any]:
+def _blockers(items: list[records.Record], unusable: int) -> dict[str, Any]:
     open_ = [r for r in items if r.data.get("status") in ("new", "active", "bypassed")]
     order = {"active": 0, "new": 1, "bypassed": 2}
     open_.sort(key=lambda r: (order.get(str(r.data.get("status")), 3), str(r.data.get("identified"))))
@@ -327,10 +351,10 @@ def _blockers(items: list[records.Record]) -> dict[str, Any]:
         }
         for r in open_[:SHOWN_BLOCKERS]
     ]
-    return {"open": len(open_), "total": len(items), "items": shown}
+    return {"open": len(open_), "total": len(items), "unreadable": unusable, "items": shown}
 
 
-def _decisions(items: list[records.Record]) -> dict[str, Any]:
+def _decisions(items: list[records.Record], unusable: int) -> dict[str, Any]:
     live = [r for r in items if r.data.get("status") != "superseded"]
     live.sort(key=lambda r: (str(r.data.get("date")), r.id), reverse=True)
     shown = [
@@ -344,7 +368,7 @@ def _decisions(items: list[records.Record]) -> dict[str, Any]:
         }
         for r in live[:RECENT_DECISIONS]
     ]
-    return {"total": len(items), "superseded": len(items) - len(live), "items": shown}
+    return {"total": len(items), "superseded": len(items) - len(live), "unreadable": unusable, "items": shown}
 
 
 def _last_session(items: list[records.Record]) -> dict[str, Any] | None:
@@ -387,6 +411,13 @@ def _verify(
     """Seed 003's "Verify State": the resume context against the working tree and the phases."""
     project = ws.root.parent
     flags: list[dict[str, Any]] = []
+    if not state.structure.exists():
+        flags.append(
+            {
+                "kind": "legacy_format",
+                "message": "legacy format: no structure snapshot; completion is inferred from completed phases",
+            }
+        )
     listed = list(state.resume_context.files_modified)
     missing = [name for name in listed if not (project / name).exists()]
     if missing:
@@ -448,20 +479,10 @@ def _norm(name: str) -> str:
 
 
 def duration_text(seconds: float | None) -> str:
-    """A duration for people: `45s`, `12m`, `2h 30m`, `3d 4h`; `unknown` for None."""
-    if seconds is None:
-        return "unknown"
-    s = round(seconds)
-    if s < 60:
-        return f"{s}s"
-    minutes, _ = divmod(s, 60)
-    if minutes < 60:
-        return f"{minutes}m"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 48:
-        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
-    days, hours = divmod(hours, 24)
-    return f"{days}d {hours}h" if hours else f"{days}d"
+    """A duration for the brief: `durations.show`, or `unknown` when there is none."""
+    from planstate.durations import show
+
+    return "unknown" if seconds is None else show(seconds)
 
 
 def when_text(value: Any, now: datetime) -> str:
@@ -482,23 +503,69 @@ def render_text(ws: Workspace, b: Brief) -> str:
     return templates.render("resume.md.j2", context, planning=ws.root).rstrip("\n") + "\n"
 
 
-def fit(ws: Workspace, b: Brief, budget: int) -> tuple[Brief, str]:
+def fit(ws: Workspace, b: Brief, budget: int = DEFAULT_BUDGET) -> tuple[Brief, str]:
     """Drop the least important parts until the text fits in `budget` characters; return the brief and its text.
 
-    When even the most important parts do not fit (a very long next action, many trust problems),
-    the text is cut at the budget and says so on its last line.
+    The status line and the next action are never cut inside: everything else goes first, then the next
+    action is shortened with an ellipsis, then the list of problems and long lifecycle texts. Only when
+    even that does not fit is the text cut, at a line, and says so.
     """
     text = render_text(ws, b)
     for part in DROP_ORDER:
         if len(text) <= budget:
-            break
+            return b, text
         if getattr(b, part) in (None, [], {}):
             continue
         b = b.without(part)
         text = render_text(ws, b)
+    if len(text) > budget and b.next_action and len(b.next_action) > 1:
+        b, text = _shorten_next_action(ws, b, budget)
     if len(text) > budget:
-        note = f"\n(cut at {budget} characters; run without --budget to see everything)\n"
-        keep = max(0, budget - len(note))
-        text = text[:keep].rstrip() + note
+        b = _shorten_the_rest(b)
+        text = render_text(ws, b)
+    if len(text) > budget:
+        note = "\n(cut to fit the budget; a larger --budget, or --json, shows everything)\n"
+        keep = text[: max(0, budget - len(note))]
+        text = (keep[: keep.rfind("\n")] if "\n" in keep else keep).rstrip() + note
         b.dropped.append("text")
     return b, text
+
+
+def _shorten_next_action(ws: Workspace, b: Brief, budget: int) -> tuple[Brief, str]:
+    """The brief with the longest start of its next action (and an ellipsis) that fits in `budget`."""
+    from dataclasses import replace
+
+    assert b.next_action is not None
+    full = b.next_action
+    dropped = [*b.dropped, "next_action"]
+    low, high = 1, len(full) - 1
+    best = replace(b, next_action=full[:1].rstrip() + ELLIPSIS, dropped=dropped)
+    while low <= high:
+        middle = (low + high) // 2
+        trial = replace(b, next_action=full[:middle].rstrip() + ELLIPSIS, dropped=dropped)
+        if len(render_text(ws, trial)) <= budget:
+            best, low = trial, middle + 1
+        else:
+            high = middle - 1
+    return best, render_text(ws, best)
+
+
+def _shorten_the_rest(b: Brief) -> Brief:
+    """The brief with the first problem only (and how many more), and its title and lifecycle texts shortened."""
+    from dataclasses import replace
+
+    changes: dict[str, Any] = {"title": _short(b.title, 60) if b.title else b.title}
+    if len(b.trust) > 1:
+        more = len(b.trust) - 1
+        extra = {"problem": f"and {more} more problem{'s' if more != 1 else ''}", "code": None, "file": None}
+        changes["trust"] = [b.trust[0], {**extra, "line": None, "fix": "run `planstate check` to see them all"}]
+        changes["dropped"] = [*b.dropped, "trust"]
+    if b.lifecycle is not None:
+        lifecycle = dict(b.lifecycle)
+        for key in ("reason", "context"):
+            if lifecycle.get(key):
+                lifecycle[key] = _short(lifecycle[key], 60)
+        if lifecycle.get("error"):
+            lifecycle["error"] = {**lifecycle["error"], "message": _short(lifecycle["error"]["message"], 60)}
+        changes["lifecycle"] = lifecycle
+    return replace(b, **changes)

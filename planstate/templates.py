@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import planstate
 from planstate import yamltext
 from planstate.errors import UsageError
 
@@ -21,11 +20,17 @@ BYTECODE = Path(".local") / "cache" / "jinja"  # compiled templates, inside .pla
 _environments: dict[tuple[str, bool, str | None], jinja2.Environment] = {}
 
 
+_builtin: list[Path] = []  # the built-in folder, once found (a write renders several regions)
+
+
 def builtin_dir() -> Path:
     """The folder of built-in templates: inside the installed package, or at the source root."""
-    package = Path(planstate.__file__).resolve().parent
+    if _builtin:
+        return _builtin[0]
+    package = Path(__file__).resolve().parent
     for candidate in (package / "templates", package.parent / "templates"):
         if candidate.is_dir():
+            _builtin.append(candidate)
             return candidate
     raise UsageError(f"planstate's templates are missing (looked in {package}/templates)")
 
@@ -81,7 +86,7 @@ def environment(folder: Path, *, sandboxed: bool, bytecode: Path | None = None) 
         env = ImmutableSandboxedEnvironment(**options)
     else:
         env = jinja2.Environment(**options)
-    from planstate.regions import FILTERS  # markdown filters: user text made safe for its spot
+    from planstate.markdown import FILTERS  # user text made safe for its spot in the markdown
 
     env.filters.update(FILTERS)
     env.filters["yaml"] = yaml_inline
@@ -122,20 +127,51 @@ def load(name: str, planning: Path | None = None) -> jinja2.Template:
     try:
         return env.get_template(name)
     except jinja2.TemplateSyntaxError as exc:
-        raise UsageError(f"template error: {exc.message}", file=str(exc.filename or name), line=exc.lineno) from None
+        shown = shown_path(exc.filename or name, planning)
+        raise UsageError(f"template error: {exc.message}", file=shown, line=exc.lineno) from None
     except jinja2.TemplateNotFound:
         raise UsageError(f"no template named {name!r}") from None
 
 
 def render(name: str, context: dict[str, Any], planning: Path | None = None) -> str:
-    """Render template `name` with `context`; user text in the context is data, never template code."""
-    import jinja2
+    """Render template `name` with `context`; user text in the context is data, never template code.
 
+    Any failure of the template (an undefined name, `1/0`, a sandbox refusal, a value too large) is a
+    UsageError naming the template file and line: a user's template must never crash a command.
+    """
     template = load(name, planning)
     try:
         return template.render(**context)
-    except jinja2.TemplateError as exc:
-        raise UsageError(f"template error: {exc}", file=template.filename, line=error_line(exc, template)) from None
+    except Exception as exc:  # a template can raise anything (1/0, an overflow): the template failed, not planstate
+        raise template_failure(exc, template, planning) from None
+
+
+def template_failure(exc: Exception, template: jinja2.Template, planning: Path | None) -> UsageError:
+    """The one-line error for an exception raised while rendering `template`: its file (relative to the project
+    when it is the user's), its line, and what went wrong."""
+    shown = shown_path(template.filename or template.name or "template", planning)
+    return UsageError(f"template error: {describe(exc)}", file=shown, line=error_line(exc, template))
+
+
+def describe(exc: BaseException) -> str:
+    """What went wrong in a template, in words: Jinja's message, else the exception's class and message."""
+    import jinja2
+
+    if isinstance(exc, jinja2.TemplateError):
+        return str(exc.message if exc.message else exc)
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def shown_path(filename: str, planning: Path | None) -> str:
+    """A template's path for messages: relative to the project folder for the user's overrides (which are loaded
+    from `planning`, so the path needs no resolving), else as it is."""
+    if planning is not None:
+        try:
+            return str(Path(filename).relative_to(planning.parent))
+        except ValueError:
+            pass
+    return filename
 
 
 def error_line(exc: BaseException, template: jinja2.Template) -> int | None:

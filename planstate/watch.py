@@ -6,8 +6,9 @@ itself (recursively), so a `.planning/` that is deleted and recreated, or moved 
 is picked up again; and the folders of the files named in the resume context. Editors save
 through temp files, renames and backups, so events are debounced: the check runs once things
 have been quiet for a moment. Files under `.planning/.local/` (locks, caches, heartbeats) are
-ignored, and so are the watcher's own `--fix` writes. A re-check also runs every `interval`
-seconds, because a session goes stale without any file changing.
+ignored, and so are the watcher's own `--fix` writes. A check reads again only the files that changed;
+every `interval` seconds without changes, the findings that depend on the clock (stale sessions) are
+looked at again, because a session goes stale without any file changing.
 """
 
 from __future__ import annotations
@@ -66,11 +67,15 @@ class Watcher:
         self._watches: dict[str, tuple[ObservedWatch, tuple[int, int] | None]] = {}
         self._resume_files: set[Path] = set()
         self._written: dict[Path, str] = {}  # content hashes of the files the watcher's own fixes wrote
+        from planstate.checks import Checker
+
+        self.checker = Checker(ws, stale_after)  # one for the watcher's life: it remembers what it read
 
     # ------------------------------------------------------------------ the loop
 
     def run(self, stop: threading.Event) -> None:
-        """Watch until `stop` is set: an initial check, then a check after each quiet batch of relevant events."""
+        """Watch until `stop` is set: an initial check, then a check after each quiet batch of relevant events,
+        and every `interval` seconds without events a look at the findings that depend on the clock."""
         import warnings
 
         from watchdog.observers import Observer
@@ -89,19 +94,23 @@ class Watcher:
                 raise UsageError(
                     f"cannot watch {self.ws.display(self.planning)}/ (the system's limit of watches reached?)"
                 )
-            self._cycle()
+            self._cycle(set())
             counts = self._counts()
             self.emit({"event": "ready", "workspace": str(self.planning), **counts})
             while not stop.is_set():
                 batch = self._collect(stop)
                 if stop.is_set():
                     break
-                if batch is not None and not self._relevant(batch):
+                if batch is None:
+                    self._tick()  # nothing changed: only time moved on
+                    continue
+                changed = self._relevant(batch)
+                if not changed:
                     continue
                 # Watch what exists now first, then check: a change made after the check's report is
                 # seen by a watch that already exists, and one made before it is read by the check.
                 self._reconcile(observer)
-                self._cycle()
+                self._cycle(changed)
         finally:
             observer.stop()
             observer.join(timeout=5)
@@ -130,8 +139,8 @@ class Watcher:
                 break
         return batch
 
-    def _relevant(self, batch: list[tuple[str, str, str, bool]]) -> bool:
-        """Tell whether a batch of events can change a finding (own writes and `.local/` churn cannot)."""
+    def _relevant(self, batch: list[tuple[str, str, str, bool]]) -> set[Path]:
+        """The paths in a batch of events that can change a finding (own writes and `.local/` churn cannot)."""
         paths: set[Path] = set()
         for kind, src, dest, is_dir in batch:
             if kind in ("opened", "closed_no_write") or (kind == "modified" and is_dir):
@@ -144,7 +153,7 @@ class Watcher:
             if written is not None and written == _content_hash(path):
                 paths.discard(path)
                 del self._written[path]
-        return bool(paths)
+        return paths
 
     def _concerns(self, path: Path, is_dir: bool) -> bool:
         """Tell whether a changed path is a planning file or folder, or a resume-context file."""
@@ -162,20 +171,37 @@ class Watcher:
 
     # ------------------------------------------------------------------ checking
 
-    def _cycle(self) -> None:
-        """Check (and with --fix, repair and check again), then emit what appeared and what cleared."""
-        from planstate import checks
+    def _cycle(self, changed: set[Path]) -> None:
+        """Check (and with --fix, repair and check again), then emit what appeared and what cleared.
 
+        Files named by events are read again; the others only when their stat identity changed.
+        """
         try:
             if not self.planning.is_dir():
                 findings = [self._gone()]
             else:
-                _files, findings = checks.run(self.ws, stale_after=self.stale_after)
+                self.checker.reader.forget(changed)
+                findings = self.checker.run()
                 if self.fix and any(f.fixable for f in findings):
                     findings = self._repair(findings)
         except (PlanstateError, OSError) as exc:
             self.emit({"event": "error", "message": str(exc)})
             return
+        self._report(findings)
+
+    def _tick(self) -> None:
+        """The timer: re-evaluate the findings that depend on the clock (stale sessions), reading no file."""
+        if not self.planning.is_dir():
+            return
+        try:
+            timed = self.checker.timed()
+        except (PlanstateError, OSError) as exc:
+            self.emit({"event": "error", "message": str(exc)})
+            return
+        self._report([f for f in self.current.values() if f.code != "stale-session"] + timed)
+
+    def _report(self, findings: list[Finding]) -> None:
+        """Emit `cleared` for the findings that are gone and `found` for the new ones; remember the new set."""
         fresh = {f.key: f for f in findings}
         for key, finding in self.current.items():
             if key not in fresh:
@@ -197,7 +223,7 @@ class Watcher:
             after = _content_hash(path)
             if after != before[path]:
                 self._written[path] = after
-        _files, after_findings = checks.run(self.ws, stale_after=self.stale_after)
+        after_findings = self.checker.run()
         remaining = {f.key for f in after_findings}
         for finding in findings:
             if finding.fixable and finding.key not in remaining:

@@ -128,6 +128,10 @@ def test_every_state_and_command(run: Run, tmp_path: Path, state: str, command: 
         assert added == [{"at": NOW, "from": state, "to": target, "trigger": command, "reason": "because", "by": "bob"}]
         assert "# set by hand" in state_file(folder).read_text()  # the person's comment survives
         assert run("validate", cwd=folder).returncode == 0
+    elif (state, command) == ("active", "resume"):  # `resume --activate` of an active initiative: nothing to do
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith("demo is already active; nothing to resume\n")
+        assert {p: p.read_bytes() for p in before} == before
     else:
         assert result.returncode == 2, result.stdout
         assert result.stdout == ""
@@ -219,7 +223,7 @@ def test_error_info_is_kept_and_retries_are_counted(run: Run, tmp_path: Path) ->
 
 def test_pause_keeps_the_context_and_resume_counts(run: Run, tmp_path: Path) -> None:
     folder = make_workspace(tmp_path / "proj", "active")
-    assert run("pause", cwd=folder).returncode == 0
+    assert run("pause", cwd=folder, env={"PLANSTATE_NOW": NOW}).returncode == 0  # the clock the resume uses
     assert lifecycle_of(folder)["context"] == "Write the docs"  # the current task by default
     assert run("resume", "--activate", cwd=folder, env={"PLANSTATE_NOW": NOW}).returncode == 0
     lifecycle = lifecycle_of(folder)

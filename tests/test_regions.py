@@ -227,16 +227,23 @@ def test_a_hand_edit_inside_a_region_is_kept_until_render_force(run: Run, projec
     path = state_file(project)
     text = path.read_text().replace("- **Task:** none (pending)", "- **Task:** my own words")
     path.write_text(text)
-    ok(run("set", "next_action", "Something else", cwd=project))  # an ordinary write keeps the edit...
+    written = ok(run("set", "next_action", "Something else", cwd=project))  # an ordinary write keeps the edit...
     assert "- **Task:** my own words" in path.read_text()
     assert region_text(path, "next") == "Something else\n"  # ...and still renders the other regions
+    assert written.stderr == (  # ...and says, in one line, which region it left alone and why
+        "planstate: warning: .planning/STATE.md:70: region position not rendered: it was edited by hand; "
+        "kept until `planstate render --force`\n"
+    )
     ok(run("set", "position.task", "Write tests", cwd=project))  # even when the region's inputs change
     assert "- **Task:** my own words" in path.read_text()
     result = ok(run("check", "--fix", cwd=project), 1)  # --fix does not touch it: not safe
     assert "error hand-edit: region position was edited by hand" in result.stdout
     assert "planstate render --force" in result.stdout
+    assert result.stderr == ""  # check reports it as a finding, not as a warning of its own writes
     result = ok(run("render", cwd=project), 1)
-    assert "region position was edited by hand; kept (--force overwrites it)" in result.stderr
+    assert "region position not rendered: it was edited by hand; kept until `planstate render --force`" in (
+        result.stderr
+    )
     assert ok(run("render", "--check", cwd=project), 1)
     ok(run("render", "--force", cwd=project))
     assert "- **Task:** Write tests (pending)" in region_text(path, "position")
@@ -377,3 +384,180 @@ def test_render_refuses_an_invalid_front_matter(run: Run, project: Path) -> None
     result = ok(run("render", cwd=project), 2)
     assert result.stderr.startswith("planstate: .planning/STATE.md:") and "position.phase" in result.stderr
     assert len(result.stderr.splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------- records that cannot be read
+
+
+def decisions_region_after_a_broken_record(run: Run, project: Path) -> tuple[Path, str]:
+    """Render two decisions into the region, then break one of the files as a torn editor save would."""
+    write_decision(project, "dec-1b2k9qx7m4fa", "Use jose")
+    broken = write_decision(project, "dec-1b2k9qx7m4fb", "Use Redis")
+    ok(run("render", cwd=project))
+    shown = region_text(state_file(project), "decisions")
+    assert "Use Redis" in shown
+    broken.write_text("---\nschema_version: 1\nid: dec-1b2k9qx7m4fb\ntitle: [Half", encoding="utf-8")
+    return broken, shown
+
+
+@pytest.mark.parametrize("breakage", ["parse", "schema"])
+def test_an_unreadable_record_never_drops_out_of_its_region(run: Run, project: Path, breakage: str) -> None:
+    broken, shown = decisions_region_after_a_broken_record(run, project)
+    if breakage == "schema":
+        write_decision(project, "dec-1b2k9qx7m4fb", "Use Redis", status="maybe")  # valid YAML, invalid value
+        why = ".planning/decisions/dec-1b2k9qx7m4fb-x.md does not validate (status: 'maybe' is not one of"
+    else:
+        why = "cannot re-render: .planning/decisions/dec-1b2k9qx7m4fb-x.md does not parse"
+    path = state_file(project)
+    # render keeps the region and says why, exit 1
+    result = ok(run("render", cwd=project), 1)
+    assert region_text(path, "decisions") == shown
+    assert "region decisions not rendered: cannot re-render: .planning/decisions/dec-1b2k9qx7m4fb-x.md" in (
+        result.stderr
+    )
+    # an ordinary write renders what it can, keeps the region and warns in one line
+    written = ok(run("set", "next_action", "Carry on", cwd=project))
+    assert region_text(path, "decisions") == shown and region_text(path, "next") == "Carry on\n"
+    (warning,) = written.stderr.splitlines()
+    assert warning.startswith("planstate: warning: .planning/STATE.md:") and "region decisions not rendered" in warning
+    # check reports the record's own problem and a stale region it cannot fix, saying why; --fix leaves it alone
+    before = path.read_bytes()
+    data = json.loads(ok(run("check", "--fix", "--format", "json", cwd=project), 1).stdout)
+    codes = {f["code"]: f for f in data["findings"]}
+    assert ("parse-error" if breakage == "parse" else "schema-error") in codes
+    stale = codes["stale-region"]
+    assert stale["fixable"] is False and why in stale["message"] and stale["field"] == "region decisions"
+    assert data["fixed"] == [] and path.read_bytes() == before
+    # once the record is repaired, the region is rendered with both decisions
+    write_decision(project, "dec-1b2k9qx7m4fb", "Use Redis")
+    ok(run("check", "--fix", cwd=project))
+    assert "Use jose" in region_text(path, "decisions") and "Use Redis" in region_text(path, "decisions")
+    assert broken.exists()
+
+
+# ---------------------------------------------------------------------------- templates that fail at runtime
+
+FAILING = {
+    "division": ("{{ phases_total }}\n{{ 1/0 }}\n", 2, "ZeroDivisionError"),
+    "type": ('{{ phases_total + "s" }}\n', 1, "unsupported operand"),
+    "sandbox": ("{% for i in range(10**9) %}{% endfor %}\n", 1, "Range too big"),
+}
+
+
+@pytest.mark.parametrize("case", list(FAILING))
+def test_a_region_template_failing_at_runtime_never_breaks_a_write(run: Run, project: Path, case: str) -> None:
+    source, line, words = FAILING[case]
+    path = state_file(project)
+    folder = project / ".planning" / "templates" / "regions"
+    folder.mkdir(parents=True)
+    (folder / "progress.md.j2").write_text(source)
+    progress = region_text(path, "progress")
+    written = ok(run("set", "next_action", "Keep going", cwd=project))
+    assert region_text(path, "next") == "Keep going\n" and region_text(path, "progress") == progress
+    (warning,) = written.stderr.splitlines()
+    assert warning.startswith("planstate: warning: .planning/STATE.md:") and "region progress not rendered" in warning
+    assert words in warning and f"(.planning/templates/regions/progress.md.j2:{line})" in warning
+    data = json.loads(ok(run("check", "--format", "json", cwd=project), 1).stdout)
+    (finding,) = data["findings"]
+    assert (finding["code"], finding["file"], finding["line"]) == (
+        "template-error",
+        ".planning/templates/regions/progress.md.j2",
+        line,
+    )
+    assert words in finding["message"]
+    result = ok(run("render", cwd=project), 1)
+    assert "Traceback" not in result.stderr and words in result.stderr
+
+
+def test_a_resume_template_failing_at_runtime_is_one_line_exit_2(run: Run, project: Path) -> None:
+    (project / ".planning" / "templates").mkdir()
+    (project / ".planning" / "templates" / "resume.md.j2").write_text("# {{ b.title }}\n{{ b.title + 1 }}\n")
+    result = ok(run("resume", cwd=project), 2)
+    assert result.stderr.startswith("planstate: .planning/templates/resume.md.j2:2: template error: ")
+    assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("kind", "args"),
+    [
+        ("decision", ("decision", "add", "--title", "T", "--context", "c", "--decision", "d", "--reason", "r")),
+        ("blocker", ("blocker", "add", "--title", "T", "--description", "d")),
+        ("session", ("session", "start", "--agent", "a")),
+    ],
+)
+def test_a_record_template_failing_at_runtime_writes_nothing(
+    run: Run, project: Path, kind: str, args: tuple[str, ...]
+) -> None:
+    (project / ".planning" / "templates").mkdir()
+    (project / ".planning" / "templates" / f"{kind}.md.j2").write_text("# {{ id }}\n\n{{ 1/0 }}\n")
+    folder = project / ".planning" / f"{kind}s"
+    before = sorted(folder.iterdir())
+    result = ok(run(*args, cwd=project), 2)
+    assert result.stderr == (
+        f"planstate: .planning/templates/{kind}.md.j2:3: template error: ZeroDivisionError: division by zero\n"
+    )
+    assert sorted(folder.iterdir()) == before
+
+
+# ---------------------------------------------------------------------------- markers without a checksum
+
+
+def test_text_between_markers_without_a_checksum_is_a_hand_edit(run: Run, project: Path) -> None:
+    path = state_file(project)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("\n<!-- planstate:begin resume -->\nMy precious notes\n<!-- planstate:end resume -->\n")
+    text = path.read_text()
+    start = text.index("<!-- planstate:begin resume sha=")
+    end = text.index("<!-- planstate:end resume -->\n") + len("<!-- planstate:end resume -->\n")
+    path.write_text(text[:start] + text[end:])  # the rendered resume region is gone; the typed one stays
+    written = ok(run("set", "next_action", "Write it down", cwd=project))
+    assert "My precious notes" in region_text(path, "resume")
+    assert "region resume not rendered: it was edited by hand" in written.stderr
+    result = ok(run("check", "--fix", cwd=project), 1)
+    assert "error hand-edit: region resume was edited by hand" in result.stdout
+    assert "My precious notes" in region_text(path, "resume")
+    ok(run("render", "--force", cwd=project))
+    assert "My precious notes" not in path.read_text()
+    ok(run("check", cwd=project))
+
+
+def test_markers_without_a_checksum_around_nothing_are_filled(run: Run, project: Path) -> None:
+    path = state_file(project)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("\n<!-- planstate:begin next -->\n\n<!-- planstate:end next -->\n")
+    text = path.read_text()
+    start = text.index("<!-- planstate:begin next sha=")
+    end = text.index("<!-- planstate:end next -->\n") + len("<!-- planstate:end next -->\n")
+    path.write_text(text[:start] + text[end:])
+    ok(run("set", "next_action", "Fill me", cwd=project))
+    assert region_text(path, "next") == "Fill me\n"
+    ok(run("check", cwd=project))
+
+
+def test_markers_and_text_on_one_line_are_left_alone(run: Run, project: Path) -> None:
+    path = state_file(project)
+    line = "<!-- planstate:begin next -->My precious notes<!-- planstate:end next -->\n"
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(line)
+    ok(run("set", "next_action", "Elsewhere", cwd=project))
+    assert path.read_text().endswith(line)
+    assert "malformed-region" in ok(run("check", cwd=project), 1).stdout
+
+
+# ---------------------------------------------------------------------------- a stale checksum on current text
+
+
+def test_current_text_under_a_stale_checksum_is_a_stale_marker_not_a_hand_edit(run: Run, project: Path) -> None:
+    path = state_file(project)
+    write_decision(project, "dec-1b2k9qx7m4fa", "Use jose")
+    ok(run("render", cwd=project))
+    text = path.read_text()
+    current = re.search(r"<!-- planstate:begin decisions sha=(\w+)", text)
+    assert current is not None
+    path.write_text(text.replace(f"sha={current.group(1)}", "sha=000000000000"))  # as a hand-merged file may be
+    data = json.loads(ok(run("check", "--format", "json", cwd=project), 1).stdout)
+    (finding,) = data["findings"]
+    assert finding["code"] == "stale-region" and finding["fixable"] is True
+    assert "checksum" in finding["message"]
+    ok(run("check", "--fix", cwd=project))
+    assert f"sha={current.group(1)}" in path.read_text()

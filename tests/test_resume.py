@@ -25,24 +25,24 @@ from builders import (
     write_state,
 )
 
-from planstate.resume import DEFAULT_BUDGET, DROP_ORDER, duration_text
+from planstate.resume import DEFAULT_BUDGET, DROP_ORDER, MIN_BUDGET, duration_text
 from planstate.workspace import Workspace
 
 Run = Callable[..., CompletedProcess[str]]
 NAMES = ["Schema", "JWT", "OAuth", "Deploy"]
 
 
-def brief_json(run: Run, project: Path, now: datetime, *args: str) -> dict[str, Any]:
-    """`planstate resume --json` at a frozen time."""
+def brief_json(run: Run, project: Path, now: datetime, *args: str, code: int = 0) -> dict[str, Any]:
+    """`planstate resume --json` at a frozen time (exit `code`: 1 when the state cannot be trusted)."""
     done = run("resume", "--json", *args, cwd=project, env={"PLANSTATE_NOW": now.isoformat()})
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == code, done.stderr
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
-def brief_text(run: Run, project: Path, now: datetime, *args: str) -> str:
-    """`planstate resume` for people at a frozen time."""
+def brief_text(run: Run, project: Path, now: datetime, *args: str, code: int = 0) -> str:
+    """`planstate resume` for people at a frozen time (exit `code`: 1 when the state cannot be trusted)."""
     done = run("resume", *args, cwd=project, env={"PLANSTATE_NOW": now.isoformat()})
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == code, done.stderr
     assert done.stderr == ""
     return done.stdout
 
@@ -196,6 +196,7 @@ def test_legacy_state_answers_completion_from_its_phases(run: Run, tmp_path: Pat
 
 
 def test_durations_read_well() -> None:
+    """The brief shows durations the way regions and checks do (durations.show), and `unknown` for none."""
     assert [duration_text(s) for s in (0, 59, 60, 3599, 3600, 5400, 47 * 3600, 49 * 3600, 72 * 3600)] == [
         "0s",
         "59s",
@@ -326,21 +327,26 @@ def big(realistic_template: Path, tmp_path: Path) -> Path:
 
 
 def test_realistic_initiative_brief_is_short(run: Run, big: Path) -> None:
-    """10 phases, 200 decisions, 50 blockers, 300 sessions: the default brief stays under 4,000 characters."""
+    """10 phases, 200 decisions, 50 blockers, 300 sessions with real text lengths: the default brief stays under
+    4,000 characters, keeps the most important parts whole and says what it left out."""
     tmp_path = big
     now = T0 + timedelta(days=14)
     text = brief_text(run, tmp_path, now)
-    assert len(text) < DEFAULT_BUDGET
+    assert len(text) <= DEFAULT_BUDGET
+    assert "Status: possibly stalled\n" in text
     assert "Progress: phase 7 of 10, 6 completed (60%)" in text
+    data = brief_json(run, tmp_path, now)  # --json without --budget is complete
+    assert data["dropped"] == [] and data["blockers"]["open"] == 10 and len(data["decisions"]["items"]) == 5
+    for line in data["next_action"].splitlines():
+        assert f"  {line}\n" in text  # the next action is whole
     assert "Open blockers (10):" in text and "and 2 more" in text
-    assert "Recent decisions (5 of 180; 20 superseded, hidden)" in text
-    data = brief_json(run, tmp_path, now)
-    assert data["blockers"]["open"] == 10
-    assert len(data["decisions"]["items"]) == 5
-    assert data["dropped"] == []
+    full = brief_text(run, tmp_path, now, "--budget", "100000")
+    assert len(full) > DEFAULT_BUDGET  # so the default budget is what keeps it short
+    assert "Recent decisions (5 of 180; 20 superseded, hidden)" in full
+    assert text.rstrip("\n").splitlines()[-1].startswith("(cut to fit the budget: files modified")
 
 
-@pytest.mark.parametrize("budget", [2000, 1500, 900, 400])
+@pytest.mark.parametrize("budget", [2000, 1500, 900, MIN_BUDGET])
 def test_budget_drops_the_least_important_parts_first(run: Run, big: Path, budget: int) -> None:
     tmp_path = big
     now = T0 + timedelta(days=14)
@@ -350,7 +356,7 @@ def test_budget_drops_the_least_important_parts_first(run: Run, big: Path, budge
     assert len(text) <= budget
     assert "cut " in text
     data = brief_json(run, tmp_path, now, "--budget", str(budget))
-    dropped = [d for d in data["dropped"] if d != "text"]
+    dropped = [d for d in data["dropped"] if d not in ("text", "next_action", "trust")]
     whole = brief_json(run, tmp_path, now)
     present = [p for p in DROP_ORDER if whole[p] not in (None, [])]
     assert dropped == present[: len(dropped)]  # least important first, none skipped
@@ -362,7 +368,7 @@ def test_budget_drops_the_least_important_parts_first(run: Run, big: Path, budge
 
 def test_budget_that_fits_drops_nothing(run: Run, tmp_path: Path) -> None:
     write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
-    text = brief_text(run, tmp_path, T0, "--budget", "4000")
+    text = brief_text(run, tmp_path, T0, "--budget", str(MIN_BUDGET + 2000))
     assert "cut" not in text
 
 
@@ -380,11 +386,12 @@ def test_a_file_that_does_not_parse_is_said_first(run: Run, tmp_path: Path) -> N
     path = write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
     path.write_text(path.read_text().replace("title: User authentication", "title: [unclosed"))
     before = path.read_bytes()
-    text = brief_text(run, tmp_path, T0)
+    text = brief_text(run, tmp_path, T0, code=1)
     assert text.startswith("STOP: the state cannot be trusted yet.")
     assert ".planning/STATE.md:" in text and "fix:" in text
     assert "Progress:" not in text  # no guessing from a broken file
-    data = brief_json(run, tmp_path, T0)
+    assert "Nothing more is shown until the files read cleanly." in text
+    data = brief_json(run, tmp_path, T0, code=1)
     assert data["trusted"] is False and data["status"] is None
     assert path.read_bytes() == before
 
@@ -394,16 +401,16 @@ def test_conflict_markers_are_said_first(run: Run, tmp_path: Path) -> None:
     record = write_record(tmp_path, "decision", decision(1))
     text = record.read_text()
     record.write_text(text.replace("---\n", "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> branch\n---\n", 1))
-    out = brief_text(run, tmp_path, T0)
+    out = brief_text(run, tmp_path, T0, code=1)
     assert out.startswith("STOP: the state cannot be trusted yet.")
-    assert "unresolved git conflict marker" in out
-    assert "finish the merge" in out
+    assert "unresolved git conflict" in out
+    assert "keep the right side" in out and "then run `planstate check`" in out
 
 
 def test_an_invalid_state_is_not_summarised(run: Run, tmp_path: Path) -> None:
     data = state_data(phases=timed_phases(NAMES, done=1), current=9)  # phase 9 does not exist
     write_state(tmp_path, data)
-    out = brief_json(run, tmp_path, T0)
+    out = brief_json(run, tmp_path, T0, code=1)
     assert out["trusted"] is False
     assert "position.phase" in out["trust"][0]["problem"]
     assert out["status"] is None
@@ -451,3 +458,146 @@ def test_json_keys_are_documented(tmp_path: Path) -> None:
     write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
     keys = set(Workspace.find(tmp_path).brief().to_dict())
     assert documented - {"activated"} == keys
+
+
+# ---------------------------------------------------------------------------- review fixes
+
+
+def test_an_unreadable_blocker_is_counted_where_blockers_are_listed(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    broken = tmp_path / ".planning" / "blockers" / "blk-1b2k9qx7m4fa-quota.md"
+    broken.write_text("---\nid: blk-1b2k9qx7m4fa\ntitle: [half written\n")
+    text = brief_text(run, tmp_path, T0, code=1)
+    assert "Open blockers: none that can be read; 1 blocker file could not be read (see above)" in text
+    assert "Open blockers: none\n" not in text
+    data = brief_json(run, tmp_path, T0, code=1)
+    assert data["blockers"]["unreadable"] == 1 and data["trust"][0]["code"] == "parse-error"
+
+
+def test_trust_items_come_most_serious_first(run: Run, tmp_path: Path) -> None:
+    path = write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    path.write_text(path.read_text().replace("created:", "progress:\n  percent: 99\ncreated:"))  # contradicts phases
+    write_record(tmp_path, "session", session(1, status="maybe"))  # a value the format does not allow
+    (tmp_path / ".planning" / "blockers" / "blk-1b2k9qx7m4fa-x.md").write_text("---\ntitle: [x\n---\n")
+    record = write_record(tmp_path, "decision", decision(1))
+    record.write_text(record.read_text() + "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> branch\n")
+    data = brief_json(run, tmp_path, T0, code=1)
+    assert [t["code"] for t in data["trust"]] == ["conflict-marker", "parse-error", "schema-error", "derived-mismatch"]
+    assert all("`planstate check" in t["fix"] for t in data["trust"])
+    assert data["status"] == "active"  # a readable, valid STATE.md is still summarised, after the problems
+    text = brief_text(run, tmp_path, T0, code=1)
+    assert text.startswith("STOP: the state cannot be trusted yet.") and "Status: active" in text
+
+
+def test_schema_problems_ask_for_corrected_values_not_clean_reads(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=9))
+    text = brief_text(run, tmp_path, T0, code=1)
+    assert "Nothing more is shown until the values are corrected." in text
+    assert "read cleanly" not in text
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        ({"lifecycle": {"state": "completed", "since": T0, "completed_at": T0}}, "completion-mismatch"),
+        ({"position": {"phase": 2, "phase_name": "Deploy"}}, "phase-name-mismatch"),
+    ],
+)
+def test_a_state_that_contradicts_itself_is_not_trusted(
+    run: Run, tmp_path: Path, change: dict[str, Any], code: str
+) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2, **change))
+    data = brief_json(run, tmp_path, T0 + timedelta(hours=3), code=1)
+    assert data["trusted"] is False and [t["code"] for t in data["trust"]] == [code]
+
+
+def test_a_history_that_leads_elsewhere_is_not_trusted(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    lines = [
+        {"at": "2026-11-01T09:00:00Z", "from": None, "to": "active", "trigger": "init"},
+        {"at": "2026-11-01T10:00:00Z", "from": "active", "to": "paused", "trigger": "pause"},
+    ]
+    (tmp_path / ".planning" / "history.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    data = brief_json(run, tmp_path, T0 + timedelta(hours=3), code=1)
+    assert [t["code"] for t in data["trust"]] == ["history-mismatch"]
+
+
+def test_a_legacy_state_is_flagged_in_the_verification(run: Run, tmp_path: Path) -> None:
+    phases = [{"name": n, "status": "completed" if i < 2 else "pending"} for i, n in enumerate(NAMES)]
+    write_state(tmp_path, state_data(phases=phases, current=3, structure=False))
+    data = brief_json(run, tmp_path, T0)
+    (note,) = [v for v in data["verification"] if v["kind"] == "legacy_format"]
+    assert note["message"] == "legacy format: no structure snapshot; completion is inferred from completed phases"
+    assert note["message"] in brief_text(run, tmp_path, T0)
+
+
+def history_lines(project: Path, *moves: tuple[datetime, str | None, str]) -> None:
+    """Write history.jsonl with one transition per (time, from, to)."""
+    items = [{"at": at.strftime("%Y-%m-%dT%H:%M:%SZ"), "from": a, "to": b, "trigger": "t"} for at, a, b in moves]
+    (project / ".planning" / "history.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
+
+
+def test_paused_time_is_not_time_in_the_phase(run: Run, tmp_path: Path) -> None:
+    """Phase 2 ran 1 hour, the initiative was paused 3 days, then resumed 1 hour ago: it ran 2 hours, not stalled."""
+    phases = timed_phases(NAMES, done=1, hours=2)  # phase 2 starts at T0 + 2h; the average phase takes 2h
+    lifecycle = {"state": "active", "since": T0 + timedelta(days=3), "by": "alice"}
+    write_state(tmp_path, state_data(phases=phases, current=2, lifecycle=lifecycle))
+    history_lines(
+        tmp_path,
+        (T0, None, "active"),
+        (T0 + timedelta(hours=3), "active", "paused"),
+        (T0 + timedelta(days=3), "paused", "active"),
+    )
+    now = T0 + timedelta(days=3, hours=1)
+    data = brief_json(run, tmp_path, now)
+    assert data["current_phase"]["running_seconds"] == 2 * 3600
+    assert data["timing"]["possibly_stalled"] is False and data["status"] == "active"
+
+
+def test_time_since_a_pause_is_not_time_in_the_phase(run: Run, tmp_path: Path) -> None:
+    phases = timed_phases(NAMES, done=1, hours=2)
+    lifecycle = {"state": "paused", "since": T0 + timedelta(hours=3), "reason": "weekend", "by": "alice"}
+    write_state(tmp_path, state_data(phases=phases, current=2, lifecycle=lifecycle))
+    history_lines(tmp_path, (T0, None, "active"), (T0 + timedelta(hours=3), "active", "paused"))
+    data = brief_json(run, tmp_path, T0 + timedelta(days=5))
+    assert data["current_phase"]["running_seconds"] == 3600
+    write_state(tmp_path, state_data(phases=phases, current=2, lifecycle=lifecycle))
+    (tmp_path / ".planning" / "history.jsonl").unlink()  # without a history, the lifecycle's `since` says the same
+    assert brief_json(run, tmp_path, T0 + timedelta(days=5))["current_phase"]["running_seconds"] == 3600
+
+
+def test_activate_on_an_active_initiative_says_so_and_gives_the_brief(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2, next_action="Ship it"))
+    history_lines(tmp_path, (T0, None, "active"))
+    before = (tmp_path / ".planning" / "STATE.md").read_bytes()
+    text = brief_text(run, tmp_path, T0, "--activate")
+    assert text.startswith("user-auth is already active; nothing to resume\n")
+    assert "Status: active" in text and "Ship it" in text
+    data = brief_json(run, tmp_path, T0, "--activate")
+    assert data["activated"]["already_active"] is True and data["status"] == "active"
+    assert (tmp_path / ".planning" / "STATE.md").read_bytes() == before
+
+
+def test_activate_resumes_a_paused_initiative(run: Run, project: Path) -> None:
+    paused = run("pause", "--reason", "lunch", cwd=project)
+    assert paused.returncode == 0, paused.stderr
+    data = json.loads(run("resume", "--activate", "--reason", "back", "--json", cwd=project).stdout)
+    assert data["activated"]["from"] == "paused" and data["activated"]["already_active"] is False
+    assert data["lifecycle"]["state"] == "active"
+
+
+def test_a_small_budget_never_cuts_the_status_or_the_next_action(run: Run, big: Path) -> None:
+    now = T0 + timedelta(days=14)
+    whole = brief_json(run, big, now)["next_action"]
+    text = brief_text(run, big, now, "--budget", str(MIN_BUDGET))
+    assert len(text) <= MIN_BUDGET
+    assert "\nStatus: possibly stalled\n" in text and "Progress:" not in text and "Position:" not in text
+    shown = text.split("Next action:\n", 1)[1].split("\n\n", 1)[0]
+    lines = [line.removeprefix("  ") for line in shown.splitlines()]
+    assert lines[-1].endswith("…") and whole.startswith("\n".join(lines).removesuffix("…"))
+    data = brief_json(run, big, now, "--budget", str(MIN_BUDGET))
+    assert "text" not in data["dropped"]
+    assert data["dropped"][-1] == "next_action"  # shortened only once every droppable part was gone
+    assert {"progress", "position", "current_phase"} <= set(data["dropped"])
+    assert text.rstrip("\n").splitlines()[-1].startswith("(cut to fit the budget:")
+    assert "next action shortened" in text

@@ -11,7 +11,9 @@ intended change, regenerate them and review their diff like any other change:
 from __future__ import annotations
 
 import os
+from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 import realistic
@@ -66,3 +68,60 @@ def test_new_state_md_matches_its_golden_file(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setenv("PLANSTATE_NOW", "2026-11-20T09:00:00Z")
     ws = Workspace.init(tmp_path, title="User authentication", phases=["Design", "Build", "Ship"], actor="alice")
     matches_golden("STATE-new.md", ws.state_path.read_bytes())
+
+
+# ---------------------------------------------------------------------------- the resume brief and record bodies
+
+BRIEF_NOW = datetime(2026, 11, 22, 16, 0, tzinfo=UTC)
+
+
+def test_resume_brief_matches_its_golden_file(workspace: Workspace) -> None:
+    """The brief for people (`resume.md.j2`) of the realistic workspace at a fixed time: a failed phase, an active
+    phase with timing, blockers with a workaround, decisions with one superseded, a crashed and a resumed session."""
+    from planstate.resume import brief, render_text
+
+    matches_golden("resume.md", render_text(workspace, brief(workspace, now=BRIEF_NOW)).encode("utf-8"))
+
+
+RECORD_CONTEXTS: dict[str, dict[str, Any]] = {
+    "decision": {
+        "id": "dec-1b2kcc0sq7te",
+        "title": "Refresh tokens in SQLite",
+        "date": date(2026, 11, 22),
+        "status": "accepted",
+        "context": "Where refresh tokens live, now that there is no Redis in staging",
+        "decision": "SQLite table `refresh_tokens` with an expiry column",
+        "reason": "One less service to run; <10 writes a second",
+        "alternatives": ["Redis with a TTL: rejected, no Redis in staging", "Postgres: rejected, not yet provisioned"],
+        "reversible": False,
+        "supersedes": "dec-1b2kaa00rd5s",
+        "phase": 4,
+        "by": "worker-ghi",
+    },
+    "blocker": {
+        "id": "blk-1b2kd0qt0a01",
+        "title": "Staging database quota",
+        "status": "active",
+        "description": "The staging database is at its storage quota; migrations fail with `disk full`",
+        "identified": datetime(2026, 11, 22, 11, 0, tzinfo=UTC),
+        "affects": ["Phase 5: Deploy", "dec-1b2kcc0sq7te"],
+        "blocked_tasks": ["Run the migration on staging"],
+        "by": "worker-ghi",
+    },
+    "session": {
+        "id": "ses-1b2kf0000001",
+        "agent": "worker-jkl",
+        "started": datetime(2026, 11, 22, 15, 0, tzinfo=UTC),
+        "working_on": "Phase 4, plan 2: token rotation endpoint",
+        "resumed_from": "ses-1b2k9bb2e1db",
+        "resumed_status": "crashed",
+    },
+}
+
+
+@pytest.mark.parametrize("kind", list(RECORD_CONTEXTS))
+def test_record_body_template_matches_its_golden_file(kind: str) -> None:
+    from planstate import templates
+
+    text = templates.render(f"{kind}.md.j2", RECORD_CONTEXTS[kind])
+    matches_golden(f"records/{kind}.md", text.encode("utf-8"))

@@ -31,8 +31,8 @@ class WatchProcess:
     """A running `planstate watch` and the lines it printed."""
 
     def __init__(self, project: Path, *args: str, env: dict[str, str] | None = None) -> None:
-        self.json = "--format" not in args
-        command = [*planstate_command(), "watch", *(["--format", "json"] if self.json else []), *args]
+        self.json = "--format" not in args or "json" in args
+        command = [*planstate_command(), "watch", *(["--json"] if "--format" not in args else []), *args]
         full_env = {**os.environ, "PLANSTATE_ACTOR": "tester", "NO_COLOR": "1", **(env or {})}
         self.proc = subprocess.Popen(
             command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env
@@ -336,3 +336,86 @@ def test_watch_api_reports_through_a_callback(project: Path) -> None:
         thread.join(timeout=TIMEOUT)
     assert not thread.is_alive()
     assert events.get(timeout=TIMEOUT)["event"] == "stopped"
+
+
+# ---------------------------------------------------------------------------- review fixes
+
+
+def test_a_stale_session_is_found_once_while_its_age_grows(watch: Callable[..., WatchProcess], project: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    started = (datetime.now(UTC) - timedelta(seconds=20)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    record = project / ".planning" / "sessions" / "ses-1b2k9qx7m4fa-worker.md"
+    record.write_text(
+        f"---\nschema_version: 1\nid: ses-1b2k9qx7m4fa\nagent: worker\nstatus: active\nstarted: {started}\n---\n"
+    )
+    ws = Workspace.find(project)
+    ws.render()
+    watcher = watch("--stale-after", "5s", "--interval", "0.3")
+    (first,) = [e for e in watcher.seen if e.get("code") == "stale-session"]
+    # Wait until the message a check would print has moved on (its age grew), however long that takes here.
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        now = [f for f in checks.run(ws, stale_after=5)[1] if f.code == "stale-session"]
+        if now and now[0].message != first["message"]:
+            break
+        assert time.monotonic() < deadline, "the session's age never changed"
+        threading.Event().wait(0.1)
+    path = state_file(project)
+    editor_save(path, path.read_text().replace("  percent: 0\n", "  percent: 50\n"))
+    watcher.wait_event("found", "derived-mismatch")  # this check (and every timer tick before it) saw the new age
+    stale = [e for e in watcher.seen if e.get("code") == "stale-session"]
+    assert stale == [first]  # found once, never cleared or found again
+
+
+def test_a_torn_save_of_a_decision_never_rewrites_state(watch: Callable[..., WatchProcess], project: Path) -> None:
+    folder = project / ".planning" / "decisions"
+    fields = "schema_version: 1\ntitle: {t}\ndate: 2026-01-01\ncontext: c\ndecision: d\nreason: r\n"
+    for record_id, title in (("dec-1b2k9qx7m4fa", "Use jose"), ("dec-1b2k9qx7m4fb", "Use Redis")):
+        (folder / f"{record_id}-x.md").write_text(f"---\nid: {record_id}\n{fields.format(t=title)}---\n")
+    Workspace.find(project).render()
+    path = state_file(project)
+    before = path.read_bytes()
+    watcher = watch("--fix")
+    record = folder / "dec-1b2k9qx7m4fb-x.md"
+    whole = record.read_text()
+    record.write_text(whole[: whole.index("title:") + 12])  # the editor has written half of the file
+    found = watcher.wait_event("found", "stale-region")
+    assert found["fixable"] is False and "cannot re-render" in found["message"]
+    assert path.read_bytes() == before
+    editor_save(record, whole)
+    watcher.wait_until_current(set())
+    assert path.read_bytes() == before
+    assert not any(e["event"] in ("fixed", "fix-failed") for e in watcher.seen)
+
+
+def test_json_is_the_documented_spelling_and_format_json_its_alias(project: Path) -> None:
+    shown = subprocess.run([*planstate_command(), "watch", "--help"], capture_output=True, text=True, check=True)
+    help_text = " ".join(shown.stdout.split())
+    assert "--json" in help_text and "one JSON object per line" in help_text
+    for args in (("--json",), ("--format", "json")):
+        process = WatchProcess(project, *args)
+        try:
+            ready = process.wait_event("ready")
+            assert ready["errors"] == 0
+            code, stderr = process.stop()
+            assert code == 0 and stderr == ""
+        finally:
+            if process.proc.poll() is None:
+                process.proc.kill()
+    refused = subprocess.run(
+        [*planstate_command(), "watch", "--json", "--format", "text"], cwd=project, capture_output=True, text=True
+    )
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+
+
+def test_the_ready_line_counts_in_words(project: Path) -> None:
+    path = state_file(project)
+    path.write_text(path.read_text().replace("title: Demo\n", "title: Demo\ncolour: blue\n"))
+    process = WatchProcess(project, "--format", "text")
+    try:
+        ready = process.wait(lambda line: line.startswith("watching "))
+        assert ready.endswith("(0 errors, 1 warning); Ctrl-C stops")
+    finally:
+        process.proc.kill()
+        process.proc.wait()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from planstate.cli import Registrar, out, print_json, workspace
@@ -13,17 +14,44 @@ FORMATS = ("text", "json", "github")
 
 
 def _format(args: argparse.Namespace) -> str:
-    """The output format: `--format`, or json when `--json` is given."""
-    return "json" if getattr(args, "json", False) else str(args.format)
+    """The output format: `--format`, or json when `--json` is given (the two must not disagree)."""
+    chosen = getattr(args, "format", None)
+    if getattr(args, "json", False):
+        if chosen not in (None, "json"):
+            raise UsageError(f"--json and --format {chosen} ask for two formats; give one of them")
+        return "json"
+    return str(chosen or "text")
 
 
 def _stale_after(args: argparse.Namespace) -> float:
-    from planstate.checks import parse_duration
+    """`--stale-after` in seconds (the duration grammar of durations.py, like `session reap`)."""
+    from planstate.durations import parse
 
-    try:
-        return parse_duration(args.stale_after)
-    except ValueError as exc:
-        raise UsageError(f"--stale-after: {exc}") from None
+    return parse(args.stale_after, "--stale-after").total_seconds()
+
+
+def _github_paths(ws: Any) -> Callable[[str], str]:
+    """How annotations name files: GitHub wants paths from the repository root, so relative to the git work tree
+    that holds the project (a monorepo's `svc/.planning/STATE.md`), else to the current folder."""
+    import os
+    from pathlib import Path
+
+    from planstate import git
+
+    project = ws.root.parent.resolve()
+    top = git.toplevel(project)
+    base = top.resolve() if top is not None else Path.cwd().resolve()
+
+    def path_of(file: str) -> str:
+        trailing = "/" if file.endswith("/") else ""
+        return Path(os.path.relpath(project / file, base)).as_posix() + trailing
+
+    return path_of
+
+
+def _count(number: int, noun: str) -> str:
+    """`1 error`, `2 errors`."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _err(text: str) -> None:
@@ -57,9 +85,10 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Check the workspace for drift; exit 1 on errors (and on warnings with --strict)."""
-    report = workspace(args).check(fix=args.fix, diff=args.diff, stale_after=_stale_after(args))
-    diff = "".join(change.diff() for change in report.changes)
     fmt = _format(args)
+    ws = workspace(args)
+    report = ws.check(fix=args.fix, diff=args.diff, stale_after=_stale_after(args))
+    diff = "".join(change.diff() for change in report.changes)
     if fmt == "json":
         data = report.to_dict()
         if args.diff:
@@ -71,16 +100,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         for failure in report.failures:
             _err(f"planstate: could not fix: {failure}")
         if fmt == "github":
+            path_of = _github_paths(ws)
             for finding in report.findings:
-                out(finding.github())
+                out(finding.github(path_of(finding.file)))
         else:
             for finding in report.fixed:
                 out(f"fixed: {finding.text()}")
             for finding in report.findings:
                 out(finding.text())
-            errors, warnings = len(report.errors), len(report.warnings)
-            summary = f"{report.files} file{'s' if report.files != 1 else ''} checked: "
-            summary += f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+            summary = f"{_count(report.files, 'file')} checked: "
+            summary += f"{_count(len(report.errors), 'error')}, {_count(len(report.warnings), 'warning')}"
             if args.fix:
                 summary += f", {len(report.fixed)} fixed"
             out(summary)
@@ -92,7 +121,9 @@ def event_text(event: dict[str, Any]) -> str:
     """One watcher event as a line of text."""
     kind = event["event"]
     if kind == "ready":
-        return f"watching {event['workspace']} ({event['errors']} errors, {event['warnings']} warnings); Ctrl-C stops"
+        return f"watching {event['workspace']} ({_count(event['errors'], 'error')}, " + (
+            f"{_count(event['warnings'], 'warning')}); Ctrl-C stops"
+        )
     if kind == "stopped":
         return "stopped"
     if kind in ("error", "fix-failed"):
@@ -108,6 +139,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     import signal
     import threading
 
+    as_json = _format(args) == "json"
     ws = workspace(args)
     stale_after = _stale_after(args)
     if args.interval <= 0 or args.debounce < 0:
@@ -119,7 +151,6 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
-    as_json = _format(args) == "json"
 
     def emit(event: dict[str, Any]) -> None:
         line = json.dumps(event, ensure_ascii=False) if as_json else event_text(event)
@@ -139,7 +170,9 @@ def register(cli: Registrar) -> None:
     p.add_argument("--force", action="store_true", help="also overwrite regions that were edited by hand")
 
     p = cli.add("check", cmd_check, "check the workspace for drift (exit 1 on errors)")
-    p.add_argument("--format", choices=FORMATS, default="text", help="output format (github: workflow annotations)")
+    p.add_argument(
+        "--format", choices=FORMATS, default=None, help="output format: text (default), json or github annotations"
+    )
     p.add_argument("--fix", action="store_true", help="apply the safe fixes, then check again")
     p.add_argument("--diff", action="store_true", help="print the unified diff of what --fix changes (or would)")
     p.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
@@ -147,13 +180,21 @@ def register(cli: Registrar) -> None:
         "--stale-after", default="30m", metavar="DURATION", help="when an active session is stale (default 30m)"
     )
 
-    p = cli.add("watch", cmd_watch, "watch the workspace and report drift as it appears and clears", json=False)
-    p.add_argument("--format", choices=FORMATS[:2], default="text", help="json: one JSON object per line")
+    p = cli.add(
+        "watch",
+        cmd_watch,
+        "watch the workspace and report drift as it appears and clears (--json: one JSON object per line)",
+    )
+    p.add_argument("--format", choices=FORMATS[:2], default=None, help="text (default), or json: the same as --json")
     p.add_argument("--fix", action="store_true", help="apply the safe fixes as soon as they are needed")
     p.add_argument(
         "--stale-after", default="30m", metavar="DURATION", help="when an active session is stale (default 30m)"
     )
     p.add_argument(
-        "--interval", type=float, default=30.0, metavar="SECONDS", help="re-check this often without changes"
+        "--interval",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="look at stale sessions this often when no file changes (default 30)",
     )
-    p.add_argument("--debounce", type=float, default=50.0, metavar="MS", help="quiet time before checking")
+    p.add_argument("--debounce", type=float, default=50.0, metavar="MS", help="quiet time before checking (default 50)")

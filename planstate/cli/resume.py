@@ -3,44 +3,67 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from planstate.cli import Registrar, out, print_json, workspace
-from planstate.errors import EXIT_OK, UsageError
-
-MIN_BUDGET = 200
+from planstate.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
-    """Print the resume brief; with --activate, first resume a paused, suspended or abandoned initiative."""
+    """Print the resume brief (exit 1 when the state cannot be trusted); with --activate, first resume a paused,
+    suspended or abandoned initiative."""
     from planstate import display
-    from planstate.resume import fit, render_text
+    from planstate.resume import DEFAULT_BUDGET, MIN_BUDGET, fit
 
     if args.budget is not None and args.budget < MIN_BUDGET:
         raise UsageError(f"--budget must be at least {MIN_BUDGET} characters, not {args.budget}")
     if args.reason is not None and not args.activate:
         raise UsageError("resume --reason records why it was resumed: add --activate to resume")
     ws = workspace(args)
-    moved = ws.resume(reason=args.reason) if args.activate else None
+    activated: dict[str, Any] | None = None
+    moved = None
+    if args.activate:
+        activated, moved = _activate(ws, args.reason)
     b = ws.brief()
-    if args.budget is not None:
-        b, text = fit(ws, b, args.budget)
-    elif not args.json:
-        text = render_text(ws, b)
+    text = ""
+    if args.budget is not None or not args.json:  # --json is complete unless a budget is asked for
+        b, text = fit(ws, b, DEFAULT_BUDGET if args.budget is None else args.budget)
+    code = EXIT_FINDINGS if b.trust else EXIT_OK  # agents can branch on an untrusted state
     if args.json:
         data = b.to_dict()
-        if moved is not None:
-            data["activated"] = moved.to_dict()
+        if activated is not None:
+            data["activated"] = activated
         print_json(data)
-        return EXIT_OK
-    if moved is not None:
-        from planstate.cli.lifecycle import transition_line
+        return code
+    if activated is not None:
+        if activated["already_active"]:
+            out(f"{activated['initiative']} is already active; nothing to resume")
+        else:
+            from planstate.cli.lifecycle import transition_line
 
-        out(transition_line(moved))
+            out(transition_line(moved))
     if display.use_rich():
         display.print_brief_rich(text)
     else:
         out(text)
-    return EXIT_OK
+    return code
+
+
+def _activate(ws: Any, reason: str | None) -> tuple[dict[str, Any], Any]:
+    """Resume the target initiative unless it is already active (an agent's first command after a crash may well
+    find it so): the `activated` data of `--json`, and the transition when there was one."""
+    state = ws.state()
+    if state.lifecycle.state == "active":
+        return {
+            "initiative": state.initiative,
+            "from": "active",
+            "to": "active",
+            "reason": None,
+            "at": None,
+            "already_active": True,
+        }, None
+    moved = ws.resume(reason=reason)
+    return {**moved.to_dict(), "already_active": False}, moved
 
 
 def register(cli: Registrar) -> None:
