@@ -11,11 +11,10 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate import recordops, records
-from planstate.clock import now
+from planstate.clock import now, parse_datetime
 from planstate.errors import UsageError
 from planstate.models import BLOCKER_STATUSES, SCHEMA_VERSION
 from planstate.recordops import Entry, Listing
-from planstate.schema import parse_datetime
 from planstate.yamltext import format_datetime
 
 if TYPE_CHECKING:

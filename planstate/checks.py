@@ -26,10 +26,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planstate.clock import parse_datetime
 from planstate.durations import show
 from planstate.errors import ParseError, PlanstateError
 from planstate.models import KINDS, RECORD_FOLDERS, phase_numbers, phase_reference, record_reference
-from planstate.schema import ListOf, Model, Nested, Nullable, Problem, parse_datetime
+from planstate.schema import ListOf, Model, Nested, Nullable, Problem
 
 if TYPE_CHECKING:
     from planstate.document import Document

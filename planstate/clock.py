@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
+from typing import Any
 
 
 def now() -> datetime:
@@ -13,3 +14,18 @@ def now() -> datetime:
         value = datetime.fromisoformat(pinned)
         return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
     return datetime.now(UTC).replace(microsecond=0)
+
+
+def parse_datetime(value: Any) -> datetime | None:
+    """Read a timestamp from a datetime, a date or an ISO 8601 string; None if it is none of these."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    if isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return None

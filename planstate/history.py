@@ -13,10 +13,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from planstate.clock import parse_datetime
 from planstate.errors import ParseError, PlanstateError
 from planstate.files import read_bytes
 from planstate.models import Transition, to_json
-from planstate.schema import parse_datetime
 
 FILE = "history.jsonl"
 KEYS = ("at", "from", "to", "trigger", "reason", "by")

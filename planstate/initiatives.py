@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from planstate.clock import parse_datetime
 from planstate.errors import UsageError
 from planstate.models import RECORD_FOLDERS, SLUG
-from planstate.schema import parse_datetime
 
 if TYPE_CHECKING:
     from planstate.workspace import Workspace

@@ -63,7 +63,7 @@ def when(value: Any) -> str:
     """Filter `when`: a timestamp as `YYYY-MM-DD HH:MM` (UTC); other text as is."""
     from datetime import UTC
 
-    from planstate.schema import parse_datetime
+    from planstate.clock import parse_datetime
 
     moment = parse_datetime(value)
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if moment is not None else inline(value)

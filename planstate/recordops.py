@@ -5,14 +5,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planstate import durations
+from planstate.clock import parse_datetime
 from planstate.errors import PlanstateError, UsageError, ValidationError
 from planstate.models import KINDS, READ_ONLY_STATES, read_only_message, to_json
 from planstate.records import TEMPLATES, Record
-from planstate.schema import Model, parse_datetime
+from planstate.schema import Model
 from planstate.validation import located as validation_located
 from planstate.validation import problems_for
 
@@ -140,24 +142,13 @@ def since(value: str | date | datetime | None, now: datetime) -> datetime | None
     raw = value.strip()
     if raw and raw[0].isdigit() and raw[-1].lower() in "smhdw" and not re.search(r"[-:T]", raw):
         try:
-            return now - duration(raw, "--since")
+            return now - durations.parse(raw, "--since")
         except OverflowError:
             raise UsageError(f"--since {value!r} reaches back before the year 1; give a date instead") from None
     found = parse_datetime(raw)
     if found is None:
         raise UsageError(f"--since {value!r} is not a date (2026-11-20), a timestamp or a duration (2d, 12h)")
     return found
-
-
-def duration(text: str, option: str) -> timedelta:
-    """A duration typed by a person (`30m`, `1h30m`); UsageError naming `option` when it is not one, or when it
-    is too long for a clock to count (more than 999,999,999 days)."""
-    from planstate import durations
-
-    try:
-        return durations.parse(text, option)
-    except OverflowError:
-        raise UsageError(f"{option} {text!r} is too long; the most is 999999999d") from None
 
 
 def at_or_after(value: Any, start: datetime) -> bool:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from planstate import records
 from planstate.checks import CONTRADICTIONS, Finding
 from planstate.clock import now as clock_now
+from planstate.clock import parse_datetime
 from planstate.derived import percent_of
 from planstate.models import (
     State,
@@ -27,7 +28,6 @@ from planstate.models import (
     phase_reference,
     to_json,
 )
-from planstate.schema import parse_datetime
 
 if TYPE_CHECKING:
     from planstate.workspace import Workspace

@@ -12,6 +12,8 @@ from collections.abc import Iterator, MutableSequence
 from datetime import UTC, date, datetime
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar, overload
 
+from planstate.clock import parse_datetime
+
 T = TypeVar("T")
 M = TypeVar("M", bound="Model")
 
@@ -189,21 +191,6 @@ class Bool(Kind[bool]):
     def describe(self) -> str:
         """A short human name of the type, for docs and messages."""
         return "boolean"
-
-
-def parse_datetime(value: Any) -> datetime | None:
-    """Read a timestamp from a datetime, a date or an ISO 8601 string; None if it is none of these."""
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=UTC)
-    if isinstance(value, str):
-        try:
-            parsed = datetime.fromisoformat(value.strip())
-        except ValueError:
-            return None
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    return None
 
 
 class DateTime(Kind[datetime]):

@@ -19,11 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planstate import durations, recordops, records
-from planstate.clock import now
+from planstate.clock import now, parse_datetime
 from planstate.errors import LockTimeout, PlanstateError, UsageError
 from planstate.models import SCHEMA_VERSION, SESSION_STATUSES
 from planstate.recordops import Entry, Listing
-from planstate.schema import parse_datetime
 from planstate.validation import located, problems_for
 from planstate.yamltext import format_datetime
 
@@ -469,7 +468,7 @@ def _duration(value: str | timedelta, option: str) -> timedelta:
         if value.total_seconds() <= 0:
             raise UsageError(f"{option} must be longer than zero")
         return value
-    return recordops.duration(value, option)
+    return durations.parse(value, option)
 
 
 def _slug(ws: Workspace, initiative: Initiative) -> str:

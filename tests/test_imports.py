@@ -9,7 +9,6 @@ nothing. That is how operations and storage name `Workspace`, which they receive
 from __future__ import annotations
 
 import ast
-import warnings
 from pathlib import Path
 
 import pytest
@@ -50,16 +49,8 @@ LAYERS: dict[str, set[str]] = {
 }
 ORDER = list(LAYERS)
 
-# Upward imports that are known and being fixed, each with why it is still there. The test prints the ones
-# still present and warns about entries that are gone, so removing a violation shows up in the next run.
-KNOWN: dict[tuple[str, str], str] = {
-    ("planstate.templates", "planstate.regions"): (
-        "the markdown filters templates install live in regions (views); the views engineer moves them down"
-    ),
-    ("planstate.templates", "planstate"): (
-        "imports the package root to find the built-in templates folder; only shells may import the root"
-    ),
-}
+# Accepted exceptions, each with its reason; a stale entry fails the test so the list never outlives the code.
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def layer_of(module: str) -> str | None:
@@ -140,11 +131,8 @@ def test_no_module_imports_from_a_layer_below_it() -> None:
     ]
     assert not unknown, "imports against the layers:\n" + "\n".join(unknown)
     present = {(a, b) for a, b, _where in found}
-    for (a, b), why in KNOWN.items():
-        if (a, b) in present:
-            print(f"known layer violation: {a} imports {b}: {why}")
-        else:
-            warnings.warn(f"{a} no longer imports {b}: remove it from KNOWN in tests/test_imports.py", stacklevel=1)
+    stale = [f"{a} no longer imports {b}" for a, b in KNOWN if (a, b) not in present]
+    assert not stale, "remove from KNOWN in tests/test_imports.py: " + "; ".join(stale)
 
 
 @pytest.mark.parametrize(
