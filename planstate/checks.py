@@ -4,8 +4,9 @@ A finding is something a person or an agent should look at: a file that does not
 validate, a generated region that is stale or was edited by hand, a derived copy that disagrees
 with its source, a reference to a record that does not exist, a stale session... Errors make
 `planstate check` exit 1; warnings are shown but only fail with `--strict`. The safe fixes
-re-render stale regions, recompute derived copies, repair a history that lags the lifecycle by a
-move the lifecycle allows, and resolve git conflicts confined to generated regions.
+re-render stale regions, recompute derived copies, point a position that is no phase at the current
+phase, repair a history that lags the lifecycle by a move the lifecycle allows, and resolve git
+conflicts confined to generated regions.
 
 A check reads each file once (`Reader`), parses its front matter through the front-matter cache,
 and shares the bytes and data between the rules. The watcher keeps one `Checker` for its whole
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from planstate.clock import parse_datetime
 from planstate.durations import show
 from planstate.errors import ParseError, PlanstateError
-from planstate.models import KINDS, RECORD_FOLDERS, phase_numbers, phase_reference, record_reference
+from planstate.models import KINDS, RECORD_FOLDERS, phase_at, phase_numbers, phase_reference, record_reference
 from planstate.schema import ListOf, Model, Nested, Nullable, Problem
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ CODES: dict[str, Code] = {
     "template-error": Code(ERROR, False, "a region's template cannot be rendered"),
     "derived-mismatch": Code(ERROR, True, "a derived copy (progress, duration) disagrees with its source"),
     "phase-name-mismatch": Code(ERROR, True, "position.phase_name is not the name of the current phase"),
-    "phase-out-of-range": Code(ERROR, False, "position.phase is not a phase number"),
+    "phase-out-of-range": Code(ERROR, True, "position.phase is not a phase number"),
     "completion-mismatch": Code(ERROR, False, "the initiative is completed but a phase is not finished"),
     "completion-pending": Code(WARNING, False, "every phase is finished but the initiative is still active"),
     "history-mismatch": Code(ERROR, True, "the last history.jsonl transition does not lead to lifecycle.state"),
@@ -394,7 +395,7 @@ class Reader:
             return doc.data
 
         parsed: list[Document] = []
-        data = ws._front_matter_cache().get(raw, ws._cache_key(path), parse)
+        data = ws.cached_parse(path, raw, parse)
         return data, (parsed[0] if parsed else None)
 
     def _inside(self, folder: Path) -> bool:
@@ -586,8 +587,12 @@ class Checker:
 
             for error in located(found.doc(), found.problems):
                 if found.kind == "state" and error.field == "position.phase" and _out_of_range(found.data):
-                    hint = "set position.phase to a phase number: `planstate set position.phase N`"
-                    self.add_error("phase-out-of-range", error, hint, into=out)
+                    target = _position_target(found.data)
+                    hint = f"`planstate check --fix` points it at phase {target}, the current phase"
+                    where = found.path.parent  # the initiative folder, whose fix repairs it
+                    shown = error.file or found.shown
+                    args = (shown, error.line, error.column, error.message, hint, error.field, where)
+                    out.append(Finding("phase-out-of-range", *args))
                 else:
                     hint = f"correct the value; `planstate schema {found.kind}` lists the fields"
                     self.add_error("schema-error", error, hint, into=out)
@@ -1106,6 +1111,18 @@ def _out_of_range(data: Any) -> bool:
         return False
 
 
+def _position_target(data: dict[str, Any]) -> int:
+    """The phase an out-of-range position belongs on: the active phase, else the first unfinished one, else the
+    last (where completing the last phase leaves it)."""
+    state = _state_model(data)
+    numbers = phase_numbers(state)
+    statuses = {n: getattr(phase_at(state, n), "status", None) for n in numbers}
+    active = [n for n in numbers if statuses[n] == "active"]
+    unfinished = [n for n in numbers if statuses[n] not in ("completed", "skipped")]
+    found = active or unfinished or list(numbers)[-1:]
+    return found[0] if found else numbers.start
+
+
 def _state_model(data: dict[str, Any]) -> Any:
     from planstate.models import State
 
@@ -1166,7 +1183,9 @@ def preview(ws: Workspace, findings: list[Finding]) -> list[FileChange]:
                 text, touched = resolved
         doc = Document.from_bytes(text, ws.display(path))
         data = doc.data
-        if codes & {"derived-mismatch", "phase-name-mismatch"}:
+        if codes & {"derived-mismatch", "phase-name-mismatch", "phase-out-of-range"}:
+            if "phase-out-of-range" in codes:
+                data["position"]["phase"] = _position_target(data)
             recompute(State(data))
             if data != doc.data:
                 data["updated"] = now()
@@ -1215,10 +1234,13 @@ def fix(ws: Workspace, findings: list[Finding]) -> list[str]:
                 initiative = _initiative_at(ws, folder)
                 if "conflict-marker" in codes:
                     ws.render_initiative(initiative)  # resolve the conflict first: the data fixes need a clean file
-                if codes & {"derived-mismatch", "phase-name-mismatch", "history-mismatch"}:
+                if codes & {"derived-mismatch", "phase-name-mismatch", "phase-out-of-range", "history-mismatch"}:
                     with ws.transaction() as tx:
                         state = tx.state(initiative)
-                        if codes & {"derived-mismatch", "phase-name-mismatch"}:
+                        if "phase-out-of-range" in codes:
+                            tx.repair(initiative)
+                            state.position.phase = _position_target(state.to_data())
+                        if codes & {"derived-mismatch", "phase-name-mismatch", "phase-out-of-range"}:
                             recompute(state)
                         if "history-mismatch" in codes:
                             shown = ws.display(initiative.history_path)

@@ -142,7 +142,7 @@ def render_file(ws: Workspace, initiative: Initiative, *, force: bool = False, w
         # here, it is re-entrant; Workspace.render_initiative holds it from before the read), and
         # `expected=before` makes the write fail (ConflictError, exit 3) if anything changed the file
         # since it was read above, so no concurrent edit, by planstate or an editor, is lost.
-        with ws._lock:
+        with ws.locked():
             target = real_target(path, ws.root, ws.root.parent)
             remove_stale_temp_files(target.parent)
             atomic_write(target, after, expected=before, shown=doc.path)

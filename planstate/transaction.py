@@ -76,7 +76,13 @@ class Transaction:
         self.ws = ws
         self._staged: dict[Path, Staged] = {}
         self._history: dict[Path, list[dict[str, Any]]] = {}
+        self._repairs: set[Path] = set()
         self.written = Written()
+
+    def repair(self, initiative: Initiative) -> None:
+        """Let this transaction correct the STATE.md of an initiative even when it is read-only: for
+        `check --fix`, which only puts a value no command could have written back to what it must be."""
+        self._repairs.add(initiative.dir.absolute())
 
     # ------------------------------------------------------------------ loading
 
@@ -188,7 +194,8 @@ class Transaction:
         """Refuse changes to an initiative that was archived or completed when read.
 
         Allowed: a lifecycle transition (only `lifecycle` changes, with a history line), recomputed
-        derived values, and changes of existing sessions (ending or reaping one that was running).
+        derived values, changes of existing sessions (ending or reaping one that was running), and the
+        repairs of `check --fix` (see `repair`).
         Region re-renders do not go through here (`render`, `check --fix` write them under the lock).
         """
         logged = {path.parent for path in self._history}
@@ -196,6 +203,8 @@ class Transaction:
             if staged.kind == "session" and not staged.created:
                 continue
             folder = staged.path.parent if staged.kind == "state" else staged.path.parent.parent
+            if staged.kind == "state" and folder.absolute() in self._repairs:
+                continue
             frozen = self._frozen(folder)
             if frozen is None:
                 continue

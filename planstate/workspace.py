@@ -210,7 +210,18 @@ class Workspace:
         """The front matter of a workspace file as plain data, parsed once per content of the file (see cache.py)."""
         data = read_bytes(path, self.root, self.root.parent)
         shown = self.display(path)
-        return self._front_matter_cache().get(data, self._cache_key(path), lambda raw: _front_matter(raw, shown))
+        return self.cached_parse(path, data, lambda raw: _front_matter(raw, shown))
+
+    def cached_parse(self, path: Path, raw: bytes, parse: Callable[[bytes], Any]) -> Any:
+        """The front matter of `raw` (the bytes of `path` already read), from the cache when this content was
+        parsed before, else `parse(raw)`, which is then remembered."""
+        return self._front_matter_cache().get(raw, self._cache_key(path), parse)
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the workspace lock (re-entrant) for a write that needs no transaction."""
+        with self._lock:
+            yield
 
     def remember(self, path: Path, content: bytes, data: Any) -> None:
         """Put the data of a file this process just wrote (as `content`) into the front-matter cache."""
@@ -720,8 +731,7 @@ class Workspace:
             others = ", ".join(s.slug for s in active if s is not extra)
             out.append(
                 PlanstateError(
-                    f"is active, but so is {others}; at most one initiative may be active "
-                    "(fix: `planstate initiative switch SLUG`)",
+                    f"is active, but so is {others}; at most one initiative may be active",
                     file=doc.path,
                     line=line,
                     column=col,

@@ -452,6 +452,23 @@ def test_a_decision_made_in_a_phase_that_does_not_exist_is_reported(run: Run, pr
     assert finding["message"] == "phase names phase 7, but phases are numbered 1 to 3"
 
 
+@pytest.mark.parametrize(("completed", "target"), [(0, 1), (1, 2), (3, 3)])
+def test_fix_points_an_out_of_range_position_at_the_current_phase(
+    run: Run, project: Path, completed: int, target: int
+) -> None:
+    for number in range(1, completed + 1):
+        ok(run("phase", "complete", str(number), cwd=project, env=ENV))
+    text = state_file(project).read_text(encoding="utf-8")
+    current = re.search(r"^  phase: (\d+)$", text, re.M)
+    assert current is not None
+    edit(state_file(project), current.group(0) + "\n", "  phase: 9\n")
+    (finding,) = json.loads(ok(run("check", "--format", "json", cwd=project, env=ENV), 1).stdout)["findings"]
+    assert finding["code"] == "phase-out-of-range" and f"points it at phase {target}," in finding["hint"]
+    ok(run("check", "--fix", cwd=project, env=ENV))
+    assert json.loads(ok(run("check", "--format", "json", cwd=project, env=ENV)).stdout)["findings"] == []
+    assert f"\n  phase: {target}\n" in state_file(project).read_text(encoding="utf-8")
+
+
 def git_repo(folder: Path) -> None:
     subprocess.run(["git", "init", "--quiet", str(folder)], check=True, capture_output=True)
 

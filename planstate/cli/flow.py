@@ -31,7 +31,9 @@ def phase_line(r: Any) -> str:
         return head + f"retrying after a failed checkpoint (attempt {r.attempts})"
     text = head + f"{r.previous} → {r.status}"
     if r.action == "complete":
-        took = f" in {duration_text(r.duration_seconds)}" if r.duration_seconds is not None else ""
+        from planstate.durations import show
+
+        took = f" in {show(r.duration_seconds)}" if r.duration_seconds is not None else ""
         text += f"{took}, checkpoint passed"
     if r.action in ("start", "retry"):
         text += f" (attempt {r.attempts})"
@@ -45,21 +47,6 @@ def phase_line(r: Any) -> str:
         elif r.unfinished:
             text += f"; still unfinished: phase {', '.join(str(n) for n in r.unfinished)}"
     return text
-
-
-def duration_text(seconds: float) -> str:
-    """A duration for people: `45s`, `12m`, `2h 05m`, `3d 4h`."""
-    whole = int(seconds)
-    if whole < 60:
-        return f"{whole}s"
-    minutes = whole // 60
-    if minutes < 60:
-        return f"{minutes}m"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 24:
-        return f"{hours}h {minutes:02d}m"
-    days, hours = divmod(hours, 24)
-    return f"{days}d {hours}h"
 
 
 def print_edited(args: argparse.Namespace, result: Any) -> int:
