@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from planstate.clock import parse_datetime
 from planstate.durations import show
-from planstate.errors import ParseError, PlanstateError
+from planstate.errors import ConflictError, LockTimeout, ParseError, PlanstateError
 from planstate.models import KINDS, RECORD_FOLDERS, phase_at, phase_numbers, phase_reference, record_reference
 from planstate.schema import ListOf, Model, Nested, Nullable, Problem
 
@@ -864,7 +864,8 @@ class Checker:
                 found,
                 ["status"],
                 f"is active, and so is {others}",
-                "end the sessions that are over with `planstate session end ID`; parallel agents may each have one",
+                f"end a session that is over with `planstate session end --session {found.data.get('id')}`; "
+                "parallel agents may each have one",
             )
         for found in active:
             record_id = found.data.get("id")
@@ -897,7 +898,8 @@ class Checker:
             line,
             column,
             f"is active, but its last sign of life was {show(age)} ago ({source})",
-            "if its agent is gone, end it with `planstate session end ID` or mark it crashed",
+            f"if its agent is gone, `planstate session end --session {session.id}` ends it, or "
+            "`planstate session reap` marks every stale session crashed",
             "status",
             stable="stale",  # the age in the message grows by the minute; it stays one finding
         )
@@ -1017,8 +1019,10 @@ class Checker:
 
     def workspace_rules(self) -> None:
         """At most one active initiative; each initiative's folder name matches its id (from `validate`)."""
+        several_active = False
         for error in self.ws._initiative_problems():
             if error.field == "lifecycle.state":
+                several_active = True
                 self.add_error(
                     "multiple-active-initiatives",
                     error,
@@ -1030,6 +1034,20 @@ class Checker:
                     error,
                     "rename the folder to the initiative's id, or correct the id",
                 )
+        if several_active:
+            self.findings = [self._no_second_active(f) for f in self.findings]
+
+    def _no_second_active(self, finding: Finding) -> Finding:
+        """A history repair that would record a move to `active` while another initiative is active is not
+        fixable: `resume --activate` would refuse that move, and so does `check --fix`."""
+        if finding.code != "history-mismatch" or not finding.fixable or finding.initiative is None:
+            return finding
+        found = self.reads.get(finding.initiative / "STATE.md")
+        data = found.mapping if found is not None else None
+        if not isinstance(data, dict) or data.get("lifecycle", {}).get("state") != "active":
+            return finding
+        hint = "another initiative is active too: keep one active first, with `planstate initiative switch SLUG`"
+        return dataclasses.replace(finding, hint=hint, can_fix=False)
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -1252,6 +1270,8 @@ def fix(ws: Workspace, findings: list[Finding]) -> list[str]:
                                 item = history.entry(when, source, target, "repair", REPAIR_REASON, ws.actor)
                                 tx.log(initiative, item)
                 ws.render_initiative(initiative)  # a data fix above re-rendered already; this catches record regions
+            except (LockTimeout, ConflictError):
+                raise  # exit 3: nothing of this initiative was written, and running again may well work
             except PlanstateError as exc:
                 failures.append(str(exc))
     return failures

@@ -11,7 +11,12 @@ def now() -> datetime:
     """Return the current UTC time without microseconds (or PLANSTATE_NOW when set)."""
     pinned = os.environ.get("PLANSTATE_NOW")
     if pinned:
-        value = datetime.fromisoformat(pinned)
+        try:
+            value = datetime.fromisoformat(pinned.strip())
+        except ValueError:
+            from planstate.errors import UsageError
+
+            raise UsageError(f"PLANSTATE_NOW {pinned!r} is not an ISO 8601 timestamp (2026-11-20T09:00:00Z)") from None
         return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
     return datetime.now(UTC).replace(microsecond=0)
 

@@ -115,6 +115,7 @@ class DecisionAPI:
         recordops.choice(status, DECISION_STATUSES, "status")
         start = recordops.since(since, now())
         found, problems = records.load_all(self.ws, self.ws.target, KIND)
+        invalid = recordops.invalid(self.ws, found, KIND)
         self.ws.save_cache()
         items = []
         for record in found:
@@ -127,7 +128,7 @@ class DecisionAPI:
                 continue
             items.append(recordops.entry(self.ws, record))
         items.sort(key=lambda e: (str(e.data.get("date", "")), e.path.name))
-        return Listing(items, problems)
+        return Listing(items, problems, invalid)
 
     def show(self, id: str) -> Entry:
         """One decision (by id or unique id prefix) with its body."""

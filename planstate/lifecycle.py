@@ -64,8 +64,18 @@ COMMANDS: tuple[str, ...] = tuple(dict.fromkeys(t.command for t in TABLE))
 
 # Commands only planstate itself issues, never a person: they are history triggers, not CLI verbs.
 # `phase complete` (or `phase skip`) of the last phase completes the initiative; `initiative switch`
-# pauses and activates; `session reap --abandon-after` abandons.
-INTERNAL_TRIGGERS = ("init", "create", "phase complete", "phase skip", "initiative switch", "session reap", "repair")
+# pauses and activates; `session reap --abandon-after` abandons; a phase command on a suspended initiative
+# resumes it first (`auto-resume`).
+INTERNAL_TRIGGERS = (
+    "init",
+    "create",
+    "phase complete",
+    "phase skip",
+    "initiative switch",
+    "session reap",
+    "repair",
+    "auto-resume",
+)
 
 
 def allowed(source: str) -> list[Transition]:
@@ -110,10 +120,13 @@ def apply(
     if command == "complete":
         unfinished = [p.name for p in state.phases if p.status not in ("completed", "skipped")]
         if unfinished:
+            line, column = tx.load("state", initiative.state_path, initiative).doc.locate(["phases"])
             raise UsageError(
                 f"cannot complete: {len(unfinished)} phase{'s are' if len(unfinished) > 1 else ' is'} not finished "
                 f"({', '.join(unfinished)}); complete or skip {'them' if len(unfinished) > 1 else 'it'} first",
                 file=tx.ws.display(initiative.state_path),
+                line=line,
+                column=column,
                 field="phases",
             )
     when = now()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import math
 import os
+import signal
 import sys
 import threading
 import time
@@ -41,7 +42,7 @@ class WorkspaceLock:
         return LockTimeout(
             f"workspace is locked by {holder or 'another process'}; gave up after "
             f"{self.timeout:g}s (set --lock-timeout or PLANSTATE_LOCK_TIMEOUT to wait longer)",
-            file=str(self.path),
+            file=_shown(self.path),
         )
 
     def acquire(self) -> None:
@@ -74,8 +75,12 @@ class WorkspaceLock:
                 except BlockingIOError:
                     if time.monotonic() >= deadline:
                         raise self._give_up(_read_holder(fd)) from None
-                    time.sleep(delay)
-                    delay = min(delay * 1.5, 0.01)
+                    waited = _wait_in_kernel(fd, deadline)
+                    if waited is True:
+                        break
+                    if waited is None:  # not possible here (a thread, or a timer in use): poll
+                        time.sleep(delay)
+                        delay = min(delay * 1.5, 0.01)
         except BaseException:
             os.close(fd)
             raise
@@ -111,6 +116,46 @@ class WorkspaceLock:
         self.release()
 
 
+class _Expired(Exception):
+    """Raised by the alarm handler to end a blocking flock at the deadline."""
+
+
+def _expire(signum: int, frame: object) -> None:
+    raise _Expired
+
+
+def _wait_in_kernel(fd: int, deadline: float) -> bool | None:
+    """Wait for the lock inside flock until `deadline`: True when taken, False at the deadline, None when this
+    cannot be done (not the main thread, or the process's interval timer is in use), so the caller polls.
+
+    A waiter blocked in the kernel is woken the moment the lock is released; a poller sleeps between tries
+    and, with many writers on a busy machine, can lose every race until its timeout runs out.
+    """
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        return False
+    if threading.current_thread() is not threading.main_thread() or signal.getitimer(signal.ITIMER_REAL)[0]:
+        return None
+    if remaining >= threading.TIMEOUT_MAX:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return True
+    previous = signal.signal(signal.SIGALRM, _expire)
+    taken = False
+    try:
+        # The alarm fires once; wherever it lands, even after flock returned, it ends here as False. A lock
+        # taken all the same is held by this descriptor, so the caller's next non-blocking try gets it.
+        signal.setitimer(signal.ITIMER_REAL, remaining)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        taken = True
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    except _Expired:
+        taken = False
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    return taken
+
+
 def _read_holder(fd: int) -> str:
     try:
         return os.pread(fd, 512, 0).decode("utf-8", errors="replace").strip()
@@ -121,3 +166,11 @@ def _read_holder(fd: int) -> str:
 def _command() -> str:
     args = [os.path.basename(sys.argv[0]) if sys.argv else "python", *sys.argv[1:3]]
     return " ".join(args)[:80]
+
+
+def _shown(path: Path) -> str:
+    """The lock file as messages show paths: relative to the project folder that holds `.planning/`."""
+    try:
+        return str(path.relative_to(path.parents[2]))
+    except (IndexError, ValueError):
+        return str(path)

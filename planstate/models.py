@@ -317,9 +317,32 @@ RECORD_FOLDERS: dict[str, str] = {"decision": "decisions", "blocker": "blockers"
 
 def phase_numbers(state: State) -> range:
     """The valid phase numbers of a state: from the numbering base, one per phase."""
-    first = state.structure.first_phase if state.structure.exists() else 1
+    first = state.structure.first_phase if state.structure.exists() else legacy_first_phase(state)
     total = state.structure.phases_total if state.structure.exists() else len(state.phases)
     return range(first, first + total)
+
+
+def legacy_first_phase(state: State) -> int:
+    """The numbering base of a file without a structure snapshot (written by an older tool): 0 when its
+    position is phase 0, or when the phase its position names (by `phase_name`, else by being the active
+    one) sits at that index counted from 0 and not from 1; else 1."""
+    data = state._data()
+    position, phases = data.get("position"), data.get("phases")
+    if not isinstance(position, dict) or not isinstance(phases, list):
+        return 1
+    number = position.get("phase")
+    if not isinstance(number, int) or isinstance(number, bool):
+        return 1
+    if number == 0:
+        return 0
+
+    def at(index: int, key: str) -> Any:
+        item = phases[index] if 0 <= index < len(phases) else None
+        return item.get(key) if isinstance(item, dict) else None
+
+    name = position.get("phase_name")
+    key, wanted = ("name", name) if isinstance(name, str) else ("status", "active")
+    return 0 if at(number, key) == wanted and at(number - 1, key) != wanted else 1
 
 
 def phase_at(state: State, number: int) -> Phase | None:

@@ -22,6 +22,7 @@ from planstate.models import (
     Attempt,
     Phase,
     State,
+    legacy_first_phase,
     phase_numbers,
     phase_reference,
     read_only_message,
@@ -62,6 +63,7 @@ class PhaseResult:
     lifecycle: str = "active"
     unfinished: list[int] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    auto_resumed: bool = False  # the initiative was suspended and this command resumed it first
 
     def to_dict(self) -> dict[str, Any]:
         """The result as JSON-ready data."""
@@ -86,6 +88,7 @@ class PhaseResult:
                 "initiative_completed": self.initiative_completed,
                 "lifecycle": self.lifecycle,
                 "unfinished": self.unfinished,
+                "auto_resumed": self.auto_resumed,
                 "warnings": self.warnings,
             }
         )
@@ -99,10 +102,22 @@ def checked_state(tx: Transaction, initiative: Initiative | None = None, *, repa
     """
     target = initiative or tx.ws.target
     staged = tx.load("state", target.state_path, target)
+    _pin_legacy_numbering(staged.data)
     problems = [p for p in problems_for("state", staged.data) if format_path(p.path) not in repairs]
     if problems:
         raise ValidationError(located(staged.doc, problems))
     return State(staged.data)
+
+
+def _pin_legacy_numbering(data: dict[str, Any]) -> None:
+    """Give a file without a structure snapshot that is numbered from 0 its snapshot before a command moves
+    its position: the base is inferred from the position (`legacy_first_phase`), which the command is about
+    to change. A file numbered from 1, the default reading, is left without one."""
+    if "structure" in data or not isinstance(data.get("phases"), list):
+        return
+    if legacy_first_phase(State(data)) != 0:
+        return
+    data["structure"] = {"phases_total": len(data["phases"]), "first_phase": 0}
 
 
 def refusal(tx: Transaction, path: list[Any], message: str, initiative: Initiative | None = None) -> UsageError:
@@ -173,6 +188,7 @@ class PhaseAPI:
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
+        self._auto_resumed = False
 
     def start(self, number: int) -> PhaseResult:
         """Start phase `number`: a pending phase, or the current one when no phase is active (after a reopen)."""
@@ -291,6 +307,14 @@ class PhaseAPI:
         state = checked_state(tx)
         refuse_read_only(tx, state)
         source = state.lifecycle.state
+        self._auto_resumed = False
+        if source == "suspended":
+            # Seed 002: suspended is a technical pause that resumes by itself when work goes on; paused,
+            # error and the rest were decisions or failures that a person or agent resumes explicitly.
+            reason = f"work went on: planstate phase {verb} {number}"
+            lifecycle.apply(tx, self.ws.target, "resume", reason=reason, trigger="auto-resume")
+            self._auto_resumed = True
+            source = state.lifecycle.state
         if source != "active":
             moves = [t.command for t in lifecycle.allowed(source) if t.target == "active"]
             commands = " or ".join(f"`planstate {'resume --activate' if m == 'resume' else m}`" for m in moves)
@@ -402,6 +426,7 @@ class PhaseAPI:
             lifecycle=state.lifecycle.state,
             unfinished=[n for n, p in phases.items() if p.status not in FINISHED],
             warnings=warnings or [],
+            auto_resumed=self._auto_resumed,
         )
 
 

@@ -56,6 +56,7 @@ class Listing:
 
     items: list[Entry]
     problems: list[PlanstateError] = field(default_factory=list)
+    invalid: list[PlanstateError] = field(default_factory=list)  # listed as they are, with a warning
 
     def __iter__(self) -> Iterator[Entry]:
         return iter(self.items)
@@ -149,6 +150,18 @@ def since(value: str | date | datetime | None, now: datetime) -> datetime | None
     if found is None:
         raise UsageError(f"--since {value!r} is not a date (2026-11-20), a timestamp or a duration (2d, 12h)")
     return found
+
+
+def invalid(ws: Workspace, found: Sequence[Record], kind: str) -> list[PlanstateError]:
+    """The first validation problem of each record in `found` that does not validate, located in its file: a
+    list shows such a record as it is and warns, so a hand edit never makes a record vanish silently."""
+    out: list[PlanstateError] = []
+    for record in found:
+        problems = problems_for(kind, record.data)
+        if problems:
+            doc = ws.read_document(record.path)
+            out.append(validation_located(doc, problems[:1])[0])
+    return out
 
 
 def at_or_after(value: Any, start: datetime) -> bool:

@@ -234,6 +234,7 @@ class SessionAPI:
         recordops.choice(status, SESSION_STATUSES, "status")
         start = recordops.since(since, now())
         found, problems = records.load_all(self.ws, self.ws.target, KIND)
+        invalid = recordops.invalid(self.ws, found, KIND)
         self.ws.save_cache()
         items = []
         for record in found:
@@ -243,7 +244,7 @@ class SessionAPI:
                 continue
             items.append(self._entry(record))
         items.sort(key=lambda e: (_timestamp(e.data.get("started")), e.path.name))
-        return Listing(items, problems)
+        return Listing(items, problems, invalid)
 
     def show(self, id: str) -> Entry:
         """One session (by id or unique id prefix) with its body and last heartbeat."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 
 from planstate.document import Document
@@ -42,10 +43,28 @@ def state_rules(data: Any) -> list[Problem]:
             problems.append(Problem(("phases", active[1], "status"), "more than one phase is active"))
         elif active and isinstance(position, dict) and isinstance(position.get("phase"), int):
             problems.extend(_active_is_current(state, active[0], position["phase"], phases[active[0]]))
+    if isinstance(phases, list):
+        problems.extend(_ends_after_start(phases))
     lifecycle = data.get("lifecycle")
     if isinstance(lifecycle, dict) and lifecycle.get("state") == "completed" and not lifecycle.get("completed_at"):
         problems.append(Problem(("lifecycle", "completed_at"), "is required when the state is completed"))
     return problems
+
+
+def _ends_after_start(phases: list[Any]) -> list[Problem]:
+    """A phase cannot complete before it started: its duration, the average and every estimate built on it
+    would be negative."""
+    from planstate.clock import parse_datetime
+
+    out: list[Problem] = []
+    for index, phase in enumerate(phases):
+        if not isinstance(phase, dict):
+            continue
+        started, completed = parse_datetime(phase.get("started")), parse_datetime(phase.get("completed"))
+        if started is not None and completed is not None and completed < started:
+            shown = started.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            out.append(Problem(("phases", index, "completed"), f"is before the phase started ({shown})"))
+    return out
 
 
 def _active_is_current(state: State, index: int, current: int, phase: dict[str, Any]) -> list[Problem]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -425,15 +426,18 @@ class Workspace:
                 field=format_path(segs),
             )
         if field is not None and field.derived:
-            raise UsageError(
-                "is derived and recomputed on every write; change its source instead",
-                file=self._shown(),
-                field=format_path(segs),
-            )
+            raise self._refusal(segs, "is derived and recomputed on every write; change its source instead")
         managed = _managed(segs)
         if managed is not None:
-            raise UsageError(managed, file=self._shown(), field=format_path(segs))
+            raise self._refusal(segs, managed)
         return segs
+
+    def _refusal(self, segs: list[Any], message: str) -> UsageError:
+        """A refusal to write the field at `segs`, located at its line in STATE.md when the file has it."""
+        line = column = None
+        with contextlib.suppress(PlanstateError):  # a file that cannot be read: the refusal stands on its own
+            line, column = self.state_document().locate(list(segs))
+        return UsageError(message, file=self._shown(), line=line, column=column, field=format_path(segs))
 
     def _shown(self) -> str:
         """STATE.md as shown in messages."""

@@ -474,3 +474,56 @@ def test_current_folder_deleted(tmp_path: Path) -> None:
             timeout=TIMEOUT,
         )
         one_line_error(result, 2, "current folder no longer exists")
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (("set", "next_action", "\udcff\udcfe"), {}, "argument 3 (b'\\xff\\xfe') is not UTF-8 text"),
+        (("next", "hi"), {"PLANSTATE_ACTOR": "\udce9"}, "PLANSTATE_ACTOR is not UTF-8 text"),
+    ],
+    ids=["argument", "environment"],
+)
+def test_text_that_is_not_utf8_is_refused_before_anything_is_written(
+    project: Path, args: tuple[str, ...], env: dict[str, str], message: str
+) -> None:
+    from conftest import planstate_command
+
+    before = state_file(project).read_bytes()
+    environ = {**os.environ, **env}
+    # Bytes that are not UTF-8 reach Python as lone surrogates; passing them through a subprocess needs bytes.
+    argv = [os.fsencode(a) for a in (*planstate_command(), *args)]
+    environb = {os.fsencode(k): os.fsencode(v) for k, v in environ.items()}
+    result = subprocess.run(argv, cwd=project, env=environb, capture_output=True, timeout=TIMEOUT)
+    assert result.returncode == 2
+    assert message.encode() in result.stderr and result.stderr.count(b"\n") == 1
+    assert state_file(project).read_bytes() == before
+    assert subprocess.run([*planstate_command(), "validate"], cwd=project, capture_output=True).returncode == 0
+
+
+def test_a_bad_pinned_clock_is_a_usage_error(run: Run, project: Path) -> None:
+    before = snapshot(project)
+    for args in (("resume",), ("next", "x")):
+        result = run(*args, cwd=project, env={"PLANSTATE_NOW": "garbage"}, timeout=TIMEOUT)
+        one_line_error(result, 2, "PLANSTATE_NOW 'garbage' is not an ISO 8601 timestamp")
+    assert snapshot(project) == before
+
+
+def test_a_phase_that_completes_before_it_started_is_invalid(run: Run, project: Path) -> None:
+    assert run("phase", "complete", "1", cwd=project, timeout=TIMEOUT).returncode == 0
+    path = state_file(project)
+    text = path.read_text(encoding="utf-8")
+    match = re.search(r"^    completed: (\S+)$", text, re.M)
+    assert match is not None
+    path.write_text(text.replace(match.group(0), "    completed: 2000-01-01T00:00:00Z"), encoding="utf-8")
+    line = text[: match.start()].count("\n") + 1
+    result = run("validate", cwd=project, timeout=TIMEOUT)
+    assert result.returncode == 1
+    assert f".planning/STATE.md:{line}:5: phases.0.completed: is before the phase started (" in result.stdout
+    refuses(run, project, ("next", "x"), 2, "phases.0.completed: is before the phase started")
+
+
+def test_refusals_about_a_field_name_its_line(run: Run, project: Path) -> None:
+    refuses(run, project, ("complete",), 2, ".planning/STATE.md:", ": phases: cannot complete")
+    line = refuses(run, project, ("set", "lifecycle.state", "paused"), 2, "lifecycle.state: is changed only by")
+    assert re.match(r"\.planning/STATE\.md:\d+:\d+: lifecycle\.state: ", line), line

@@ -356,3 +356,25 @@ def test_an_ambiguous_prefix_is_refused(run: Run, project: Path) -> None:
     result = run("blocker", "resolve", "block-01", "--resolution", "r", cwd=project)
     refused(result, "ambiguous", "block-010, block-011")
     assert move(run, project, "resolve", "block-011", "--resolution", "r")["status"] == "resolved"
+
+
+@pytest.mark.parametrize("kind", ["blocker", "decision", "session"])
+def test_a_record_that_does_not_validate_is_listed_with_a_warning(run: Run, project: Path, kind: str) -> None:
+    made = {
+        "blocker": ("blocker", "add", "--description", "No credentials"),
+        "decision": ("decision", "add", "--context", "c", "--decision", "d", "--reason", "r"),
+        "session": ("session", "start", "--agent", "w"),
+    }[kind]
+    ok(run(*made, "--json", cwd=project, env=PINNED))
+    (path,) = sorted((project / ".planning" / f"{kind}s").glob("*.md"))
+    text = path.read_text(encoding="utf-8")
+    status = re.search(r"^status: (\w+)$", text, re.M)
+    assert status is not None
+    path.write_text(text.replace(status.group(0), "status: blocked"), encoding="utf-8")
+    line = text[: status.start()].count("\n") + 1
+    result = run(kind, "list", "--json", cwd=project, env=PINNED)
+    assert result.returncode == 0
+    assert [item["status"] for item in json.loads(result.stdout)] == ["blocked"]
+    shown = path.relative_to(project).as_posix()
+    assert result.stderr.startswith(f"planstate: warning: listed as it is, but it does not validate: {shown}:{line}:")
+    assert "status: 'blocked' is not one of" in result.stderr

@@ -346,7 +346,7 @@ def test_stale_after_is_configurable_and_a_fresh_heartbeat_counts(run: Run, proj
     os.utime(beats / "ses-1b2k9qx7m4fa", (pinned, pinned))
     ok(run("check", "--strict", "--stale-after", "2h", cwd=project, env=ENV))
     result = ok(run("check", "--stale-after", "soon", cwd=project), 2)
-    assert result.stderr.startswith("planstate: --stale-after 'soon' is not a duration;")
+    assert result.stderr.startswith("planstate: check: --stale-after 'soon' is not a duration;")
 
 
 def test_parse_and_schema_findings_are_the_problems_validate_reports(project: Path) -> None:
@@ -467,6 +467,19 @@ def test_fix_points_an_out_of_range_position_at_the_current_phase(
     ok(run("check", "--fix", cwd=project, env=ENV))
     assert json.loads(ok(run("check", "--format", "json", cwd=project, env=ENV)).stdout)["findings"] == []
     assert f"\n  phase: {target}\n" in state_file(project).read_text(encoding="utf-8")
+
+
+def test_fix_never_records_a_second_active_initiative_in_the_history(run: Run, project: Path) -> None:
+    ok(run("initiative", "new", "other", "--title", "Other", "--phase", "x", cwd=project, env=ENV))
+    other = project / ".planning" / "initiatives" / "other"
+    edit(other / "STATE.md", "  state: paused\n", "  state: active\n")
+    history_before = (other / "history.jsonl").read_bytes()
+    data = json.loads(ok(run("check", "--fix", "--format", "json", cwd=project, env=ENV), 1).stdout)
+    codes = {f["code"]: f for f in data["findings"]}
+    assert set(codes) == {"multiple-active-initiatives", "history-mismatch"}
+    assert codes["history-mismatch"]["fixable"] is False
+    assert "another initiative is active too" in codes["history-mismatch"]["hint"]
+    assert (other / "history.jsonl").read_bytes() == history_before
 
 
 def git_repo(folder: Path) -> None:

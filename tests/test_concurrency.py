@@ -32,7 +32,7 @@ while not os.path.exists(go):
     time.sleep(0.002)
 for i in range(count):
     done = subprocess.run(
-        [command, "--lock-timeout", "60", "append", "resume_context.files_modified", f"item-{writer}-{i}"],
+        [command, "append", "resume_context.files_modified", f"item-{writer}-{i}"],
         capture_output=True, text=True,
     )
     if done.returncode != 0:
@@ -121,10 +121,21 @@ def test_held_lock_times_out_naming_the_holder(
     assert result.stdout == ""
     lines = result.stderr.splitlines()
     assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("planstate: ")
+    assert lines[0].startswith("planstate: .planning/.local/lock: workspace is locked by ")
     assert f"pid {lock_holder.pid}" in lines[0]
     assert "gave up after 0.5s" in lines[0]
     assert path.read_bytes() == before
+
+
+def test_check_fix_waits_for_the_lock_like_any_write(
+    project: Path, run: Run, lock_holder: subprocess.Popen[str]
+) -> None:
+    edit = state_file(project).read_text().replace("  percent: 0\n", "  percent: 13\n")
+    state_file(project).write_text(edit)
+    result = run("--lock-timeout", "0.3", "check", "--fix", cwd=project, timeout=20)
+    assert result.returncode == 3, (result.stdout, result.stderr)
+    assert result.stderr.startswith("planstate: .planning/.local/lock: workspace is locked by ")
+    assert state_file(project).read_text() == edit
 
 
 def test_held_lock_does_not_block_readers(project: Path, run: Run, lock_holder: subprocess.Popen[str]) -> None:

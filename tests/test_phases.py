@@ -249,6 +249,25 @@ def test_phase_commands_need_an_active_initiative(run: Run, project: Path) -> No
     refused(run("phase", "skip", "1", cwd=project), "the initiative is error", "`planstate retry`")
 
 
+def test_a_phase_command_resumes_a_suspended_initiative_by_itself(run: Run, project: Path) -> None:
+    """Seed 002: suspended is a technical pause that resumes when work goes on; paused is not."""
+    ok(run("suspend", "--reason", "server restart", cwd=project, env=at(10)))
+    out = ok(run("phase", "complete", "1", cwd=project, env=at(20))).stdout
+    assert out.splitlines()[0] == "demo: suspended → active (auto-resume: work went on)"
+    assert out.splitlines()[1].startswith("phase 1 (")
+    last = history(project)[-1]
+    assert (last["from"], last["to"], last["trigger"]) == ("suspended", "active", "auto-resume")
+    assert last["reason"] == "work went on: planstate phase complete 1"
+    assert data(project)["lifecycle"]["state"] == "active"
+    ok(run("suspend", cwd=project, env=at(30)))
+    result = json.loads(ok(run("phase", "fail", "2", "--reason", "x", "--json", cwd=project, env=at(40))).stdout)
+    assert (result["auto_resumed"], result["lifecycle"]) == (True, "active")
+    ok(run("suspend", cwd=project, env=at(50)))
+    refused(run("phase", "complete", "7", cwd=project, env=at(60)), "phases are numbered")
+    assert data(project)["lifecycle"]["state"] == "suspended"  # a refused command resumes nothing
+    ok(run("check", cwd=project, env=at(60)))
+
+
 def test_start_rules_and_redoing_work_after_a_reopen(run: Run, project: Path) -> None:
     refused(run("phase", "start", "1", cwd=project), "phase 1 is already active")
     refused(run("phase", "start", "2", cwd=project), "cannot start phase 2: phase 1 (Design) is active")
@@ -389,6 +408,56 @@ def test_a_legacy_file_completes_by_its_last_phase(run: Run, tmp_path: Path) -> 
     report = status(run, tmp_path)
     assert (report["complete"], report["lifecycle"], report["current_phase"]) == (True, "completed", 3)
     assert "structure" not in data(tmp_path)  # planstate does not invent a snapshot for an old file
+
+
+LEGACY_ZERO = """---
+schema_version: 1
+initiative: legacy
+title: Numbered from 0 by an older tool
+phases:
+  - name: Zero
+    status: completed
+  - name: One
+    status: active
+  - name: Two
+    status: pending
+position:
+  phase: 1
+lifecycle:
+  state: active
+---
+"""
+
+
+@pytest.mark.parametrize(
+    "position",
+    ["  phase: 0\n", "  phase: 1\n", "  phase: 2\n  phase_name: Two\n"],
+    ids=["at-zero", "by-active-phase", "by-phase-name"],
+)
+def test_a_legacy_file_numbered_from_zero_loads_and_completes(run: Run, tmp_path: Path, position: str) -> None:
+    planning = tmp_path / ".planning"
+    planning.mkdir()
+    text = LEGACY_ZERO.replace("  phase: 1\n", position)
+    if position.startswith("  phase: 0"):
+        text = text.replace("  - name: One\n    status: active\n", "  - name: One\n    status: pending\n")
+        text = text.replace("  - name: Zero\n    status: completed\n", "  - name: Zero\n    status: active\n")
+    elif "Two" in position:
+        text = text.replace("  - name: One\n    status: active\n", "  - name: One\n    status: completed\n")
+        text = text.replace("  - name: Two\n    status: pending\n", "  - name: Two\n    status: active\n")
+    (planning / "STATE.md").write_text(text)
+    ok(run("validate"))
+    current = int(position.split()[1])
+    report = status(run, tmp_path)
+    assert report["current_phase"] == current and report["complete"] is False
+    assert (planning / "STATE.md").read_text() == text  # reading never rewrites
+    for number in range(current, 3):
+        ok(run("phase", "complete", str(number)))
+    report = status(run, tmp_path)
+    assert (report["complete"], report["lifecycle"], report["current_phase"]) == (True, "completed", 2)
+    # The first write pinned the inferred numbering, which the position alone would no longer tell.
+    assert data(tmp_path)["structure"] == {"phases_total": 3, "first_phase": 0}
+    ok(run("check", "--fix"))  # the missing history of a hand-made file is the only finding
+    ok(run("check"))
 
 
 def test_out_of_order_work_never_points_past_the_end(run: Run, project: Path) -> None:

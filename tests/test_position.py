@@ -249,7 +249,7 @@ MANAGED = [
 @pytest.mark.parametrize("args", MANAGED, ids=[" ".join(a[:2]) for a in MANAGED])
 def test_managed_fields_are_refused_by_set_append_unset(run: Run, project: Path, args: tuple[str, ...]) -> None:
     before = state_file(project).read_bytes()
-    line = refused(run(*args, cwd=project), ".planning/STATE.md: ", "changed only by commands: planstate ")
+    line = refused(run(*args, cwd=project), ".planning/STATE.md:", "changed only by commands: planstate ")
     commands = "planstate pause|resume --activate" if args[1].startswith("lifecycle") else "planstate phase start|"
     assert commands in line
     assert state_file(project).read_bytes() == before
@@ -277,7 +277,7 @@ def test_pointer_snapshot_and_slug_are_not_set_by_hand(
 ) -> None:
     """`set position.phase` would bypass the phase rules; the structure snapshot and the slug are fixed at creation."""
     before = state_file(project).read_bytes()
-    refused(run(*args, cwd=project), ".planning/STATE.md: ", hint)
+    refused(run(*args, cwd=project), ".planning/STATE.md:", hint)
     assert state_file(project).read_bytes() == before
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -243,7 +244,7 @@ def test_refused_paths_name_field_and_file(
     assert caught.value.file == ".planning/STATE.md"
     assert message in caught.value.message
     assert field not in caught.value.message  # said once, by the field prefix
-    assert str(caught.value).startswith(f".planning/STATE.md: {field}: ")
+    assert re.match(rf"\.planning/STATE\.md(:\d+:\d+)?: {re.escape(field)}: ", str(caught.value)), str(caught.value)
     assert ws.state_path.read_bytes() == before
 
 

@@ -190,11 +190,36 @@ def _command_name(argv: Sequence[str]) -> str | None:
     return None
 
 
+def _refuse_undecodable(arguments: list[str]) -> None:
+    """Refuse arguments and PLANSTATE_* settings that are not UTF-8 text (Python keeps their bad bytes as lone
+    surrogates): they cannot be written to a UTF-8 file, and the reader would refuse the file they made."""
+    import os
+
+    found = [
+        f"argument {i} ({arg.encode('utf-8', 'surrogateescape')!r})"
+        for i, arg in enumerate(arguments, 1)
+        if _undecodable(arg)
+    ]
+    found += [name for name, value in os.environ.items() if name.startswith("PLANSTATE_") and _undecodable(value)]
+    if found:
+        usage_error(f"{found[0]} is not UTF-8 text; planstate files are UTF-8", "planstate")
+
+
+def _undecodable(text: str) -> bool:
+    """Whether `text` holds a byte that was not UTF-8 (decoded as a lone surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     _tolerant_streams()
     arguments = list(sys.argv[1:] if argv is None else argv)
     _Parser.json_errors = "--json" in arguments[: arguments.index("--")] if "--" in arguments else "--json" in arguments
+    _refuse_undecodable(arguments)
     name = _command_name(arguments)
     parser = build_parser(only=name) if name else build_parser()
     if name and name not in parser.get_default("_built"):
@@ -209,6 +234,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except PlanstateError as exc:
+        if isinstance(exc, UsageError) and exc.file is None and not exc.field and exc.message.startswith("-"):
+            usage_error(exc.message, getattr(args, "_prog", parser.prog))  # a bad option value: point at --help
         if getattr(args, "json", False):
             import json
 

@@ -16,6 +16,8 @@ def print_phase(args: argparse.Namespace, result: Any) -> int:
     if args.json:
         print_json(result.to_dict())
     else:
+        if result.auto_resumed:
+            out(f"{result.initiative}: suspended → active (auto-resume: work went on)")
         out(phase_line(result))
     for line in result.warnings:  # after the result, so `--json` stdout stays one document
         warn(line)

@@ -30,6 +30,8 @@ def _listing(args: argparse.Namespace, listing: Listing, columns: list[str], emp
     """Print a list: unreadable files as warnings, then one line per record (or a JSON list)."""
     for problem in listing.problems:
         warn(f"skipped {problem}")
+    for problem in listing.invalid:
+        warn(f"listed as it is, but it does not validate: {problem}")
     if args.json:
         print_json(listing.to_list())
         return EXIT_OK
