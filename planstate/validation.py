@@ -112,18 +112,12 @@ def problems_for(kind: str, data: Any) -> list[Problem]:
 
 def located(doc: Document, problems: list[Problem]) -> list[PlanstateError]:
     """Turn problems into errors carrying the file, line and column of each field."""
-    out = []
+    out: list[PlanstateError] = []
     for problem in problems:
         line, col = doc.locate(list(problem.path))
-        out.append(
-            PlanstateError(
-                problem.message,
-                file=doc.path,
-                line=line,
-                column=col,
-                field=format_path(problem.path) or None,
-            )
-        )
+        field = format_path(problem.path) or None
+        where = PlanstateError(problem.message, file=doc.path, line=line, column=col, field=field)
+        out.append(ValidationError([where]))  # one problem each; its class says what kind of error it is
     return out
 
 
