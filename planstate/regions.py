@@ -97,10 +97,10 @@ class _Open:
 
     __slots__ = ("index", "marker", "tainted")
 
-    def __init__(self, marker: re.Match[str], index: int, tainted: bool = False) -> None:
+    def __init__(self, marker: re.Match[str], index: int) -> None:
         self.marker = marker
         self.index = index
-        self.tainted = tainted
+        self.tainted = False  # a stray or unreadable marker lies inside it: not a region, left alone
 
 
 def split_lines(text: str) -> list[str]:
@@ -120,12 +120,14 @@ def has_markers(body: str) -> bool:
 def parse(body: str, first_line: int = 1) -> Layout:
     """Find the regions of a body. `first_line` is the file line the body starts on (for messages).
 
-    Only a begin line followed by its end line, with no other marker between them and not inside
-    another region, is a region. Markers inside fenced code blocks outside regions are text.
-    Anything else is a Trouble, and the text it concerns is left alone.
+    Only a begin line followed by its end line, with no other marker between them, is a region.
+    A begin line while another region is open ends that one as malformed (it has no end line) and
+    opens its own region; an end line that does not close the open region is a stray marker of its
+    own; so one mistyped marker leaves the regions after it alone. Markers inside fenced code blocks
+    outside regions are text. Anything else is a Trouble, and the text it concerns is left alone.
     """
     layout = Layout(split_lines(body))
-    stack: list[_Open] = []
+    current: _Open | None = None
     fence: tuple[str, int] | None = None
     pairs: list[Region] = []
 
@@ -134,7 +136,7 @@ def parse(body: str, first_line: int = 1) -> Layout:
 
     for index, raw in enumerate(layout.lines):
         text = raw.rstrip("\r\n")
-        if not stack:
+        if current is None:
             if fence is not None:
                 if _closes(fence, text):
                     fence = None
@@ -154,40 +156,35 @@ def parse(body: str, first_line: int = 1) -> Layout:
                     "`<!-- planstate:end NAME -->` alone on its line",
                 )
             )
-            for item in stack:
-                item.tainted = True
+            if current is not None:
+                current.tainted = True
             continue
         name = marker.group(3)
         if marker.group(2) == "begin":
-            if stack:
-                outer = stack[-1]
-                layout.troubles.append(
-                    Trouble(
-                        index,
-                        f"region {name} begins inside region {outer.marker.group(3)} (line {line_no(outer.index)}); "
-                        "regions cannot nest",
-                    )
-                )
-                for item in stack:
-                    item.tainted = True
-            stack.append(_Open(marker, index, tainted=bool(stack)))
+            if current is not None:
+                # Most likely its end line was mistyped or lost: stop the open region here, so the regions
+                # after it are still regions (its own text is never rendered, so nothing a person typed is lost).
+                layout.troubles.append(_unended(current, f"before line {line_no(index)}, where region {name} begins"))
+            current = _Open(marker, index)
             continue
-        if stack and stack[-1].marker.group(3) == name:
-            opened = stack.pop()
-            if not opened.tainted:
+        if current is not None and current.marker.group(3) == name:
+            if not current.tainted:
                 pairs.append(
-                    Region(name, _attributes(opened.marker.group(4)), opened.index, index, opened.marker.group(1))
+                    Region(name, _attributes(current.marker.group(4)), current.index, index, current.marker.group(1))
                 )
+            current = None
             continue
-        where = f" (region {stack[-1].marker.group(3)} is open since line {line_no(stack[-1].index)})" if stack else ""
+        where = ""
+        if current is not None:
+            open_name = current.marker.group(3)
+            where = (
+                f" (region {open_name} is open since line {line_no(current.index)}; "
+                f"a mistyped `<!-- planstate:end {open_name} -->`?)"
+            )
+            current.tainted = True
         layout.troubles.append(Trouble(index, f"end of region {name} without its begin line{where}"))
-        for item in stack:
-            item.tainted = True
-    for opened in stack:
-        name = opened.marker.group(3)
-        layout.troubles.append(
-            Trouble(opened.index, f"region {name} has no end line (`<!-- planstate:end {name} -->`)")
-        )
+    if current is not None:
+        layout.troubles.append(_unended(current, "before the end of the file"))
     first: dict[str, Region] = {}
     repeated: set[str] = set()
     for region in pairs:
@@ -209,6 +206,12 @@ def parse(body: str, first_line: int = 1) -> Layout:
     layout.regions = [r for r in first.values() if r.name not in repeated]
     layout.troubles.sort(key=lambda t: t.at)
     return layout
+
+
+def _unended(opened: _Open, expected: str) -> Trouble:
+    """The trouble of a region whose end line never came; `expected` says where it was due."""
+    name = opened.marker.group(3)
+    return Trouble(opened.index, f"region {name} has no end line (`<!-- planstate:end {name} -->` expected {expected})")
 
 
 def _closes(fence: tuple[str, int], text: str) -> bool:

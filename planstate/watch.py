@@ -3,7 +3,9 @@ it clears.
 
 It watches the project folder that holds `.planning/` (without recursion) and `.planning/`
 itself (recursively), so a `.planning/` that is deleted and recreated, or moved away and back,
-is picked up again; and the folders of the files named in the resume context. Editors save
+is picked up again; the folder above the project (without recursion, and only for events about
+the project folder itself), so a project folder moved away and back, or deleted and recreated,
+is picked up again too; and the folders of the files named in the resume context. Editors save
 through temp files, renames and backups, so events are debounced: the check runs once things
 have been quiet for a moment. Files under `.planning/.local/` (locks, caches, heartbeats) are
 ignored, and so are the watcher's own `--fix` writes. A check reads again only the files that changed;
@@ -37,6 +39,7 @@ MAX_DELAY = 1.0  # a steady stream of events is still checked this often
 RESUME_FOLDERS = 64  # at most this many folders of resume-context files are watched
 _SUFFIXES = (".md", ".jsonl", ".j2")  # the files whose changes can change a finding
 _POLL = 0.2  # seconds between looks at the stop flag while waiting
+_SETTLE = 5  # at most this many passes over the watches while folders come and go under them
 
 Emit = Callable[[dict[str, Any]], None]
 
@@ -62,6 +65,7 @@ class Watcher:
         self.debounce = debounce
         self.planning = ws.root
         self.project = ws.root.parent
+        self._chain = frozenset({self.project, *self.project.parents})  # the project folder and those above it
         self.current: dict[tuple[str, str, str | None, str], Finding] = {}
         self._events: queue.Queue[tuple[str, str, str, bool]] = queue.Queue()
         self._watches: dict[str, tuple[ObservedWatch, tuple[int, int] | None]] = {}
@@ -79,6 +83,8 @@ class Watcher:
         import warnings
 
         from watchdog.observers import Observer
+
+        from planstate.checks import Checker
 
         # watchdog warns when a folder created under a recursive watch was already added by its scan: harmless.
         warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning)
@@ -109,7 +115,10 @@ class Watcher:
                     continue
                 # Watch what exists now first, then check: a change made after the check's report is
                 # seen by a watch that already exists, and one made before it is read by the check.
-                self._reconcile(observer)
+                if self._reconcile(observer):
+                    # `.planning/` got a new watch: it was gone, or out of sight (its project folder was
+                    # moved away), and changes made meanwhile raised no event, so nothing read is trusted.
+                    self.checker = Checker(self.ws, self.stale_after)
                 self._cycle(changed)
         finally:
             observer.stop()
@@ -157,8 +166,8 @@ class Watcher:
 
     def _concerns(self, path: Path, is_dir: bool) -> bool:
         """Tell whether a changed path is a planning file or folder, or a resume-context file."""
-        if path == self.planning:
-            return True
+        if path == self.planning or path in self._chain:
+            return True  # `.planning/`, the project folder or a folder above it came, went or moved
         if path in self._resume_files:
             return True
         try:
@@ -250,33 +259,55 @@ class Watcher:
     # ------------------------------------------------------------------ watches
 
     def _reconcile(self, observer: BaseObserver) -> bool:
-        """Schedule the watches the workspace needs now (and drop stale ones); return whether one was added."""
+        """Schedule the watches the workspace needs now (and drop stale ones), looking again until nothing changes
+        under them; return whether `.planning/` got a new watch."""
+        renewed = False
+        for _ in range(_SETTLE):
+            changed, planning = self._schedule(observer)
+            renewed = renewed or planning
+            if not changed:
+                break
+        return renewed
+
+    def _schedule(self, observer: BaseObserver) -> tuple[bool, bool]:
+        """One pass over the watches; return whether any was added or dropped, and whether `.planning/`'s was
+        added."""
         wanted: dict[str, tuple[Path, bool]] = {"project": (self.project, False)}
+        above = next((folder for folder in self.project.parents if folder.is_dir()), None)
+        if above is not None:
+            # Watches follow a folder, not its path: only a watch above the project folder sees it come back.
+            wanted[f"above:{above}"] = (above, False)
         if self.planning.is_dir():
             wanted["planning"] = (self.planning, True)
         for folder in self._resume_folders():
             wanted[f"dir:{folder}"] = (folder, False)
-        added = False
+        changed = False
         for key in list(self._watches):
             watch, identity = self._watches[key]
             spec = wanted.get(key)
             if spec is None or _identity(spec[0]) != identity:
                 observer.unschedule(watch)
                 del self._watches[key]
+                changed = True
         handler = _Handler(self._events)
+        planning = False
         for key, (path, recursive) in wanted.items():
             if key in self._watches:
                 continue
             identity = _identity(path)
             if identity is None:
                 continue
+            # The folder above the project may be busy (a home folder, /tmp): only events naming the
+            # project folder or a folder above it are queued, so its churn never delays a check.
+            chosen = _Handler(self._events, only=self._chain) if key.startswith("above:") else handler
             try:
-                watch = observer.schedule(handler, str(path), recursive=recursive)
+                watch = observer.schedule(chosen, str(path), recursive=recursive)
             except OSError:
-                continue  # gone between the look and the watch; the next cycle tries again
+                continue  # gone between the look and the watch, or not readable; the next cycle tries again
             self._watches[key] = (watch, identity)
-            added = True
-        return added
+            changed = True
+            planning = planning or key == "planning"
+        return changed, planning
 
     def _resume_folders(self) -> list[Path]:
         """The existing folders (outside .planning/) of the files named in every initiative's resume context."""
@@ -307,9 +338,10 @@ class Watcher:
 class _Handler(FileSystemEventHandler):
     """Puts each filesystem event on the watcher's queue (as plain strings), from the observer's thread."""
 
-    def __init__(self, events: queue.Queue[tuple[str, str, str, bool]]) -> None:
+    def __init__(self, events: queue.Queue[tuple[str, str, str, bool]], *, only: frozenset[Path] | None = None) -> None:
         super().__init__()
         self._events = events
+        self._only = only  # when given, only events whose source or destination is one of these paths
 
     def dispatch(self, event: FileSystemEvent) -> None:
         """Queue (type, source path, destination path, is a folder)."""
@@ -317,7 +349,13 @@ class _Handler(FileSystemEventHandler):
 
         src = os.fsdecode(event.src_path) if event.src_path else ""
         dest = os.fsdecode(event.dest_path) if getattr(event, "dest_path", "") else ""
-        self._events.put((str(event.event_type), src, dest, bool(event.is_directory)))
+        kind = str(event.event_type)
+        if self._only is not None and (
+            (kind == "modified" and event.is_directory)
+            or not any(raw and Path(raw) in self._only for raw in (src, dest))
+        ):
+            return
+        self._events.put((kind, src, dest, bool(event.is_directory)))
 
 
 def _quiet_shutdown_race() -> None:

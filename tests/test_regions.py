@@ -90,12 +90,6 @@ def test_parse_finds_regions_and_their_attributes() -> None:
         ("x\n<!-- planstate:begin next -->\nkept\n", "region next has no end line", 2),
         ("<!-- planstate:end next -->\n", "end of region next without its begin line", 1),
         (
-            "<!-- planstate:begin next -->\n<!-- planstate:begin phases -->\n"
-            "<!-- planstate:end phases -->\n<!-- planstate:end next -->\n",
-            "region phases begins inside region next (line 1); regions cannot nest",
-            2,
-        ),
-        (
             "<!-- planstate:begin next -->\n<!-- planstate:end next -->\n"
             "<!-- planstate:begin next -->\n<!-- planstate:end next -->\n",
             "region next appears again (first at line 1)",
@@ -108,16 +102,88 @@ def test_parse_finds_regions_and_their_attributes() -> None:
         ),
         (
             "<!-- planstate:begin next -->\n<!-- planstate:end phases -->\n<!-- planstate:end next -->\n",
-            "end of region phases without its begin line (region next is open since line 1)",
+            "end of region phases without its begin line (region next is open since line 1; a mistyped",
             2,
         ),
     ],
-    ids=["unknown", "no-end", "no-begin", "nested", "duplicate", "unreadable", "stray-end"],
+    ids=["unknown", "no-end", "no-begin", "duplicate", "unreadable", "stray-end"],
 )
 def test_parse_reports_malformed_markers_and_renders_none_of_them(body: str, message: str, line: int) -> None:
     layout = regions.parse(body)
     assert layout.regions == []
     assert any(message in t.message and t.at + 1 == line for t in layout.troubles), layout.troubles
+
+
+def test_a_begin_inside_an_open_region_ends_it_and_opens_its_own() -> None:
+    body = (
+        "<!-- planstate:begin next -->\nmy words\n<!-- planstate:begin phases -->\n"
+        "<!-- planstate:end phases -->\n<!-- planstate:end next -->\n"
+    )
+    layout = regions.parse(body, first_line=10)
+    assert [(r.name, r.begin, r.end) for r in layout.regions] == [("phases", 2, 3)]
+    assert [(t.at, t.message) for t in layout.troubles] == [
+        (
+            0,
+            "region next has no end line (`<!-- planstate:end next -->` expected before line 12, where region "
+            "phases begins)",
+        ),
+        (4, "end of region next without its begin line"),
+    ]
+
+
+def test_a_mistyped_end_marker_is_two_troubles_and_the_regions_after_it_stay() -> None:
+    names = ("gantt", "decisions", "sessions")
+    body = "".join(f"<!-- planstate:begin {n} -->\n{n} text\n<!-- planstate:end {n} -->\n" for n in names)
+    layout = regions.parse(body.replace("planstate:end gantt", "planstate:end gant"))
+    assert [r.name for r in layout.regions] == ["decisions", "sessions"]
+    assert [(t.at, t.message) for t in layout.troubles] == [
+        (
+            0,
+            "region gantt has no end line (`<!-- planstate:end gantt -->` expected before line 4, where region "
+            "decisions begins)",
+        ),
+        (
+            2,
+            "end of region gant without its begin line (region gantt is open since line 1; a mistyped "
+            "`<!-- planstate:end gantt -->`?)",
+        ),
+    ]
+
+
+def test_a_stray_or_unreadable_marker_inside_a_region_leaves_it_alone() -> None:
+    for inner in ("<!-- planstate:end phases -->", "<!-- planstate:end next"):
+        body = f"<!-- planstate:begin next -->\n{inner}\n<!-- planstate:end next -->\n<!-- planstate:begin phases -->\n"
+        body += "<!-- planstate:end phases -->\n"
+        layout = regions.parse(body)
+        assert [r.name for r in layout.regions] == ["phases"]
+        assert [t.at for t in layout.troubles] == [1]
+
+
+def malformed_gantt(path: Path) -> str:
+    """The gantt region's lines, its begin marker to its mistyped end marker."""
+    text = path.read_text()
+    return text[text.index("<!-- planstate:begin gantt") : text.index("<!-- planstate:end gant -->")]
+
+
+def test_a_mistyped_end_marker_leaves_the_other_regions_rendering(run: Run, project: Path) -> None:
+    path = state_file(project)
+    path.write_text(path.read_text().replace("<!-- planstate:end gantt -->", "<!-- planstate:end gant -->"))
+    gantt = malformed_gantt(path)
+    result = ok(run("check", "--format", "json", cwd=project), 1)
+    found = [(f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]]
+    lines = path.read_text().splitlines()
+    begin = next(i for i, line in enumerate(lines, 1) if line.startswith("<!-- planstate:begin gantt"))
+    typo = lines.index("<!-- planstate:end gant -->") + 1
+    assert found == [("malformed-region", begin), ("malformed-region", typo)]
+    ok(run("set", "position.task", "Typing", cwd=project))  # a write renders the regions around gantt
+    assert "Typing" in region_text(path, "position")
+    write_decision(project, "dec-1b2k9qx7m4fa", "Use jose")
+    rendered = ok(run("render", cwd=project), 1)  # gantt is still not rendered, and says why
+    assert "rendered decisions" in rendered.stdout
+    assert "Use jose" in region_text(path, "decisions")
+    assert malformed_gantt(path) == gantt  # the malformed region's text is untouched
+    result = ok(run("check", "--format", "json", cwd=project), 1)
+    assert [f["code"] for f in json.loads(result.stdout)["findings"]] == ["malformed-region"] * 2
 
 
 def test_markers_inside_code_fences_are_text() -> None:

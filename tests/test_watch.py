@@ -250,6 +250,28 @@ def test_a_planning_folder_moved_away_and_back_is_watched_again(
     watcher.wait_event("found", "derived-mismatch")
 
 
+def test_a_project_folder_moved_away_edited_and_moved_back_is_watched_again(
+    watch: Callable[..., WatchProcess], project: Path
+) -> None:
+    away = project.with_name("proj-away")
+    watcher = watch()
+    os.rename(project, away)  # no edit yet: the move alone is seen, from the folder above the project
+    gone = watcher.wait_event("found", "parse-error")
+    assert gone["file"] == ".planning/" and "gone" in gone["message"]
+    moved = state_file(away)
+    moved.write_text(moved.read_text().replace("  percent: 0\n", "  percent: 13\n"))  # while out of sight
+    os.rename(away, project)
+    watcher.wait_event("cleared", "parse-error")
+    found = watcher.wait_event("found", "derived-mismatch")  # the edit made while away is read on return
+    assert found["message"] == "progress.percent is 13 but the phases make it 0"
+    path = state_file(project)
+    editor_save(path, path.read_text().replace("  percent: 13\n", "  percent: 0\n"))  # later edits are seen
+    watcher.wait_event("cleared", "derived-mismatch")
+    editor_save(path, path.read_text().replace("  phase_name: Design\n", "  phase_name: Drawing\n"))
+    watcher.wait_event("found", "phase-name-mismatch")
+    assert watcher.current.keys() == keys(Workspace.find(project))
+
+
 def test_files_of_the_resume_context_are_watched(watch: Callable[..., WatchProcess], project: Path) -> None:
     (project / "src").mkdir()
     (project / "src" / "app.py").write_text("")
