@@ -349,7 +349,7 @@ def plan(sources: Sources, body: str, first_line: int = 1, *, force: bool | Coll
             continue
         if text is None:
             try:
-                text = render(region.name, context, planning)
+                text = render(region.name, context, planning, source)
             except PlanstateError as exc:
                 outcomes.append(Outcome(region.name, line, "template-error", exc.message, shown, exc.line))
                 continue
@@ -396,19 +396,25 @@ def input_hash(name: str, source: str, context: dict[str, Any]) -> str:
     return hashlib.sha256(payload.encode("utf-8", errors="surrogateescape")).hexdigest()[:HASH_CHARS]
 
 
-def render(name: str, context: dict[str, Any], planning: Path | None = None) -> str:
+def render(name: str, context: dict[str, Any], planning: Path | None = None, source: str | None = None) -> str:
     """Render region `name`'s template with `context` into normalized text (no trailing spaces, one final newline).
 
-    Raises PlanstateError naming the template file and line when the template fails (whatever it
-    raises) or its output would contain a planstate marker line.
+    `source`, the text of the template in effect, lets a built-in template be rendered without Jinja
+    (builtin_regions.py). Raises PlanstateError naming the template file and line when the template
+    fails (whatever it raises) or its output would contain a planstate marker line.
     """
-    from planstate import templates
+    from planstate import builtin_regions, templates
 
-    template = templates.load(template_name(name), planning)
-    try:
-        text = template.render(**context)
-    except Exception as exc:  # a user's template can raise anything: it is a template error, never a crash
-        raise templates.template_failure(exc, template, planning) from None
+    text = builtin_regions.render(name, source, context) if source is not None else None
+    if text is None:
+        template = templates.load(template_name(name), planning)
+        try:
+            text = template.render(**context)
+        except Exception as exc:  # a user's template can raise anything: it is a template error, never a crash
+            raise templates.template_failure(exc, template, planning) from None
+        shown = template.filename or template_name(name)
+    else:
+        shown = template_name(name)
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     while lines and not lines[-1]:
         lines.pop()
@@ -416,7 +422,7 @@ def render(name: str, context: dict[str, Any], planning: Path | None = None) -> 
         if _CANDIDATE.match(line):
             raise PlanstateError(
                 "template output contains a planstate marker line; regions cannot hold markers",
-                file=templates.shown_path(template.filename or template_name(name), planning),
+                file=templates.shown_path(shown, planning),
                 line=number,
             )
     return "\n".join(lines) + "\n" if lines else ""

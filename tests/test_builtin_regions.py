@@ -1,0 +1,95 @@
+"""The Python renderings of built-in region templates give exactly what Jinja gives from the same context."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planstate import builtin_regions, regions
+
+REPO = Path(__file__).resolve().parent.parent
+SOURCES = {
+    name: (REPO / "templates" / "regions" / f"{name}.md.j2").read_text(encoding="utf-8")
+    for name in builtin_regions.RENDERINGS
+}
+
+# Text people and agents type, with what markdown and Jinja treat specially: newlines, markers, braces, pipes.
+text = st.one_of(
+    st.text(max_size=40),
+    st.sampled_from(["", " ", "a\nb", "<!-- planstate:end next -->", "{{ 7*7 }}", "`x`", "a | b", "--> ", "é ✓"]),
+)
+maybe_text = st.one_of(st.none(), text)
+scalar = st.one_of(st.none(), st.integers(-3, 99), text)
+timestamp = st.one_of(st.none(), st.sampled_from(["2026-11-20T09:00:00Z", "2026-11-20", "soon"]))
+lifecycle = st.fixed_dictionaries(
+    {
+        "state": st.sampled_from(["active", "paused", "completed"]),
+        "since": timestamp,
+        "reason": maybe_text,
+        "by": maybe_text,
+        "context": maybe_text,
+    }
+)
+phase = st.one_of(
+    st.none(),
+    st.fixed_dictionaries(
+        {"number": st.integers(0, 9), "total": st.integers(1, 9), "name": text, "status": st.sampled_from(["active"])}
+    ),
+)
+CONTEXTS: dict[str, Any] = {
+    "next": st.fixed_dictionaries({"next_action": maybe_text, "open_questions": st.lists(text, max_size=3)}),
+    "resume": st.fixed_dictionaries(
+        {"files_modified": st.lists(text, max_size=3), "key_implementations": st.lists(text, max_size=3)}
+    ),
+    "position": st.fixed_dictionaries(
+        {
+            "phase": phase,
+            "plan": scalar,
+            "plan_name": maybe_text,
+            "task": maybe_text,
+            "wave": scalar,
+            "status": st.sampled_from(["pending", "in_progress", "blocked", "verifying", "done"]),
+            "step": maybe_text,
+            "lifecycle": lifecycle,
+        }
+    ),
+}
+
+
+def both(name: str, context: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The region rendered through Jinja and through builtin_regions (each normalized, or None on a refusal)."""
+    out: list[str | None] = []
+    for source in (None, SOURCES[name]):
+        try:
+            out.append(regions.render(name, context, None, source))
+        except regions.PlanstateError:
+            out.append(None)  # a marker line in the output: both must refuse it
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("name", sorted(builtin_regions.RENDERINGS))
+def test_each_rendering_knows_the_template_it_reproduces(name: str) -> None:
+    digest = hashlib.sha256(SOURCES[name].encode("utf-8")).hexdigest()
+    assert builtin_regions.RENDERINGS[name][0] == digest, (
+        f"templates/regions/{name}.md.j2 changed: update _{name} in planstate/builtin_regions.py, then its hash"
+    )
+
+
+@pytest.mark.parametrize("name", sorted(builtin_regions.RENDERINGS))
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_python_and_jinja_render_the_same_text(name: str, data: st.DataObject) -> None:
+    context = data.draw(CONTEXTS[name])
+    jinja, python = both(name, context)
+    assert python == jinja
+
+
+def test_an_override_is_never_rendered_without_jinja() -> None:
+    context = {"next_action": "x", "open_questions": []}
+    assert builtin_regions.render("next", SOURCES["next"] + " ", context) is None
+    assert builtin_regions.render("phases", "anything", {}) is None
