@@ -300,6 +300,22 @@ def test_verification_flags_git_changes_the_state_does_not_mention(run: Run, tmp
     assert flags[0]["since"] == "2026-11-01T11:00:00Z"
 
 
+def test_git_file_names_come_through_unquoted(run: Run, tmp_path: Path) -> None:
+    """Quotes, spaces and ` -> ` in file names are names, not git's quoting or rename arrows."""
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    write_record(tmp_path, "session", session(0))
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "old.py").write_text("a\n")
+    git(tmp_path, "add", "old.py")
+    git(tmp_path, "commit", "-qm", "before", when=T0)
+    git(tmp_path, "mv", "old.py", "a -> b.py")
+    (tmp_path / 'say "hi".py').write_text("b\n")
+    (tmp_path / "two words.py").write_text("c\n")
+    flags = brief_json(run, tmp_path, T0 + timedelta(days=1))["verification"]
+    (flag,) = [f for f in flags if f["kind"] == "unrecorded_changes"]
+    assert flag["files"] == ["a -> b.py", 'say "hi".py', "two words.py"]
+
+
 def test_outside_git_there_is_no_git_flag(run: Run, tmp_path: Path) -> None:
     write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
     write_record(tmp_path, "session", session(0))
