@@ -430,27 +430,28 @@ def _verify(
                 f"but no longer exist{'s' if len(missing) == 1 else ''}",
             }
         )
-    ended = [parse_datetime(s.data.get("ended")) for s in sessions]
-    last_end = max((e for e in ended if e is not None), default=None)
-    if last_end is not None:
-        from planstate import git
+    from planstate import git
 
-        changed = git.changed_since(project, last_end)
-        if changed is not None:
-            planning = ws.root.name + "/"
-            mentioned = {_norm(n) for n in listed}
-            unmentioned = [c for c in changed if not c.startswith(planning) and _norm(c) not in mentioned]
-            if unmentioned:
-                flags.append(
-                    {
-                        "kind": "unrecorded_changes",
-                        "files": unmentioned[:SHOWN_GIT_FILES],
-                        "count": len(unmentioned),
-                        "since": last_end,
-                        "message": f"{len(unmentioned)} file{'s' if len(unmentioned) != 1 else ''} changed in git "
-                        "since the last session ended that the state does not mention",
-                    }
-                )
+    since, event = _changes_since(state, sessions)
+    changed = git.changed_since(project, since)
+    if changed is not None:
+        planning = ws.root.name + "/"
+        mentioned = {_norm(n) for n in listed}
+        unmentioned = [c for c in changed if not c.startswith(planning) and _norm(c) not in mentioned]
+        if unmentioned:
+            count = len(unmentioned)
+            files = f"{count} file{'s' if count != 1 else ''}"
+            changed_text = f"changed in git since {SINCE_TEXT[event]}" if event else "with uncommitted changes"
+            flags.append(
+                {
+                    "kind": "unrecorded_changes",
+                    "files": unmentioned[:SHOWN_GIT_FILES],
+                    "count": count,
+                    "since": since,
+                    "since_event": event,
+                    "message": f"{files} {changed_text} that the state does not mention",
+                }
+            )
     numbers = phase_numbers(state)
     for blocker in blockers:
         if blocker.data.get("status") not in ("new", "active", "bypassed"):
@@ -471,7 +472,32 @@ def _verify(
     return flags
 
 
+# What `since` of an unrecorded_changes flag is, in the words of its message.
+SINCE_TEXT = {
+    "session_ended": "the last session ended",
+    "session_started": "the oldest active session started (no session has ended)",
+    "lifecycle_changed": "the last lifecycle change (no session yet)",
+    "created": "the initiative was created (no session yet)",
+}
+
+
+def _changes_since(state: State, sessions: list[records.Record]) -> tuple[datetime | None, str | None]:
+    """From when git changes are work the state may not know of: the end of the last session that ended; when none
+    has, the start of the oldest active one (a crashed agent's work is all unrecorded); with no session at all, the
+    last lifecycle change or the creation. Uncommitted changes count whatever this is."""
+    ends = [e for s in sessions if (e := parse_datetime(s.data.get("ended"))) is not None]
+    if ends:
+        return max(ends), "session_ended"
+    starts = [t for s in sessions if s.data.get("status") == "active" and (t := parse_datetime(s.data.get("started")))]
+    if starts:
+        return min(starts), "session_started"
+    if state.lifecycle.exists() and state.lifecycle.since is not None:
+        return state.lifecycle.since, "lifecycle_changed"
+    return (state.created, "created") if state.created is not None else (None, None)
+
+
 def _norm(name: str) -> str:
+    """A listed file name as git prints it: POSIX separators, no leading `./`."""
     return Path(name).as_posix().removeprefix("./")
 
 

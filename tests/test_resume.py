@@ -300,6 +300,53 @@ def test_verification_flags_git_changes_the_state_does_not_mention(run: Run, tmp
     assert flags[0]["since"] == "2026-11-01T11:00:00Z"
 
 
+def crashed_mid_session(run: Run, project: Path, start: datetime) -> None:
+    """A git project whose agent started a session on a fresh initiative, changed files and crashed (no end)."""
+    git(project, "init", "-q", "-b", "main")
+    (project / "a.py").write_text("a\n")
+    git(project, "add", "a.py")
+    git(project, "commit", "-qm", "before", when=start - timedelta(days=1))
+    env = {"PLANSTATE_NOW": start.isoformat()}
+    for args in (("init", "--title", "T", "--phase", "A", "--phase", "B"), ("session", "start", "--by", "worker-1")):
+        done = run(*args, cwd=project, env=env)
+        assert done.returncode == 0, done.stderr
+    with (project / "a.py").open("a") as handle:
+        handle.write("mod\n")
+    (project / "new.py").write_text("n\n")
+
+
+def test_uncommitted_changes_are_flagged_when_no_session_has_ended(run: Run, tmp_path: Path) -> None:
+    """After a crash no session has ended: changes since the crashed session started are flagged all the same."""
+    crashed_mid_session(run, tmp_path, T0)
+    data = brief_json(run, tmp_path, T0 + timedelta(days=2, hours=12))
+    (flag,) = [f for f in data["verification"] if f["kind"] == "unrecorded_changes"]
+    assert flag["files"] == ["a.py", "new.py"]
+    assert (flag["since"], flag["since_event"]) == ("2026-11-01T09:00:00Z", "session_started")
+    text = brief_text(run, tmp_path, T0 + timedelta(days=2, hours=12))
+    assert (
+        "Check before you continue:\n  - 2 files changed in git since the oldest active session started "
+        "(no session has ended) that the state does not mention: a.py, new.py\n" in text
+    )
+
+
+def test_without_sessions_changes_since_the_last_lifecycle_change_are_flagged(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))  # active since T0, no session
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "old.py").write_text("a\n")
+    git(tmp_path, "add", "old.py")
+    git(tmp_path, "commit", "-qm", "before", when=T0 - timedelta(hours=1))
+    (tmp_path / "late.py").write_text("b\n")
+    git(tmp_path, "add", "late.py")
+    git(tmp_path, "commit", "-qm", "after", when=T0 + timedelta(hours=1))
+    (tmp_path / "old.py").write_text("changed\n")
+    (flag,) = brief_json(run, tmp_path, T0 + timedelta(days=1))["verification"]
+    assert flag["files"] == ["late.py", "old.py"] and flag["since_event"] == "lifecycle_changed"
+    assert (
+        flag["message"] == "2 files changed in git since the last lifecycle change (no session yet) that the "
+        "state does not mention"
+    )
+
+
 def test_git_file_names_come_through_unquoted(run: Run, tmp_path: Path) -> None:
     """Quotes, spaces and ` -> ` in file names are names, not git's quoting or rename arrows."""
     write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
