@@ -49,6 +49,7 @@ DROP_ORDER = (
     "decisions",
     "timing",
     "last_session",
+    "sessions",
     "checkpoints",
     "blockers",
     "verification",
@@ -76,6 +77,7 @@ class Brief:
     blockers: dict[str, Any] | None = None
     decisions: dict[str, Any] | None = None
     last_session: dict[str, Any] | None = None
+    sessions: dict[str, Any] | None = None
     next_action: str | None = None
     position: dict[str, Any] | None = None
     open_questions: list[str] | None = None
@@ -101,6 +103,7 @@ class Brief:
             "blockers": self.blockers,
             "decisions": self.decisions,
             "last_session": self.last_session,
+            "sessions": self.sessions,
             "next_action": self.next_action,
             "position": self.position,
             "open_questions": self.open_questions,
@@ -161,7 +164,7 @@ def brief(ws: Workspace, *, now: datetime | None = None) -> Brief:
     out.status = _status(state, out.current_phase, out.timing)
     out.blockers = _blockers(loaded["blocker"], unusable["blocker"])
     out.decisions = _decisions(loaded["decision"], unusable["decision"])
-    out.last_session = _last_session(loaded["session"])
+    out.last_session, out.sessions = _sessions(ws, loaded["session"], unusable["session"], when)
     out.next_action = state.next_action.strip() if state.next_action else None
     out.position = _position(state)
     out.open_questions = list(state.resume_context.open_questions)
@@ -371,26 +374,65 @@ def _decisions(items: list[records.Record], unusable: int) -> dict[str, Any]:
     return {"total": len(items), "superseded": len(items) - len(live), "unreadable": unusable, "items": shown}
 
 
-def _last_session(items: list[records.Record]) -> dict[str, Any] | None:
-    def started(r: records.Record) -> datetime:
-        return parse_datetime(r.data.get("started")) or datetime.min.replace(tzinfo=clock_now().tzinfo)
+def _sessions(
+    ws: Workspace, items: list[records.Record], unusable: int, when: datetime
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The last session to pick up from, and the sessions active now.
 
-    if not items:
-        return None
-    last = max(items, key=lambda r: (started(r), r.id))
+    The last session is the most recent one that is over: ended, crashed, or still `active` but silent for longer
+    than the stale threshold (its agent probably crashed). Sessions that are alive are listed apart, so an agent
+    that has just started its own session still sees the handoff of the one before.
+    """
+    from planstate.checks import STALE_AFTER
+    from planstate.sessions import last_heartbeat
+
+    def started(r: records.Record) -> datetime:
+        """A sort key: the start, or the earliest time for a session without a readable one."""
+        return parse_datetime(r.data.get("started")) or datetime.min.replace(tzinfo=when.tzinfo)
+
+    seen: dict[str, datetime | None] = {}
+    live: list[records.Record] = []
+    over: list[records.Record] = []
+    for record in items:
+        times = (last_heartbeat(ws, record.id), parse_datetime(record.data.get("started")))
+        seen[record.id] = max((t for t in times if t is not None), default=None)
+        latest = seen[record.id]
+        alive = latest is not None and (when - latest).total_seconds() <= STALE_AFTER
+        (live if record.data.get("status") == "active" and alive else over).append(record)
+    active = [
+        {
+            "id": r.id,
+            "agent": r.data.get("agent"),
+            "started": r.data.get("started"),
+            "last_seen": seen[r.id],
+            "working_on": _short(r.data["working_on"]) if r.data.get("working_on") else None,
+            "resumed_from": r.data.get("resumed_from"),
+        }
+        for r in sorted(live, key=lambda r: (started(r), r.id))
+    ]
+    summary = {"total": len(items), "unreadable": unusable, "active": active}
+    if not over:
+        return None, summary
+    last = max(over, key=lambda r: (started(r), r.id))
     d = last.data
+    silent = None
+    if d.get("status") == "active":
+        quiet_since = seen[last.id]
+        silent = int((when - quiet_since).total_seconds()) if quiet_since is not None else None
     return {
         "id": last.id,
         "agent": d.get("agent"),
         "status": d.get("status"),
         "started": d.get("started"),
         "ended": d.get("ended"),
+        "last_seen": seen[last.id],
+        "silent_seconds": silent,
         "working_on": d.get("working_on"),
         "completed": [_short(c) for c in d.get("completed") or []][:5],
         "issues": [_short(i) for i in d.get("issues") or []][:5],
         "handoff_reason": d.get("handoff_reason"),
         "notes": _short(d["notes"]) if d.get("notes") else None,
-    }
+    }, summary
 
 
 def _position(state: State) -> dict[str, Any] | None:

@@ -369,6 +369,70 @@ def test_outside_git_there_is_no_git_flag(run: Run, tmp_path: Path) -> None:
     assert brief_json(run, tmp_path, T0 + timedelta(days=1))["verification"] == []
 
 
+# ---------------------------------------------------------------------------- sessions
+
+
+def test_an_active_but_silent_session_is_said_to_have_probably_crashed(run: Run, tmp_path: Path) -> None:
+    crashed_mid_session(run, tmp_path, T0)
+    now = T0 + timedelta(days=2, hours=12)
+    data = brief_json(run, tmp_path, now)
+    last = data["last_session"]
+    assert (last["status"], last["agent"], last["silent_seconds"]) == ("active", "worker-1", 60 * 3600)
+    assert data["sessions"]["active"] == []
+    text = brief_text(run, tmp_path, now)
+    assert (
+        f"Last session: {last['id']} by worker-1, active but silent for 2d 12h (probably crashed; "
+        "`planstate session reap` marks it), started 2026-11-01 09:00 UTC (2d 12h ago)\n" in text
+    )
+
+
+def test_a_session_alive_now_is_not_the_last_session(run: Run, tmp_path: Path) -> None:
+    """A session with a heartbeat within the stale threshold is active now, not a handoff to pick up."""
+    crashed_mid_session(run, tmp_path, T0)
+    data = brief_json(run, tmp_path, T0 + timedelta(minutes=10))
+    assert data["last_session"] is None
+    (active,) = data["sessions"]["active"]
+    assert active["agent"] == "worker-1" and active["last_seen"] == "2026-11-01T09:00:00Z"
+    assert "Active sessions (1):\n  - ses-" in brief_text(run, tmp_path, T0 + timedelta(minutes=10))
+
+
+def test_starting_a_session_keeps_the_previous_handoff_in_view(run: Run, project: Path) -> None:
+    """The returning agent's first `session start` must not hide the handoff it is resuming from."""
+
+    def at(hours: float, *args: str) -> None:
+        done = run(*args, cwd=project, env={"PLANSTATE_NOW": (T0 + timedelta(hours=hours)).isoformat()})
+        assert done.returncode == 0, done.stderr
+
+    at(0, "session", "start", "--by", "worker-1", "--working-on", "Design review")
+    at(1, "session", "end", "--handoff-reason", "Context limit reached", "--completed", "Wrote the design")
+    at(30, "session", "start", "--by", "worker-2", "--working-on", "Build")
+    data = brief_json(run, project, T0 + timedelta(hours=30, minutes=5))
+    last, (mine,) = data["last_session"], data["sessions"]["active"]
+    assert last["handoff_reason"] == "Context limit reached" and last["agent"] == "worker-1"
+    assert mine["agent"] == "worker-2" and mine["resumed_from"] == last["id"]
+    text = brief_text(run, project, T0 + timedelta(hours=30, minutes=5))
+    assert f"Last session: {last['id']} by worker-1, ended," in text
+    assert "  handoff: Context limit reached\n" in text
+    assert (
+        f"  - {mine['id']} by worker-2, started 2026-11-02 15:00 UTC (5m ago), resuming {last['id']}; "
+        "working on: Build\n" in text
+    )
+
+
+def test_an_unreadable_session_is_counted_where_the_last_session_is_shown(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    broken = tmp_path / ".planning" / "sessions" / "ses-1b2k9qx7m4fa-bot.md"
+    broken.write_text("---\nid: ses-1b2k9qx7m4fa\nagent: [half written\n")
+    text = brief_text(run, tmp_path, T0 + timedelta(days=1), code=1)
+    assert "Last session: none that can be read; 1 session file could not be read (see above)\n" in text
+    write_record(tmp_path, "session", session(1, handoff_reason="Done for today"))
+    data = brief_json(run, tmp_path, T0 + timedelta(days=1), code=1)
+    assert data["sessions"]["unreadable"] == 1 and data["sessions"]["total"] == 1
+    assert data["last_session"]["handoff_reason"] == "Done for today"
+    text = brief_text(run, tmp_path, T0 + timedelta(days=1), code=1)
+    assert "  and 1 session file could not be read (see above): the last session may be one of them\n" in text
+
+
 # ---------------------------------------------------------------------------- size and budget
 
 
