@@ -36,6 +36,7 @@ RECENT_DECISIONS = 5
 SHOWN_BLOCKERS = 8
 SHOWN_FILES = 10
 SHOWN_GIT_FILES = 10
+HIDDEN_DECISIONS = ("superseded", "rejected")  # decisions that no longer (or never did) hold
 TEXT_LIMIT = 160  # characters of one user text shown in the brief
 DEFAULT_BUDGET = 4000  # characters of the text brief when no --budget is given
 ELLIPSIS = "…"
@@ -358,12 +359,15 @@ def _blockers(items: list[records.Record], unusable: int) -> dict[str, Any]:
 
 
 def _decisions(items: list[records.Record], unusable: int) -> dict[str, Any]:
-    live = [r for r in items if r.data.get("status") != "superseded"]
+    """The most recent decisions that still hold: superseded and rejected ones are hidden, proposed ones shown."""
+    status = [str(r.data.get("status")) for r in items]
+    live = [r for r in items if r.data.get("status") not in HIDDEN_DECISIONS]
     live.sort(key=lambda r: (str(r.data.get("date")), r.id), reverse=True)
     shown = [
         {
             "id": r.id,
             "date": r.data.get("date"),
+            "status": r.data.get("status"),
             "title": _short(r.data.get("title") or ""),
             "decision": _short(r.data.get("decision") or ""),
             "reason": _short(r.data.get("reason") or ""),
@@ -371,7 +375,13 @@ def _decisions(items: list[records.Record], unusable: int) -> dict[str, Any]:
         }
         for r in live[:RECENT_DECISIONS]
     ]
-    return {"total": len(items), "superseded": len(items) - len(live), "unreadable": unusable, "items": shown}
+    return {
+        "total": len(items),
+        "superseded": status.count("superseded"),
+        "rejected": status.count("rejected"),
+        "unreadable": unusable,
+        "items": shown,
+    }
 
 
 def _sessions(

@@ -237,6 +237,25 @@ def test_records_in_the_brief(run: Run, tmp_path: Path) -> None:
     assert "Use jsonwebtoken" not in text
 
 
+def test_rejected_decisions_are_hidden_and_proposed_ones_marked(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    write_record(tmp_path, "decision", decision(1, title="Use sessions"))
+    write_record(tmp_path, "decision", decision(2, title="Use Redis", status="rejected", rejection="too costly"))
+    write_record(tmp_path, "decision", decision(3, title="Use jose", status="superseded"))
+    write_record(tmp_path, "decision", decision(4, title="Use SQLite", status="proposed"))
+    data = brief_json(run, tmp_path, T0 + timedelta(hours=8))["decisions"]
+    assert [(d["title"], d["status"]) for d in data["items"]] == [
+        ("Use SQLite", "proposed"),
+        ("Use sessions", "accepted"),
+    ]
+    assert (data["total"], data["superseded"], data["rejected"]) == (4, 1, 1)
+    text = brief_text(run, tmp_path, T0 + timedelta(hours=8))
+    assert "Recent decisions (2 of 2; 1 superseded and 1 rejected, hidden):\n" in text
+    assert "[proposed] Use SQLite: Chose option 4 over the others\n" in text
+    assert "Use Redis" not in text and "Use jose" not in text
+    assert "[proposed] Use sessions" not in text
+
+
 # ---------------------------------------------------------------------------- verification
 
 
