@@ -70,6 +70,8 @@ class Brief:
     now: datetime
     trust: list[dict[str, Any]] = field(default_factory=list)
     status: str | None = None
+    blocked_phases: list[dict[str, Any]] | None = None
+    escalate: bool | None = None
     lifecycle: dict[str, Any] | None = None
     progress: dict[str, Any] | None = None
     current_phase: dict[str, Any] | None = None
@@ -96,6 +98,8 @@ class Brief:
             "trusted": not self.trust,
             "trust": self.trust,
             "status": self.status,
+            "blocked_phases": self.blocked_phases,
+            "escalate": self.escalate,
             "lifecycle": self.lifecycle,
             "progress": self.progress,
             "current_phase": self.current_phase,
@@ -162,7 +166,9 @@ def brief(ws: Workspace, *, now: datetime | None = None) -> Brief:
     out.current_phase = _current_phase(state, when, entries)
     out.timing = _timing(state, out.current_phase)
     out.checkpoints = _failed_checkpoints(state)
-    out.status = _status(state, out.current_phase, out.timing)
+    out.blocked_phases = _blocked_phases(state, loaded["blocker"])
+    out.escalate = _escalate(state, out.blocked_phases)
+    out.status = _status(state, out.current_phase, out.timing, out.blocked_phases)
     out.blockers = _blockers(loaded["blocker"], unusable["blocker"])
     out.decisions = _decisions(loaded["decision"], unusable["decision"])
     out.last_session, out.sessions = _sessions(ws, loaded["session"], unusable["session"], when)
@@ -326,8 +332,9 @@ def _failed_checkpoints(state: State) -> list[dict[str, Any]]:
     return out
 
 
-def _status(state: State, current: dict[str, Any] | None, timing: dict[str, Any]) -> str:
-    """Seed 000's order: completed, paused (or another stopped state), checkpoint failed, possibly stalled, active."""
+def _status(state: State, current: dict[str, Any] | None, timing: dict[str, Any], blocked: list[dict[str, Any]]) -> str:
+    """Seed 000's order (completed, paused or another stopped state, checkpoint failed, possibly stalled, active),
+    with seed 003's `blocked` after a failed checkpoint: the current phase waits on an open blocker."""
     if is_complete(state):
         return "completed"
     lifecycle_state = state.lifecycle.state
@@ -335,9 +342,59 @@ def _status(state: State, current: dict[str, Any] | None, timing: dict[str, Any]
         return lifecycle_state  # paused, suspended, error, failed, abandoned, archived: stopped, and why comes first
     if current and (current.get("checkpoint") == "failed" or current.get("status") == "failed"):
         return "checkpoint_failed"
+    if any(item["current"] for item in blocked):
+        return "blocked"
     if timing["possibly_stalled"]:
         return "possibly_stalled"
     return "active"
+
+
+BLOCKING = ("new", "active")  # a bypassed blocker has a workaround: work goes on
+FINISHED = ("completed", "skipped")
+
+
+def affected_phases(state: State, affects: Any) -> list[int]:
+    """The phase numbers an `affects` list names, as `phase N` (`Phase 3: OAuth`) or by a phase's exact name."""
+    numbers = phase_numbers(state)
+    names = {str(p.name).strip().casefold(): numbers.start + i for i, p in enumerate(state.phases) if p.name}
+    out: list[int] = []
+    for item in affects if isinstance(affects, list) else []:
+        number = phase_reference(str(item))
+        if number is None:
+            number = names.get(str(item).strip().casefold())
+        if number is not None and number in numbers and number not in out:
+            out.append(number)
+    return out
+
+
+def _blocked_phases(state: State, blockers: list[records.Record]) -> list[dict[str, Any]]:
+    """Unfinished phases that an open (new or active) blocker names, each with those blockers, oldest first."""
+    found: dict[int, list[records.Record]] = {}
+    for record in sorted(blockers, key=lambda r: (str(r.data.get("identified")), r.id)):
+        if record.data.get("status") in BLOCKING:
+            for number in affected_phases(state, record.data.get("affects")):
+                found.setdefault(number, []).append(record)
+    out = []
+    for number in sorted(found):
+        phase = phase_at(state, number)
+        if phase is None or phase.status in FINISHED:
+            continue
+        items = [
+            {"id": r.id, "title": _short(r.data.get("title") or r.data.get("description") or "", 80)}
+            for r in found[number]
+        ]
+        current = state.position.exists() and state.position.phase == number
+        out.append({"phase": number, "name": phase.name, "current": current, "blockers": items})
+    return out
+
+
+def _escalate(state: State, blocked: list[dict[str, Any]]) -> bool:
+    """Whether every unfinished phase is blocked: no agent can go on, so a person must resolve or bypass a blocker."""
+    if is_complete(state) or state.lifecycle.state in ("completed", "archived"):
+        return False
+    numbers = phase_numbers(state)
+    unfinished = [n for n in numbers if (phase := phase_at(state, n)) is None or phase.status not in FINISHED]
+    return bool(unfinished) and set(unfinished) <= {item["phase"] for item in blocked}
 
 
 def _blockers(items: list[records.Record], unusable: int) -> dict[str, Any]:
@@ -504,13 +561,11 @@ def _verify(
                     "message": f"{files} {changed_text} that the state does not mention",
                 }
             )
-    numbers = phase_numbers(state)
     for blocker in blockers:
         if blocker.data.get("status") not in ("new", "active", "bypassed"):
             continue
-        for item in blocker.data.get("affects") or []:
-            number = phase_reference(str(item))
-            phase = phase_at(state, number) if number is not None and number in numbers else None
+        for number in affected_phases(state, blocker.data.get("affects")):
+            phase = phase_at(state, number)
             if phase is not None and phase.status == "completed":
                 flags.append(
                     {

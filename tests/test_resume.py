@@ -126,6 +126,58 @@ def test_status_possibly_stalled_and_active(run: Run, tmp_path: Path) -> None:
     assert "WARNING possibly stalled: phase 3 has run 3h, over twice the average" in text
 
 
+def test_status_blocked_names_the_blocker_of_the_current_phase(run: Run, tmp_path: Path) -> None:
+    """Seed 003: an open (new or active) blocker that names the current phase, by number or by name, blocks it."""
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1, hours=1), current=2))
+    first = write_record(tmp_path, "blocker", blocker(1, title="No signing key", affects=["JWT"]))
+    write_record(tmp_path, "blocker", blocker(2, title="Later", affects=["phase 4"], status="new"))
+    write_record(tmp_path, "blocker", blocker(3, affects=["phase 3"], status="bypassed", workaround="a stub"))
+    now = T0 + timedelta(hours=5)  # 4x the average: stalled too, but blocked says why
+    data = brief_json(run, tmp_path, now)
+    assert data["status"] == "blocked" and data["timing"]["possibly_stalled"] is True
+    assert data["blocked_phases"] == [
+        {"phase": 2, "name": "JWT", "current": True, "blockers": [{"id": first.stem, "title": "No signing key"}]},
+        {
+            "phase": 4,
+            "name": "Deploy",
+            "current": False,
+            "blockers": [{"id": data["blocked_phases"][1]["blockers"][0]["id"], "title": "Later"}],
+        },
+    ]
+    assert data["escalate"] is False  # phase 3's blocker is bypassed: work can go on there
+    text = brief_text(run, tmp_path, now)
+    assert f"Status: blocked\n  phase 2 JWT waits on {first.stem} (No signing key)\n" in text
+    assert "ESCALATE" not in text
+
+
+def test_a_failed_checkpoint_outranks_blocked_and_a_bypassed_blocker_blocks_nothing(run: Run, tmp_path: Path) -> None:
+    phases = timed_phases(NAMES, done=1)
+    write_state(tmp_path, state_data(phases=phases, current=2))
+    record = write_record(tmp_path, "blocker", blocker(1, affects=["phase 2"], status="bypassed", workaround="stub"))
+    assert brief_json(run, tmp_path, T0 + timedelta(hours=3))["status"] == "active"
+    record.write_text(record.read_text().replace("status: bypassed", "status: active"))
+    assert brief_json(run, tmp_path, T0 + timedelta(hours=3))["status"] == "blocked"
+    phases[1].update(checkpoint="failed")
+    write_state(tmp_path, state_data(phases=phases, current=2))
+    assert brief_json(run, tmp_path, T0 + timedelta(hours=3))["status"] == "checkpoint_failed"
+
+
+def test_every_unfinished_phase_blocked_asks_for_a_person(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    write_record(tmp_path, "blocker", blocker(1, affects=["phase 2", "Phase 3: OAuth"]))
+    write_record(tmp_path, "blocker", blocker(2, affects=["deploy"], status="new"))
+    data = brief_json(run, tmp_path, T0 + timedelta(hours=3))
+    assert data["status"] == "blocked" and data["escalate"] is True
+    assert [p["phase"] for p in data["blocked_phases"]] == [2, 3, 4]
+    text = brief_text(run, tmp_path, T0 + timedelta(hours=3))
+    assert (
+        "ESCALATE: every unfinished phase is blocked (phases 2, 3, 4): a person must resolve or bypass a blocker\n"
+        in text
+    )
+    assert len(brief_text(run, tmp_path, T0 + timedelta(hours=3), "--budget", str(MIN_BUDGET))) <= MIN_BUDGET
+    assert "ESCALATE: every unfinished phase" in brief_text(run, tmp_path, T0, "--budget", str(MIN_BUDGET))
+
+
 @pytest.mark.parametrize("state", ["suspended", "error", "failed", "abandoned", "archived"])
 def test_other_stopped_states_lead_with_why(run: Run, tmp_path: Path, state: str) -> None:
     lifecycle: dict[str, Any] = {"state": state, "since": T0, "reason": f"went {state}", "by": "bot"}
@@ -279,9 +331,12 @@ def test_verification_flags_missing_files(run: Run, tmp_path: Path) -> None:
 def test_verification_flags_a_blocker_on_a_completed_phase(run: Run, tmp_path: Path) -> None:
     write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=2), current=3))
     kept = write_record(tmp_path, "blocker", blocker(1, affects=["Phase 1: Schema", "phase 3"]))
+    named = write_record(tmp_path, "blocker", blocker(3, affects=["jwt"], status="bypassed", workaround="x"))
     write_record(tmp_path, "blocker", blocker(2, affects=["phase 1"], status="resolved", resolution="fixed"))
     flags = brief_json(run, tmp_path, T0)["verification"]
-    assert [(f["kind"], f["blocker"], f["phase"]) for f in flags] == [("blocker_on_completed_phase", kept.stem, 1)]
+    assert sorted((f["kind"], f["blocker"], f["phase"]) for f in flags) == sorted(
+        [("blocker_on_completed_phase", kept.stem, 1), ("blocker_on_completed_phase", named.stem, 2)]
+    )  # a phase is named by number or by its name
 
 
 def git(cwd: Path, *args: str, when: datetime | None = None) -> None:
