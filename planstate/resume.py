@@ -118,11 +118,12 @@ class Brief:
         }
         return to_json(out)  # type: ignore[no-any-return]
 
-    def without(self, part: str) -> Brief:
-        """A copy of the brief with one part dropped (and noted in `dropped`)."""
+    def without(self, part: str, *, note: bool = True) -> Brief:
+        """A copy of the brief with one part dropped (and, with `note`, said so in `dropped`)."""
         from dataclasses import replace
 
-        return replace(self, **{part: None}, dropped=[*self.dropped, part])  # type: ignore[arg-type]
+        dropped = [*self.dropped, part] if note else self.dropped
+        return replace(self, **{part: None}, dropped=dropped)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------- computing
@@ -175,7 +176,7 @@ def brief(ws: Workspace, *, now: datetime | None = None) -> Brief:
     out.next_action = state.next_action.strip() if state.next_action else None
     out.position = _position(state)
     out.open_questions = list(state.resume_context.open_questions)
-    out.files_modified = _files(state)
+    out.files_modified = _files(ws, state)
     out.verification = _verify(ws, state, loaded["blocker"], loaded["session"])
     return out
 
@@ -509,9 +510,19 @@ def _position(state: State) -> dict[str, Any] | None:
     return {k: p.get(k) for k in ("plan", "plan_name", "task", "wave", "status", "step") if p.get(k) is not None}
 
 
-def _files(state: State) -> dict[str, Any]:
+def _files(ws: Workspace, state: State) -> dict[str, Any]:
+    """The files the resume context lists as modified that still exist; the missing ones are only counted, since
+    the verification lists them."""
     files = list(state.resume_context.files_modified)
-    return {"total": len(files), "items": files[:SHOWN_FILES]}
+    missing = set(_missing(ws, state))
+    present = [name for name in files if name not in missing]
+    return {"total": len(files), "missing": len(files) - len(present), "items": present[:SHOWN_FILES]}
+
+
+def _missing(ws: Workspace, state: State) -> list[str]:
+    """The files the resume context lists as modified that no longer exist (relative to the project folder)."""
+    project = ws.root.parent
+    return [name for name in state.resume_context.files_modified if not (project / name).exists()]
 
 
 def _verify(
@@ -528,7 +539,7 @@ def _verify(
             }
         )
     listed = list(state.resume_context.files_modified)
-    missing = [name for name in listed if not (project / name).exists()]
+    missing = _missing(ws, state)
     if missing:
         flags.append(
             {
@@ -649,6 +660,8 @@ def fit(ws: Workspace, b: Brief, budget: int = DEFAULT_BUDGET) -> tuple[Brief, s
             return b, text
         if getattr(b, part) in (None, [], {}):
             continue
+        if render_text(ws, b.without(part, note=False)) == text:
+            continue  # it shows nothing (no files left to list, say): "left out" would not be true
         b = b.without(part)
         text = render_text(ws, b)
     if len(text) > budget and b.next_action and len(b.next_action) > 1:

@@ -308,6 +308,17 @@ def test_rejected_decisions_are_hidden_and_proposed_ones_marked(run: Run, tmp_pa
     assert "[proposed] Use sessions" not in text
 
 
+def test_a_decision_title_is_not_repeated_by_its_decision(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    same = write_record(tmp_path, "decision", decision(1, title="Use jose", decision="Use jose"))
+    longer = write_record(
+        tmp_path, "decision", decision(2, title="Use Redis", decision="use Redis for sessions, TTL 1d")
+    )
+    text = brief_text(run, tmp_path, T0 + timedelta(hours=8))
+    assert f"{same.stem} Use jose\n" in text
+    assert f"{longer.stem} use Redis for sessions, TTL 1d\n" in text and "Use Redis" not in text
+
+
 # ---------------------------------------------------------------------------- verification
 
 
@@ -325,7 +336,10 @@ def test_verification_flags_missing_files(run: Run, tmp_path: Path) -> None:
             "message": "1 file is listed as modified but no longer exists",
         }
     ]
-    assert "1 file is listed as modified but no longer exists: src/gone.py" in brief_text(run, tmp_path, T0)
+    text = brief_text(run, tmp_path, T0)
+    assert "1 file is listed as modified but no longer exists: src/gone.py" in text
+    assert "Files modified: src/kept.py (and the 1 missing one above)\n" in text  # each file named once
+    assert brief_json(run, tmp_path, T0)["files_modified"] == {"total": 2, "missing": 1, "items": ["src/kept.py"]}
 
 
 def test_verification_flags_a_blocker_on_a_completed_phase(run: Run, tmp_path: Path) -> None:
@@ -529,7 +543,8 @@ def big(realistic_template: Path, tmp_path: Path) -> Path:
 
 def test_realistic_initiative_brief_is_short(run: Run, big: Path) -> None:
     """10 phases, 200 decisions, 50 blockers, 300 sessions with real text lengths: the default brief stays under
-    4,000 characters, keeps the most important parts whole and says what it left out."""
+    4,000 characters, keeps the most important parts whole, recent decisions included (the issue requires them),
+    and says what it left out."""
     tmp_path = big
     now = T0 + timedelta(days=14)
     text = brief_text(run, tmp_path, now)
@@ -541,10 +556,15 @@ def test_realistic_initiative_brief_is_short(run: Run, big: Path) -> None:
     for line in data["next_action"].splitlines():
         assert f"  {line}\n" in text  # the next action is whole
     assert "Open blockers (10):" in text and "and 2 more" in text
+    assert "Recent decisions (5 of 180; 20 superseded, hidden):\n" in text
+    for item in data["decisions"]["items"]:
+        assert f"  - {item['date']} {item['id']} {item['title']}: {item['decision']}\n" in text
+    assert "Files modified" not in text  # all 12 are missing: listed once, under "Check before you continue"
+    assert text.count("workaround: the same as above") == 2  # the same workaround is written out once
     full = brief_text(run, tmp_path, now, "--budget", "100000")
     assert len(full) > DEFAULT_BUDGET  # so the default budget is what keeps it short
-    assert "Recent decisions (5 of 180; 20 superseded, hidden)" in full
-    assert text.rstrip("\n").splitlines()[-1].startswith("(cut to fit the budget: files modified")
+    assert "Open questions:" in full and "Files modified" not in full
+    assert text.rstrip("\n").splitlines()[-1].startswith("(cut to fit the budget: open questions left out;")
 
 
 @pytest.mark.parametrize("budget", [2000, 1500, 900, MIN_BUDGET])
@@ -559,8 +579,10 @@ def test_budget_drops_the_least_important_parts_first(run: Run, big: Path, budge
     data = brief_json(run, tmp_path, now, "--budget", str(budget))
     dropped = [d for d in data["dropped"] if d not in ("text", "next_action", "trust")]
     whole = brief_json(run, tmp_path, now)
-    present = [p for p in DROP_ORDER if whole[p] not in (None, [])]
-    assert dropped == present[: len(dropped)]  # least important first, none skipped
+    shown = [p for p in DROP_ORDER if whole[p] not in (None, [])]
+    # parts that show nothing are not dropped: every listed file is missing, and no session is active now
+    shown = [p for p in shown if p not in ("files_modified", "sessions")]
+    assert dropped == shown[: len(dropped)]  # least important first, none skipped
     for part in dropped:
         assert data[part] is None
     assert data["next_action"] is not None  # the most important facts stay
