@@ -38,6 +38,7 @@ SHOWN_FILES = 10
 SHOWN_GIT_FILES = 10
 HIDDEN_DECISIONS = ("superseded", "rejected")  # decisions that no longer (or never did) hold
 TEXT_LIMIT = 160  # characters of one user text shown in the brief
+ACTIVATION_LIMIT = 120  # characters of the line `--activate` prints above the brief (it counts toward the budget)
 DEFAULT_BUDGET = 4000  # characters of the text brief when no --budget is given
 ELLIPSIS = "…"
 
@@ -201,7 +202,7 @@ def _trust(findings: list[Finding]) -> list[dict[str, Any]]:
     return out
 
 
-def _short(text: Any, limit: int = TEXT_LIMIT) -> str:
+def shorten(text: Any, limit: int = TEXT_LIMIT) -> str:
     """One line of user text, cut at `limit` characters."""
     flat = " ".join(str(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
@@ -311,7 +312,7 @@ def _timing(state: State, current: dict[str, Any] | None) -> dict[str, Any]:
         "phases_remaining": remaining,
         "estimated_remaining_seconds": round(average * remaining) if average is not None else None,
         "possibly_stalled": stalled,
-        "no_timing_data": not durations and running is None,
+        "no_timing_data": not durations,  # what the text says: no average, so no estimate and no stall claim
     }
 
 
@@ -381,7 +382,7 @@ def _blocked_phases(state: State, blockers: list[records.Record]) -> list[dict[s
         if phase is None or phase.status in FINISHED:
             continue
         items = [
-            {"id": r.id, "title": _short(r.data.get("title") or r.data.get("description") or "", 80)}
+            {"id": r.id, "title": shorten(r.data.get("title") or r.data.get("description") or "", 80)}
             for r in found[number]
         ]
         current = state.position.exists() and state.position.phase == number
@@ -406,10 +407,10 @@ def _blockers(items: list[records.Record], unusable: int) -> dict[str, Any]:
         {
             "id": r.id,
             "status": r.data.get("status"),
-            "title": _short(r.data.get("title") or r.data.get("description") or ""),
-            "description": _short(r.data.get("description") or ""),
+            "title": shorten(r.data.get("title") or r.data.get("description") or ""),
+            "description": shorten(r.data.get("description") or ""),
             "affects": [str(a) for a in r.data.get("affects") or []],
-            "workaround": _short(r.data["workaround"]) if r.data.get("workaround") else None,
+            "workaround": shorten(r.data["workaround"]) if r.data.get("workaround") else None,
         }
         for r in open_[:SHOWN_BLOCKERS]
     ]
@@ -426,9 +427,9 @@ def _decisions(items: list[records.Record], unusable: int) -> dict[str, Any]:
             "id": r.id,
             "date": r.data.get("date"),
             "status": r.data.get("status"),
-            "title": _short(r.data.get("title") or ""),
-            "decision": _short(r.data.get("decision") or ""),
-            "reason": _short(r.data.get("reason") or ""),
+            "title": shorten(r.data.get("title") or ""),
+            "decision": shorten(r.data.get("decision") or ""),
+            "reason": shorten(r.data.get("reason") or ""),
             "reversible": r.data.get("reversible", True),
         }
         for r in live[:RECENT_DECISIONS]
@@ -473,7 +474,7 @@ def _sessions(
             "agent": r.data.get("agent"),
             "started": r.data.get("started"),
             "last_seen": seen[r.id],
-            "working_on": _short(r.data["working_on"]) if r.data.get("working_on") else None,
+            "working_on": shorten(r.data["working_on"]) if r.data.get("working_on") else None,
             "resumed_from": r.data.get("resumed_from"),
         }
         for r in sorted(live, key=lambda r: (started(r), r.id))
@@ -496,10 +497,10 @@ def _sessions(
         "last_seen": seen[last.id],
         "silent_seconds": silent,
         "working_on": d.get("working_on"),
-        "completed": [_short(c) for c in d.get("completed") or []][:5],
-        "issues": [_short(i) for i in d.get("issues") or []][:5],
+        "completed": [shorten(c) for c in d.get("completed") or []][:5],
+        "issues": [shorten(i) for i in d.get("issues") or []][:5],
         "handoff_reason": d.get("handoff_reason"),
-        "notes": _short(d["notes"]) if d.get("notes") else None,
+        "notes": shorten(d["notes"]) if d.get("notes") else None,
     }, summary
 
 
@@ -700,7 +701,7 @@ def _shorten_the_rest(b: Brief) -> Brief:
     """The brief with the first problem only (and how many more), and its title and lifecycle texts shortened."""
     from dataclasses import replace
 
-    changes: dict[str, Any] = {"title": _short(b.title, 60) if b.title else b.title}
+    changes: dict[str, Any] = {"title": shorten(b.title, 60) if b.title else b.title}
     if len(b.trust) > 1:
         more = len(b.trust) - 1
         extra = {"problem": f"and {more} more problem{'s' if more != 1 else ''}", "code": None, "file": None}
@@ -710,8 +711,8 @@ def _shorten_the_rest(b: Brief) -> Brief:
         lifecycle = dict(b.lifecycle)
         for key in ("reason", "context"):
             if lifecycle.get(key):
-                lifecycle[key] = _short(lifecycle[key], 60)
+                lifecycle[key] = shorten(lifecycle[key], 60)
         if lifecycle.get("error"):
-            lifecycle["error"] = {**lifecycle["error"], "message": _short(lifecycle["error"]["message"], 60)}
+            lifecycle["error"] = {**lifecycle["error"], "message": shorten(lifecycle["error"]["message"], 60)}
         changes["lifecycle"] = lifecycle
     return replace(b, **changes)

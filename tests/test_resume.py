@@ -204,6 +204,7 @@ def test_no_completed_phase_means_no_estimate(run: Run, tmp_path: Path) -> None:
     assert data["timing"]["average_phase_seconds"] is None
     assert data["timing"]["estimated_remaining_seconds"] is None
     assert data["timing"]["possibly_stalled"] is False  # no average, so no stall claim
+    assert data["timing"]["no_timing_data"] is True  # as the text says, though the current phase has a start
     assert data["current_phase"]["running_seconds"] == 30 * 3600
     assert data["status"] == "active"
     assert "no timing data yet" in brief_text(run, tmp_path, T0 + timedelta(hours=30))
@@ -213,6 +214,7 @@ def test_estimate_from_one_completed_phase(run: Run, tmp_path: Path) -> None:
     write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1, hours=3), current=2))
     timing = brief_json(run, tmp_path, T0 + timedelta(hours=4))["timing"]
     assert timing["timed_phases"] == 1
+    assert timing["no_timing_data"] is False
     assert timing["average_phase_seconds"] == 3 * 3600
     assert timing["phases_remaining"] == 3
     assert timing["estimated_remaining_seconds"] == 9 * 3600
@@ -807,6 +809,18 @@ def test_activate_resumes_a_paused_initiative(run: Run, project: Path) -> None:
     data = json.loads(run("resume", "--activate", "--reason", "back", "--json", cwd=project).stdout)
     assert data["activated"]["from"] == "paused" and data["activated"]["already_active"] is False
     assert data["lifecycle"]["state"] == "active"
+
+
+@pytest.mark.parametrize("reason", ["back", "x" * 500])
+def test_the_activate_line_counts_toward_the_budget(run: Run, big: Path, reason: str) -> None:
+    now = T0 + timedelta(days=14)
+    paused = run("pause", "--reason", "lunch", cwd=big, env={"PLANSTATE_NOW": now.isoformat()})
+    assert paused.returncode == 0, paused.stderr
+    text = brief_text(run, big, now, "--activate", "--reason", reason, "--budget", "1500")
+    assert text.startswith("user-auth: paused → active (") and len(text) <= 1500
+    assert len(text.splitlines()[0]) <= 120  # a long reason is shortened on screen; the history keeps it whole
+    again = brief_text(run, big, now, "--activate", "--budget", str(MIN_BUDGET))
+    assert again.startswith("user-auth is already active; nothing to resume\n") and len(again) <= MIN_BUDGET
 
 
 def test_a_small_budget_never_cuts_the_status_or_the_next_action(run: Run, big: Path) -> None:
