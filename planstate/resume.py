@@ -209,6 +209,7 @@ def shorten(text: Any, limit: int = TEXT_LIMIT) -> str:
 
 
 def _lifecycle(state: State) -> dict[str, Any]:
+    """The lifecycle state with why: reason, who, context, resumes, and the error of `error` and `failed`."""
     lc = state.lifecycle
     out: dict[str, Any] = {
         "state": lc.state,
@@ -227,6 +228,7 @@ def _lifecycle(state: State) -> dict[str, Any]:
 
 
 def _progress(state: State) -> dict[str, Any]:
+    """Phases completed of the total, the percent, completion, and the current phase's task counts."""
     numbers = phase_numbers(state)
     done = sum(1 for p in state.phases if p.status == "completed")
     total = len(numbers)
@@ -241,6 +243,7 @@ def _progress(state: State) -> dict[str, Any]:
 
 
 def _current_phase(state: State, when: datetime, entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The phase the position points at, with how long it has run while the initiative was active."""
     position = state.position
     if not position.exists():
         return None
@@ -317,6 +320,7 @@ def _timing(state: State, current: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _failed_checkpoints(state: State) -> list[dict[str, Any]]:
+    """Every phase whose checkpoint or status failed, with its evidence and failure."""
     numbers = phase_numbers(state)
     out = []
     for i, phase in enumerate(state.phases):
@@ -400,6 +404,7 @@ def _escalate(state: State, blocked: list[dict[str, Any]]) -> bool:
 
 
 def _blockers(items: list[records.Record], unusable: int) -> dict[str, Any]:
+    """The open blockers (new, active, bypassed), active ones first, then oldest first; at most SHOWN_BLOCKERS."""
     open_ = [r for r in items if r.data.get("status") in ("new", "active", "bypassed")]
     order = {"active": 0, "new": 1, "bypassed": 2}
     open_.sort(key=lambda r: (order.get(str(r.data.get("status")), 3), str(r.data.get("identified"))))
@@ -505,6 +510,7 @@ def _sessions(
 
 
 def _position(state: State) -> dict[str, Any] | None:
+    """The set fields of the position besides the phase."""
     if not state.position.exists():
         return None
     p = state.position._data()
