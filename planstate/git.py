@@ -35,29 +35,43 @@ def toplevel(path: Path) -> Path | None:
     return Path(found.strip()) if found and found.strip() else None
 
 
-def changed_since(project: Path, since: datetime) -> list[str] | None:
+def changed_since(project: Path, since: datetime | None) -> list[str] | None:
     """Files changed since `since`: in commits made after it, plus uncommitted changes; paths relative to `project`.
 
-    None when `project` is not in a git work tree or git cannot answer.
+    With `since` None, only the uncommitted changes. None when `project` is not in a git work tree or git cannot
+    answer. Names are read NUL-separated (`-z`), so quotes, spaces and ` -> ` in them come through as they are.
     """
     top = toplevel(project)
     if top is None:
         return None
-    committed = _git(
-        project, "log", f"--since={since.isoformat()}", "--name-only", "--pretty=format:", "--relative", "--", "."
-    )
-    status = _git(project, "status", "--porcelain", "--untracked-files=all", "--", ".")
-    if committed is None or status is None:
+    names: set[str] = set()
+    if since is not None:
+        committed = _git(
+            project,
+            "log",
+            "-z",
+            f"--since={since.isoformat()}",
+            "--name-only",
+            "--pretty=format:",
+            "--relative",
+            "--",
+            ".",
+        )
+        if committed is None:
+            return None
+        # commits are separated by an empty name; git may start a commit's names with the newline of its header
+        names.update(name.lstrip("\n") for name in committed.split("\0") if name.strip("\n"))
+    status = _git(project, "status", "--porcelain", "-z", "--untracked-files=all", "--", ".")
+    if status is None:
         return None
     prefix = _relative_prefix(top, project)
-    names = {line.strip() for line in committed.splitlines() if line.strip()}
-    for line in status.splitlines():
-        if len(line) < 4:
+    entries = iter(status.split("\0"))
+    for entry in entries:
+        if len(entry) < 4:
             continue
-        path = line[3:]
-        if " -> " in path:  # a rename: the new name is what exists now
-            path = path.split(" -> ", 1)[1]
-        path = path.strip('"')
+        path = entry[3:]
+        if "R" in entry[:2] or "C" in entry[:2]:
+            next(entries, None)  # a rename or copy: its source follows; the new name is what exists now
         if prefix and path.startswith(prefix):
             path = path[len(prefix) :]
         names.add(path)

@@ -36,7 +36,9 @@ RECENT_DECISIONS = 5
 SHOWN_BLOCKERS = 8
 SHOWN_FILES = 10
 SHOWN_GIT_FILES = 10
+HIDDEN_DECISIONS = ("superseded", "rejected")  # decisions that no longer (or never did) hold
 TEXT_LIMIT = 160  # characters of one user text shown in the brief
+ACTIVATION_LIMIT = 120  # characters of the line `--activate` prints above the brief (it counts toward the budget)
 DEFAULT_BUDGET = 4000  # characters of the text brief when no --budget is given
 ELLIPSIS = "…"
 
@@ -49,6 +51,7 @@ DROP_ORDER = (
     "decisions",
     "timing",
     "last_session",
+    "sessions",
     "checkpoints",
     "blockers",
     "verification",
@@ -68,6 +71,8 @@ class Brief:
     now: datetime
     trust: list[dict[str, Any]] = field(default_factory=list)
     status: str | None = None
+    blocked_phases: list[dict[str, Any]] | None = None
+    escalate: bool | None = None
     lifecycle: dict[str, Any] | None = None
     progress: dict[str, Any] | None = None
     current_phase: dict[str, Any] | None = None
@@ -76,6 +81,7 @@ class Brief:
     blockers: dict[str, Any] | None = None
     decisions: dict[str, Any] | None = None
     last_session: dict[str, Any] | None = None
+    sessions: dict[str, Any] | None = None
     next_action: str | None = None
     position: dict[str, Any] | None = None
     open_questions: list[str] | None = None
@@ -93,6 +99,8 @@ class Brief:
             "trusted": not self.trust,
             "trust": self.trust,
             "status": self.status,
+            "blocked_phases": self.blocked_phases,
+            "escalate": self.escalate,
             "lifecycle": self.lifecycle,
             "progress": self.progress,
             "current_phase": self.current_phase,
@@ -101,6 +109,7 @@ class Brief:
             "blockers": self.blockers,
             "decisions": self.decisions,
             "last_session": self.last_session,
+            "sessions": self.sessions,
             "next_action": self.next_action,
             "position": self.position,
             "open_questions": self.open_questions,
@@ -110,11 +119,12 @@ class Brief:
         }
         return to_json(out)  # type: ignore[no-any-return]
 
-    def without(self, part: str) -> Brief:
-        """A copy of the brief with one part dropped (and noted in `dropped`)."""
+    def without(self, part: str, *, note: bool = True) -> Brief:
+        """A copy of the brief with one part dropped (and, with `note`, said so in `dropped`)."""
         from dataclasses import replace
 
-        return replace(self, **{part: None}, dropped=[*self.dropped, part])  # type: ignore[arg-type]
+        dropped = [*self.dropped, part] if note else self.dropped
+        return replace(self, **{part: None}, dropped=dropped)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------- computing
@@ -158,14 +168,16 @@ def brief(ws: Workspace, *, now: datetime | None = None) -> Brief:
     out.current_phase = _current_phase(state, when, entries)
     out.timing = _timing(state, out.current_phase)
     out.checkpoints = _failed_checkpoints(state)
-    out.status = _status(state, out.current_phase, out.timing)
+    out.blocked_phases = _blocked_phases(state, loaded["blocker"])
+    out.escalate = _escalate(state, out.blocked_phases)
+    out.status = _status(state, out.current_phase, out.timing, out.blocked_phases)
     out.blockers = _blockers(loaded["blocker"], unusable["blocker"])
     out.decisions = _decisions(loaded["decision"], unusable["decision"])
-    out.last_session = _last_session(loaded["session"])
+    out.last_session, out.sessions = _sessions(ws, loaded["session"], unusable["session"], when)
     out.next_action = state.next_action.strip() if state.next_action else None
     out.position = _position(state)
     out.open_questions = list(state.resume_context.open_questions)
-    out.files_modified = _files(state)
+    out.files_modified = _files(ws, state)
     out.verification = _verify(ws, state, loaded["blocker"], loaded["session"])
     return out
 
@@ -190,13 +202,14 @@ def _trust(findings: list[Finding]) -> list[dict[str, Any]]:
     return out
 
 
-def _short(text: Any, limit: int = TEXT_LIMIT) -> str:
+def shorten(text: Any, limit: int = TEXT_LIMIT) -> str:
     """One line of user text, cut at `limit` characters."""
     flat = " ".join(str(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 def _lifecycle(state: State) -> dict[str, Any]:
+    """The lifecycle state with why: reason, who, context, resumes, and the error of `error` and `failed`."""
     lc = state.lifecycle
     out: dict[str, Any] = {
         "state": lc.state,
@@ -215,6 +228,7 @@ def _lifecycle(state: State) -> dict[str, Any]:
 
 
 def _progress(state: State) -> dict[str, Any]:
+    """Phases completed of the total, the percent, completion, and the current phase's task counts."""
     numbers = phase_numbers(state)
     done = sum(1 for p in state.phases if p.status == "completed")
     total = len(numbers)
@@ -229,6 +243,7 @@ def _progress(state: State) -> dict[str, Any]:
 
 
 def _current_phase(state: State, when: datetime, entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The phase the position points at, with how long it has run while the initiative was active."""
     position = state.position
     if not position.exists():
         return None
@@ -300,11 +315,12 @@ def _timing(state: State, current: dict[str, Any] | None) -> dict[str, Any]:
         "phases_remaining": remaining,
         "estimated_remaining_seconds": round(average * remaining) if average is not None else None,
         "possibly_stalled": stalled,
-        "no_timing_data": not durations and running is None,
+        "no_timing_data": not durations,  # what the text says: no average, so no estimate and no stall claim
     }
 
 
 def _failed_checkpoints(state: State) -> list[dict[str, Any]]:
+    """Every phase whose checkpoint or status failed, with its evidence and failure."""
     numbers = phase_numbers(state)
     out = []
     for i, phase in enumerate(state.phases):
@@ -322,8 +338,9 @@ def _failed_checkpoints(state: State) -> list[dict[str, Any]]:
     return out
 
 
-def _status(state: State, current: dict[str, Any] | None, timing: dict[str, Any]) -> str:
-    """Seed 000's order: completed, paused (or another stopped state), checkpoint failed, possibly stalled, active."""
+def _status(state: State, current: dict[str, Any] | None, timing: dict[str, Any], blocked: list[dict[str, Any]]) -> str:
+    """Seed 000's order (completed, paused or another stopped state, checkpoint failed, possibly stalled, active),
+    with seed 003's `blocked` after a failed checkpoint: the current phase waits on an open blocker."""
     if is_complete(state):
         return "completed"
     lifecycle_state = state.lifecycle.state
@@ -331,12 +348,63 @@ def _status(state: State, current: dict[str, Any] | None, timing: dict[str, Any]
         return lifecycle_state  # paused, suspended, error, failed, abandoned, archived: stopped, and why comes first
     if current and (current.get("checkpoint") == "failed" or current.get("status") == "failed"):
         return "checkpoint_failed"
+    if any(item["current"] for item in blocked):
+        return "blocked"
     if timing["possibly_stalled"]:
         return "possibly_stalled"
     return "active"
 
 
+BLOCKING = ("new", "active")  # a bypassed blocker has a workaround: work goes on
+FINISHED = ("completed", "skipped")
+
+
+def affected_phases(state: State, affects: Any) -> list[int]:
+    """The phase numbers an `affects` list names, as `phase N` (`Phase 3: OAuth`) or by a phase's exact name."""
+    numbers = phase_numbers(state)
+    names = {str(p.name).strip().casefold(): numbers.start + i for i, p in enumerate(state.phases) if p.name}
+    out: list[int] = []
+    for item in affects if isinstance(affects, list) else []:
+        number = phase_reference(str(item))
+        if number is None:
+            number = names.get(str(item).strip().casefold())
+        if number is not None and number in numbers and number not in out:
+            out.append(number)
+    return out
+
+
+def _blocked_phases(state: State, blockers: list[records.Record]) -> list[dict[str, Any]]:
+    """Unfinished phases that an open (new or active) blocker names, each with those blockers, oldest first."""
+    found: dict[int, list[records.Record]] = {}
+    for record in sorted(blockers, key=lambda r: (str(r.data.get("identified")), r.id)):
+        if record.data.get("status") in BLOCKING:
+            for number in affected_phases(state, record.data.get("affects")):
+                found.setdefault(number, []).append(record)
+    out = []
+    for number in sorted(found):
+        phase = phase_at(state, number)
+        if phase is None or phase.status in FINISHED:
+            continue
+        items = [
+            {"id": r.id, "title": shorten(r.data.get("title") or r.data.get("description") or "", 80)}
+            for r in found[number]
+        ]
+        current = state.position.exists() and state.position.phase == number
+        out.append({"phase": number, "name": phase.name, "current": current, "blockers": items})
+    return out
+
+
+def _escalate(state: State, blocked: list[dict[str, Any]]) -> bool:
+    """Whether every unfinished phase is blocked: no agent can go on, so a person must resolve or bypass a blocker."""
+    if is_complete(state) or state.lifecycle.state in ("completed", "archived"):
+        return False
+    numbers = phase_numbers(state)
+    unfinished = [n for n in numbers if (phase := phase_at(state, n)) is None or phase.status not in FINISHED]
+    return bool(unfinished) and set(unfinished) <= {item["phase"] for item in blocked}
+
+
 def _blockers(items: list[records.Record], unusable: int) -> dict[str, Any]:
+    """The open blockers (new, active, bypassed), active ones first, then oldest first; at most SHOWN_BLOCKERS."""
     open_ = [r for r in items if r.data.get("status") in ("new", "active", "bypassed")]
     order = {"active": 0, "new": 1, "bypassed": 2}
     open_.sort(key=lambda r: (order.get(str(r.data.get("status")), 3), str(r.data.get("identified"))))
@@ -344,10 +412,10 @@ def _blockers(items: list[records.Record], unusable: int) -> dict[str, Any]:
         {
             "id": r.id,
             "status": r.data.get("status"),
-            "title": _short(r.data.get("title") or r.data.get("description") or ""),
-            "description": _short(r.data.get("description") or ""),
+            "title": shorten(r.data.get("title") or r.data.get("description") or ""),
+            "description": shorten(r.data.get("description") or ""),
             "affects": [str(a) for a in r.data.get("affects") or []],
-            "workaround": _short(r.data["workaround"]) if r.data.get("workaround") else None,
+            "workaround": shorten(r.data["workaround"]) if r.data.get("workaround") else None,
         }
         for r in open_[:SHOWN_BLOCKERS]
     ]
@@ -355,54 +423,113 @@ def _blockers(items: list[records.Record], unusable: int) -> dict[str, Any]:
 
 
 def _decisions(items: list[records.Record], unusable: int) -> dict[str, Any]:
-    live = [r for r in items if r.data.get("status") != "superseded"]
+    """The most recent decisions that still hold: superseded and rejected ones are hidden, proposed ones shown."""
+    status = [str(r.data.get("status")) for r in items]
+    live = [r for r in items if r.data.get("status") not in HIDDEN_DECISIONS]
     live.sort(key=lambda r: (str(r.data.get("date")), r.id), reverse=True)
     shown = [
         {
             "id": r.id,
             "date": r.data.get("date"),
-            "title": _short(r.data.get("title") or ""),
-            "decision": _short(r.data.get("decision") or ""),
-            "reason": _short(r.data.get("reason") or ""),
+            "status": r.data.get("status"),
+            "title": shorten(r.data.get("title") or ""),
+            "decision": shorten(r.data.get("decision") or ""),
+            "reason": shorten(r.data.get("reason") or ""),
             "reversible": r.data.get("reversible", True),
         }
         for r in live[:RECENT_DECISIONS]
     ]
-    return {"total": len(items), "superseded": len(items) - len(live), "unreadable": unusable, "items": shown}
+    return {
+        "total": len(items),
+        "superseded": status.count("superseded"),
+        "rejected": status.count("rejected"),
+        "unreadable": unusable,
+        "items": shown,
+    }
 
 
-def _last_session(items: list[records.Record]) -> dict[str, Any] | None:
+def _sessions(
+    ws: Workspace, items: list[records.Record], unusable: int, when: datetime
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The last session to pick up from, and the sessions active now.
+
+    The last session is the most recent one that is over: ended, crashed, or still `active` but silent for longer
+    than the stale threshold (its agent probably crashed). Sessions that are alive are listed apart, so an agent
+    that has just started its own session still sees the handoff of the one before.
+    """
+    from planstate.checks import STALE_AFTER
+    from planstate.sessions import last_heartbeat
+
     def started(r: records.Record) -> datetime:
-        return parse_datetime(r.data.get("started")) or datetime.min.replace(tzinfo=clock_now().tzinfo)
+        """A sort key: the start, or the earliest time for a session without a readable one."""
+        return parse_datetime(r.data.get("started")) or datetime.min.replace(tzinfo=when.tzinfo)
 
-    if not items:
-        return None
-    last = max(items, key=lambda r: (started(r), r.id))
+    seen: dict[str, datetime | None] = {}
+    live: list[records.Record] = []
+    over: list[records.Record] = []
+    for record in items:
+        times = (last_heartbeat(ws, record.id), parse_datetime(record.data.get("started")))
+        seen[record.id] = max((t for t in times if t is not None), default=None)
+        latest = seen[record.id]
+        alive = latest is not None and (when - latest).total_seconds() <= STALE_AFTER
+        (live if record.data.get("status") == "active" and alive else over).append(record)
+    active = [
+        {
+            "id": r.id,
+            "agent": r.data.get("agent"),
+            "started": r.data.get("started"),
+            "last_seen": seen[r.id],
+            "working_on": shorten(r.data["working_on"]) if r.data.get("working_on") else None,
+            "resumed_from": r.data.get("resumed_from"),
+        }
+        for r in sorted(live, key=lambda r: (started(r), r.id))
+    ]
+    summary = {"total": len(items), "unreadable": unusable, "active": active}
+    if not over:
+        return None, summary
+    last = max(over, key=lambda r: (started(r), r.id))
     d = last.data
+    silent = None
+    if d.get("status") == "active":
+        quiet_since = seen[last.id]
+        silent = int((when - quiet_since).total_seconds()) if quiet_since is not None else None
     return {
         "id": last.id,
         "agent": d.get("agent"),
         "status": d.get("status"),
         "started": d.get("started"),
         "ended": d.get("ended"),
+        "last_seen": seen[last.id],
+        "silent_seconds": silent,
         "working_on": d.get("working_on"),
-        "completed": [_short(c) for c in d.get("completed") or []][:5],
-        "issues": [_short(i) for i in d.get("issues") or []][:5],
+        "completed": [shorten(c) for c in d.get("completed") or []][:5],
+        "issues": [shorten(i) for i in d.get("issues") or []][:5],
         "handoff_reason": d.get("handoff_reason"),
-        "notes": _short(d["notes"]) if d.get("notes") else None,
-    }
+        "notes": shorten(d["notes"]) if d.get("notes") else None,
+    }, summary
 
 
 def _position(state: State) -> dict[str, Any] | None:
+    """The set fields of the position besides the phase."""
     if not state.position.exists():
         return None
     p = state.position._data()
     return {k: p.get(k) for k in ("plan", "plan_name", "task", "wave", "status", "step") if p.get(k) is not None}
 
 
-def _files(state: State) -> dict[str, Any]:
+def _files(ws: Workspace, state: State) -> dict[str, Any]:
+    """The files the resume context lists as modified that still exist; the missing ones are only counted, since
+    the verification lists them."""
     files = list(state.resume_context.files_modified)
-    return {"total": len(files), "items": files[:SHOWN_FILES]}
+    missing = set(_missing(ws, state))
+    present = [name for name in files if name not in missing]
+    return {"total": len(files), "missing": len(files) - len(present), "items": present[:SHOWN_FILES]}
+
+
+def _missing(ws: Workspace, state: State) -> list[str]:
+    """The files the resume context lists as modified that no longer exist (relative to the project folder)."""
+    project = ws.root.parent
+    return [name for name in state.resume_context.files_modified if not (project / name).exists()]
 
 
 def _verify(
@@ -419,7 +546,7 @@ def _verify(
             }
         )
     listed = list(state.resume_context.files_modified)
-    missing = [name for name in listed if not (project / name).exists()]
+    missing = _missing(ws, state)
     if missing:
         flags.append(
             {
@@ -430,34 +557,33 @@ def _verify(
                 f"but no longer exist{'s' if len(missing) == 1 else ''}",
             }
         )
-    ended = [parse_datetime(s.data.get("ended")) for s in sessions]
-    last_end = max((e for e in ended if e is not None), default=None)
-    if last_end is not None:
-        from planstate import git
+    from planstate import git
 
-        changed = git.changed_since(project, last_end)
-        if changed is not None:
-            planning = ws.root.name + "/"
-            mentioned = {_norm(n) for n in listed}
-            unmentioned = [c for c in changed if not c.startswith(planning) and _norm(c) not in mentioned]
-            if unmentioned:
-                flags.append(
-                    {
-                        "kind": "unrecorded_changes",
-                        "files": unmentioned[:SHOWN_GIT_FILES],
-                        "count": len(unmentioned),
-                        "since": last_end,
-                        "message": f"{len(unmentioned)} file{'s' if len(unmentioned) != 1 else ''} changed in git "
-                        "since the last session ended that the state does not mention",
-                    }
-                )
-    numbers = phase_numbers(state)
+    since, event = _changes_since(state, sessions)
+    changed = git.changed_since(project, since)
+    if changed is not None:
+        planning = ws.root.name + "/"
+        mentioned = {_norm(n) for n in listed}
+        unmentioned = [c for c in changed if not c.startswith(planning) and _norm(c) not in mentioned]
+        if unmentioned:
+            count = len(unmentioned)
+            files = f"{count} file{'s' if count != 1 else ''}"
+            changed_text = f"changed in git since {SINCE_TEXT[event]}" if event else "with uncommitted changes"
+            flags.append(
+                {
+                    "kind": "unrecorded_changes",
+                    "files": unmentioned[:SHOWN_GIT_FILES],
+                    "count": count,
+                    "since": since,
+                    "since_event": event,
+                    "message": f"{files} {changed_text} that the state does not mention",
+                }
+            )
     for blocker in blockers:
         if blocker.data.get("status") not in ("new", "active", "bypassed"):
             continue
-        for item in blocker.data.get("affects") or []:
-            number = phase_reference(str(item))
-            phase = phase_at(state, number) if number is not None and number in numbers else None
+        for number in affected_phases(state, blocker.data.get("affects")):
+            phase = phase_at(state, number)
             if phase is not None and phase.status == "completed":
                 flags.append(
                     {
@@ -471,7 +597,32 @@ def _verify(
     return flags
 
 
+# What `since` of an unrecorded_changes flag is, in the words of its message.
+SINCE_TEXT = {
+    "session_ended": "the last session ended",
+    "session_started": "the oldest active session started (no session has ended)",
+    "lifecycle_changed": "the last lifecycle change (no session yet)",
+    "created": "the initiative was created (no session yet)",
+}
+
+
+def _changes_since(state: State, sessions: list[records.Record]) -> tuple[datetime | None, str | None]:
+    """From when git changes are work the state may not know of: the end of the last session that ended; when none
+    has, the start of the oldest active one (a crashed agent's work is all unrecorded); with no session at all, the
+    last lifecycle change or the creation. Uncommitted changes count whatever this is."""
+    ends = [e for s in sessions if (e := parse_datetime(s.data.get("ended"))) is not None]
+    if ends:
+        return max(ends), "session_ended"
+    starts = [t for s in sessions if s.data.get("status") == "active" and (t := parse_datetime(s.data.get("started")))]
+    if starts:
+        return min(starts), "session_started"
+    if state.lifecycle.exists() and state.lifecycle.since is not None:
+        return state.lifecycle.since, "lifecycle_changed"
+    return (state.created, "created") if state.created is not None else (None, None)
+
+
 def _norm(name: str) -> str:
+    """A listed file name as git prints it: POSIX separators, no leading `./`."""
     return Path(name).as_posix().removeprefix("./")
 
 
@@ -516,6 +667,8 @@ def fit(ws: Workspace, b: Brief, budget: int = DEFAULT_BUDGET) -> tuple[Brief, s
             return b, text
         if getattr(b, part) in (None, [], {}):
             continue
+        if render_text(ws, b.without(part, note=False)) == text:
+            continue  # it shows nothing (no files left to list, say): "left out" would not be true
         b = b.without(part)
         text = render_text(ws, b)
     if len(text) > budget and b.next_action and len(b.next_action) > 1:
@@ -554,7 +707,7 @@ def _shorten_the_rest(b: Brief) -> Brief:
     """The brief with the first problem only (and how many more), and its title and lifecycle texts shortened."""
     from dataclasses import replace
 
-    changes: dict[str, Any] = {"title": _short(b.title, 60) if b.title else b.title}
+    changes: dict[str, Any] = {"title": shorten(b.title, 60) if b.title else b.title}
     if len(b.trust) > 1:
         more = len(b.trust) - 1
         extra = {"problem": f"and {more} more problem{'s' if more != 1 else ''}", "code": None, "file": None}
@@ -564,8 +717,8 @@ def _shorten_the_rest(b: Brief) -> Brief:
         lifecycle = dict(b.lifecycle)
         for key in ("reason", "context"):
             if lifecycle.get(key):
-                lifecycle[key] = _short(lifecycle[key], 60)
+                lifecycle[key] = shorten(lifecycle[key], 60)
         if lifecycle.get("error"):
-            lifecycle["error"] = {**lifecycle["error"], "message": _short(lifecycle["error"]["message"], 60)}
+            lifecycle["error"] = {**lifecycle["error"], "message": shorten(lifecycle["error"]["message"], 60)}
         changes["lifecycle"] = lifecycle
     return replace(b, **changes)

@@ -126,6 +126,58 @@ def test_status_possibly_stalled_and_active(run: Run, tmp_path: Path) -> None:
     assert "WARNING possibly stalled: phase 3 has run 3h, over twice the average" in text
 
 
+def test_status_blocked_names_the_blocker_of_the_current_phase(run: Run, tmp_path: Path) -> None:
+    """Seed 003: an open (new or active) blocker that names the current phase, by number or by name, blocks it."""
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1, hours=1), current=2))
+    first = write_record(tmp_path, "blocker", blocker(1, title="No signing key", affects=["JWT"]))
+    write_record(tmp_path, "blocker", blocker(2, title="Later", affects=["phase 4"], status="new"))
+    write_record(tmp_path, "blocker", blocker(3, affects=["phase 3"], status="bypassed", workaround="a stub"))
+    now = T0 + timedelta(hours=5)  # 4x the average: stalled too, but blocked says why
+    data = brief_json(run, tmp_path, now)
+    assert data["status"] == "blocked" and data["timing"]["possibly_stalled"] is True
+    assert data["blocked_phases"] == [
+        {"phase": 2, "name": "JWT", "current": True, "blockers": [{"id": first.stem, "title": "No signing key"}]},
+        {
+            "phase": 4,
+            "name": "Deploy",
+            "current": False,
+            "blockers": [{"id": data["blocked_phases"][1]["blockers"][0]["id"], "title": "Later"}],
+        },
+    ]
+    assert data["escalate"] is False  # phase 3's blocker is bypassed: work can go on there
+    text = brief_text(run, tmp_path, now)
+    assert f"Status: blocked\n  phase 2 JWT waits on {first.stem} (No signing key)\n" in text
+    assert "ESCALATE" not in text
+
+
+def test_a_failed_checkpoint_outranks_blocked_and_a_bypassed_blocker_blocks_nothing(run: Run, tmp_path: Path) -> None:
+    phases = timed_phases(NAMES, done=1)
+    write_state(tmp_path, state_data(phases=phases, current=2))
+    record = write_record(tmp_path, "blocker", blocker(1, affects=["phase 2"], status="bypassed", workaround="stub"))
+    assert brief_json(run, tmp_path, T0 + timedelta(hours=3))["status"] == "active"
+    record.write_text(record.read_text().replace("status: bypassed", "status: active"))
+    assert brief_json(run, tmp_path, T0 + timedelta(hours=3))["status"] == "blocked"
+    phases[1].update(checkpoint="failed")
+    write_state(tmp_path, state_data(phases=phases, current=2))
+    assert brief_json(run, tmp_path, T0 + timedelta(hours=3))["status"] == "checkpoint_failed"
+
+
+def test_every_unfinished_phase_blocked_asks_for_a_person(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    write_record(tmp_path, "blocker", blocker(1, affects=["phase 2", "Phase 3: OAuth"]))
+    write_record(tmp_path, "blocker", blocker(2, affects=["deploy"], status="new"))
+    data = brief_json(run, tmp_path, T0 + timedelta(hours=3))
+    assert data["status"] == "blocked" and data["escalate"] is True
+    assert [p["phase"] for p in data["blocked_phases"]] == [2, 3, 4]
+    text = brief_text(run, tmp_path, T0 + timedelta(hours=3))
+    assert (
+        "ESCALATE: every unfinished phase is blocked (phases 2, 3, 4): a person must resolve or bypass a blocker\n"
+        in text
+    )
+    assert len(brief_text(run, tmp_path, T0 + timedelta(hours=3), "--budget", str(MIN_BUDGET))) <= MIN_BUDGET
+    assert "ESCALATE: every unfinished phase" in brief_text(run, tmp_path, T0, "--budget", str(MIN_BUDGET))
+
+
 @pytest.mark.parametrize("state", ["suspended", "error", "failed", "abandoned", "archived"])
 def test_other_stopped_states_lead_with_why(run: Run, tmp_path: Path, state: str) -> None:
     lifecycle: dict[str, Any] = {"state": state, "since": T0, "reason": f"went {state}", "by": "bot"}
@@ -152,6 +204,7 @@ def test_no_completed_phase_means_no_estimate(run: Run, tmp_path: Path) -> None:
     assert data["timing"]["average_phase_seconds"] is None
     assert data["timing"]["estimated_remaining_seconds"] is None
     assert data["timing"]["possibly_stalled"] is False  # no average, so no stall claim
+    assert data["timing"]["no_timing_data"] is True  # as the text says, though the current phase has a start
     assert data["current_phase"]["running_seconds"] == 30 * 3600
     assert data["status"] == "active"
     assert "no timing data yet" in brief_text(run, tmp_path, T0 + timedelta(hours=30))
@@ -161,6 +214,7 @@ def test_estimate_from_one_completed_phase(run: Run, tmp_path: Path) -> None:
     write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1, hours=3), current=2))
     timing = brief_json(run, tmp_path, T0 + timedelta(hours=4))["timing"]
     assert timing["timed_phases"] == 1
+    assert timing["no_timing_data"] is False
     assert timing["average_phase_seconds"] == 3 * 3600
     assert timing["phases_remaining"] == 3
     assert timing["estimated_remaining_seconds"] == 9 * 3600
@@ -237,6 +291,36 @@ def test_records_in_the_brief(run: Run, tmp_path: Path) -> None:
     assert "Use jsonwebtoken" not in text
 
 
+def test_rejected_decisions_are_hidden_and_proposed_ones_marked(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    write_record(tmp_path, "decision", decision(1, title="Use sessions"))
+    write_record(tmp_path, "decision", decision(2, title="Use Redis", status="rejected", rejection="too costly"))
+    write_record(tmp_path, "decision", decision(3, title="Use jose", status="superseded"))
+    write_record(tmp_path, "decision", decision(4, title="Use SQLite", status="proposed"))
+    data = brief_json(run, tmp_path, T0 + timedelta(hours=8))["decisions"]
+    assert [(d["title"], d["status"]) for d in data["items"]] == [
+        ("Use SQLite", "proposed"),
+        ("Use sessions", "accepted"),
+    ]
+    assert (data["total"], data["superseded"], data["rejected"]) == (4, 1, 1)
+    text = brief_text(run, tmp_path, T0 + timedelta(hours=8))
+    assert "Recent decisions (2 of 2; 1 superseded and 1 rejected, hidden):\n" in text
+    assert "[proposed] Use SQLite: Chose option 4 over the others\n" in text
+    assert "Use Redis" not in text and "Use jose" not in text
+    assert "[proposed] Use sessions" not in text
+
+
+def test_a_decision_title_is_not_repeated_by_its_decision(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    same = write_record(tmp_path, "decision", decision(1, title="Use jose", decision="Use jose"))
+    longer = write_record(
+        tmp_path, "decision", decision(2, title="Use Redis", decision="use Redis for sessions, TTL 1d")
+    )
+    text = brief_text(run, tmp_path, T0 + timedelta(hours=8))
+    assert f"{same.stem} Use jose\n" in text
+    assert f"{longer.stem} use Redis for sessions, TTL 1d\n" in text and "Use Redis" not in text
+
+
 # ---------------------------------------------------------------------------- verification
 
 
@@ -254,15 +338,21 @@ def test_verification_flags_missing_files(run: Run, tmp_path: Path) -> None:
             "message": "1 file is listed as modified but no longer exists",
         }
     ]
-    assert "1 file is listed as modified but no longer exists: src/gone.py" in brief_text(run, tmp_path, T0)
+    text = brief_text(run, tmp_path, T0)
+    assert "1 file is listed as modified but no longer exists: src/gone.py" in text
+    assert "Files modified: src/kept.py (and the 1 missing one above)\n" in text  # each file named once
+    assert brief_json(run, tmp_path, T0)["files_modified"] == {"total": 2, "missing": 1, "items": ["src/kept.py"]}
 
 
 def test_verification_flags_a_blocker_on_a_completed_phase(run: Run, tmp_path: Path) -> None:
     write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=2), current=3))
     kept = write_record(tmp_path, "blocker", blocker(1, affects=["Phase 1: Schema", "phase 3"]))
+    named = write_record(tmp_path, "blocker", blocker(3, affects=["jwt"], status="bypassed", workaround="x"))
     write_record(tmp_path, "blocker", blocker(2, affects=["phase 1"], status="resolved", resolution="fixed"))
     flags = brief_json(run, tmp_path, T0)["verification"]
-    assert [(f["kind"], f["blocker"], f["phase"]) for f in flags] == [("blocker_on_completed_phase", kept.stem, 1)]
+    assert sorted((f["kind"], f["blocker"], f["phase"]) for f in flags) == sorted(
+        [("blocker_on_completed_phase", kept.stem, 1), ("blocker_on_completed_phase", named.stem, 2)]
+    )  # a phase is named by number or by its name
 
 
 def git(cwd: Path, *args: str, when: datetime | None = None) -> None:
@@ -300,10 +390,137 @@ def test_verification_flags_git_changes_the_state_does_not_mention(run: Run, tmp
     assert flags[0]["since"] == "2026-11-01T11:00:00Z"
 
 
+def crashed_mid_session(run: Run, project: Path, start: datetime) -> None:
+    """A git project whose agent started a session on a fresh initiative, changed files and crashed (no end)."""
+    git(project, "init", "-q", "-b", "main")
+    (project / "a.py").write_text("a\n")
+    git(project, "add", "a.py")
+    git(project, "commit", "-qm", "before", when=start - timedelta(days=1))
+    env = {"PLANSTATE_NOW": start.isoformat()}
+    for args in (("init", "--title", "T", "--phase", "A", "--phase", "B"), ("session", "start", "--by", "worker-1")):
+        done = run(*args, cwd=project, env=env)
+        assert done.returncode == 0, done.stderr
+    with (project / "a.py").open("a") as handle:
+        handle.write("mod\n")
+    (project / "new.py").write_text("n\n")
+
+
+def test_uncommitted_changes_are_flagged_when_no_session_has_ended(run: Run, tmp_path: Path) -> None:
+    """After a crash no session has ended: changes since the crashed session started are flagged all the same."""
+    crashed_mid_session(run, tmp_path, T0)
+    data = brief_json(run, tmp_path, T0 + timedelta(days=2, hours=12))
+    (flag,) = [f for f in data["verification"] if f["kind"] == "unrecorded_changes"]
+    assert flag["files"] == ["a.py", "new.py"]
+    assert (flag["since"], flag["since_event"]) == ("2026-11-01T09:00:00Z", "session_started")
+    text = brief_text(run, tmp_path, T0 + timedelta(days=2, hours=12))
+    assert (
+        "Check before you continue:\n  - 2 files changed in git since the oldest active session started "
+        "(no session has ended) that the state does not mention: a.py, new.py\n" in text
+    )
+
+
+def test_without_sessions_changes_since_the_last_lifecycle_change_are_flagged(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))  # active since T0, no session
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "old.py").write_text("a\n")
+    git(tmp_path, "add", "old.py")
+    git(tmp_path, "commit", "-qm", "before", when=T0 - timedelta(hours=1))
+    (tmp_path / "late.py").write_text("b\n")
+    git(tmp_path, "add", "late.py")
+    git(tmp_path, "commit", "-qm", "after", when=T0 + timedelta(hours=1))
+    (tmp_path / "old.py").write_text("changed\n")
+    (flag,) = brief_json(run, tmp_path, T0 + timedelta(days=1))["verification"]
+    assert flag["files"] == ["late.py", "old.py"] and flag["since_event"] == "lifecycle_changed"
+    assert (
+        flag["message"] == "2 files changed in git since the last lifecycle change (no session yet) that the "
+        "state does not mention"
+    )
+
+
+def test_git_file_names_come_through_unquoted(run: Run, tmp_path: Path) -> None:
+    """Quotes, spaces and ` -> ` in file names are names, not git's quoting or rename arrows."""
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    write_record(tmp_path, "session", session(0))
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "old.py").write_text("a\n")
+    git(tmp_path, "add", "old.py")
+    git(tmp_path, "commit", "-qm", "before", when=T0)
+    git(tmp_path, "mv", "old.py", "a -> b.py")
+    (tmp_path / 'say "hi".py').write_text("b\n")
+    (tmp_path / "two words.py").write_text("c\n")
+    flags = brief_json(run, tmp_path, T0 + timedelta(days=1))["verification"]
+    (flag,) = [f for f in flags if f["kind"] == "unrecorded_changes"]
+    assert flag["files"] == ["a -> b.py", 'say "hi".py', "two words.py"]
+
+
 def test_outside_git_there_is_no_git_flag(run: Run, tmp_path: Path) -> None:
     write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
     write_record(tmp_path, "session", session(0))
     assert brief_json(run, tmp_path, T0 + timedelta(days=1))["verification"] == []
+
+
+# ---------------------------------------------------------------------------- sessions
+
+
+def test_an_active_but_silent_session_is_said_to_have_probably_crashed(run: Run, tmp_path: Path) -> None:
+    crashed_mid_session(run, tmp_path, T0)
+    now = T0 + timedelta(days=2, hours=12)
+    data = brief_json(run, tmp_path, now)
+    last = data["last_session"]
+    assert (last["status"], last["agent"], last["silent_seconds"]) == ("active", "worker-1", 60 * 3600)
+    assert data["sessions"]["active"] == []
+    text = brief_text(run, tmp_path, now)
+    assert (
+        f"Last session: {last['id']} by worker-1, active but silent for 2d 12h (probably crashed; "
+        "`planstate session reap` marks it), started 2026-11-01 09:00 UTC (2d 12h ago)\n" in text
+    )
+
+
+def test_a_session_alive_now_is_not_the_last_session(run: Run, tmp_path: Path) -> None:
+    """A session with a heartbeat within the stale threshold is active now, not a handoff to pick up."""
+    crashed_mid_session(run, tmp_path, T0)
+    data = brief_json(run, tmp_path, T0 + timedelta(minutes=10))
+    assert data["last_session"] is None
+    (active,) = data["sessions"]["active"]
+    assert active["agent"] == "worker-1" and active["last_seen"] == "2026-11-01T09:00:00Z"
+    assert "Active sessions (1):\n  - ses-" in brief_text(run, tmp_path, T0 + timedelta(minutes=10))
+
+
+def test_starting_a_session_keeps_the_previous_handoff_in_view(run: Run, project: Path) -> None:
+    """The returning agent's first `session start` must not hide the handoff it is resuming from."""
+
+    def at(hours: float, *args: str) -> None:
+        done = run(*args, cwd=project, env={"PLANSTATE_NOW": (T0 + timedelta(hours=hours)).isoformat()})
+        assert done.returncode == 0, done.stderr
+
+    at(0, "session", "start", "--by", "worker-1", "--working-on", "Design review")
+    at(1, "session", "end", "--handoff-reason", "Context limit reached", "--completed", "Wrote the design")
+    at(30, "session", "start", "--by", "worker-2", "--working-on", "Build")
+    data = brief_json(run, project, T0 + timedelta(hours=30, minutes=5))
+    last, (mine,) = data["last_session"], data["sessions"]["active"]
+    assert last["handoff_reason"] == "Context limit reached" and last["agent"] == "worker-1"
+    assert mine["agent"] == "worker-2" and mine["resumed_from"] == last["id"]
+    text = brief_text(run, project, T0 + timedelta(hours=30, minutes=5))
+    assert f"Last session: {last['id']} by worker-1, ended," in text
+    assert "  handoff: Context limit reached\n" in text
+    assert (
+        f"  - {mine['id']} by worker-2, started 2026-11-02 15:00 UTC (5m ago), resuming {last['id']}; "
+        "working on: Build\n" in text
+    )
+
+
+def test_an_unreadable_session_is_counted_where_the_last_session_is_shown(run: Run, tmp_path: Path) -> None:
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    broken = tmp_path / ".planning" / "sessions" / "ses-1b2k9qx7m4fa-bot.md"
+    broken.write_text("---\nid: ses-1b2k9qx7m4fa\nagent: [half written\n")
+    text = brief_text(run, tmp_path, T0 + timedelta(days=1), code=1)
+    assert "Last session: none that can be read; 1 session file could not be read (see above)\n" in text
+    write_record(tmp_path, "session", session(1, handoff_reason="Done for today"))
+    data = brief_json(run, tmp_path, T0 + timedelta(days=1), code=1)
+    assert data["sessions"]["unreadable"] == 1 and data["sessions"]["total"] == 1
+    assert data["last_session"]["handoff_reason"] == "Done for today"
+    text = brief_text(run, tmp_path, T0 + timedelta(days=1), code=1)
+    assert "  and 1 session file could not be read (see above): the last session may be one of them\n" in text
 
 
 # ---------------------------------------------------------------------------- size and budget
@@ -328,7 +545,8 @@ def big(realistic_template: Path, tmp_path: Path) -> Path:
 
 def test_realistic_initiative_brief_is_short(run: Run, big: Path) -> None:
     """10 phases, 200 decisions, 50 blockers, 300 sessions with real text lengths: the default brief stays under
-    4,000 characters, keeps the most important parts whole and says what it left out."""
+    4,000 characters, keeps the most important parts whole, recent decisions included (the issue requires them),
+    and says what it left out."""
     tmp_path = big
     now = T0 + timedelta(days=14)
     text = brief_text(run, tmp_path, now)
@@ -340,10 +558,15 @@ def test_realistic_initiative_brief_is_short(run: Run, big: Path) -> None:
     for line in data["next_action"].splitlines():
         assert f"  {line}\n" in text  # the next action is whole
     assert "Open blockers (10):" in text and "and 2 more" in text
+    assert "Recent decisions (5 of 180; 20 superseded, hidden):\n" in text
+    for item in data["decisions"]["items"]:
+        assert f"  - {item['date']} {item['id']} {item['title']}: {item['decision']}\n" in text
+    assert "Files modified" not in text  # all 12 are missing: listed once, under "Check before you continue"
+    assert text.count("workaround: the same as above") == 2  # the same workaround is written out once
     full = brief_text(run, tmp_path, now, "--budget", "100000")
     assert len(full) > DEFAULT_BUDGET  # so the default budget is what keeps it short
-    assert "Recent decisions (5 of 180; 20 superseded, hidden)" in full
-    assert text.rstrip("\n").splitlines()[-1].startswith("(cut to fit the budget: files modified")
+    assert "Open questions:" in full and "Files modified" not in full
+    assert text.rstrip("\n").splitlines()[-1].startswith("(cut to fit the budget: open questions left out;")
 
 
 @pytest.mark.parametrize("budget", [2000, 1500, 900, MIN_BUDGET])
@@ -358,8 +581,10 @@ def test_budget_drops_the_least_important_parts_first(run: Run, big: Path, budge
     data = brief_json(run, tmp_path, now, "--budget", str(budget))
     dropped = [d for d in data["dropped"] if d not in ("text", "next_action", "trust")]
     whole = brief_json(run, tmp_path, now)
-    present = [p for p in DROP_ORDER if whole[p] not in (None, [])]
-    assert dropped == present[: len(dropped)]  # least important first, none skipped
+    shown = [p for p in DROP_ORDER if whole[p] not in (None, [])]
+    # parts that show nothing are not dropped: every listed file is missing, and no session is active now
+    shown = [p for p in shown if p not in ("files_modified", "sessions")]
+    assert dropped == shown[: len(dropped)]  # least important first, none skipped
     for part in dropped:
         assert data[part] is None
     assert data["next_action"] is not None  # the most important facts stay
@@ -584,6 +809,18 @@ def test_activate_resumes_a_paused_initiative(run: Run, project: Path) -> None:
     data = json.loads(run("resume", "--activate", "--reason", "back", "--json", cwd=project).stdout)
     assert data["activated"]["from"] == "paused" and data["activated"]["already_active"] is False
     assert data["lifecycle"]["state"] == "active"
+
+
+@pytest.mark.parametrize("reason", ["back", "x" * 500])
+def test_the_activate_line_counts_toward_the_budget(run: Run, big: Path, reason: str) -> None:
+    now = T0 + timedelta(days=14)
+    paused = run("pause", "--reason", "lunch", cwd=big, env={"PLANSTATE_NOW": now.isoformat()})
+    assert paused.returncode == 0, paused.stderr
+    text = brief_text(run, big, now, "--activate", "--reason", reason, "--budget", "1500")
+    assert text.startswith("user-auth: paused → active (") and len(text) <= 1500
+    assert len(text.splitlines()[0]) <= 120  # a long reason is shortened on screen; the history keeps it whole
+    again = brief_text(run, big, now, "--activate", "--budget", str(MIN_BUDGET))
+    assert again.startswith("user-auth is already active; nothing to resume\n") and len(again) <= MIN_BUDGET
 
 
 def test_a_small_budget_never_cuts_the_status_or_the_next_action(run: Run, big: Path) -> None:

@@ -26,8 +26,12 @@ def cmd_resume(args: argparse.Namespace) -> int:
         activated, moved = _activate(ws, args.reason)
     b = ws.brief()
     text = ""
+    first = _activation_line(activated, moved) if activated is not None and not args.json else None
+    budget = DEFAULT_BUDGET if args.budget is None else args.budget
+    if first is not None:
+        budget -= len(first) + 1  # the line above the brief counts toward the budget too
     if args.budget is not None or not args.json:  # --json is complete unless a budget is asked for
-        b, text = fit(ws, b, DEFAULT_BUDGET if args.budget is None else args.budget)
+        b, text = fit(ws, b, budget)
     code = EXIT_FINDINGS if b.trust else EXIT_OK  # agents can branch on an untrusted state
     if args.json:
         data = b.to_dict()
@@ -35,18 +39,24 @@ def cmd_resume(args: argparse.Namespace) -> int:
             data["activated"] = activated
         print_json(data)
         return code
-    if activated is not None:
-        if activated["already_active"]:
-            out(f"{activated['initiative']} is already active; nothing to resume")
-        else:
-            from planstate.cli.lifecycle import transition_line
-
-            out(transition_line(moved))
+    if first is not None:
+        out(first)
     if display.use_rich():
         display.print_brief_rich(text)
     else:
         out(text)
     return code
+
+
+def _activation_line(activated: dict[str, Any], moved: Any) -> str:
+    """The line `--activate` prints above the brief: the transition, or that there was nothing to resume; a long
+    reason is shortened here (the history keeps it whole) so the brief keeps most of the budget."""
+    from planstate.cli.lifecycle import transition_line
+    from planstate.resume import ACTIVATION_LIMIT, shorten
+
+    if activated["already_active"]:
+        return shorten(f"{activated['initiative']} is already active; nothing to resume", ACTIVATION_LIMIT)
+    return shorten(transition_line(moved), ACTIVATION_LIMIT)
 
 
 def _activate(ws: Any, reason: str | None) -> tuple[dict[str, Any], Any]:
