@@ -100,6 +100,6 @@ def test_a_bad_duration_names_its_option(run: Run, project: Path) -> None:
     result = run("check", "--stale-after", "soon", cwd=project)
     assert result.returncode == 2
     assert result.stderr == (
-        "planstate: --stale-after 'soon' is not a duration; write numbers with units (s, m, h, d, w), "
-        "e.g. 90s, 30m, 1.5h, 1h30m, 2d, 1w\n"
+        "planstate: check: --stale-after 'soon' is not a duration; write numbers with units (s, m, h, d, w), "
+        "e.g. 90s, 30m, 1.5h, 1h30m, 2d, 1w (see `planstate check --help`)\n"
     )
