@@ -12,10 +12,10 @@ template changes without its rendering here.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import Any
 
+from planstate.digests import sha256_hex
 from planstate.markdown import block, code, inline, when
 
 
@@ -86,6 +86,6 @@ def render(name: str, source: str, context: dict[str, Any]) -> str | None:
     """The raw text of region `name` rendered from `context` without Jinja, when `source` (the template in
     effect) is the built-in template this module reproduces; else None."""
     known = RENDERINGS.get(name)
-    if known is None or hashlib.sha256(source.encode("utf-8")).hexdigest() != known[0]:
+    if known is None or sha256_hex(source.encode("utf-8")) != known[0]:
         return None
     return known[1](context)

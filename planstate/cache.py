@@ -11,7 +11,6 @@ problem reading it means starting empty.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from planstate.digests import blake2b_hex
 from planstate.plain import same
 
 VERSION = 2
@@ -43,7 +43,7 @@ def _decode(obj: dict[str, Any]) -> Any:
 
 def digest(data: bytes) -> str:
     """The cache key of a file's bytes."""
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return blake2b_hex(data, 16)
 
 
 class FrontMatterCache:

@@ -9,7 +9,6 @@ would not change is not rewritten, and malformed markers are left alone (see doc
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Collection, Iterator
@@ -18,6 +17,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from planstate.digests import sha256_hex
 from planstate.errors import PlanstateError
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def template_name(region: str) -> str:
 def text_hash(text: str) -> str:
     """The short hash of a region's text; line endings are normalized first, so CRLF and LF agree."""
     data = text.replace("\r\n", "\n").encode("utf-8", errors="surrogateescape")
-    return hashlib.sha256(data).hexdigest()[:HASH_CHARS]
+    return sha256_hex(data)[:HASH_CHARS]
 
 
 # ---------------------------------------------------------------------------- parsing markers
@@ -393,7 +393,7 @@ def _blocked(failures: list[str]) -> str:
 def input_hash(name: str, source: str, context: dict[str, Any]) -> str:
     """The short hash of what a region is rendered from: the renderer version, its template and its context."""
     payload = json.dumps([RENDERER, name, source, context], sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(payload.encode("utf-8", errors="surrogateescape")).hexdigest()[:HASH_CHARS]
+    return sha256_hex(payload.encode("utf-8", errors="surrogateescape"))[:HASH_CHARS]
 
 
 def render(name: str, context: dict[str, Any], planning: Path | None = None, source: str | None = None) -> str:

@@ -21,6 +21,7 @@ LAYERS: dict[str, set[str]] = {
         "document",
         "yamltext",
         "plain",
+        "digests",
         "files",
         "lock",
         "errors",

@@ -21,10 +21,42 @@ Handler = Callable[[argparse.Namespace], int]
 GROUPS = ("core", "records", "flow", "lifecycle", "checks", "resume")
 
 
+# argparse's own words stay English, like every message of ours. Its translation lookup would also import
+# `locale` and search for message catalogs in every process, before any command runs.
+argparse._ = str  # type: ignore[attr-defined]
+argparse.ngettext = lambda singular, plural, n: singular if n == 1 else plural  # type: ignore[attr-defined]
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, sized without `shutil` (argparse builds one for every option it adds, and
+    importing shutil for its terminal size costs more than parsing the arguments)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        super().__init__(prog, indent_increment, max_help_position, width if width is not None else _columns() - 2)
+
+
+def _columns() -> int:
+    """The terminal's width: $COLUMNS, else the width of stderr's terminal, else 80."""
+    import os
+
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        return 80
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line on stderr, like every other planstate error."""
 
     json_errors = False  # set by `main` when `--json` is among the arguments: errors are then JSON too
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         """Print `planstate: <command>: <message>` and a pointer to --help (or the JSON error object), then exit 2."""
