@@ -114,23 +114,16 @@ class BlockerAPI:
         since: str | date | datetime | None = None,
     ) -> Listing:
         """The blockers of the initiative by time identified; resolved ones only with `all` or `status`."""
-        recordops.choice(status, BLOCKER_STATUSES, "status")
-        start = recordops.since(since, now())
-        found, problems = records.load_all(self.ws, self.ws.target, KIND)
-        invalid = recordops.invalid(self.ws, found, KIND)
-        self.ws.save_cache()
-        items = []
-        for record in found:
-            current = record.data.get("status")
-            if status is not None and current != status:
-                continue
-            if status is None and not all and current in BLOCKER_STATUSES and current not in OPEN:
-                continue
-            if start is not None and not recordops.at_or_after(record.data.get("identified"), start):
-                continue
-            items.append(recordops.entry(self.ws, record))
-        items.sort(key=lambda e: (_sortable(e.data.get("identified")), e.path.name))
-        return Listing(items, problems, invalid)
+        return recordops.listing(
+            self.ws,
+            KIND,
+            status=status,
+            after=since,
+            statuses=BLOCKER_STATUSES,
+            dated="identified",
+            order=lambda e: (_sortable(e.data.get("identified")), e.path.name),
+            shown=lambda current: all or current not in BLOCKER_STATUSES or current in OPEN,
+        )
 
     def show(self, id: str) -> Entry:
         """One blocker (by id or unique id prefix) with its body."""

@@ -112,23 +112,17 @@ class DecisionAPI:
         since: str | date | datetime | None = None,
     ) -> Listing:
         """The decisions of the initiative by date; superseded ones only with `all` (or `status="superseded"`)."""
-        recordops.choice(status, DECISION_STATUSES, "status")
-        start = recordops.since(since, now())
-        found, problems = records.load_all(self.ws, self.ws.target, KIND)
-        invalid = recordops.invalid(self.ws, found, KIND)
-        self.ws.save_cache()
-        items = []
-        for record in found:
-            current = record.data.get("status", "accepted")
-            if status is not None and current != status:
-                continue
-            if status is None and not all and current == "superseded":
-                continue
-            if start is not None and not recordops.at_or_after(record.data.get("date"), start):
-                continue
-            items.append(recordops.entry(self.ws, record))
-        items.sort(key=lambda e: (str(e.data.get("date", "")), e.path.name))
-        return Listing(items, problems, invalid)
+        return recordops.listing(
+            self.ws,
+            KIND,
+            status=status,
+            after=since,
+            statuses=DECISION_STATUSES,
+            dated="date",
+            order=lambda e: (str(e.data.get("date", "")), e.path.name),
+            shown=lambda current: all or current != "superseded",
+            default_status="accepted",
+        )
 
     def show(self, id: str) -> Entry:
         """One decision (by id or unique id prefix) with its body."""

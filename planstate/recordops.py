@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planstate import durations
+from planstate import durations, records
 from planstate.clock import parse_datetime
 from planstate.errors import PlanstateError, UsageError, ValidationError
 from planstate.models import KINDS, READ_ONLY_STATES, read_only_message, to_json
@@ -150,6 +150,44 @@ def since(value: str | date | datetime | None, now: datetime) -> datetime | None
     if found is None:
         raise UsageError(f"--since {value!r} is not a date (2026-11-20), a timestamp or a duration (2d, 12h)")
     return found
+
+
+def listing(
+    ws: Workspace,
+    kind: str,
+    *,
+    status: str | None,
+    after: str | date | datetime | None,
+    statuses: Sequence[str],
+    dated: str,
+    order: Callable[[Entry], Any],
+    shown: Callable[[Any], bool] = lambda _status: True,
+    default_status: str | None = None,
+    make: Callable[[Record], Entry] | None = None,
+) -> Listing:
+    """The records of `kind` in the target initiative for a list command.
+
+    Those with `status` when given, else those whose status `shown` keeps; with `after` (a `--since`
+    value), only those whose `dated` field is at or after it; sorted by `order`. The listing also
+    carries the files that could not be read and the records that do not validate.
+    """
+    from planstate.clock import now
+
+    choice(status, statuses, "status")
+    start = since(after, now())
+    found, problems = records.load_all(ws, ws.target, kind)
+    wrong = invalid(ws, found, kind)
+    ws.save_cache()
+    items = []
+    for record in found:
+        current = record.data.get("status", default_status)
+        if (current != status) if status is not None else not shown(current):
+            continue
+        if start is not None and not at_or_after(record.data.get(dated), start):
+            continue
+        items.append(make(record) if make is not None else entry(ws, record))
+    items.sort(key=order)
+    return Listing(items, problems, wrong)
 
 
 def invalid(ws: Workspace, found: Sequence[Record], kind: str) -> list[PlanstateError]:

@@ -231,20 +231,16 @@ class SessionAPI:
 
     def list(self, *, status: str | None = None, since: str | date | datetime | None = None) -> Listing:
         """The sessions of the initiative by start time, each with its last heartbeat on this machine."""
-        recordops.choice(status, SESSION_STATUSES, "status")
-        start = recordops.since(since, now())
-        found, problems = records.load_all(self.ws, self.ws.target, KIND)
-        invalid = recordops.invalid(self.ws, found, KIND)
-        self.ws.save_cache()
-        items = []
-        for record in found:
-            if status is not None and record.data.get("status") != status:
-                continue
-            if start is not None and not recordops.at_or_after(record.data.get("started"), start):
-                continue
-            items.append(self._entry(record))
-        items.sort(key=lambda e: (_timestamp(e.data.get("started")), e.path.name))
-        return Listing(items, problems, invalid)
+        return recordops.listing(
+            self.ws,
+            KIND,
+            status=status,
+            after=since,
+            statuses=SESSION_STATUSES,
+            dated="started",
+            order=lambda e: (_timestamp(e.data.get("started")), e.path.name),
+            make=self._entry,
+        )
 
     def show(self, id: str) -> Entry:
         """One session (by id or unique id prefix) with its body and last heartbeat."""
