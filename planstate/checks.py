@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from planstate.clock import parse_datetime
 from planstate.durations import show
 from planstate.errors import ConflictError, LockTimeout, ParseError, PlanstateError
-from planstate.models import KINDS, RECORD_FOLDERS, phase_at, phase_numbers, phase_reference, record_reference
+from planstate.models import KINDS, RECORD_FOLDERS, phase_numbers, phase_reference, record_reference
 from planstate.schema import ListOf, Model, Nested, Nullable, Problem
 
 if TYPE_CHECKING:
@@ -1042,7 +1042,9 @@ class Checker:
         fixable: `resume --activate` would refuse that move, and so does `check --fix`."""
         if finding.code != "history-mismatch" or not finding.fixable or finding.initiative is None:
             return finding
-        found = self.reads.get(finding.initiative / "STATE.md")
+        from planstate.initiatives import STATE_FILE
+
+        found = self.reads.get(finding.initiative / STATE_FILE)
         data = found.mapping if found is not None else None
         if not isinstance(data, dict) or data.get("lifecycle", {}).get("state") != "active":
             return finding
@@ -1132,13 +1134,12 @@ def _out_of_range(data: Any) -> bool:
 def _position_target(data: dict[str, Any]) -> int:
     """The phase an out-of-range position belongs on: the active phase, else the first unfinished one, else the
     last (where completing the last phase leaves it)."""
-    state = _state_model(data)
-    numbers = phase_numbers(state)
-    statuses = {n: getattr(phase_at(state, n), "status", None) for n in numbers}
-    active = [n for n in numbers if statuses[n] == "active"]
-    unfinished = [n for n in numbers if statuses[n] not in ("completed", "skipped")]
-    found = active or unfinished or list(numbers)[-1:]
-    return found[0] if found else numbers.start
+    numbers = phase_numbers(_state_model(data))
+    statuses = [p.get("status") if isinstance(p, dict) else None for p in data.get("phases") or []]
+    numbered = list(zip(numbers, statuses, strict=False))
+    active = [n for n, status in numbered if status == "active"]
+    unfinished = [n for n, status in numbered if status not in ("completed", "skipped")]
+    return (active or unfinished or [numbers[-1] if numbers else numbers.start])[0]
 
 
 def _state_model(data: dict[str, Any]) -> Any:
