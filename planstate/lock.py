@@ -60,7 +60,8 @@ class WorkspaceLock:
             raise
 
     def _flock(self, deadline: float) -> int:
-        """Open the lock file and flock it, polling until `deadline`; return the descriptor."""
+        """Open the lock file and flock it, waiting until `deadline` (in the kernel where it can, else polling);
+        return the descriptor."""
         try:
             self.path.parent.mkdir(exist_ok=True)  # .planning/.local; never recreate a deleted .planning/
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
@@ -147,7 +148,7 @@ def _wait_in_kernel(fd: int, deadline: float) -> bool | None:
         signal.setitimer(signal.ITIMER_REAL, remaining)
         fcntl.flock(fd, fcntl.LOCK_EX)
         taken = True
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_REAL, 0)  # disarmed inside the try, so a late alarm is caught below
     except _Expired:
         taken = False
     finally:
