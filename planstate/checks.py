@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from planstate.clock import parse_datetime
 from planstate.durations import show
 from planstate.errors import ConflictError, LockTimeout, ParseError, PlanstateError
-from planstate.models import KINDS, RECORD_FOLDERS, phase_numbers, phase_reference, record_reference
+from planstate.models import FINISHED, KINDS, RECORD_FOLDERS, phase_numbers, phase_reference, record_reference
 from planstate.schema import ListOf, Model, Nested, Nullable, Problem
 
 if TYPE_CHECKING:
@@ -693,7 +693,7 @@ class Checker:
             )
         phases = [p for p in data.get("phases") or [] if isinstance(p, dict)]
         lifecycle_state = (data.get("lifecycle") or {}).get("state")
-        unfinished = [p.get("name") for p in phases if p.get("status") not in ("completed", "skipped")]
+        unfinished = [p.get("name") for p in phases if p.get("status") not in FINISHED]
         if lifecycle_state == "completed" and unfinished:
             line, column = state.doc().locate(["lifecycle", "state"])
             self.add(
@@ -1076,7 +1076,7 @@ def repair_allowed(source: Any, target: Any, data: dict[str, Any]) -> bool:
         return False
     if target == "completed":
         phases = [p for p in data.get("phases") or [] if isinstance(p, dict)]
-        return all(p.get("status") in ("completed", "skipped") for p in phases)
+        return all(p.get("status") in FINISHED for p in phases)
     return True
 
 
@@ -1138,7 +1138,7 @@ def _position_target(data: dict[str, Any]) -> int:
     statuses = [p.get("status") if isinstance(p, dict) else None for p in data.get("phases") or []]
     numbered = list(zip(numbers, statuses, strict=False))
     active = [n for n, status in numbered if status == "active"]
-    unfinished = [n for n, status in numbered if status not in ("completed", "skipped")]
+    unfinished = [n for n, status in numbered if status not in FINISHED]
     return (active or unfinished or [numbers[-1] if numbers else numbers.start])[0]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from planstate.errors import UsageError
-from planstate.models import LIFECYCLE_STATES, ErrorInfo
+from planstate.models import FINISHED, LIFECYCLE_STATES, ErrorInfo
 
 if TYPE_CHECKING:
     from planstate.initiatives import Initiative
@@ -118,7 +118,7 @@ def apply(
     source = lifecycle.state
     target = target_of(source, command)
     if command == "complete":
-        unfinished = [p.name for p in state.phases if p.status not in ("completed", "skipped")]
+        unfinished = [p.name for p in state.phases if p.status not in FINISHED]
         if unfinished:
             line, column = tx.load("state", initiative.state_path, initiative).doc.locate(["phases"])
             raise UsageError(

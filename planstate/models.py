@@ -42,6 +42,7 @@ LIFECYCLE_STATES = (
     "archived",
 )
 PHASE_STATUSES = ("pending", "active", "completed", "failed", "skipped")
+FINISHED = ("completed", "skipped")  # phase statuses that count as done: the initiative can complete
 CHECKPOINTS = ("pending", "passed", "failed", "skipped")
 TASK_STATUSES = ("pending", "in_progress", "blocked", "verifying", "done")
 DECISION_STATUSES = ("proposed", "accepted", "superseded", "rejected")

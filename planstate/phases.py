@@ -18,6 +18,7 @@ from planstate import lifecycle
 from planstate.clock import now
 from planstate.errors import UsageError, ValidationError
 from planstate.models import (
+    FINISHED,
     READ_ONLY_STATES,
     Attempt,
     Phase,
@@ -35,8 +36,6 @@ if TYPE_CHECKING:
     from planstate.initiatives import Initiative
     from planstate.transaction import Transaction
     from planstate.workspace import Workspace
-
-FINISHED = ("completed", "skipped")
 
 
 @dataclass

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planstate.derived import percent_of, phase_duration, progress_bar
-from planstate.models import KINDS, RECORD_FOLDERS, State, phase_at, phase_numbers, to_json
+from planstate.models import FINISHED, KINDS, RECORD_FOLDERS, State, phase_at, phase_numbers, to_json
 
 if TYPE_CHECKING:
     from planstate.initiatives import Initiative
@@ -195,7 +195,7 @@ def phases(src: Sources) -> dict[str, Any]:
         )
     done = _completed_seconds(state)
     average = _whole(sum(done) / len(done)) if done else None
-    remaining = sum(1 for p in state.phases if p.status not in ("completed", "skipped"))
+    remaining = sum(1 for p in state.phases if p.status not in FINISHED)
     return {
         "phases": rows,
         "average_seconds": average,

@@ -21,6 +21,7 @@ from planstate.clock import now as clock_now
 from planstate.clock import parse_datetime
 from planstate.derived import percent_of
 from planstate.models import (
+    FINISHED,
     State,
     is_complete,
     phase_at,
@@ -304,7 +305,7 @@ def _timing(state: State, current: dict[str, Any] | None) -> dict[str, Any]:
         if p.status == "completed" and p.started is not None and p.completed is not None
     ]
     total = len(phase_numbers(state))
-    done = sum(1 for p in state.phases if p.status in ("completed", "skipped"))
+    done = sum(1 for p in state.phases if p.status in FINISHED)
     remaining = max(0, total - done)
     average = mean(durations) if durations else None
     running = current.get("running_seconds") if current else None
@@ -356,7 +357,6 @@ def _status(state: State, current: dict[str, Any] | None, timing: dict[str, Any]
 
 
 BLOCKING = ("new", "active")  # a bypassed blocker has a workaround: work goes on
-FINISHED = ("completed", "skipped")
 
 
 def affected_phases(state: State, affects: Any) -> list[int]:
@@ -398,8 +398,8 @@ def _escalate(state: State, blocked: list[dict[str, Any]]) -> bool:
     """Whether every unfinished phase is blocked: no agent can go on, so a person must resolve or bypass a blocker."""
     if is_complete(state) or state.lifecycle.state in ("completed", "archived"):
         return False
-    numbers = phase_numbers(state)
-    unfinished = [n for n in numbers if (phase := phase_at(state, n)) is None or phase.status not in FINISHED]
+    numbered = zip(phase_numbers(state), state.phases, strict=False)
+    unfinished = [n for n, phase in numbered if phase.status not in FINISHED]
     return bool(unfinished) and set(unfinished) <= {item["phase"] for item in blocked}
 
 
