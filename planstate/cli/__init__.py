@@ -18,7 +18,7 @@ from planstate.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAG
 Handler = Callable[[argparse.Namespace], int]
 
 # Command groups, in the order `planstate --help` lists them; each module has `register(cli)`.
-GROUPS = ("core", "records", "flow", "lifecycle", "checks", "resume")
+GROUPS = ("core", "records", "flow", "lifecycle", "checks", "resume", "git")
 
 
 # argparse's own words stay English, like every message of ours. Its translation lookup would also import

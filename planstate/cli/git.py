@@ -1,0 +1,118 @@
+"""Git as the distributed engine: `planstate diff`, and `planstate git textconv|merge-driver|install|uninstall`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from planstate.cli import Registrar, out, print_json, workspace
+from planstate.errors import EXIT_OK, UsageError
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """Summarise what changed in .planning/ between two revisions (default: HEAD and the working tree)."""
+    if args.json and args.markdown:
+        raise UsageError("--json and --markdown ask for two formats; give one of them")
+    ws = workspace(args)
+    result = ws.diff(args.rev1, args.rev2)
+    if args.json:
+        print_json(result.to_dict())
+    elif args.markdown:
+        out(result.to_markdown())
+    else:
+        out(result.to_text())
+    return EXIT_OK
+
+
+def cmd_textconv(args: argparse.Namespace) -> int:
+    """Print the canonical one-line-per-field view of a planning file, for `git diff` (never fails on bad input)."""
+    from planstate.canonical import textconv
+
+    with open(args.file, "rb") as handle:
+        data = handle.read()
+    sys.stdout.buffer.write(textconv(data, args.file).encode("utf-8", errors="surrogateescape"))
+    sys.stdout.flush()
+    return EXIT_OK
+
+
+def cmd_merge_driver(args: argparse.Namespace) -> int:
+    """Merge one planning file three ways, field by field; exit 1 (with conflict markers) on a true conflict."""
+    from planstate.mergefile import merge_driver
+
+    return merge_driver(
+        args.base,
+        args.ours,
+        args.theirs,
+        marker_size=args.marker_size,
+        path=args.path,
+        ours_label=args.ours_label,
+        theirs_label=args.theirs_label,
+    )
+
+
+def cmd_git_install(args: argparse.Namespace) -> int:
+    """Write the .gitattributes lines and this clone's git config for the merge driver and the textconv."""
+    ws = workspace(args)
+    report = ws.git_install()
+    if args.json:
+        print_json(report.to_dict())
+    else:
+        out(report.to_text())
+    return EXIT_OK
+
+
+def cmd_git_uninstall(args: argparse.Namespace) -> int:
+    """Remove what `planstate git install` wrote, and nothing else."""
+    ws = workspace(args)
+    report = ws.git_uninstall()
+    if args.json:
+        print_json(report.to_dict())
+    else:
+        out(report.to_text())
+    return EXIT_OK
+
+
+def register(cli: Registrar) -> None:
+    """Add the diff command and the git group (textconv, merge-driver, install, uninstall)."""
+    p = cli.add(
+        "diff",
+        cmd_diff,
+        "summarise what changed in .planning/ between two revisions (default: HEAD and the working tree)",
+        by=False,
+    )
+    p.add_argument("rev1", nargs="?", default=None, metavar="REV1", help="the older revision (default HEAD)")
+    p.add_argument("rev2", nargs="?", default=None, metavar="REV2", help="the newer revision (default: working tree)")
+    p.add_argument("--markdown", action="store_true", help="print markdown, ready to paste as a pull-request comment")
+
+    git = cli.group("git", "git integration: readable diffs, a field-level merge driver, install and uninstall")
+    p = git.add(
+        "textconv",
+        cmd_textconv,
+        "print a planning file as one line per field (git's diff.planstate.textconv runs this)",
+        json=False,
+        by=False,
+    )
+    p.add_argument("file", metavar="FILE", help="the file to print")
+    p = git.add(
+        "merge-driver",
+        cmd_merge_driver,
+        "merge a planning file field by field (git's merge.planstate.driver runs this: %%O %%A %%B %%L %%P)",
+        json=False,
+        by=False,
+    )
+    p.add_argument("base", metavar="BASE", help="the common ancestor's version (%%O)")
+    p.add_argument("ours", metavar="OURS", help="our version; the result is written here (%%A)")
+    p.add_argument("theirs", metavar="THEIRS", help="their version (%%B)")
+    p.add_argument(
+        "marker_size", nargs="?", type=int, default=7, metavar="SIZE", help="conflict marker length (%%L, default 7)"
+    )
+    p.add_argument("path", nargs="?", default=None, metavar="PATH", help="the file's path in the repository (%%P)")
+    p.add_argument("--ours-label", default="ours", metavar="LABEL", help="label of our side in conflict markers")
+    p.add_argument("--theirs-label", default="theirs", metavar="LABEL", help="label of their side in conflict markers")
+    p = git.add(
+        "install",
+        cmd_git_install,
+        "configure this clone: .gitattributes lines for .planning/ and the git config for the merge driver and diff",
+        by=False,
+    )
+    p = git.add("uninstall", cmd_git_uninstall, "remove what `planstate git install` wrote", by=False)
