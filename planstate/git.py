@@ -35,6 +35,37 @@ def toplevel(path: Path) -> Path | None:
     return Path(found.strip()) if found and found.strip() else None
 
 
+def merge_text(
+    ours: bytes, base: bytes, theirs: bytes, labels: tuple[str, str, str], marker_size: int = 7
+) -> tuple[bytes, int] | None:
+    """Git's own three-way text merge (`git merge-file`): the result and its number of conflicts.
+
+    `labels` name ours, base and theirs in the conflict markers. None when git is missing or fails.
+    """
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="planstate-merge-") as folder:
+        names = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            path = Path(folder) / name
+            path.write_bytes(data)
+            names.append(str(path))
+        try:
+            done = subprocess.run(
+                ["git", "merge-file", "-p", f"--marker-size={marker_size}"]
+                + [arg for label in labels for arg in ("-L", label)]
+                + names,
+                capture_output=True,
+                timeout=TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+    if done.returncode < 0 or done.returncode > 127:
+        return None
+    return done.stdout, done.returncode
+
+
 def changed_since(project: Path, since: datetime | None) -> list[str] | None:
     """Files changed since `since`: in commits made after it, plus uncommitted changes; paths relative to `project`.
 

@@ -32,7 +32,7 @@ LAYERS: dict[str, set[str]] = {
         "markdown",
         "templates",
     },
-    "models": {"schema", "models", "validation", "derived", "values"},
+    "models": {"schema", "models", "validation", "derived", "values", "mergerules", "merge"},
     "storage": {"cache", "history", "records", "initiatives", "transaction", "scaffold"},
     "operations": {
         "lifecycle",
@@ -44,7 +44,7 @@ LAYERS: dict[str, set[str]] = {
         "sessions",
         "recordops",
     },
-    "views": {"regions", "builtin_regions", "render_context", "rendered", "checks", "watch", "resume", "display"},
+    "views": {"mergefile", "regions", "builtin_regions", "render_context", "rendered", "checks", "watch", "resume", "display"},
     "api": {"workspace", "__init__"},  # `__init__`: the package root, `planstate` itself
     "shells": {"cli", "__main__"},
 }
