@@ -1,6 +1,7 @@
 """Regenerate the generated blocks of the docs (run with --check in tests).
 
 docs/format.md: the field tables, from planstate.models.
+docs/git.md: the merge rule of every field, from planstate.mergerules.
 docs/lifecycle.md: the transition table, its Mermaid diagram and the "how it is left" column of the states
 table, from planstate.lifecycle.TABLE (the states' meanings are prose, kept as written).
 
@@ -19,11 +20,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from planstate.lifecycle import TABLE, allowed  # noqa: E402
+from planstate.mergerules import MEANING, RULES  # noqa: E402
 from planstate.models import KINDS, LIFECYCLE_STATES  # noqa: E402
 from planstate.schema import ListOf, Model, Nested, Nullable  # noqa: E402
 
 FORMAT = ROOT / "docs" / "format.md"
 LIFECYCLE = ROOT / "docs" / "lifecycle.md"
+GIT = ROOT / "docs" / "git.md"
+MERGE_BLOCK = re.compile(r"(<!-- merge:(\w+) -->\n)(.*?)(<!-- /merge:\2 -->)", re.DOTALL)
 BLOCK = re.compile(r"(<!-- fields:(\w+) -->\n)(.*?)(<!-- /fields:\2 -->)", re.DOTALL)
 LIFECYCLE_BLOCK = re.compile(r"(<!-- lifecycle:(\w+) -->\n)(.*?)(<!-- /lifecycle:\2 -->)", re.DOTALL)
 
@@ -116,10 +120,42 @@ def render_lifecycle(text: str) -> str:
     return LIFECYCLE_BLOCK.sub(lambda m: m.group(1) + blocks[m.group(2)](m.group(3)) + m.group(4), text)
 
 
+def merge_rows(model: type[Model], prefix: str = "") -> list[str]:
+    """Table rows: the merge rule of every field of `model`, nested fields under their parent."""
+    out = []
+    for name, field in model.fields.items():
+        rule = RULES[model][name]
+        out.append(f"| `{prefix}{name}` | `{rule}` |")
+        kind: Any = field.kind
+        while isinstance(kind, Nullable):
+            kind = kind.inner
+        if rule.name == "lifecycle":
+            continue  # one unit: its fields follow the unit's winner
+        if isinstance(kind, Nested):
+            out.extend(merge_rows(kind.model, f"{prefix}{name}."))
+        elif isinstance(kind, ListOf) and isinstance(kind.item, Nested) and rule.name != "log":
+            out.extend(merge_rows(kind.item.model, f"{prefix}{name}[]."))
+    return out
+
+
+def merge_table(kind: str) -> str:
+    """The merge rules of one file kind, or (`rules`) what each rule means."""
+    if kind == "rules":
+        lines = ["| rule | what the merge does |", "|---|---|"]
+        lines += [f"| `{name if name != 'final' else 'final:STATUS'}` | {text} |" for name, text in MEANING.items()]
+        return "\n".join(lines) + "\n"
+    return "| field | rule |\n|---|---|\n" + "\n".join(merge_rows(KINDS[kind])) + "\n"
+
+
+def render_git(text: str) -> str:
+    """Return `text` with every merge-rule block regenerated."""
+    return MERGE_BLOCK.sub(lambda m: m.group(1) + merge_table(m.group(2)) + m.group(4), text)
+
+
 def main() -> int:
-    """Rewrite or check docs/format.md and docs/lifecycle.md."""
+    """Rewrite or check docs/format.md, docs/lifecycle.md and docs/git.md."""
     stale = []
-    for path, regenerate in ((FORMAT, render), (LIFECYCLE, render_lifecycle)):
+    for path, regenerate in ((FORMAT, render), (LIFECYCLE, render_lifecycle), (GIT, render_git)):
         text = path.read_text(encoding="utf-8")
         new = regenerate(text)
         if new == text:

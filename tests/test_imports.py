@@ -44,7 +44,17 @@ LAYERS: dict[str, set[str]] = {
         "sessions",
         "recordops",
     },
-    "views": {"mergefile", "regions", "builtin_regions", "render_context", "rendered", "checks", "watch", "resume", "display"},
+    "views": {
+        "mergefile",
+        "regions",
+        "builtin_regions",
+        "render_context",
+        "rendered",
+        "checks",
+        "watch",
+        "resume",
+        "display",
+    },
     "api": {"workspace", "__init__"},  # `__init__`: the package root, `planstate` itself
     "shells": {"cli", "__main__"},
 }
