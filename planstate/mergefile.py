@@ -68,13 +68,13 @@ def merge_driver(
     """Merge the files git names into `ours`; 0 when clean, 1 with conflict markers (git then reports a conflict)."""
     name = path or ours
     sides = [_read(p) for p in (base, ours, theirs)]
-    result = merge_bytes(
-        *sides,
-        name=name,
-        marker_size=marker_size,
-        labels=(ours_label, theirs_label),
-        planning=planning_of(name),
-    )
+    labels = (ours_label, theirs_label)
+    try:
+        result = merge_bytes(*sides, name=name, marker_size=marker_size, labels=labels, planning=planning_of(name))
+    except Exception as exc:  # a bug of ours must not cost the user the merge: git's line merge still works
+        if isinstance(exc, PlanstateError) and "merge-file" in exc.message:
+            raise
+        result = _text_merge(*sides, labels, marker_size, f"planstate failed ({type(exc).__name__}: {exc})")
     Path(ours).write_bytes(result.data)
     shown = path or ours
     if result.fallback:
