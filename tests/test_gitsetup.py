@@ -251,6 +251,18 @@ def test_the_api_mirrors_the_commands(repo: Path) -> None:
     assert ws.git_status().to_dict()["config"] == {}
 
 
+def test_the_cli_reference_shows_real_output(run: Run, repo: Path) -> None:
+    """docs/cli.md's examples of install and uninstall, run twice each, are what the commands print."""
+    docs = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    env = planstate_on_path()  # the reference shows the usual case: `planstate` on PATH
+    for command in ("install", "uninstall"):
+        section = docs.split(f"### planstate git {command}\n", 1)[1].split("\n### ", 1)[0]
+        example = section.split("```console\n", 1)[1].split("```\n", 1)[0]
+        output = ok(run("git", command, cwd=repo, env=env)).stdout
+        again = ok(run("git", command, cwd=repo, env=env)).stdout
+        assert example == f"$ planstate git {command}\n{output}$ planstate git {command}\n{again}"
+
+
 # ---------------------------------------------------------------------------- the command git runs
 
 
