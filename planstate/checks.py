@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.clock import parse_datetime
 from planstate.durations import show
@@ -75,6 +75,8 @@ CODES: dict[str, Code] = {
     "multiple-active-sessions": Code(WARNING, False, "more than one session of an initiative is active"),
     "stale-session": Code(WARNING, False, "an active session whose heartbeat is older than --stale-after"),
     "missing-file": Code(WARNING, False, "a file named in resume_context.files_modified does not exist"),
+    "merge-driver-missing": Code(WARNING, False, "merge=planstate applies, but this clone has no merge driver for it"),
+    "diff-driver-missing": Code(WARNING, False, "diff=planstate applies, but this clone has no textconv for it"),
 }
 # Codes `--fix` repairs in general; a finding says for itself when its case is one it cannot repair (a history
 # move the lifecycle forbids, a region whose records cannot be read) or can (a conflict only in regions).
@@ -241,7 +243,7 @@ class FileRead:
         self.raw: bytes | None = None
         self.error: PlanstateError | None = None  # why it cannot be read or parsed
         self.read_failed = False  # the error happened reading the bytes, not parsing them
-        self.conflicts: list[tuple[int, int]] = []
+        self.conflicts: list[Conflict] = []
         self.data: Any = None
         self.problems: list[Problem] = []  # schema problems
         self.valid = False  # front matter is a mapping without schema problems
@@ -481,12 +483,14 @@ class Checker:
         *,
         regions: bool = True,
         resume_files: bool = True,
+        drivers: bool = True,
     ) -> None:
         self.ws = ws
         self.stale_after = stale_after
         self.reader = reader or Reader(ws)
         self.check_regions = regions  # the resume brief needs neither regions nor the resume files checked
         self.check_resume_files = resume_files
+        self.check_drivers = drivers  # whether git's attributes name drivers this clone lacks (two git calls at most)
         self.now: datetime | None = None
         self.findings: list[Finding] = []
         self.files = 0
@@ -511,6 +515,8 @@ class Checker:
                 self.initiative(initiative)
         if len(initiatives) > 1:  # with one initiative, neither workspace rule can be broken
             self.workspace_rules()
+        if self.check_drivers:
+            self.drivers()
         self.reader.end()
         if self.ws.root.is_dir():  # saving the cache makes its folders: never bring back a .planning/ deleted meanwhile
             self.ws.save_cache()
@@ -569,8 +575,8 @@ class Checker:
         if found.read_failed and found.error is not None:
             self.add_error("parse-error", found.error, _read_hint(found), into=out)
             return out
-        for first, last in found.conflicts:
-            self._conflict(found, first, last, out)
+        for conflict in found.conflicts:
+            self._conflict(found, conflict, out)
         if found.kind == "history":
             if not found.conflicts:
                 for problem in found.data or []:
@@ -612,14 +618,24 @@ class Checker:
                 )
         return out
 
-    def _conflict(self, found: FileRead, first: int, last: int, out: list[Finding]) -> None:
-        """A git conflict block: in STATE.md, fixable when every conflict of the file lies inside regions."""
+    def _conflict(self, found: FileRead, conflict: Conflict, out: list[Finding]) -> None:
+        """A git conflict block: in STATE.md, fixable when every conflict of the file lies inside regions; one that
+        planstate's merge driver wrote about a field says which, and how to settle it."""
+        first, last, name = conflict
         confined = False
-        if found.kind == "state" and found.raw is not None:
+        if found.kind == "state" and found.raw is not None and name is None:
             from planstate.regions import resolve_region_conflicts
 
             confined = resolve_region_conflicts(found.raw) is not None
-        if confined:
+        if name is not None:
+            message = f"unresolved merge conflict on {name} (lines {first}-{last}): both sides changed it differently"
+            # STATE.md's regions show the field: rendering them from the value kept is the safe fix that follows
+            then = "`planstate check`"
+            if found.kind == "state":
+                then = "`planstate check --fix` (it renders the regions again)"
+            hint = f"keep one side's lines for {name}, delete the three marker lines, run {then}, then "
+            hint += f"`git add {found.shown}`"
+        elif confined:
             message = f"unresolved git conflict (lines {first}-{last}), only inside generated regions"
             hint = "run `planstate check --fix` (or `planstate render`): the regions are rendered again from the "
             hint += "merged files"
@@ -634,6 +650,7 @@ class Checker:
                 None,
                 message,
                 hint,
+                field=name,
                 initiative=found.path.parent if confined else None,
                 can_fix=True if confined else None,
             )
@@ -1037,6 +1054,33 @@ class Checker:
         if several_active:
             self.findings = [self._no_second_active(f) for f in self.findings]
 
+    def drivers(self) -> None:
+        """`merge=planstate` or `diff=planstate` on planning files while this clone's git config defines no such
+        driver: git silently merges them as text (or diffs their raw text). Silent outside a git work tree."""
+        from planstate.gitsetup import attribute_line, unconfigured
+
+        root = self.ws.root
+        names = sorted(str(path.relative_to(root)) for path in self.reads if root in path.parents)
+        said = {
+            "merge": ("merge.planstate.driver", "git silently merges {} as plain text"),
+            "diff": ("diff.planstate.textconv", "`git diff` shows {} raw text"),
+        }
+        for attribute, files in unconfigured(root, names).items():
+            key, effect = said[attribute]
+            one = len(files) == 1
+            effect = effect.format(("it" if one else "them") if attribute == "merge" else ("its" if one else "their"))
+            where = attribute_line(root, attribute)
+            file, line = (os.path.relpath(where[0], root.parent), where[1]) if where else (self.ws.display(root), None)
+            count = f"{len(files)} planning file{'s' if len(files) != 1 else ''}"
+            self.add(
+                f"{attribute}-driver-missing",
+                file,
+                line,
+                f"{attribute}=planstate applies to {count}, but this clone's git config has no {key}: {effect}",
+                "run `planstate git install`; git config is per clone, so once in every clone",
+                stable=f"{attribute}=planstate",
+            )
+
     def _no_second_active(self, finding: Finding) -> Finding:
         """A history repair that would record a move to `active` while another initiative is active is not
         fixable: `resume --activate` would refuse that move, and so does `check --fix`."""
@@ -1080,22 +1124,47 @@ def repair_allowed(source: Any, target: Any, data: dict[str, Any]) -> bool:
     return True
 
 
-def conflict_blocks(raw: bytes) -> list[tuple[int, int]]:
-    """The (first, last) lines of each git conflict block: `<<<<<<<` … `=======` … `>>>>>>>` at line starts."""
+class Conflict(NamedTuple):
+    """One git conflict block of a file: its first and last lines, and the field it is about when planstate's merge
+    driver wrote it (the field's path follows the label on both the `<<<<<<<` and the `>>>>>>>` line)."""
+
+    first: int
+    last: int
+    field: str | None
+
+
+def conflict_blocks(raw: bytes) -> list[Conflict]:
+    """The git conflict blocks of a file: `<<<<<<<` … `=======` … `>>>>>>>` at line starts."""
     if b"<<<<<<<" not in raw:
         return []
-    blocks: list[tuple[int, int]] = []
+    blocks: list[Conflict] = []
     start: int | None = None
+    opening = b""
     middle = False
     for number, line in enumerate(raw.split(b"\n"), start=1):
         if re.match(rb"<<<<<<<(?: |\r?$)", line):
-            start, middle = number, False
+            start, opening, middle = number, line, False
         elif start is not None and re.match(rb"=======\r?$", line):
             middle = True
         elif start is not None and middle and re.match(rb">>>>>>>(?: |\r?$)", line):
-            blocks.append((start, number))
+            blocks.append(Conflict(start, number, marked_field(opening, line)))
             start, middle = None, False
     return blocks
+
+
+def marked_field(opening: bytes, closing: bytes) -> str | None:
+    """The field a conflict is about, from its marker lines: planstate's merge driver writes `<<<<<<< LABEL: PATH`
+    and `>>>>>>> LABEL: PATH` (docs/git.md); None for git's own markers (`<<<<<<< HEAD`), whose labels do not end in
+    the same `: PATH`. The longest such path wins, so a label that holds `: ` itself does no harm."""
+    ours = opening[8:].decode("utf-8", errors="replace").rstrip("\r")
+    theirs = closing[8:].decode("utf-8", errors="replace").rstrip("\r")
+    at = ours.find(": ")
+    while at != -1:
+        path = ours[at + 2 :]
+        if path and path == path.strip() and theirs.endswith(": " + path):
+            return path
+        at = ours.find(": ", at + 1)
+    return None
 
 
 def unknown_keys(model: type[Model], data: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

@@ -144,7 +144,7 @@ def brief(ws: Workspace, *, now: datetime | None = None) -> Brief:
     initiative = ws.target
     shown = ws.display(initiative.state_path)
     out = Brief(None, None, shown, when)
-    checker = Checker(ws, STALE_AFTER, regions=False, resume_files=False)
+    checker = Checker(ws, STALE_AFTER, regions=False, resume_files=False, drivers=False)
     findings = checker.run(when, only=initiative)
     out.trust = _trust(findings)
     state_read = checker.reads.get(initiative.state_path)

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from planstate.cache import FrontMatterCache
     from planstate.checks import Report as CheckReport
     from planstate.decisions import DecisionAPI
+    from planstate.gitsetup import Report as GitSetupReport
+    from planstate.gitsetup import Status as GitSetupStatus
     from planstate.initiative_ops import InitiativeAPI, Transitioned
     from planstate.initiatives import Initiative
     from planstate.phases import PhaseAPI
@@ -618,6 +620,25 @@ class Workspace:
 
         after = checks.STALE_AFTER if stale_after is None else stale_after
         return checks.check(self, fix_findings=fix, diff=diff, stale_after=after)
+
+    def git_install(self) -> GitSetupReport:
+        """Write planstate's lines into `.planning/.gitattributes` and this clone's git config for the merge driver and
+        the textconv, idempotently (docs/cli.md, `planstate git install`)."""
+        from planstate import gitsetup
+
+        return gitsetup.install(self)
+
+    def git_uninstall(self) -> GitSetupReport:
+        """Remove what `git_install` wrote, and nothing else."""
+        from planstate import gitsetup
+
+        return gitsetup.uninstall(self)
+
+    def git_status(self) -> GitSetupStatus:
+        """Whether planstate's merge driver and textconv are installed here (attributes and this clone's config)."""
+        from planstate import gitsetup
+
+        return gitsetup.status(self)
 
     def watch(
         self,

@@ -222,6 +222,22 @@ def missing_file(p: Path) -> Where:
     return STATE, line_of(state_file(p), "    - src/gone.py")
 
 
+def attributes_without_config(p: Path, section: str) -> Where:
+    """A clone that has planstate's attributes (committed) but not the git config for `section`."""
+    git_repo(p)
+    Workspace.find(p).git_install()
+    subprocess.run(["git", "config", "--remove-section", section], cwd=p, check=True, capture_output=True)
+    return ".planning/.gitattributes", line_of(p / ".planning" / ".gitattributes", "*.md merge=planstate")
+
+
+def merge_driver_missing(p: Path) -> Where:
+    return attributes_without_config(p, "merge.planstate")
+
+
+def diff_driver_missing(p: Path) -> Where:
+    return attributes_without_config(p, "diff.planstate")
+
+
 CASES: dict[str, Callable[[Path], Where]] = {
     "parse-error": parse_error,
     "schema-error": schema_error,
@@ -244,6 +260,8 @@ CASES: dict[str, Callable[[Path], Where]] = {
     "multiple-active-sessions": multiple_active_sessions,
     "stale-session": stale_session,
     "missing-file": missing_file,
+    "merge-driver-missing": merge_driver_missing,
+    "diff-driver-missing": diff_driver_missing,
 }
 ENV = {"PLANSTATE_NOW": "2026-01-01T00:00:00Z"}
 

@@ -33,7 +33,7 @@ LAYERS: dict[str, set[str]] = {
         "templates",
     },
     "models": {"schema", "models", "validation", "derived", "values", "mergerules", "merge"},
-    "storage": {"cache", "history", "records", "initiatives", "transaction", "scaffold"},
+    "storage": {"cache", "history", "records", "initiatives", "transaction", "scaffold", "gitsetup"},
     "operations": {
         "lifecycle",
         "phases",

@@ -1,0 +1,454 @@
+"""`planstate git install` / `uninstall`, and what `planstate check` says about git: real repositories in tmp_path."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import PINNED_NOW, REPO, state_file
+
+from planstate import checks, gitsetup
+from planstate.workspace import Workspace
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+ATTRIBUTES = ".planning/.gitattributes"
+BLOCK = (
+    "# planstate git install: begin (`planstate git uninstall` removes these lines)\n"
+    "*.md merge=planstate diff=planstate\n"
+    "history.jsonl merge=planstate\n"
+    "# planstate git install: end\n"
+)
+ENV = {"PLANSTATE_NOW": PINNED_NOW}
+
+
+def ok(result: subprocess.CompletedProcess[str], code: int = 0) -> subprocess.CompletedProcess[str]:
+    """Assert the exit code (printing the output when it differs) and return the result."""
+    assert result.returncode == code, f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    return result
+
+
+def git(folder: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run git in `folder` (identity and default branch pinned), failing the test when git fails."""
+    pinned = ["-c", "user.name=Tester", "-c", "user.email=tester@example.com", "-c", "init.defaultBranch=main"]
+    return subprocess.run(
+        ["git", *pinned, *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def config(folder: Path) -> dict[str, str]:
+    """This repository's own planstate config keys."""
+    done = subprocess.run(
+        ["git", "config", "--local", "--get-regexp", r"^(merge|diff)\.planstate\."],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return dict(line.split(" ", 1) for line in done.stdout.splitlines())
+
+
+@pytest.fixture
+def repo(project: Path) -> Path:
+    """The `project` workspace inside a fresh git repository, everything committed."""
+    git(project, "init", "--quiet")
+    git(project, "add", "-A")
+    git(project, "commit", "--quiet", "-m", "start")
+    return project
+
+
+def command() -> str:
+    """The command install writes when the tests run it: this Python, since its `planstate` is not on PATH."""
+    return f"{sys.executable} -m planstate"
+
+
+def planstate_on_path() -> dict[str, str]:
+    """An environment whose PATH finds this installation's `planstate` first."""
+    return {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+# ---------------------------------------------------------------------------- install and uninstall
+
+
+def test_install_appends_the_block_and_sets_this_clones_config(run: Run, repo: Path) -> None:
+    before = (repo / ATTRIBUTES).read_bytes()
+    result = ok(run("git", "install", cwd=repo))
+    assert (repo / ATTRIBUTES).read_bytes() == before + BLOCK.encode()  # every other line kept, as it was
+    cmd = command()
+    assert result.stdout == (
+        f"added 4 lines to {ATTRIBUTES}\n"
+        "set merge.planstate.name = planstate field-level merge of .planning files\n"
+        f"set merge.planstate.driver = {cmd} git merge-driver %O %A %B %L %P\n"
+        f"set diff.planstate.textconv = {cmd} git textconv\n"
+        "set diff.planstate.cachetextconv = true\n"
+        f"next: commit {ATTRIBUTES}; run `planstate git install` once in every other clone too\n"
+    )
+    assert config(repo) == {
+        "merge.planstate.name": "planstate field-level merge of .planning files",
+        "merge.planstate.driver": f"{cmd} git merge-driver %O %A %B %L %P",
+        "diff.planstate.textconv": f"{cmd} git textconv",
+        "diff.planstate.cachetextconv": "true",
+    }
+    # git reads the attributes: every file the driver handles gets it, and only the .md files the textconv
+    attrs = git(repo, "check-attr", "merge", "diff", "--", ".planning/STATE.md", ".planning/history.jsonl").stdout
+    assert attrs.splitlines() == [
+        ".planning/STATE.md: merge: planstate",
+        ".planning/STATE.md: diff: planstate",
+        ".planning/history.jsonl: merge: planstate",
+        ".planning/history.jsonl: diff: unspecified",
+    ]
+
+
+def test_install_twice_changes_nothing_and_says_so(run: Run, repo: Path) -> None:
+    ok(run("git", "install", cwd=repo))
+    path = repo / ATTRIBUTES
+    before = (path.read_bytes(), path.stat().st_mtime_ns, (repo / ".git" / "config").read_bytes())
+    assert ok(run("git", "install", cwd=repo)).stdout == "already installed: nothing to do\n"
+    assert (path.read_bytes(), path.stat().st_mtime_ns, (repo / ".git" / "config").read_bytes()) == before
+    data = json.loads(ok(run("git", "install", "--json", cwd=repo)).stdout)
+    assert data == {
+        "action": "install",
+        "changed": False,
+        "attributes": {"file": ATTRIBUTES, "change": "unchanged", "lines": 0},
+        "config": {"set": [], "unset": []},
+        "git": True,
+    }
+
+
+def test_uninstall_restores_the_file_and_removes_only_its_config(run: Run, repo: Path) -> None:
+    path = repo / ATTRIBUTES
+    original = path.read_bytes()
+    git(repo, "config", "merge.other.driver", "other-tool %A")  # someone else's driver, kept
+    ok(run("git", "install", cwd=repo))
+    with path.open("a") as handle:
+        handle.write("*.txt diff=other\n")  # a line added after the block, kept
+    result = ok(run("git", "uninstall", cwd=repo))
+    assert path.read_bytes() == original + b"*.txt diff=other\n"
+    assert result.stdout.splitlines() == [
+        f"removed 4 lines from {ATTRIBUTES}",
+        "unset merge.planstate.name (was planstate field-level merge of .planning files)",
+        f"unset merge.planstate.driver (was {command()} git merge-driver %O %A %B %L %P)",
+        f"unset diff.planstate.textconv (was {command()} git textconv)",
+        "unset diff.planstate.cachetextconv (was true)",
+    ]
+    assert config(repo) == {}
+    assert git(repo, "config", "merge.other.driver").stdout == "other-tool %A\n"
+    assert ok(run("git", "uninstall", cwd=repo)).stdout == "not installed: nothing to do\n"
+    data = json.loads(ok(run("git", "uninstall", "--json", cwd=repo)).stdout)
+    assert data["changed"] is False and data["attributes"]["change"] == "unchanged"
+
+
+def test_an_edited_block_is_replaced_where_it_stands(run: Run, repo: Path) -> None:
+    path = repo / ATTRIBUTES
+    path.write_text(
+        "# mine\n*.txt diff\n"
+        "# planstate git install: begin (`planstate git uninstall` removes these lines)\n"
+        "*.md merge=planstate\n*.yaml merge=planstate\n"
+        "# planstate git install: end\n"
+        "README.md -merge\n"  # after the block: it still overrides the block for README.md
+    )
+    result = ok(run("git", "install", cwd=repo))
+    assert result.stdout.startswith(f"replaced planstate's edited lines in {ATTRIBUTES} with the 4 lines it writes\n")
+    assert path.read_text() == "# mine\n*.txt diff\n" + BLOCK + "README.md -merge\n"
+    ok(run("git", "uninstall", cwd=repo))
+    assert path.read_text() == "# mine\n*.txt diff\nREADME.md -merge\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "installed", "removed"),
+    [
+        ("", BLOCK, ""),
+        ("a merge=union", "a merge=union\n" + BLOCK, "a merge=union\n"),  # no line break at the end: one is added
+        ("a\r\nb\r\n", "a\r\nb\r\n" + BLOCK.replace("\n", "\r\n"), "a\r\nb\r\n"),  # the file's line breaks
+        (BLOCK + "x\n", BLOCK + "x\n", "x\n"),  # already there, not at the end: left where it is
+        (BLOCK + BLOCK, BLOCK, ""),  # twice: once
+        # a begin line without its end: it and the rules right after it are planstate's, the rest is not
+        (
+            "a\n# planstate git install: begin\n*.md  merge=planstate diff=planstate\nkeep\n",
+            f"a\n{BLOCK}keep\n",
+            "a\nkeep\n",
+        ),
+        # an end line without its begin: it and the rules right before it
+        ("keep\nhistory.jsonl merge=planstate\n# planstate git install: end\n", "keep\n" + BLOCK, "keep\n"),
+        # the same rule written by a person, outside the markers: theirs
+        ("*.md merge=planstate\n", "*.md merge=planstate\n" + BLOCK, "*.md merge=planstate\n"),
+    ],
+    ids=["empty", "no-final-newline", "crlf", "in-the-middle", "twice", "begin-only", "end-only", "a-users-own-line"],
+)
+def test_block_editing_keeps_every_other_line(text: str, installed: str, removed: str) -> None:
+    assert gitsetup.with_block(text) == installed
+    assert gitsetup.with_block(installed) == installed
+    assert gitsetup.without_block(installed) == removed
+    assert gitsetup.without_block(removed) == removed
+    if "planstate git install" in text:  # a partial or edited block comes out whole too
+        assert gitsetup.without_block(text) == removed
+
+
+def test_a_missing_attributes_file_is_created_and_removed_again(run: Run, repo: Path) -> None:
+    (repo / ATTRIBUTES).unlink()
+    assert ok(run("git", "install", cwd=repo)).stdout.startswith(f"created {ATTRIBUTES} with 4 lines\n")
+    assert (repo / ATTRIBUTES).read_text() == BLOCK
+    result = ok(run("git", "uninstall", cwd=repo))
+    assert result.stdout.startswith(f"removed 4 lines from {ATTRIBUTES}, and the file, which held nothing else\n")
+    assert not (repo / ATTRIBUTES).exists()
+
+
+def test_outside_a_git_work_tree_install_writes_nothing(run: Run, project: Path, tmp_path: Path) -> None:
+    env = {"GIT_CEILING_DIRECTORIES": str(tmp_path)}  # no repository above, whatever holds the temp folder
+    before = (project / ATTRIBUTES).read_bytes()
+    result = ok(run("git", "install", cwd=project, env=env), 2)
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"planstate: {project} is not inside a git work tree (or git is not installed): run `git init` (or clone) "
+        "first, then `planstate git install` again; nothing was written\n"
+    )
+    assert (project / ATTRIBUTES).read_bytes() == before
+    # uninstall still takes planstate's lines out of the file (a copy of a repository without its .git)
+    (project / ATTRIBUTES).write_bytes(before + BLOCK.encode())
+    result = ok(run("git", "uninstall", cwd=project, env=env))
+    assert result.stdout == (
+        f"removed 4 lines from {ATTRIBUTES}\nnot inside a git work tree: no git config to remove\n"
+    )
+    assert (project / ATTRIBUTES).read_bytes() == before
+    assert ok(run("git", "uninstall", cwd=project, env=env)).stdout == (
+        "not installed: nothing to do (not inside a git work tree: no git config to look at)\n"
+    )
+
+
+def test_a_config_from_an_older_install_is_updated(run: Run, repo: Path) -> None:
+    git(repo, "config", "merge.planstate.driver", "/old/venv/bin/planstate git merge-driver %O %A %B %L %P")
+    git(repo, "config", "--add", "merge.planstate.driver", "twice")  # several values: all replaced by one
+    result = ok(run("git", "install", cwd=repo))
+    driver = f"{command()} git merge-driver %O %A %B %L %P"
+    assert f"set merge.planstate.driver = {driver} (was twice)\n" in result.stdout
+    assert git(repo, "config", "--get-all", "merge.planstate.driver").stdout == driver + "\n"
+
+
+def test_the_api_mirrors_the_commands(repo: Path) -> None:
+    ws = Workspace.find(repo)
+    assert ws.git_status().installed is False and ws.git_status().attributes == "absent"
+    report = ws.git_install()
+    assert report.changed and report.attributes == "added" and len(report.config_set) == 4
+    status = ws.git_status()
+    assert status.installed and status.to_dict()["attributes"] == {"file": ATTRIBUTES, "state": "installed"}
+    assert ws.git_install().changed is False
+    with (repo / ATTRIBUTES).open("a") as handle:
+        handle.write("# planstate git install: end\n")
+    assert ws.git_status().attributes == "edited"
+    assert ws.git_uninstall().config_removed.keys() == gitsetup.wanted_config().keys()
+    assert ws.git_status().to_dict()["config"] == {}
+
+
+def test_the_cli_reference_shows_real_output(run: Run, repo: Path) -> None:
+    """docs/cli.md's examples of install and uninstall, run twice each, are what the commands print."""
+    docs = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    env = planstate_on_path()  # the reference shows the usual case: `planstate` on PATH
+    for command in ("install", "uninstall"):
+        section = docs.split(f"### planstate git {command}\n", 1)[1].split("\n### ", 1)[0]
+        example = section.split("```console\n", 1)[1].split("```\n", 1)[0]
+        output = ok(run("git", command, cwd=repo, env=env)).stdout
+        again = ok(run("git", command, cwd=repo, env=env)).stdout
+        assert example == f"$ planstate git {command}\n{output}$ planstate git {command}\n{again}"
+
+
+# ---------------------------------------------------------------------------- the command git runs
+
+
+def test_the_command_is_planstate_when_path_finds_this_installation(run: Run, repo: Path) -> None:
+    ok(run("git", "install", cwd=repo, env=planstate_on_path()))
+    assert config(repo)["merge.planstate.driver"] == "planstate git merge-driver %O %A %B %L %P"
+    assert config(repo)["diff.planstate.textconv"] == "planstate git textconv"
+
+
+def test_the_command_is_shell_quoted_and_resolves(tmp_path: Path) -> None:
+    spaced = tmp_path / "a folder" / "python"
+    spaced.parent.mkdir()
+    spaced.symlink_to(sys.executable)
+    done = subprocess.run(
+        [str(spaced), "-c", "from planstate import gitsetup; print(gitsetup.command())"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PATH": os.defpath},
+    )
+    cmd = done.stdout.strip()
+    assert cmd == f"'{spaced}' -m planstate"
+    version = subprocess.run(f"{cmd} --version", shell=True, capture_output=True, text=True, check=True)
+    assert version.stdout.startswith("planstate ")
+
+
+@pytest.mark.parametrize("on_path", [False, True], ids=["python-m", "planstate"])
+def test_the_configured_commands_run_from_a_shell(run: Run, repo: Path, on_path: bool) -> None:
+    env = planstate_on_path() if on_path else None
+    ok(run("git", "install", cwd=repo, env=env))
+    for key in ("merge.planstate.driver", "diff.planstate.textconv"):
+        program = config(repo)[key].split(" git ", 1)[0]  # git runs the value through `sh`, as here
+        shell = {**os.environ, **(env or {})}
+        done = subprocess.run(f"{program} --version", shell=True, capture_output=True, text=True, env=shell)
+        assert done.returncode == 0 and done.stdout.startswith("planstate "), done.stderr
+
+
+def test_git_runs_the_configured_textconv_and_merge_driver(run: Run, repo: Path) -> None:
+    ok(run("git", "install", cwd=repo))
+    git(repo, "add", "-A")
+    git(repo, "commit", "--quiet", "-m", "install")
+    trace = {"GIT_TRACE": "1"}
+    path = state_file(repo)
+    ok(run("set", "position.task", "Diff me", cwd=repo, env=ENV))
+    diffed = subprocess.run(["git", "diff"], cwd=repo, capture_output=True, text=True, env={**os.environ, **trace})
+    assert f"run_command: '{command()} git textconv' " in diffed.stderr
+    git(repo, "checkout", "--quiet", "--", ".")
+    git(repo, "checkout", "--quiet", "-b", "other")
+    ok(run("set", "position.task", "Theirs", cwd=repo, env=ENV))
+    git(repo, "commit", "--quiet", "-am", "theirs")
+    git(repo, "checkout", "--quiet", "main")
+    ok(run("set", "position.task", "Ours", cwd=repo, env=ENV))
+    git(repo, "commit", "--quiet", "-am", "ours")
+    merged = subprocess.run(
+        ["git", "merge", "--no-edit", "other"], cwd=repo, capture_output=True, text=True, env={**os.environ, **trace}
+    )
+    runs = [line for line in merged.stderr.splitlines() if "run_command:" in line and "merge-driver" in line]
+    assert runs, merged.stderr
+    assert all(f"'{command()} git merge-driver .merge_file_" in line for line in runs)
+    assert any(line.endswith(" 7 '\\''.planning/STATE.md'\\'''") for line in runs), runs
+    assert path.exists()
+
+
+# ---------------------------------------------------------------------------- what `planstate check` says
+
+
+def test_check_reports_attributes_without_drivers_and_install_fixes_it(run: Run, repo: Path) -> None:
+    ok(run("git", "install", cwd=repo))
+    assert ok(run("check", cwd=repo, env=ENV)).stdout == "2 files checked: 0 errors, 0 warnings\n"
+    git(repo, "config", "--remove-section", "merge.planstate")
+    git(repo, "config", "--remove-section", "diff.planstate")  # a fresh clone: the attributes came, the config did not
+    data = json.loads(ok(run("check", "--json", cwd=repo, env=ENV)).stdout)
+    found = {f["code"]: f for f in data["findings"]}
+    assert set(found) == {"merge-driver-missing", "diff-driver-missing"}
+    assert (found["merge-driver-missing"]["file"], found["merge-driver-missing"]["line"]) == (ATTRIBUTES, 4)
+    assert found["merge-driver-missing"]["message"] == (
+        "merge=planstate applies to 2 planning files, but this clone's git config has no merge.planstate.driver: "
+        "git silently merges them as plain text"
+    )
+    assert found["diff-driver-missing"]["hint"].startswith("run `planstate git install`")
+    ok(run("check", "--strict", cwd=repo, env=ENV), 1)
+    ok(run("git", "install", cwd=repo))
+    assert ok(run("check", "--strict", cwd=repo, env=ENV)).stdout == "2 files checked: 0 errors, 0 warnings\n"
+
+
+def test_a_driver_configured_in_any_scope_counts(run: Run, repo: Path, tmp_path: Path) -> None:
+    ok(run("git", "install", cwd=repo))
+    git(repo, "config", "--remove-section", "merge.planstate")
+    git(repo, "config", "--remove-section", "diff.planstate")
+    glob = tmp_path / "global.gitconfig"
+    glob.write_text('[merge "planstate"]\n\tdriver = planstate git merge-driver %O %A %B %L %P\n')
+    env = {**ENV, "GIT_CONFIG_GLOBAL": str(glob)}
+    codes = [f["code"] for f in json.loads(ok(run("check", "--json", cwd=repo, env=env)).stdout)["findings"]]
+    assert codes == ["diff-driver-missing"]
+
+
+def test_the_driver_check_is_silent_outside_git_and_without_the_attributes(
+    run: Run, project: Path, tmp_path: Path
+) -> None:
+    (project / ATTRIBUTES).write_text(BLOCK)
+    env = {**ENV, "GIT_CEILING_DIRECTORIES": str(tmp_path)}
+    assert ok(run("check", "--strict", cwd=project, env=env)).stdout == "2 files checked: 0 errors, 0 warnings\n"
+    git(project, "init", "--quiet")
+    (project / ATTRIBUTES).write_text("history.jsonl merge=union\n")  # no planstate attribute: no driver needed
+    assert ok(run("check", "--strict", cwd=project, env=ENV)).returncode == 0
+
+
+def test_the_driver_check_asks_git_twice_at_most(run: Run, repo: Path, tmp_path: Path) -> None:
+    for number in range(5):
+        args = ("--title", f"D{number}", "--context", "c", "--decision", "d", "--reason", "r")
+        ok(run("decision", "add", *args, cwd=repo))
+    ok(run("render", cwd=repo))
+    (repo / ATTRIBUTES).write_text(BLOCK)  # attributes without config
+    trace = tmp_path / "trace"  # git writes its trace there: planstate keeps git's stderr to itself
+    result = ok(run("check", cwd=repo, env={**ENV, "GIT_TRACE": str(trace)}))
+    calls = [line.split("trace: built-in: ", 1)[1] for line in trace.read_text().splitlines() if "built-in:" in line]
+    assert [call.split()[1] for call in calls] == ["config", "check-attr"], calls
+    assert "merge=planstate applies to 7 planning files" in result.stdout  # STATE.md, history.jsonl, 5 decisions
+    trace.unlink()
+    ok(run("git", "install", cwd=repo))
+    ok(run("check", cwd=repo, env={**ENV, "GIT_TRACE": str(trace)}))
+    assert trace.read_text().count("built-in:") == 1  # configured: git config alone answers
+
+
+def test_the_resume_brief_does_not_ask_git_about_drivers(run: Run, repo: Path, tmp_path: Path) -> None:
+    (repo / ATTRIBUTES).write_text(BLOCK)
+    trace = tmp_path / "trace"
+    ok(run("resume", cwd=repo, env={**ENV, "GIT_TRACE": str(trace)}))
+    assert "check-attr" not in (trace.read_text() if trace.exists() else "")
+
+
+# ---------------------------------------------------------------------------- conflicts the driver wrote
+
+
+FIELD_CONFLICT = (
+    "<<<<<<< ours: position.task\n"
+    "  task: Write the docs\n"
+    "=======\n"
+    "  task: Fix the tests\n"
+    ">>>>>>> theirs: position.task\n"
+)
+
+
+def test_a_field_conflict_names_the_field_and_how_to_resolve_it(run: Run, project: Path) -> None:
+    path = state_file(project)
+    text = path.read_text()
+    path.write_text(text.replace("  task: null\n", FIELD_CONFLICT, 1))
+    first = text.splitlines().index("  task: null") + 1
+    data = json.loads(ok(run("check", "--json", cwd=project, env=ENV), 1).stdout)
+    (finding,) = data["findings"]
+    assert finding == {
+        "code": "conflict-marker",
+        "severity": "error",
+        "file": ".planning/STATE.md",
+        "line": first,
+        "column": None,
+        "field": "position.task",
+        "message": f"unresolved merge conflict on position.task (lines {first}-{first + 4}): both sides changed it "
+        "differently",
+        "hint": "keep one side's lines for position.task, delete the three marker lines, run `planstate check --fix` "
+        "(it renders the regions again), then `git add .planning/STATE.md`",
+        "fixable": False,
+    }
+    # docs/checks.md shows this very line as its second conflict-marker example
+    text_out = ok(run("check", cwd=project, env=ENV), 1).stdout.splitlines()[0]
+    docs = (REPO / "docs" / "checks.md").read_text(encoding="utf-8").split("### `conflict-marker`\n", 1)[1]
+    examples = docs.split("\n### ", 1)[0].split("```console\n$ planstate check\n")
+    assert examples[2].split("\n```", 1)[0] == text_out
+    # resolved as the hint says: keep one side's lines, delete the markers
+    path.write_text(text.replace("  task: null\n", "  task: Fix the tests\n", 1))
+    assert ok(run("check", "--fix", cwd=project, env=ENV)).stdout.endswith("0 errors, 0 warnings, 1 fixed\n")
+    assert "Fix the tests" in path.read_text().split("<!-- planstate:begin position", 1)[1]
+
+
+@pytest.mark.parametrize(
+    ("opening", "closing", "field"),
+    [
+        (b"<<<<<<< ours: position.task", b">>>>>>> theirs: position.task", "position.task"),
+        (b"<<<<<<< HEAD: phases[1].completed\r", b">>>>>>> feature/x: phases[1].completed\r", "phases[1].completed"),
+        (b"<<<<<<< a: b: evidence.x", b">>>>>>> c: evidence.x", "evidence.x"),  # a label holding ': '
+        (b"<<<<<<< HEAD", b">>>>>>> other-branch", None),  # git's own markers
+        (b"<<<<<<< HEAD", b">>>>>>> 1a2b3c4 (fix: the tests)", None),  # a rebase's label
+        (b"<<<<<<< ours: position.task", b">>>>>>> theirs: position.phase", None),  # two different paths
+    ],
+)
+def test_the_field_is_read_from_both_marker_lines(opening: bytes, closing: bytes, field: str | None) -> None:
+    assert checks.marked_field(opening, closing) == field
+    raw = b"\n".join([b"x", opening, b"a", b"=======", b"b", closing, b""])
+    assert checks.conflict_blocks(raw) == [checks.Conflict(2, 6, field)]
