@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -46,9 +45,6 @@ def unmerged(repo: Path) -> list[str]:
 
 
 def install_driver(run: Callable[..., Any], repo: Path) -> None:
-    """Configure the merge driver and the textconv in `repo` the way a user does."""
-    git(repo, "config", "merge.planstate.driver", f"{sys.executable} -m planstate git merge-driver %O %A %B %L %P")
-    attributes = repo / ".planning" / ".gitattributes"
-    attributes.write_text(
-        attributes.read_text() + "*.md merge=planstate diff=planstate\nhistory.jsonl merge=planstate\n"
-    )
+    """Configure the merge driver and the textconv in `repo` the way a user does: `planstate git install`."""
+    done = run("git", "install", cwd=repo)
+    assert done.returncode == 0, done.stdout + done.stderr
