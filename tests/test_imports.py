@@ -33,7 +33,7 @@ LAYERS: dict[str, set[str]] = {
         "templates",
     },
     "models": {"schema", "models", "validation", "derived", "values"},
-    "storage": {"cache", "history", "records", "initiatives", "transaction", "scaffold"},
+    "storage": {"cache", "history", "records", "initiatives", "transaction", "scaffold", "snapshot"},
     "operations": {
         "lifecycle",
         "phases",
@@ -44,7 +44,19 @@ LAYERS: dict[str, set[str]] = {
         "sessions",
         "recordops",
     },
-    "views": {"regions", "builtin_regions", "render_context", "rendered", "checks", "watch", "resume", "display"},
+    "views": {
+        "mergefile",
+        "regions",
+        "builtin_regions",
+        "render_context",
+        "rendered",
+        "checks",
+        "watch",
+        "resume",
+        "display",
+        "canonical",
+        "semdiff",
+    },
     "api": {"workspace", "__init__"},  # `__init__`: the package root, `planstate` itself
     "shells": {"cli", "__main__"},
 }
