@@ -262,8 +262,10 @@ def history_line(item: dict[str, Any]) -> str:
     """One history entry on one line: `AT FROM → TO (TRIGGER) by BY: REASON`, extra keys after it as JSON."""
     at = item.get("at")
     parsed = parse_datetime(at)
-    when = scalar_text(parsed) if parsed is not None else str(at)
-    line = f"{when} {item.get('from') or '(none)'} → {item.get('to')} ({item.get('trigger')})"
+    when = iso_utc(parsed) if parsed is not None else "(no time)" if at is None else str(at)
+    line = f"{when} {item.get('from') or '(none)'} → {item.get('to')}"
+    if item.get("trigger"):
+        line += f" ({item['trigger']})"
     if item.get("by"):
         line += f" by {item['by']}"
     if item.get("reason"):

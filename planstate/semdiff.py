@@ -105,8 +105,13 @@ class SemanticDiff:
     def _side(self, snapshot: Snapshot) -> dict[str, Any]:
         return {"revision": snapshot.label if snapshot.commit else None, "commit": snapshot.commit}
 
-    def _shown(self, snapshot: Snapshot) -> str:
-        return f"{snapshot.label} ({snapshot.commit[:12]})" if snapshot.commit else f"the {snapshot.label}"
+    def _shown(self, snapshot: Snapshot, code: bool = False) -> str:
+        if snapshot.commit is None:
+            return f"the {snapshot.label}"
+        short = snapshot.commit[:12]
+        if snapshot.commit.startswith(snapshot.label):  # given as a commit id: once is enough
+            return _md_code(short) if code else short
+        return f"{_md_code(snapshot.label)} ({_md_code(short)})" if code else f"{snapshot.label} ({short})"
 
     def to_dict(self) -> dict[str, Any]:
         """Stable JSON for programs: `from`/`to` (`revision`, `commit`; both null for the working tree), `empty`,
@@ -132,7 +137,7 @@ class SemanticDiff:
 
     def to_markdown(self) -> str:
         """The changelog as markdown for a pull-request comment: a heading per initiative, bullets, no raw HTML."""
-        span = f"{_md_code(self._shown(self.old))} → {_md_code(self._shown(self.new))}"
+        span = f"{self._shown(self.old, code=True)} → {self._shown(self.new, code=True)}"
         if self.empty:
             return f"No changes in `{PLANNING}/` ({span})."
         out = [f"## Changes in `{PLANNING}/` ({span})"]
@@ -391,7 +396,8 @@ def phase_events(number: int, old: dict[str, Any], new: dict[str, Any]) -> list[
             )
         return events
     if status == "active":
-        events.append({**base, "event": "started", "started": new.get("started"), "attempt": new.get("attempts")})
+        if not events:  # after "retried", the phase is active again: that says it
+            events.append({**base, "event": "started", "started": new.get("started"), "attempt": new.get("attempts")})
     elif status == "completed":
         events.append(
             {
@@ -462,10 +468,12 @@ def _record_changes(
     return events
 
 
-def _sort_key(old: dict[str, Any], new: dict[str, Any], record_id: str) -> tuple[str, str]:
-    """Records in the order of their file names (ids made by planstate sort by time)."""
+def _sort_key(old: dict[str, Any], new: dict[str, Any], record_id: str) -> tuple[str, str, str]:
+    """Records in the order they were made (`date`, `identified`, `started`), then by title or agent and id."""
     entry = new.get(record_id) or old.get(record_id)
-    return (entry[0] if entry else "", record_id)
+    data = entry[1] if entry else {}
+    made = data.get("identified") or data.get("started") or data.get("date") or ""
+    return (str(made), str(data.get("title") or data.get("agent") or ""), record_id)
 
 
 def _by_id(side: _Side, names: list[str], model: type[Model]) -> dict[str, tuple[str, dict[str, Any]]]:
