@@ -27,7 +27,7 @@ from planstate.errors import ParseError, PlanstateError
 from planstate.initiatives import STATE_FILE
 from planstate.models import Blocker, Decision, Phase, Session, State
 from planstate.schema import DateTime, Kind, ListOf, MapOf, Model, Nested, Nullable
-from planstate.snapshot import HISTORY_FILE, Snapshot
+from planstate.snapshot import HISTORY_FILE, Snapshot, split
 
 PLANNING = ".planning"
 SECTIONS = ("lifecycle", "phases", "position", "decisions", "blockers", "sessions", "fields", "unreadable")
@@ -158,21 +158,15 @@ def compare(old: Snapshot, new: Snapshot) -> SemanticDiff:
     """The semantic difference from `old` to `new`, initiative by initiative (`.planning/` itself first)."""
     old_groups, new_groups = old.initiatives(), new.initiatives()
     keys = sorted(set(old_groups) | set(new_groups), key=lambda k: (k != "", k))
-    found = [_initiative(key, old_groups.get(key), new_groups.get(key), old, new) for key in keys]
-    unreadable = _snapshot_problems(old, "old") + _snapshot_problems(new, "new")
-    if unreadable:
-        target = found[0] if found else InitiativeDiff("", "(unknown)", "", "changed", None)
-        target.sections["unreadable"].extend(unreadable)
-        if not found:
-            found.append(target)
-    return SemanticDiff(old, new, found)
-
-
-def _snapshot_problems(snapshot: Snapshot, side: str) -> list[dict[str, Any]]:
-    return [
-        {"file": f"{PLANNING}/{path}", "side": side, "message": message}
-        for path, message in sorted(snapshot.unreadable.items())
-    ]
+    found = {key: _initiative(key, old_groups.get(key), new_groups.get(key), old, new) for key in keys}
+    for side, snapshot in (("old", old), ("new", new)):
+        for path, message in sorted(snapshot.unreadable.items()):
+            where = split(path)
+            key = where[0] if where is not None else ""
+            if key not in found:
+                found[key] = InitiativeDiff(key, key.rsplit("/", 1)[-1] or "(root)", "", "changed", None)
+            found[key].sections["unreadable"].append({"file": f"{PLANNING}/{path}", "side": side, "message": message})
+    return SemanticDiff(old, new, list(found.values()))
 
 
 class _Side:
@@ -184,6 +178,7 @@ class _Side:
         self.snapshot = snapshot
         self.side = side
         self.problems: list[dict[str, Any]] = []
+        self._history: list[dict[str, Any]] | None = None
 
     def path(self, name: str) -> str:
         """A file's path as shown: `.planning/...`."""
@@ -210,7 +205,12 @@ class _Side:
         return normalized
 
     def history(self) -> list[dict[str, Any]]:
-        """The history entries, normalized (bad lines are noted and skipped)."""
+        """The history entries, normalized (bad lines are noted, once, and skipped)."""
+        if self._history is None:
+            self._history = self._read_history()
+        return self._history
+
+    def _read_history(self) -> list[dict[str, Any]]:
         from planstate import history
 
         data = self.files.get(HISTORY_FILE)
@@ -250,12 +250,10 @@ def _initiative(
             sections["lifecycle"] = _transitions(before.history(), after.history())
             sections["fields"].extend(_history_removals(before, after))
         if new_state is not None and (old_state is not None or status == "added"):
-            _state_changes(old_state or {}, new_state, sections, added=status == "added")
+            _state_changes(old_state or {}, new_state, sections, added=status == "added", file=after.path(STATE_FILE))
         for folder, (kind, model) in RECORD_KINDS.items():
             sections[folder] = _record_changes(before, after, folder, kind, model, sections["fields"])
         sections["unreadable"] = before.problems + after.problems
-    if result.empty:
-        return result  # nothing to show: its identity is not needed
     shown = new_state or old_state or _quiet_front(after.files.get(STATE_FILE) or before.files.get(STATE_FILE))
     result.slug = str(shown.get("initiative") or key.rsplit("/", 1)[-1] or "(root)")
     result.title = str(shown.get("title") or "")
@@ -310,9 +308,10 @@ def _entry_key(entry: dict[str, Any]) -> str:
     return json.dumps(entry, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def _state_changes(old: dict[str, Any], new: dict[str, Any], sections: dict[str, list[Any]], *, added: bool) -> None:
-    """Lifecycle, phases, position and field changes of STATE.md."""
-    file = STATE_FILE
+def _state_changes(
+    old: dict[str, Any], new: dict[str, Any], sections: dict[str, list[Any]], *, added: bool, file: str
+) -> None:
+    """Lifecycle, phases, position and field changes of STATE.md (`file`, as shown)."""
     old_life, new_life = _dict(old.get("lifecycle")), _dict(new.get("lifecycle"))
     if not sections["lifecycle"] and not added and old_life.get("state") != new_life.get("state"):
         sections["lifecycle"].append(
@@ -464,7 +463,7 @@ def _record_changes(
             if key in covered or _derived(model, key):
                 continue
             changes = field_changes(old_data.get(key, _MISSING), new_data.get(key, _MISSING), key, _kind(model, key))
-            fields.extend(_change(name, p, a, b) for p, a, b in changes)
+            fields.extend(_change(after.path(name), p, a, b) for p, a, b in changes)
     return events
 
 

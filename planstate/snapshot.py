@@ -34,13 +34,15 @@ class Snapshot(NamedTuple):
 
     def initiatives(self) -> dict[str, dict[str, bytes]]:
         """The files grouped by initiative folder (`""` for `.planning/` itself, `initiatives/SLUG`), with paths
-        inside that folder; only folders that have a STATE.md count as initiatives."""
+        inside that folder; only folders that have a STATE.md (readable or not) count as initiatives."""
         grouped: dict[str, dict[str, bytes]] = {}
         for path, data in self.files.items():
             where = split(path)
             if where is not None:
                 grouped.setdefault(where[0], {})[where[1]] = data
-        return {key: files for key, files in grouped.items() if STATE_FILE in files}
+        present = {key for key, files in grouped.items() if STATE_FILE in files}
+        present.update(w[0] for w in map(split, self.unreadable) if w is not None and w[1] == STATE_FILE)
+        return {key: grouped.get(key, {}) for key in sorted(present)}
 
 
 def split(path: str) -> tuple[str, str] | None:

@@ -248,9 +248,9 @@ def test_day_of_work_reads_like_a_changelog(golden_repo: tuple[Repo, dict[str, s
     assert ended["duration_seconds"] == 5 * 3600
     fields = {(c["file"], c["path"]) for c in found["fields"]}
     assert fields == {
-        ("STATE.md", "progress.current_phase_tasks"),
-        ("STATE.md", "resume_context.files_modified[]"),
-        ("STATE.md", "resume_context.open_questions[]"),
+        (".planning/STATE.md", "progress.current_phase_tasks"),
+        (".planning/STATE.md", "resume_context.files_modified[]"),
+        (".planning/STATE.md", "resume_context.open_questions[]"),
     }
     assert found["unreadable"] == []
 
@@ -430,7 +430,7 @@ def test_field_changes_skip_derived_fields_and_updated(repo: Repo) -> None:
     repo.ps("set", "title", "User authentication", at="2026-11-21T09:00:00Z")
     found = repo.changes()
     assert [(c["file"], c["path"], c["old"], c["new"]) for c in found["fields"]] == [
-        ("STATE.md", "title", "User auth", "User authentication")
+        (".planning/STATE.md", "title", "User auth", "User authentication")
     ]
     assert 'STATE.md: title: "User auth" → "User authentication"' in repo.ps("diff").stdout
 
@@ -451,7 +451,7 @@ def test_unknown_fields_and_record_field_edits_are_listed(repo: Repo) -> None:
     found = repo.changes()
     shown = {(c["path"], c["old"], c["new"]) for c in found["fields"]}
     assert shown == {("reason", "first", "second"), ("team", None, "core")}
-    assert all(c["file"] == f"decisions/{path.name}" for c in found["fields"])
+    assert all(c["file"] == f".planning/decisions/{path.name}" for c in found["fields"])
 
 
 def test_unreadable_files_are_listed_not_fatal(repo: Repo) -> None:
@@ -510,3 +510,12 @@ def test_snapshot_at_a_revision_reads_many_files(repo: Repo) -> None:
     snap = at_revision(repo.project / ".planning", "HEAD")
     assert len([p for p in snap.files if p.startswith("sessions/ses-")]) == 300
     assert snap.files["sessions/ses-299-x.md"].endswith(b"x" * 299 + b"\n")
+
+
+def test_state_md_that_cannot_be_read_in_the_working_tree(repo: Repo) -> None:
+    state = repo.project / ".planning" / "STATE.md"
+    state.unlink()
+    os.mkfifo(state)  # a FIFO in its place: reported, never read (which would hang)
+    found = repo.changes()
+    assert found["status"] == "changed" and found["initiative"] == "user-auth"
+    assert found["unreadable"] == [{"file": ".planning/STATE.md", "side": "new", "message": "not a regular file"}]
