@@ -1,4 +1,4 @@
-"""Every git call planstate makes, in one place: which files changed since a moment; git config and attributes.
+"""Every git call planstate makes, in one place: changes since a moment, files at a revision, config and attributes.
 
 Git is optional: outside a repository, or without git installed, these functions answer None
 and callers say the check could not be made. Only writes to git config raise (GitError).
@@ -189,3 +189,99 @@ def check_attr(cwd: Path, attributes: list[str], paths: list[str]) -> dict[str, 
         path, attribute, value = fields[index : index + 3]
         out.setdefault(path, {})[attribute] = value
     return out
+
+
+# ---------------------------------------------------------------------------- revisions: reading .planning/ at a commit
+
+
+class RevisionError(Exception):
+    """A revision could not be read: git is missing, the folder is not in a repository, or the revision does not exist.
+
+    Its message is one line; callers turn it into their own error type (this layer knows none)."""
+
+
+def _git_bytes(cwd: Path, args: list[str], stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run `git args` in `cwd` with bytes in and out; RevisionError when git cannot be run at all."""
+    try:
+        return subprocess.run(
+            ["git", "-c", "core.quotepath=off", *args],
+            cwd=cwd,
+            input=stdin,
+            capture_output=True,
+            timeout=TIMEOUT * 6,
+            check=False,
+        )
+    except FileNotFoundError:
+        raise RevisionError("git is not installed (or not on PATH)") from None
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise RevisionError(f"git failed: {exc}") from None
+
+
+def repository_prefix(folder: Path) -> str:
+    """Where `folder` is inside its repository (`apps/web/`, empty at the root); RevisionError outside a repository."""
+    done = _git_bytes(folder, ["rev-parse", "--is-inside-work-tree", "--show-prefix"])
+    lines = done.stdout.decode("utf-8", errors="surrogateescape").splitlines()
+    if done.returncode != 0 or not lines or lines[0].strip() != "true":
+        raise RevisionError(f"{folder} is not in a git work tree; planstate diff compares git revisions")
+    return lines[1].strip() if len(lines) > 1 else ""
+
+
+def resolve_revision(folder: Path, revision: str) -> str:
+    """The commit id `revision` names, seen from `folder`; RevisionError naming it when there is no such commit."""
+    if not revision or revision.startswith("-"):
+        raise RevisionError(f"{revision!r} is not a revision")
+    done = _git_bytes(folder, ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"])
+    if done.returncode == 0 and done.stdout.strip():
+        return done.stdout.decode("ascii").strip()
+    repository_prefix(folder)  # outside a repository, say that rather than "no such revision"
+    if revision == "HEAD" and _git_bytes(folder, ["rev-parse", "--verify", "--quiet", "HEAD"]).returncode != 0:
+        raise RevisionError("revision 'HEAD' does not exist: the repository has no commits yet")
+    raise RevisionError(f"revision {revision!r} does not exist in this repository (or is not a commit)")
+
+
+def files_at(folder: Path, commit: str) -> dict[str, bytes]:
+    """The regular files of `folder` (and below it) at `commit`: path relative to `folder` -> bytes.
+
+    One `git ls-tree` lists them and one `git cat-file --batch` reads every blob, whatever their number.
+    Symlinks and submodules are left out; a folder the commit does not have gives no files.
+    """
+    prefix = repository_prefix(folder)
+    spec = ["--", prefix] if prefix else []
+    listing = _git_bytes(folder, ["ls-tree", "-r", "-z", "--full-tree", commit, *spec])
+    if listing.returncode != 0:
+        message = listing.stderr.decode("utf-8", errors="replace").strip().splitlines()
+        raise RevisionError(f"git ls-tree {commit[:12]} failed: {message[0] if message else 'no reason given'}")
+    wanted: list[tuple[str, str]] = []  # (object id, path below `under`)
+    for entry in listing.stdout.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, name = entry.partition(b"\t")
+        mode, kind, object_id = meta.split(b" ")[:3]
+        path = name.decode("utf-8", errors="surrogateescape")
+        if kind == b"blob" and mode in (b"100644", b"100755") and path.startswith(prefix):
+            wanted.append((object_id.decode("ascii"), path[len(prefix) :]))
+    if not wanted:
+        return {}
+    batch = _git_bytes(folder, ["cat-file", "--batch"], "".join(f"{oid}\n" for oid, _ in wanted).encode("ascii"))
+    if batch.returncode != 0:
+        raise RevisionError(f"git cat-file failed: {batch.stderr.decode('utf-8', errors='replace').strip()}")
+    out: dict[str, bytes] = {}
+    data, at = batch.stdout, 0
+    for blob, path in wanted:
+        end = data.index(b"\n", at)
+        header = data[at:end].split(b" ")
+        if len(header) < 3 or header[0].decode("ascii") != blob:
+            raise RevisionError(f"git cat-file answered {data[at:end]!r} for {blob}")
+        size = int(header[2])
+        out[path] = data[end + 1 : end + 1 + size]
+        at = end + 1 + size + 1  # the contents are followed by a newline
+    return out
+
+
+def merge_base(folder: Path, first: str, second: str) -> str:
+    """The best common ancestor of two revisions (what `git diff A...B` compares B with); RevisionError when none."""
+    a, b = resolve_revision(folder, first), resolve_revision(folder, second)
+    done = _git_bytes(folder, ["merge-base", a, b])
+    if done.returncode != 0 or not done.stdout.strip():
+        raise RevisionError(f"revisions {first!r} and {second!r} have no common ancestor")
+    return done.stdout.decode("ascii").strip()

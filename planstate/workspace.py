@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from planstate.position import Edited, TaskAPI
     from planstate.rendered import RenderedFile, RenderReport
     from planstate.resume import Brief
+    from planstate.semdiff import SemanticDiff
     from planstate.sessions import SessionAPI
     from planstate.transaction import Transaction
 
@@ -663,6 +664,29 @@ class Workspace:
             interval=watch.INTERVAL if interval is None else interval,
             debounce=watch.DEBOUNCE if debounce is None else debounce,
         ).run(stop or threading.Event())
+
+    # ------------------------------------------------------------ git: what changed between revisions
+
+    def diff(self, rev1: str | None = None, rev2: str | None = None) -> SemanticDiff:
+        """What changed in `.planning/` (every initiative): HEAD to the working tree without revisions, `rev1` to the
+        working tree with one, `rev1` to `rev2` with two; `rev1` may be `A..B`, or `A...B` (from the merge base of A and
+        B to B, as `git diff A...B`). UsageError when a revision does not exist or the workspace is not in a git
+        repository."""
+        from planstate import semdiff, snapshot
+
+        if rev1 is not None and ".." in rev1:
+            if rev2 is not None:
+                raise UsageError(f"give either the range {rev1!r} or two revisions, not both")
+            symmetric = "..." in rev1
+            rev1, _, rev2 = rev1.partition("..." if symmetric else "..")
+            rev1, rev2 = rev1 or "HEAD", rev2 or "HEAD"
+            if symmetric:  # as `git diff A...B`: from where B left A to B
+                base = snapshot.merge_base(self.root, rev1, rev2)
+                old = snapshot.at_revision(self.root, base, label=f"merge base of {rev1} and {rev2}")
+                return semdiff.compare(old, snapshot.at_revision(self.root, rev2))
+        old = snapshot.at_revision(self.root, rev1 or "HEAD")
+        new = snapshot.working_tree(self.root) if rev2 is None else snapshot.at_revision(self.root, rev2)
+        return semdiff.compare(old, new)
 
     # ------------------------------------------------------------ summaries and checks
 

@@ -33,7 +33,7 @@ LAYERS: dict[str, set[str]] = {
         "templates",
     },
     "models": {"schema", "models", "validation", "derived", "values", "mergerules", "merge"},
-    "storage": {"cache", "history", "records", "initiatives", "transaction", "scaffold", "gitsetup"},
+    "storage": {"cache", "history", "records", "initiatives", "transaction", "scaffold", "gitsetup", "snapshot"},
     "operations": {
         "lifecycle",
         "phases",
@@ -54,6 +54,8 @@ LAYERS: dict[str, set[str]] = {
         "watch",
         "resume",
         "display",
+        "canonical",
+        "semdiff",
     },
     "api": {"workspace", "__init__"},  # `__init__`: the package root, `planstate` itself
     "shells": {"cli", "__main__"},
