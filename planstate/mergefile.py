@@ -74,7 +74,9 @@ def merge_driver(
     except Exception as exc:  # a bug of ours must not cost the user the merge: git's line merge still works
         if isinstance(exc, PlanstateError) and "merge-file" in exc.message:
             raise
-        result = _text_merge(*sides, labels, marker_size, f"planstate failed ({type(exc).__name__}: {exc})")
+        result = _text_merge(
+            sides[0], sides[1], sides[2], labels, marker_size, f"planstate failed ({type(exc).__name__}: {exc})"
+        )
     Path(ours).write_bytes(result.data)
     shown = path or ours
     if result.fallback:
