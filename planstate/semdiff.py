@@ -158,7 +158,7 @@ def compare(old: Snapshot, new: Snapshot) -> SemanticDiff:
     """The semantic difference from `old` to `new`, initiative by initiative (`.planning/` itself first)."""
     old_groups, new_groups = old.initiatives(), new.initiatives()
     keys = sorted(set(old_groups) | set(new_groups), key=lambda k: (k != "", k))
-    found = {key: _initiative(key, old_groups.get(key), new_groups.get(key), old, new) for key in keys}
+    found = {key: _initiative(key, old_groups.get(key), new_groups.get(key)) for key in keys}
     for side, snapshot in (("old", old), ("new", new)):
         for path, message in sorted(snapshot.unreadable.items()):
             where = split(path)
@@ -172,10 +172,9 @@ def compare(old: Snapshot, new: Snapshot) -> SemanticDiff:
 class _Side:
     """One side's files of an initiative, parsed on demand; problems become `unreadable` entries."""
 
-    def __init__(self, key: str, files: dict[str, bytes] | None, snapshot: Snapshot, side: str) -> None:
+    def __init__(self, key: str, files: dict[str, bytes] | None, side: str) -> None:
         self.key = key
         self.files = files or {}
-        self.snapshot = snapshot
         self.side = side
         self.problems: list[dict[str, Any]] = []
         self._history: list[dict[str, Any]] | None = None
@@ -234,11 +233,9 @@ def _location_free(exc: PlanstateError) -> str:
     return f"{where}{field}{exc.message}"
 
 
-def _initiative(
-    key: str, old_files: dict[str, bytes] | None, new_files: dict[str, bytes] | None, old: Snapshot, new: Snapshot
-) -> InitiativeDiff:
+def _initiative(key: str, old_files: dict[str, bytes] | None, new_files: dict[str, bytes] | None) -> InitiativeDiff:
     """Compare one initiative's files (only those whose bytes differ are read)."""
-    before, after = _Side(key, old_files, old, "old"), _Side(key, new_files, new, "new")
+    before, after = _Side(key, old_files, "old"), _Side(key, new_files, "new")
     status = "added" if old_files is None else "removed" if new_files is None else "changed"
     state_changed = before.files.get(STATE_FILE) != after.files.get(STATE_FILE)
     old_state = before.front(STATE_FILE, State) if state_changed and status != "removed" else None
