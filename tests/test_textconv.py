@@ -271,3 +271,12 @@ def test_git_diff_with_textconv_shows_one_field_per_line(run: Run, tmp_path: Pat
     state = repo / ".planning" / "STATE.md"
     state.write_bytes(state.read_bytes() + b"\x00 now binary")  # textconv must never fail, or git diff breaks
     assert "now binary" in _git(repo, "diff", "--text", "--", ".planning/STATE.md")
+
+
+def test_a_file_that_cannot_be_read_is_one_line_and_exit_2(
+    run: Callable[..., CompletedProcess[str]], tmp_path: Path
+) -> None:
+    for target in (tmp_path / "missing.md", tmp_path):
+        done = run("git", "textconv", str(target))
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.count("\n") == 1 and "cannot be read" in done.stderr

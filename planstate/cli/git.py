@@ -28,8 +28,11 @@ def cmd_textconv(args: argparse.Namespace) -> int:
     """Print the canonical one-line-per-field view of a planning file, for `git diff` (never fails on bad input)."""
     from planstate.canonical import textconv
 
-    with open(args.file, "rb") as handle:
-        data = handle.read()
+    try:
+        with open(args.file, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:  # git always passes a file it wrote; a person may not
+        raise UsageError(f"cannot be read: {exc.strerror or exc}", file=args.file) from None
     sys.stdout.buffer.write(textconv(data, args.file).encode("utf-8", errors="surrogateescape"))
     sys.stdout.flush()
     return EXIT_OK
