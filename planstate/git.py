@@ -9,10 +9,36 @@ from __future__ import annotations
 import subprocess
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from planstate.errors import PlanstateError
 
 TIMEOUT = 10.0
+
+
+def _process(
+    cwd: Path | None, args: list[str], *, stdin: str | bytes | None = None, text: bool = False, timeout: float = TIMEOUT
+) -> subprocess.CompletedProcess[Any]:
+    """Run `git args` (paths printed as they are, not quoted) and return the finished process, whatever its exit
+    code; OSError or SubprocessError when git cannot be run or takes longer than `timeout` seconds."""
+    return subprocess.run(
+        ["git", "-c", "core.quotepath=off", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=text,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def _run(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str] | None:
+    """Run `git args` in `cwd` and return the finished process (whatever its exit code); None when git is missing
+    or takes too long."""
+    try:
+        return _process(cwd, list(args), stdin=stdin, text=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def _git(cwd: Path, *args: str) -> str | None:
@@ -42,15 +68,10 @@ def merge_text(
             path = Path(folder) / name
             path.write_bytes(data)
             names.append(str(path))
+        command = ["merge-file", "-p", f"--marker-size={marker_size}"]
+        command += [arg for label in labels for arg in ("-L", label)] + names
         try:
-            done = subprocess.run(
-                ["git", "merge-file", "-p", f"--marker-size={marker_size}"]
-                + [arg for label in labels for arg in ("-L", label)]
-                + names,
-                capture_output=True,
-                timeout=TIMEOUT,
-                check=False,
-            )
+            done = _process(None, command)
         except (OSError, subprocess.SubprocessError):
             return None
     if done.returncode < 0 or done.returncode > 127:
@@ -111,23 +132,6 @@ def _relative_prefix(top: Path, project: Path) -> str:
 
 
 # ---------------------------------------------------------------------------- configuration: git config and attributes
-
-
-def _run(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str] | None:
-    """Run `git args` in `cwd` and return the finished process (whatever its exit code); None when git is missing
-    or takes too long."""
-    try:
-        return subprocess.run(
-            ["git", "-c", "core.quotepath=off", *args],
-            cwd=cwd,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
 
 
 class GitError(PlanstateError):
@@ -203,14 +207,7 @@ class RevisionError(Exception):
 def _git_bytes(cwd: Path, args: list[str], stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run `git args` in `cwd` with bytes in and out; RevisionError when git cannot be run at all."""
     try:
-        return subprocess.run(
-            ["git", "-c", "core.quotepath=off", *args],
-            cwd=cwd,
-            input=stdin,
-            capture_output=True,
-            timeout=TIMEOUT * 6,
-            check=False,
-        )
+        return _process(cwd, args, stdin=stdin, timeout=TIMEOUT * 6)
     except FileNotFoundError:
         raise RevisionError("git is not installed (or not on PATH)") from None
     except (OSError, subprocess.SubprocessError) as exc:
