@@ -62,11 +62,11 @@ def kind_of(data: dict[str, Any], path: str) -> str | None:
         return "blocker"
     if "agent" in data and "started" in data:
         return "session"
+    from planstate.models import RECORD_KINDS
+
     parts = path.replace("\\", "/").split("/")
     folder = parts[-2] if len(parts) > 1 else ""
-    return {"decisions": "decision", "blockers": "blocker", "sessions": "session"}.get(folder) or (
-        "state" if parts[-1] == "STATE.md" or parts[-1].endswith("_STATE.md") else None
-    )
+    return RECORD_KINDS.get(folder) or ("state" if parts[-1] == "STATE.md" or parts[-1].endswith("_STATE.md") else None)
 
 
 def _view(data: bytes, path: str) -> str | None:

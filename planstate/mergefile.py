@@ -19,14 +19,12 @@ from typing import Any, NamedTuple
 from planstate import git, merge
 from planstate.document import Document
 from planstate.errors import PlanstateError
+from planstate.history import FILE as HISTORY_FILE
+from planstate.initiatives import STATE_FILE
 from planstate.merge import MISSING, Conflict
-from planstate.models import RECORD_FOLDERS, SCHEMA_VERSION
+from planstate.models import RECORD_KINDS, SCHEMA_VERSION
 from planstate.plain import format_path
 from planstate.regions import RECORD_REGIONS, Layout, parse, split_lines
-
-KINDS_BY_FOLDER = {folder: kind for kind, folder in RECORD_FOLDERS.items()}
-STATE_FILE = "STATE.md"
-HISTORY_FILE = "history.jsonl"
 
 
 class FileMerge(NamedTuple):
@@ -50,8 +48,8 @@ def kind_of(name: str) -> str | None:
         return "state"
     if path.name == HISTORY_FILE:
         return "history"
-    if path.suffix == ".md" and path.parent.name in KINDS_BY_FOLDER:
-        return KINDS_BY_FOLDER[path.parent.name]
+    if path.suffix == ".md" and path.parent.name in RECORD_KINDS:
+        return RECORD_KINDS[path.parent.name]
     return None
 
 
@@ -198,39 +196,33 @@ def _history(base: bytes, ours: bytes, theirs: bytes, labels: tuple[str, str], m
         sides = [data.decode("utf-8").splitlines() for data in (base, ours, theirs)]
     except UnicodeDecodeError:
         return _text_merge(base, ours, theirs, labels, marker_size, "a side is not UTF-8 text")
-    keyed: dict[str, str] = {}
+    keyed: dict[str, tuple[str, tuple[int, str]]] = {}  # identity -> (the line as first seen, its sort key)
     listed: list[list[str]] = []
     for lines in sides:
         keys = []
         for line in lines:
             if not line.strip():
                 continue
-            key = _entry_key(line)
-            keyed.setdefault(key, line)
+            key, order = _entry(line)
+            keyed.setdefault(key, (line, order))
             keys.append(key)
         listed.append(keys)
     keys = merge.union(*listed, ordered=False)
-    entries = sorted(keys, key=lambda key: _at(keyed[key]))
-    text = "".join(keyed[key] + "\n" for key in entries)
+    entries = sorted(keys, key=lambda key: keyed[key][1])
+    text = "".join(keyed[key][0] + "\n" for key in entries)
     return FileMerge(text.encode("utf-8"), [])
 
 
-def _entry_key(line: str) -> str:
-    """A history line's identity: its JSON in canonical form (the line itself when it is not JSON)."""
-    try:
-        return json.dumps(json.loads(line), sort_keys=True, ensure_ascii=False)
-    except ValueError:
-        return line.strip()
-
-
-def _at(line: str) -> tuple[int, str]:
-    """Sort key of a history line: its `at` (lines without one last, in their order)."""
+def _entry(line: str) -> tuple[str, tuple[int, str]]:
+    """A history line's identity (its JSON in canonical form, else the line itself) and its sort key (its `at`;
+    lines without one sort last, in their order)."""
     try:
         item = json.loads(line)
     except ValueError:
-        return (1, "")
+        return line.strip(), (1, "")
     when = merge.when(item.get("at")) if isinstance(item, dict) else None
-    return (0, when.isoformat()) if when is not None else (1, "")
+    order = (0, when.isoformat()) if when is not None else (1, "")
+    return json.dumps(item, sort_keys=True, ensure_ascii=False), order
 
 
 # ---------------------------------------------------------------------------- the body
@@ -362,22 +354,17 @@ def _mark(doc: Document, conflicts: list[Conflict], labels: tuple[str, str], mar
     text = data.decode("utf-8", "surrogateescape")
     lines = split_lines(text)
     groups = [[c] for c in conflicts]
-    while True:
-        hunks = [_hunk(data, doc.path, group, lines) for group in groups]
+    hunks = [_hunk(data, doc.path, group, lines) for group in groups]
+    while True:  # overlapping or touching hunks become one hunk for all their fields
         order = sorted(range(len(hunks)), key=lambda i: hunks[i][0])
-        merged_any = False
-        for a, b in itertools.pairwise(order):
-            if hunks[b][0] <= hunks[a][1]:  # overlapping or touching: one hunk for both fields
-                groups[a] = groups[a] + groups[b]
-                groups[b] = []
-                merged_any = True
-                break
-        groups = [g for g in groups if g]
-        if not merged_any:
+        touching = next(((a, b) for a, b in itertools.pairwise(order) if hunks[b][0] <= hunks[a][1]), None)
+        if touching is None:
             break
-    for start, end, theirs, group in sorted(
-        ((*_hunk(data, doc.path, g, lines), g) for g in groups), key=lambda h: h[0], reverse=True
-    ):
+        a, b = touching
+        groups[a] = groups[a] + groups[b]
+        hunks[a] = _hunk(data, doc.path, groups[a], lines)
+        del groups[b], hunks[b]
+    for (start, end, theirs), group in sorted(zip(hunks, groups, strict=True), key=lambda h: h[0][0], reverse=True):
         where = ", ".join(format_path(c.path) for c in group)
         ours_part = lines[start:end]
         if ours_part and not ours_part[-1].endswith("\n"):

@@ -314,6 +314,7 @@ KINDS: dict[str, type[Model]] = {
     "history": Transition,
 }
 RECORD_FOLDERS: dict[str, str] = {"decision": "decisions", "blocker": "blockers", "session": "sessions"}
+RECORD_KINDS: dict[str, str] = {folder: kind for kind, folder in RECORD_FOLDERS.items()}  # `decisions` -> `decision`
 
 
 def phase_numbers(state: State) -> range:

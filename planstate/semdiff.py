@@ -24,10 +24,11 @@ from planstate.canonical import first_phase, iso_utc
 from planstate.clock import parse_datetime
 from planstate.durations import show as show_duration
 from planstate.errors import ParseError, PlanstateError
+from planstate.history import FILE as HISTORY_FILE
 from planstate.initiatives import STATE_FILE
 from planstate.models import Blocker, Decision, Phase, Session, State
 from planstate.schema import DateTime, Kind, ListOf, MapOf, Model, Nested, Nullable
-from planstate.snapshot import HISTORY_FILE, Snapshot, split
+from planstate.snapshot import Snapshot, split
 
 PLANNING = ".planning"
 SECTIONS = ("lifecycle", "phases", "position", "decisions", "blockers", "sessions", "fields", "unreadable")

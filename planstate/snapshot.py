@@ -17,10 +17,10 @@ from typing import NamedTuple
 from planstate import git
 from planstate.errors import PlanstateError, UsageError
 from planstate.files import read_bytes
+from planstate.history import FILE as HISTORY_FILE
 from planstate.initiatives import FOLDER, STATE_FILE
 from planstate.models import RECORD_FOLDERS
 
-HISTORY_FILE = "history.jsonl"
 WORKING_TREE = "working tree"
 
 
