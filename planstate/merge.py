@@ -207,11 +207,22 @@ def union(base: list[Any], ours: list[Any], theirs: list[Any], *, ordered: bool)
                 taken.append(item)
         return taken
 
+    def added(items: list[Any]) -> list[Any]:
+        """A side's additions (occurrences beyond the base's count), found without looking at the other side."""
+        seen: dict[str, int] = {}
+        out = []
+        for item in items:
+            key = _key(item)
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] > counts_b.get(key, 0):
+                out.append(item)
+        return out
+
     result = take(base)
-    blocks = [take(ours), take(theirs)]
-    blocks.sort(key=lambda block: _key(block[0]) if block else "")
-    for block in blocks:
-        result.extend(block)
+    # The two blocks are ordered by their content, so an item both sides added lands in the same place whichever
+    # side is ours.
+    for block in sorted((added(ours), added(theirs)), key=lambda block: [_key(item) for item in block]):
+        result.extend(take(block))
     if ordered:
         stamped = [(_item_time(item), item) for item in result]
         if all(when is not None for when, _ in stamped):
