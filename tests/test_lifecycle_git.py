@@ -8,35 +8,17 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
 
+from tests.gitutil import configure, git
+
 Run = Callable[..., CompletedProcess[str]]
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-
-
-def git(cwd: Path, *args: str, check: bool = True) -> CompletedProcess[str]:
-    """Run git in `cwd`; with `check`, fail the test with git's own words when it fails."""
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
-    if check:
-        assert done.returncode == 0, f"git {' '.join(args)}: {done.stdout}{done.stderr}"
-    return done
-
-
-def configure(repo: Path, name: str) -> None:
-    """A committer identity and merge (not rebase) pulls, whatever the machine's git config says."""
-    for key, value in (
-        ("user.name", name),
-        ("user.email", f"{name}@example.com"),
-        ("pull.rebase", "false"),
-        ("commit.gpgsign", "false"),
-    ):
-        git(repo, "config", key, value)
 
 
 def ok(result: CompletedProcess[str]) -> CompletedProcess[str]:

@@ -4,32 +4,18 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
 
+from tests.gitutil import configure, git
+
 Run = Callable[..., CompletedProcess[str]]
 DAY = {"PLANSTATE_NOW": "2026-05-06T10:00:00Z"}
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-
-
-def git(cwd: Path, *args: str) -> str:
-    """Run git in `cwd`, failing the test with git's own words when it fails."""
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
-    assert done.returncode == 0, f"git {' '.join(args)}: {done.stdout}{done.stderr}"
-    return done.stdout
-
-
-def configure(repo: Path, name: str) -> None:
-    """A committer identity and merge (not rebase) pulls, whatever the machine's git config says."""
-    git(repo, "config", "user.name", name)
-    git(repo, "config", "user.email", f"{name}@example.com")
-    git(repo, "config", "pull.rebase", "false")
-    git(repo, "config", "commit.gpgsign", "false")
 
 
 def ok(result: CompletedProcess[str]) -> CompletedProcess[str]:
@@ -76,7 +62,7 @@ def test_two_clones_record_the_same_titles_and_merge_without_conflict(run: Run, 
         )
         blocker = run("blocker", "add", "--description", "Waiting for OAuth credentials", "--json", cwd=clone, env=env)
         made[clone.name] = [json.loads(ok(decision).stdout)["id"], json.loads(ok(blocker).stdout)["id"]]
-        assert git(clone, "status", "--porcelain").splitlines() == [
+        assert git(clone, "status", "--porcelain").stdout.splitlines() == [
             "?? .planning/blockers/" + Path(json.loads(blocker.stdout)["path"]).name,
             "?? .planning/decisions/" + Path(json.loads(decision.stdout)["path"]).name,
         ]  # only the two new files: no STATE.md change, no heartbeat or cache in git
@@ -86,7 +72,7 @@ def test_two_clones_record_the_same_titles_and_merge_without_conflict(run: Run, 
     git(alice, "push", "--quiet", "origin", "main")
     git(bob, "pull", "--quiet", "--no-edit", "origin", "main")
     assert git(bob, "status", "--porcelain") == ""
-    assert len(git(bob, "log", "--merges", "--oneline").splitlines()) == 1  # a real merge, not a rebase
+    assert len(git(bob, "log", "--merges", "--oneline").stdout.splitlines()) == 1  # a real merge, not a rebase
 
     assert ok(run("validate", cwd=bob)).stdout == "6 files valid\n"
     decisions = json.loads(ok(run("decision", "list", "--json", cwd=bob)).stdout)

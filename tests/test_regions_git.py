@@ -5,24 +5,18 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
 
+from tests.gitutil import git
+
 Run = Callable[..., CompletedProcess[str]]
 DAY = {"PLANSTATE_NOW": "2026-05-06T10:00:00Z"}
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-
-
-def git(cwd: Path, *args: str, check: bool = True) -> CompletedProcess[str]:
-    """Run git in `cwd`, failing the test with git's own words when it fails (unless `check` is False)."""
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
-    assert not check or done.returncode == 0, f"git {' '.join(args)}: {done.stdout}{done.stderr}"
-    return done
 
 
 def ok(result: CompletedProcess[str], code: int = 0) -> CompletedProcess[str]:
