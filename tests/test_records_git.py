@@ -71,7 +71,7 @@ def test_two_clones_record_the_same_titles_and_merge_without_conflict(run: Run, 
 
     git(alice, "push", "--quiet", "origin", "main")
     git(bob, "pull", "--quiet", "--no-edit", "origin", "main")
-    assert git(bob, "status", "--porcelain") == ""
+    assert git(bob, "status", "--porcelain").stdout == ""
     assert len(git(bob, "log", "--merges", "--oneline").stdout.splitlines()) == 1  # a real merge, not a rebase
 
     assert ok(run("validate", cwd=bob)).stdout == "6 files valid\n"
