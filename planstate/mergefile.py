@@ -25,6 +25,7 @@ from planstate.merge import MISSING, Conflict
 from planstate.models import RECORD_KINDS, SCHEMA_VERSION
 from planstate.plain import format_path
 from planstate.regions import RECORD_REGIONS, Layout, parse, split_lines
+from planstate.validation import problems_for
 
 
 class FileMerge(NamedTuple):
@@ -141,10 +142,10 @@ def merge_bytes(
     except PlanstateError as exc:
         return _text_merge(base, ours, theirs, labels, marker_size, f"cannot write the merged fields ({exc.message})")
     out.set_body(body)
-    if kind == "state" and not merged.conflicts and not body_conflicts:
+    broken = problems_for(kind, merged.data) if not merged.conflicts else []
+    if kind == "state" and not merged.conflicts and not body_conflicts and not broken:
         warnings += _render(out, planning)
-    if not merged.conflicts:
-        warnings += _invalid(kind, merged.data)
+    warnings += [f"the merged front matter breaks a rule at {format_path(p.path)}: {p.message}" for p in broken]
     try:
         text = _mark(out, merged.conflicts, labels, marker_size)
     except PlanstateError as exc:
@@ -310,17 +311,16 @@ def _expand(body: str, chosen: dict[str, str]) -> str:
 
 
 def _render(doc: Document, planning: Path | None) -> list[str]:
-    """Render again the regions drawn from the front matter; those that show records wait for `planstate render`.
+    """Render again the regions drawn from the (valid) front matter; those that show records wait for `render`.
 
     Git merges the record files apart from STATE.md (and not necessarily before it), so the driver cannot see
     the merged records: their regions keep the text chosen above, and `planstate check` reports them if stale.
     """
     from planstate.regions import plan
     from planstate.render_context import Sources
-    from planstate.validation import problems_for
 
     data = doc.data
-    if not isinstance(data, dict) or problems_for("state", data):
+    if not isinstance(data, dict):
         return []
     waiting = "the records are merged by git separately: run `planstate render` after the merge"
     sources = Sources(data, planning=planning, loader=lambda kind: ([], [waiting]))
@@ -330,15 +330,6 @@ def _render(doc: Document, planning: Path | None) -> list[str]:
         f"region {o.name} not rendered: {o.message or o.status}"
         for o in result.outcomes
         if o.status in ("template-error",) and o.name not in RECORD_REGIONS
-    ]
-
-
-def _invalid(kind: str, data: Any) -> list[str]:
-    """The rules the merged front matter breaks (each side was fine alone; `planstate check` shows them too)."""
-    from planstate.validation import problems_for
-
-    return [
-        f"the merged front matter breaks a rule at {format_path(p.path)}: {p.message}" for p in problems_for(kind, data)
     ]
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from planstate.document import Document
+from planstate.plain import format_path
 from tests.gitutil import commit_all, configure, git, install_driver, new_repo, unmerged
 
 Run = Callable[..., CompletedProcess[str]]
@@ -239,7 +240,7 @@ def test_two_agents_work_a_day_in_two_clones_and_merge_with_conflicts_only_where
         sides = [_leaves(_data_at(repo, rev, name) or {}) for rev in (base, "HEAD", "bob")]
         for shown in paths:
             for one in shown.split(", "):
-                key = next(k for k in sides[1] | sides[2] if _shown(k) == one or _shown(k).startswith(one))
+                key = next(k for k in sides[1] | sides[2] if format_path(k) == one or format_path(k).startswith(one))
                 b, o, t = (side.get(key) for side in sides)
                 assert o != b and t != b and o != t, f"{name}: {one} conflicted but base={b!r} ours={o!r} theirs={t!r}"
 
@@ -277,13 +278,6 @@ def test_two_agents_work_a_day_in_two_clones_and_merge_with_conflicts_only_where
         assert title in day.stdout, f"{title} missing from planstate diff"
     assert "Schema" in day.stdout
     assert json.loads(run("diff", base, "HEAD", "--json", cwd=repo).stdout)
-
-
-def _shown(key: tuple[Any, ...]) -> str:
-    out = ""
-    for seg in key:
-        out += f"[{seg}]" if isinstance(seg, int) else (f".{seg}" if out else str(seg))
-    return out
 
 
 def _take_ours(text: str) -> str:
