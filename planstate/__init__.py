@@ -22,21 +22,20 @@ __all__ = [
 # Attributes are loaded on first use: agents start planstate many times a session, and a
 # command should import only what it needs.
 _LAZY = {
-    "Document": "planstate.document",
+    "Document": "planstate.text.document",
     "Workspace": "planstate.workspace",
-    "State": "planstate.models",
-    "ConflictError": "planstate.errors",
-    "EditError": "planstate.errors",
-    "LockTimeout": "planstate.errors",
-    "ParseError": "planstate.errors",
-    "PlanstateError": "planstate.errors",
-    "UsageError": "planstate.errors",
-    "ValidationError": "planstate.errors",
+    "State": "planstate.model.kinds",
+    "ConflictError": "planstate.core.errors",
+    "EditError": "planstate.core.errors",
+    "LockTimeout": "planstate.core.errors",
+    "ParseError": "planstate.core.errors",
+    "PlanstateError": "planstate.core.errors",
+    "UsageError": "planstate.core.errors",
+    "ValidationError": "planstate.core.errors",
 }
 
 if TYPE_CHECKING:
-    from planstate.document import Document
-    from planstate.errors import (
+    from planstate.core.errors import (
         ConflictError,
         EditError,
         LockTimeout,
@@ -45,7 +44,8 @@ if TYPE_CHECKING:
         UsageError,
         ValidationError,
     )
-    from planstate.models import State
+    from planstate.model.kinds import State
+    from planstate.text.document import Document
     from planstate.workspace import Workspace
 
 

@@ -9,44 +9,45 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planstate.derived import progress_bar, recompute
-from planstate.document import Document
-from planstate.errors import PlanstateError, UsageError
-from planstate.files import read_bytes
-from planstate.lock import WorkspaceLock, check_timeout
-from planstate.models import RECORD_FOLDERS, UNSET, State, Unset, is_complete, phase_at, to_json
-from planstate.plain import delete_in, format_path, get_in, parse_path, same, set_in
-from planstate.scaffold import default_actor, materialize, slugify
-from planstate.scaffold import initiative_files as _initiative_files
-from planstate.schema import Kind, ListOf, Nested, Nullable, lookup
-from planstate.validation import check, located, problems_for
+from planstate.core.errors import PlanstateError, UsageError
+from planstate.core.files import read_bytes
+from planstate.core.lock import WorkspaceLock, check_timeout
+from planstate.model.derived import progress_bar, recompute
+from planstate.model.kinds import RECORD_FOLDERS, UNSET, State, Unset, is_complete, phase_at, to_json
+from planstate.model.schema import Kind, ListOf, Nested, Nullable, lookup
+from planstate.model.validation import check, located, problems_for
+from planstate.store.scaffold import default_actor, materialize, slugify
+from planstate.store.scaffold import initiative_files as _initiative_files
+from planstate.text.document import Document
+from planstate.text.paths import delete_in, format_path, get_in, parse_path, set_in
+from planstate.text.plaindata import same
 
 if TYPE_CHECKING:
     import threading
     from collections.abc import Callable
     from datetime import datetime
 
-    from planstate.blockers import BlockerAPI
-    from planstate.cache import FrontMatterCache
-    from planstate.checks import Report as CheckReport
-    from planstate.decisions import DecisionAPI
-    from planstate.gitsetup import Report as GitSetupReport
-    from planstate.gitsetup import Status as GitSetupStatus
-    from planstate.initiative_ops import InitiativeAPI, Transitioned
-    from planstate.initiatives import Initiative
-    from planstate.phases import PhaseAPI
-    from planstate.position import Edited, TaskAPI
-    from planstate.rendered import RenderedFile, RenderReport
-    from planstate.resume import Brief
-    from planstate.semdiff import SemanticDiff
-    from planstate.sessions import SessionAPI
-    from planstate.transaction import Transaction
+    from planstate.check.checks import Report as CheckReport
+    from planstate.ops.blockers import BlockerAPI
+    from planstate.ops.decisions import DecisionAPI
+    from planstate.ops.initiatives import InitiativeAPI, Transitioned
+    from planstate.ops.phases import PhaseAPI
+    from planstate.ops.position import Edited, TaskAPI
+    from planstate.ops.sessions import SessionAPI
+    from planstate.render.result import RenderedFile, RenderReport
+    from planstate.report.brief import Brief
+    from planstate.store.cache import FrontMatterCache
+    from planstate.store.initiatives import Initiative
+    from planstate.store.transaction import Transaction
+    from planstate.vcs.gitsetup import Report as GitSetupReport
+    from planstate.vcs.gitsetup import Status as GitSetupStatus
+    from planstate.vcs.semdiff import SemanticDiff
 
 PLANNING = ".planning"
 STATE_FILE = "STATE.md"
 LOCAL = ".local"
 
-# Kept here for callers that import the scaffolding from the API module (planstate.scaffold owns it).
+# Kept here for callers that import the scaffolding from the API module (planstate.store.scaffold owns it).
 __all__ = [
     "LOCAL",
     "PLANNING",
@@ -155,8 +156,8 @@ class Workspace:
         next_action: str | None = None,
     ) -> Workspace:
         """Create `.planning/` in `project`: STATE.md, history, record folders, .gitignore and .gitattributes."""
-        from planstate import templates
-        from planstate.history import GITATTRIBUTES
+        from planstate.store.history import GITATTRIBUTES
+        from planstate.text import templates
 
         project_dir = absolute(project)
         target = project_dir / PLANNING
@@ -186,7 +187,7 @@ class Workspace:
     def target(self) -> Initiative:
         """The initiative this workspace acts on: `--initiative`, else the active one (see initiatives.py)."""
         if self._target is None:
-            from planstate.initiatives import choose
+            from planstate.store.initiatives import choose
 
             choice = choose(self, self.initiative_slug)
             self._target, self._guessed = choice.initiative, choice.guessed
@@ -233,7 +234,7 @@ class Workspace:
 
     def _front_matter_cache(self) -> FrontMatterCache:
         if self._cache is None:
-            from planstate.cache import FrontMatterCache
+            from planstate.store.cache import FrontMatterCache
 
             self._cache = FrontMatterCache(self.root / LOCAL / "cache", "front-matter")
         return self._cache
@@ -289,7 +290,7 @@ class Workspace:
         `explicit=True` is for operations that name every initiative they change themselves
         (`initiative new`, `initiative switch`): the workspace's target, guessed or not, plays no part.
         """
-        from planstate.transaction import Transaction
+        from planstate.store.transaction import Transaction
 
         guarded = not explicit
         if guarded and self._target is not None and self._guessed:
@@ -320,7 +321,7 @@ class Workspace:
         """Re-render STATE.md's generated regions before a write; a body without region markers costs nothing."""
         if "planstate:begin" not in doc.body:
             return
-        from planstate.regions import refresh
+        from planstate.render.regions import refresh
 
         refresh(self, doc, initiative)
 
@@ -342,7 +343,7 @@ class Workspace:
 
     def set_text(self, values: Mapping[str, str] | Iterable[tuple[str, str]]) -> list[Change]:
         """Set fields from text as typed on a command line (see docs/cli.md "Values"), in one transaction."""
-        from planstate.values import from_text
+        from planstate.model.coerce import from_text
 
         pairs = self._pairs(values)
         typed = []
@@ -368,7 +369,7 @@ class Workspace:
 
     def append_text(self, path: str, text: str) -> list[Change]:
         """Append an item given as text typed on a command line (see docs/cli.md "Values") to a list field."""
-        from planstate.values import from_text
+        from planstate.model.coerce import from_text
 
         segs = self._writable_path(path)
         kind = lookup(State, tuple(segs))[1]
@@ -393,7 +394,7 @@ class Workspace:
 
     def _refuse_blank(self, value: Any, kind: Kind[Any] | None, path: str) -> None:
         """Refuse text that is empty or only spaces for a field that must hold text (a title, a phase name)."""
-        from planstate.schema import Str
+        from planstate.model.schema import Str
 
         if isinstance(kind, Str) and kind.min_length > 0 and isinstance(value, str) and not value.strip():
             raise UsageError("must not be empty or only spaces", file=self._shown(), field=path)
@@ -451,21 +452,21 @@ class Workspace:
     @property
     def decision(self) -> DecisionAPI:
         """The decision commands: `ws.decision.add(...)`, `.list()`, `.show(id)`, `.supersede(id, by=...)`."""
-        from planstate.decisions import DecisionAPI
+        from planstate.ops.decisions import DecisionAPI
 
         return DecisionAPI(self)
 
     @property
     def blocker(self) -> BlockerAPI:
         """The blocker commands: `ws.blocker.add(...)`, `.list()`, `.show(id)`, `.activate`, `.bypass`, `.resolve`."""
-        from planstate.blockers import BlockerAPI
+        from planstate.ops.blockers import BlockerAPI
 
         return BlockerAPI(self)
 
     @property
     def session(self) -> SessionAPI:
         """The session commands: `ws.session.start()`, `.heartbeat()`, `.end()`, `.list()`, `.show(id)`, `.reap()`."""
-        from planstate.sessions import SessionAPI
+        from planstate.ops.sessions import SessionAPI
 
         return SessionAPI(self)
 
@@ -474,21 +475,21 @@ class Workspace:
     @property
     def phase(self) -> PhaseAPI:
         """The phase commands: `ws.phase.start(n)`, `.complete(n, checkpoint=, evidence=)`, `.fail`, `.retry`..."""
-        from planstate.phases import PhaseAPI
+        from planstate.ops.phases import PhaseAPI
 
         return PhaseAPI(self)
 
     @property
     def task(self) -> TaskAPI:
         """The task commands: `ws.task.start(text, plan=, wave=)`, `ws.task.done(next=)`."""
-        from planstate.position import TaskAPI
+        from planstate.ops.position import TaskAPI
 
         return TaskAPI(self)
 
     @property
     def initiative(self) -> InitiativeAPI:
         """The initiative commands: `ws.initiative.new(slug, ...)`, `.list(all=)`, `.switch(slug, reason=)`."""
-        from planstate.initiative_ops import InitiativeAPI
+        from planstate.ops.initiatives import InitiativeAPI
 
         return InitiativeAPI(self)
 
@@ -504,7 +505,7 @@ class Workspace:
         step: str | Unset | None = UNSET,
     ) -> Edited:
         """Set position fields in one transaction; None clears a field, an omitted one stays as it is."""
-        from planstate.position import set_position
+        from planstate.ops.position import set_position
 
         return set_position(
             self, phase=phase, plan=plan, plan_name=plan_name, task=task, wave=wave, status=status, step=step
@@ -512,7 +513,7 @@ class Workspace:
 
     def next(self, text: str) -> Edited:
         """Set the next action."""
-        from planstate.position import set_next
+        from planstate.ops.position import set_next
 
         return set_next(self, text)
 
@@ -528,7 +529,7 @@ class Workspace:
         clear_questions: bool = False,
     ) -> Edited:
         """Change the resume context: clear lists, remove answered questions, append new items (no duplicates)."""
-        from planstate.position import update_context
+        from planstate.ops.position import update_context
 
         return update_context(
             self,
@@ -548,8 +549,8 @@ class Workspace:
         context: str | None = None,
         details: dict[str, Any] | None = None,
     ) -> Transitioned:
-        """Apply a lifecycle command (see planstate.lifecycle.TABLE) to the target initiative."""
-        from planstate.initiative_ops import transition
+        """Apply a lifecycle command (see planstate.ops.lifecycle.TABLE) to the target initiative."""
+        from planstate.ops.initiatives import transition
 
         return transition(self, command, reason=reason, context=context, details=details)
 
@@ -600,15 +601,15 @@ class Workspace:
 
         Hand-edited regions are kept unless `force`. See regions.py and docs/checks.md.
         """
-        from planstate.initiatives import discover
-        from planstate.rendered import RenderReport
+        from planstate.render.result import RenderReport
+        from planstate.store.initiatives import discover
 
         targets = [self.target] if self.initiative_slug else discover(self.root)
         return RenderReport([self.render_initiative(i, check=check, force=force) for i in targets])
 
     def render_initiative(self, initiative: Initiative, *, check: bool = False, force: bool = False) -> RenderedFile:
         """Re-render one initiative's STATE.md regions under the workspace lock (`check`: compute only)."""
-        from planstate.rendered import render_file
+        from planstate.render.result import render_file
 
         if check:
             return render_file(self, initiative, force=force)
@@ -617,7 +618,7 @@ class Workspace:
 
     def check(self, *, fix: bool = False, diff: bool = False, stale_after: float | None = None) -> CheckReport:
         """Check every file for drift (docs/checks.md); `fix` applies the safe fixes, `diff` includes their changes."""
-        from planstate import checks
+        from planstate.check import checks
 
         after = checks.STALE_AFTER if stale_after is None else stale_after
         return checks.check(self, fix_findings=fix, diff=diff, stale_after=after)
@@ -625,19 +626,19 @@ class Workspace:
     def git_install(self) -> GitSetupReport:
         """Write planstate's lines into `.planning/.gitattributes` and this clone's git config for the merge driver and
         the textconv, idempotently (docs/cli.md, `planstate git install`)."""
-        from planstate import gitsetup
+        from planstate.vcs import gitsetup
 
         return gitsetup.install(self)
 
     def git_uninstall(self) -> GitSetupReport:
         """Remove what `git_install` wrote, and nothing else."""
-        from planstate import gitsetup
+        from planstate.vcs import gitsetup
 
         return gitsetup.uninstall(self)
 
     def git_status(self) -> GitSetupStatus:
         """Whether planstate's merge driver and textconv are installed here (attributes and this clone's config)."""
-        from planstate import gitsetup
+        from planstate.vcs import gitsetup
 
         return gitsetup.status(self)
 
@@ -654,7 +655,7 @@ class Workspace:
         """Watch the workspace and call `emit` with an event per finding that appears or clears, until `stop` is set."""
         import threading
 
-        from planstate import checks, watch
+        from planstate.check import checks, watch
 
         watch.Watcher(
             self,
@@ -672,7 +673,7 @@ class Workspace:
         working tree with one, `rev1` to `rev2` with two; `rev1` may be `A..B`, or `A...B` (from the merge base of A and
         B to B, as `git diff A...B`). UsageError when a revision does not exist or the workspace is not in a git
         repository."""
-        from planstate import semdiff, snapshot
+        from planstate.vcs import semdiff, snapshot
 
         if rev1 is not None and ".." in rev1:
             if rev2 is not None:
@@ -729,27 +730,27 @@ class Workspace:
 
     def brief(self, *, now: datetime | None = None) -> Brief:
         """The resume brief of the target initiative (what `planstate resume` prints; see resume.py)."""
-        from planstate.resume import brief
+        from planstate.report.brief import brief
 
         return brief(self, now=now)
 
     def files(self) -> list[tuple[str, Path]]:
         """Every planning file of every initiative with its kind: each STATE.md first, then its records."""
-        from planstate import records
-        from planstate.initiatives import discover
+        from planstate.store import recordfiles
+        from planstate.store.initiatives import discover
 
         out: list[tuple[str, Path]] = []
         for initiative in discover(self.root):
             out.append(("state", initiative.state_path))
             for kind in RECORD_FOLDERS:
-                out.extend((kind, p) for p in records.files(initiative.folder(kind)))
+                out.extend((kind, p) for p in recordfiles.files(initiative.folder(kind)))
             if initiative.history_path.exists():
                 out.append(("history", initiative.history_path))
         return out
 
     def validate(self) -> tuple[int, list[PlanstateError]]:
         """Validate every file; return how many files were checked and every problem found."""
-        from planstate import history
+        from planstate.store import history
 
         problems: list[PlanstateError] = []
         files = self.files()
@@ -768,7 +769,7 @@ class Workspace:
 
     def _initiative_problems(self) -> list[PlanstateError]:
         """Workspace-wide rules: at most one active initiative; a sub-initiative's folder matches its slug."""
-        from planstate.initiatives import discover, summarize
+        from planstate.store.initiatives import discover, summarize
 
         summaries = [summarize(self, i) for i in discover(self.root)]
         self.save_cache()
@@ -844,13 +845,13 @@ def _managed_inside(kind: Any, prefix: str = "") -> tuple[str, str] | None:
 
 def _render_new_regions(doc: Document, planning: Path | None) -> None:
     """Render the regions of a new STATE.md (a view: imported only when the template has regions)."""
-    from planstate.regions import render_new
+    from planstate.render.regions import render_new
 
     render_new(doc, planning)
 
 
 def initiative_files(**options: Any) -> dict[str, bytes]:
-    """planstate.scaffold.initiative_files, rendering regions with the built-in renderer (for older callers)."""
+    """planstate.store.scaffold.initiative_files, rendering regions with the built-in renderer (for older callers)."""
     planning = options.get("planning")
     options.setdefault("render_regions", lambda doc: _render_new_regions(doc, planning))
     return _initiative_files(**options)

@@ -1,9 +1,9 @@
 """Regenerate the generated blocks of the docs (run with --check in tests).
 
-docs/format.md: the field tables, from planstate.models.
-docs/git.md: the merge rule of every field, from planstate.mergerules.
+docs/format.md: the field tables, from planstate.model.kinds.
+docs/git.md: the merge rule of every field, from planstate.vcs.mergerules.
 docs/lifecycle.md: the transition table, its Mermaid diagram and the "how it is left" column of the states
-table, from planstate.lifecycle.TABLE (the states' meanings are prose, kept as written).
+table, from planstate.ops.lifecycle.TABLE (the states' meanings are prose, kept as written).
 
 python scripts/docgen.py          # rewrite the blocks in place
 python scripts/docgen.py --check  # exit 1 if a doc is out of date
@@ -19,10 +19,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from planstate.lifecycle import TABLE, allowed  # noqa: E402
-from planstate.mergerules import MEANING, RULES  # noqa: E402
-from planstate.models import KINDS, LIFECYCLE_STATES  # noqa: E402
-from planstate.schema import ListOf, Model, Nested, Nullable  # noqa: E402
+from planstate.model.kinds import KINDS, LIFECYCLE_STATES  # noqa: E402
+from planstate.model.schema import ListOf, Model, Nested, Nullable  # noqa: E402
+from planstate.ops.lifecycle import TABLE, allowed  # noqa: E402
+from planstate.vcs.mergerules import MEANING, RULES  # noqa: E402
 
 FORMAT = ROOT / "docs" / "format.md"
 LIFECYCLE = ROOT / "docs" / "lifecycle.md"

@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from planstate import ids, yamltext
+from planstate.core import ids
+from planstate.text import yamltext
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 
@@ -207,7 +208,7 @@ def realistic_rendered(project: Path) -> None:
     import json
     import tempfile
 
-    from planstate.document import Document
+    from planstate.text.document import Document
     from planstate.workspace import Workspace
 
     realistic(project)

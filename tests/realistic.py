@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from planstate.plain import parse_path, set_in
+from planstate.text.paths import parse_path, set_in
 from planstate.workspace import Workspace
 
 NOW = "2026-11-22T16:00:00Z"

@@ -11,9 +11,9 @@ from subprocess import CompletedProcess
 import pytest
 from conftest import state_file
 
-from planstate.blockers import TABLE, allowed
-from planstate.errors import UsageError
-from planstate.models import BLOCKER_STATUSES
+from planstate.core.errors import UsageError
+from planstate.model.kinds import BLOCKER_STATUSES
+from planstate.ops.blockers import TABLE, allowed
 from planstate.workspace import Workspace
 
 Run = Callable[..., CompletedProcess[str]]

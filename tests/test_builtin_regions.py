@@ -10,12 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planstate import builtin_regions, regions
+from planstate.render import builtin, regions
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCES = {
-    name: (REPO / "templates" / "regions" / f"{name}.md.j2").read_text(encoding="utf-8")
-    for name in builtin_regions.RENDERINGS
+    name: (REPO / "templates" / "regions" / f"{name}.md.j2").read_text(encoding="utf-8") for name in builtin.RENDERINGS
 }
 
 # Text people and agents type, with what markdown and Jinja treat specially: newlines, markers, braces, pipes.
@@ -72,15 +71,15 @@ def both(name: str, context: dict[str, Any]) -> tuple[str | None, str | None]:
     return out[0], out[1]
 
 
-@pytest.mark.parametrize("name", sorted(builtin_regions.RENDERINGS))
+@pytest.mark.parametrize("name", sorted(builtin.RENDERINGS))
 def test_each_rendering_knows_the_template_it_reproduces(name: str) -> None:
     digest = hashlib.sha256(SOURCES[name].encode("utf-8")).hexdigest()
-    assert builtin_regions.RENDERINGS[name][0] == digest, (
-        f"templates/regions/{name}.md.j2 changed: update _{name} in planstate/builtin_regions.py, then its hash"
+    assert builtin.RENDERINGS[name][0] == digest, (
+        f"templates/regions/{name}.md.j2 changed: update _{name} in planstate/builtin.py, then its hash"
     )
 
 
-@pytest.mark.parametrize("name", sorted(builtin_regions.RENDERINGS))
+@pytest.mark.parametrize("name", sorted(builtin.RENDERINGS))
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_python_and_jinja_render_the_same_text(name: str, data: st.DataObject) -> None:
@@ -91,5 +90,5 @@ def test_python_and_jinja_render_the_same_text(name: str, data: st.DataObject) -
 
 def test_an_override_is_never_rendered_without_jinja() -> None:
     context = {"next_action": "x", "open_questions": []}
-    assert builtin_regions.render("next", SOURCES["next"] + " ", context) is None
-    assert builtin_regions.render("phases", "anything", {}) is None
+    assert builtin.render("next", SOURCES["next"] + " ", context) is None
+    assert builtin.render("phases", "anything", {}) is None

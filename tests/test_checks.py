@@ -15,7 +15,7 @@ import pytest
 import yaml
 from conftest import REPO, state_file
 
-from planstate import checks
+from planstate.check import checks
 from planstate.workspace import Workspace
 
 Run = Callable[..., subprocess.CompletedProcess[str]]

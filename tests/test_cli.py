@@ -258,7 +258,7 @@ def test_schema_of_all_kinds_and_state_matches_its_schema(run: Run, project: Pat
     assert set(everything) == {"state", "decision", "blocker", "session", "history"}
     for schema in everything.values():
         jsonschema.Draft202012Validator.check_schema(schema)
-    from planstate.models import to_json
+    from planstate.model.kinds import to_json
     from planstate.workspace import Workspace
 
     ws = Workspace.find(project)

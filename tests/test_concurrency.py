@@ -14,9 +14,9 @@ from subprocess import CompletedProcess
 import pytest
 from conftest import planstate_command, state_file
 
-from planstate import records
-from planstate.errors import ConflictError, LockTimeout
-from planstate.transaction import Transaction
+from planstate.core.errors import ConflictError, LockTimeout
+from planstate.store import recordfiles
+from planstate.store.transaction import Transaction
 from planstate.workspace import Workspace
 
 Run = Callable[..., CompletedProcess[str]]
@@ -197,7 +197,7 @@ def test_outside_change_during_a_transaction_conflicts(project: Path) -> None:
 
 def new_decision(ws: Workspace, tx: Transaction) -> Path:
     """Stage a new decision record in a transaction, the way `decision add` does; return its path."""
-    record_id, path = records.new_path(ws.target, "decision", "Use jose")
+    record_id, path = recordfiles.new_path(ws.target, "decision", "Use jose")
     data = {
         "schema_version": 1,
         "id": record_id,
@@ -234,7 +234,7 @@ def test_a_change_racing_the_writes_names_what_was_written(project: Path, monkey
     That instant cannot be hit from outside on purpose, so the real `atomic_write` is wrapped to save the editor's
     version (for real, on disk) just before planstate's write of STATE.md, as a racing editor would.
     """
-    from planstate import transaction
+    from planstate.store import transaction
 
     ws = Workspace.find(project)
     path = ws.state_path

@@ -10,9 +10,9 @@ from conftest import CORPUS
 from ruamel.yaml import YAML
 from ruamel.yaml.nodes import MappingNode, ScalarNode
 
-from planstate.document import Document
-from planstate.errors import ParseError
-from planstate.plain import same
+from planstate.core.errors import ParseError
+from planstate.text.document import Document
+from planstate.text.plaindata import same
 
 FILES = sorted(p for p in CORPUS.rglob("*") if p.suffix in (".md", ".markdown") and p.is_file())
 NEW_VALUE = "planstate edit: #1 ✓"  # needs quoting: ': ', ' #' and a non-ASCII character

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from conftest import state_file
 
-from planstate import regions
-from planstate.document import Document
-from planstate.files import atomic_write, remove_stale_temp_files
+from planstate.core.files import atomic_write, remove_stale_temp_files
+from planstate.render import regions
+from planstate.text.document import Document
 from planstate.workspace import Workspace
 
 KILLS = 50
@@ -25,7 +25,7 @@ RAW_KILLS = 20
 # "wrote" after each write so the test can wait for the first one on a slow, loaded machine.
 WRITER = """
 import sys
-import jinja2, planstate.transaction, planstate.regions, planstate.render_context
+import jinja2, planstate.store.transaction, planstate.render.regions, planstate.render.sources
 from planstate.workspace import Workspace
 ws = Workspace(sys.argv[1], lock_timeout=30)
 print("imported", flush=True)
@@ -42,7 +42,7 @@ while True:
 RAW_WRITER = """
 import sys
 from pathlib import Path
-from planstate.files import atomic_write
+from planstate.core.files import atomic_write
 path = Path(sys.argv[1])
 versions = [Path(sys.argv[2]).read_bytes(), Path(sys.argv[3]).read_bytes()]
 print("imported", flush=True)

@@ -11,7 +11,7 @@ from subprocess import CompletedProcess
 import pytest
 from conftest import state_file
 
-from planstate.errors import UsageError
+from planstate.core.errors import UsageError
 from planstate.workspace import Workspace
 
 Run = Callable[..., CompletedProcess[str]]

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from planstate.digests import blake2b_hex, sha256_hex
+from planstate.core.digests import blake2b_hex, sha256_hex
 
 
 @pytest.mark.parametrize("data", [b"", b"abc", "é ✓\n".encode(), bytes(range(256)) * 40])

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from planstate.cli import build_parser
-from planstate.document import Document
-from planstate.errors import EXIT_CONFLICT, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
-from planstate.validation import problems_for
+from planstate.core.errors import EXIT_CONFLICT, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from planstate.model.validation import problems_for
+from planstate.text.document import Document
 
 REPO = Path(__file__).resolve().parent.parent
 FORMAT = (REPO / "docs" / "format.md").read_text(encoding="utf-8")
@@ -44,7 +44,7 @@ def test_format_field_tables_match_the_models() -> None:
 
 
 def test_format_covers_every_lifecycle_state() -> None:
-    from planstate.models import LIFECYCLE_STATES
+    from planstate.model.kinds import LIFECYCLE_STATES
 
     for state in LIFECYCLE_STATES:
         assert f"| `{state}` |" in FORMAT

@@ -11,9 +11,10 @@ import yaml
 from hypothesis import HealthCheck, assume, given, reject, settings
 from hypothesis import strategies as st
 
-from planstate.document import Document
-from planstate.errors import EditError, ParseError, UsageError
-from planstate.plain import get_in, parse_path, same
+from planstate.core.errors import EditError, ParseError, UsageError
+from planstate.text.document import Document
+from planstate.text.paths import get_in, parse_path
+from planstate.text.plaindata import same
 
 Op = tuple[Any, ...]
 EXAMPLES = int(os.environ.get("PLANSTATE_HYPOTHESIS_EXAMPLES", "300"))  # raise it for a longer hunt
@@ -924,7 +925,7 @@ def test_set_with_list_segments() -> None:
 
 def test_apply_rolls_back_every_edit_when_one_fails() -> None:
     doc = Document.from_bytes(ANCHORS.encode())
-    from planstate.plain import Op as PlainOp
+    from planstate.text.plaindata import Op as PlainOp
 
     with pytest.raises(EditError):
         doc.apply([PlainOp("replace", ("plain",), "changed"), PlainOp("replace", ("other", "x"), 9)])
@@ -1354,8 +1355,8 @@ def test_batched_scalar_edits_equal_edits_one_by_one() -> None:
     """`apply` splices several scalar replacements at once; the bytes equal those of one edit at a time."""
     from conftest import CORPUS
 
-    from planstate.errors import PlanstateError
-    from planstate.plain import Op
+    from planstate.core.errors import PlanstateError
+    from planstate.text.plaindata import Op
 
     checked = 0
     for path in sorted(p for p in CORPUS.rglob("*.md") if p.is_file()):

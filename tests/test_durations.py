@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from planstate import durations
-from planstate.errors import UsageError
+from planstate.core import durations
+from planstate.core.errors import UsageError
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import PINNED_NOW, REPO, state_file
 
-from planstate import checks, gitsetup
+from planstate.check import checks
+from planstate.vcs import gitsetup
 from planstate.workspace import Workspace
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -277,7 +278,7 @@ def test_the_command_is_shell_quoted_and_resolves(tmp_path: Path) -> None:
     spaced.parent.mkdir()
     spaced.symlink_to(sys.executable)
     done = subprocess.run(
-        [str(spaced), "-c", "from planstate import gitsetup; print(gitsetup.command())"],
+        [str(spaced), "-c", "from planstate.vcs import gitsetup; print(gitsetup.command())"],
         capture_output=True,
         text=True,
         check=True,

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from conftest import state_file
 
-from planstate import transaction
-from planstate.document import Document
-from planstate.errors import UsageError
+from planstate.core.errors import UsageError
+from planstate.store import transaction
+from planstate.text.document import Document
 from planstate.workspace import Workspace
 
 Run = Callable[..., CompletedProcess[str]]
@@ -325,7 +325,7 @@ def test_one_workspace_object_follows_a_switch(project: Path) -> None:
 
 
 def test_new_uses_the_workspace_template_override(run: Run, project: Path) -> None:
-    from planstate.templates import builtin_dir
+    from planstate.text.templates import builtin_dir
 
     overrides = project / ".planning" / "templates"
     overrides.mkdir()

@@ -13,9 +13,9 @@ from subprocess import CompletedProcess
 import pytest
 from conftest import REPO, state_file
 
-from planstate.document import Document
-from planstate.lifecycle import COMMANDS, TABLE, allowed
-from planstate.models import LIFECYCLE_STATES
+from planstate.model.kinds import LIFECYCLE_STATES
+from planstate.ops.lifecycle import COMMANDS, TABLE, allowed
+from planstate.text.document import Document
 from planstate.workspace import Workspace
 
 Run = Callable[..., CompletedProcess[str]]
@@ -285,7 +285,7 @@ def test_the_python_api_uses_the_same_names(tmp_path: Path, monkeypatch: pytest.
         "resume",
     ]
     assert {e["by"] for e in entries[1:]} == {"carol"}
-    from planstate.errors import UsageError
+    from planstate.core.errors import UsageError
 
     with pytest.raises(UsageError, match="cannot reopen an initiative that is active"):
         ws.reopen()

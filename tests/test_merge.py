@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planstate import merge
-from planstate.merge import MISSING, same
-from planstate.mergerules import MEANING, RULES
-from planstate.models import KINDS
-from planstate.schema import ListOf, Model, Nested, Nullable
+from planstate.model.kinds import KINDS
+from planstate.model.schema import ListOf, Model, Nested, Nullable
+from planstate.vcs import merge
+from planstate.vcs.merge import MISSING, same
+from planstate.vcs.mergerules import MEANING, RULES
 
 
 def _models() -> set[type[Model]]:

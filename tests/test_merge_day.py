@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from planstate.document import Document
-from planstate.plain import format_path
+from planstate.text.document import Document
+from planstate.text.paths import format_path
 from tests.gitutil import commit_all, configure, git, install_driver, new_repo, unmerged
 
 Run = Callable[..., CompletedProcess[str]]

@@ -11,9 +11,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planstate import merge
-from planstate.document import Document
-from planstate.mergefile import kind_of, merge_bytes
+from planstate.text.document import Document
+from planstate.vcs import merge
+from planstate.vcs.driver import kind_of, merge_bytes
 from tests.conftest import REPO
 
 BASE = (

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from conftest import state_file
 
-from planstate.document import Document
-from planstate.errors import UsageError
-from planstate.models import State, is_complete
+from planstate.core.errors import UsageError
+from planstate.model.kinds import State, is_complete
+from planstate.text.document import Document
 from planstate.workspace import Workspace
 
 Run = Callable[..., CompletedProcess[str]]

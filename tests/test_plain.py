@@ -14,21 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from planstate.errors import UsageError
-from planstate.plain import (
-    Op,
-    Segment,
-    apply_op,
-    child,
-    delete_in,
-    diff,
-    format_path,
-    get_in,
-    parse_path,
-    same,
-    set_in,
-    to_plain,
-)
+from planstate.core.errors import UsageError
+from planstate.text.paths import Segment, child, delete_in, format_path, get_in, parse_path, set_in
+from planstate.text.plaindata import Op, apply_op, diff, same, to_plain
 
 EXAMPLES = int(os.environ.get("PLANSTATE_HYPOTHESIS_EXAMPLES", "300"))  # raise it for a longer hunt
 FAST = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -13,8 +13,8 @@ import pytest
 from conftest import REPO, state_file
 
 from planstate.cli import build_parser
-from planstate.document import Document
-from planstate.errors import UsageError
+from planstate.core.errors import UsageError
+from planstate.text.document import Document
 from planstate.workspace import Workspace
 
 Run = Callable[..., CompletedProcess[str]]

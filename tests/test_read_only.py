@@ -13,7 +13,7 @@ from subprocess import CompletedProcess
 import pytest
 from test_bad_input import refuses, snapshot
 
-from planstate.errors import UsageError
+from planstate.core.errors import UsageError
 from planstate.workspace import Workspace
 
 Run = Callable[..., CompletedProcess[str]]

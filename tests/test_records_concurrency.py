@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 
-from planstate.models import KINDS
+from planstate.model.kinds import KINDS
 
 Run = Callable[..., CompletedProcess[str]]
 

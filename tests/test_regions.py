@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import state_file
 
-from planstate import regions
-from planstate.document import Document
+from planstate.render import regions
+from planstate.text.document import Document
 from planstate.workspace import Workspace
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
@@ -234,7 +234,7 @@ def test_a_write_that_changes_no_region_input_does_not_import_jinja(project: Pat
     assert done.returncode == 0, done.stderr
     assert "title: Another title" in state_file(project).read_text()
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time")}
-    assert "planstate.regions" in imported  # the regions were looked at...
+    assert "planstate.render.regions" in imported  # the regions were looked at...
     assert not any(name.split(".")[0] == "jinja2" for name in imported)  # ...and none needed rendering
 
 

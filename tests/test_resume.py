@@ -25,7 +25,7 @@ from builders import (
     write_state,
 )
 
-from planstate.resume import DEFAULT_BUDGET, DROP_ORDER, MIN_BUDGET, duration_text
+from planstate.report.brief import DEFAULT_BUDGET, DROP_ORDER, MIN_BUDGET, duration_text
 from planstate.workspace import Workspace
 
 Run = Callable[..., CompletedProcess[str]]

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 from test_templates_golden import matches_golden
 
-from planstate.errors import UsageError
-from planstate.snapshot import at_revision, working_tree
+from planstate.core.errors import UsageError
+from planstate.vcs.snapshot import at_revision, working_tree
 from planstate.workspace import Workspace
 
 Run = Callable[..., CompletedProcess[str]]

@@ -13,7 +13,7 @@ from subprocess import CompletedProcess
 import pytest
 from conftest import state_file
 
-from planstate.errors import UsageError
+from planstate.core.errors import UsageError
 from planstate.workspace import Workspace, initiative_files, materialize
 
 Run = Callable[..., CompletedProcess[str]]

@@ -19,8 +19,8 @@ import pytest
 import realistic
 from conftest import REPO
 
-from planstate import regions
-from planstate.render_context import Sources
+from planstate.render import regions
+from planstate.render.sources import Sources
 from planstate.workspace import Workspace
 
 GOLDEN = REPO / "tests" / "golden"
@@ -78,7 +78,7 @@ BRIEF_NOW = datetime(2026, 11, 22, 16, 0, tzinfo=UTC)
 def test_resume_brief_matches_its_golden_file(workspace: Workspace) -> None:
     """The brief for people (`resume.md.j2`) of the realistic workspace at a fixed time: a failed phase, an active
     phase with timing, blockers with a workaround, decisions with one superseded, a crashed and a resumed session."""
-    from planstate.resume import brief, render_text
+    from planstate.report.brief import brief, render_text
 
     matches_golden("resume.md", render_text(workspace, brief(workspace, now=BRIEF_NOW)).encode("utf-8"))
 
@@ -121,7 +121,7 @@ RECORD_CONTEXTS: dict[str, dict[str, Any]] = {
 
 @pytest.mark.parametrize("kind", list(RECORD_CONTEXTS))
 def test_record_body_template_matches_its_golden_file(kind: str) -> None:
-    from planstate import templates
+    from planstate.text import templates
 
     text = templates.render(f"{kind}.md.j2", RECORD_CONTEXTS[kind])
     matches_golden(f"records/{kind}.md", text.encode("utf-8"))

@@ -22,7 +22,7 @@ from builders import front_matter
 from conftest import REPO
 from test_templates_golden import GOLDEN, matches_golden
 
-from planstate.canonical import BODY_SEPARATOR, kind_of, textconv
+from planstate.vcs.textconv import BODY_SEPARATOR, kind_of, textconv
 
 Run = Callable[..., CompletedProcess[str]]
 FORMAT = (REPO / "docs" / "format.md").read_text(encoding="utf-8")

@@ -10,7 +10,7 @@ from pathlib import Path
 from subprocess import CompletedProcess
 from typing import Any
 
-from planstate.document import Document
+from planstate.text.document import Document
 
 Run = Callable[..., CompletedProcess[str]]
 

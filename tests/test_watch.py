@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from conftest import planstate_command, state_file
 
-from planstate import checks
+from planstate.check import checks
 from planstate.workspace import Workspace
 
 TIMEOUT = 20.0  # seconds to wait for an expected line; a fast machine needs a fraction of one

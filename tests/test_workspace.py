@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from conftest import PINNED_NOW, state_file
 
-from planstate import files
-from planstate.errors import ConflictError, LockTimeout, ParseError, PlanstateError, UsageError, ValidationError
-from planstate.files import atomic_write, create_exclusive, read_bytes, real_target
-from planstate.lock import WorkspaceLock, check_timeout
-from planstate.models import State
-from planstate.schema import lookup
-from planstate.values import from_text
+from planstate.core import files
+from planstate.core.errors import ConflictError, LockTimeout, ParseError, PlanstateError, UsageError, ValidationError
+from planstate.core.files import atomic_write, create_exclusive, read_bytes, real_target
+from planstate.core.lock import WorkspaceLock, check_timeout
+from planstate.model.coerce import from_text
+from planstate.model.kinds import State
+from planstate.model.schema import lookup
 from planstate.workspace import Change, Workspace
 
 # ---------------------------------------------------------------------------- finding

@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from planstate import yamltext
-from planstate.document import Document
-from planstate.plain import same, to_plain
-from planstate.yamltext import Indent
+from planstate.text import yamltext
+from planstate.text.document import Document
+from planstate.text.plaindata import same, to_plain
+from planstate.text.yamltext import Indent
 
 EXAMPLES = int(os.environ.get("PLANSTATE_HYPOTHESIS_EXAMPLES", "300"))  # raise it for a longer hunt
 FAST = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from planstate.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, PlanstateError, UsageError
+from planstate.core.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, PlanstateError, UsageError
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -316,7 +316,7 @@ def warn(text: str) -> None:
 
 def print_json(value: Any) -> None:
     """Print a result as JSON."""
-    from planstate.display import dump_json
+    from planstate.cli.display import dump_json
 
     out(dump_json(value))
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from planstate.cli import Registrar, out, print_json, workspace
-from planstate.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from planstate.core.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 FORMATS = ("text", "json", "github")
 
@@ -25,7 +25,7 @@ def _format(args: argparse.Namespace) -> str:
 
 def _stale_after(args: argparse.Namespace) -> float:
     """`--stale-after` in seconds (the duration grammar of durations.py, like `session reap`)."""
-    from planstate.durations import parse
+    from planstate.core.durations import parse
 
     return parse(args.stale_after, "--stale-after").total_seconds()
 
@@ -36,7 +36,7 @@ def _github_paths(ws: Any) -> Callable[[str], str]:
     import os
     from pathlib import Path
 
-    from planstate import git
+    from planstate.core import git
 
     project = ws.root.parent.resolve()
     top = git.toplevel(project)

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from planstate.cli import Registrar, out, workspace
-from planstate.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from planstate.core.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 _out = out  # short names used throughout this module
 _workspace = workspace
@@ -14,7 +14,7 @@ _workspace = workspace
 
 def print_changes(args: argparse.Namespace, changes: list[Any], file: str) -> int:
     """Print what a write changed (`file: path: old → new` lines, or JSON)."""
-    from planstate.display import dump_json, short
+    from planstate.cli.display import dump_json, short
 
     if args.json:
         _out(dump_json({"file": file, "changed": bool(changes), "changes": [c.to_dict() for c in changes]}))
@@ -50,7 +50,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     )
     state = ws.state()
     if args.json:
-        from planstate.display import dump_json
+        from planstate.cli.display import dump_json
 
         _out(dump_json({"workspace": str(ws.root), "initiative": state.initiative, "title": state.title}))
     else:
@@ -61,7 +61,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     """Show where the initiative is."""
-    from planstate import display
+    from planstate.cli import display
 
     status = _workspace(args).status()
     if args.json:
@@ -75,7 +75,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_get(args: argparse.Namespace) -> int:
     """Print the value at a dotted path of STATE.md's front matter."""
-    from planstate.display import dump_json, value_text
+    from planstate.cli.display import dump_json, value_text
 
     value = _workspace(args).get(args.path)
     _out(dump_json(value) if args.json else value_text(value))
@@ -108,7 +108,7 @@ def cmd_unset(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate every file of the workspace."""
-    from planstate.display import dump_json
+    from planstate.cli.display import dump_json
 
     count, problems = _workspace(args).validate()
     if args.json:
@@ -123,8 +123,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_schema(args: argparse.Namespace) -> int:
     """Print the JSON Schema of a file kind (or of all kinds)."""
-    from planstate.display import dump_json
-    from planstate.models import KINDS
+    from planstate.cli.display import dump_json
+    from planstate.model.kinds import KINDS
 
     def schema_of(name: str) -> dict[str, Any]:
         model = KINDS[name]

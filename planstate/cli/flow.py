@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from planstate.cli import Registrar, out, print_json, warn, workspace
-from planstate.errors import EXIT_OK
+from planstate.core.errors import EXIT_OK
 
 # ---------------------------------------------------------------------------- output
 
@@ -33,7 +33,7 @@ def phase_line(r: Any) -> str:
         return head + f"retrying after a failed checkpoint (attempt {r.attempts})"
     text = head + f"{r.previous} → {r.status}"
     if r.action == "complete":
-        from planstate.durations import show
+        from planstate.core.durations import show
 
         took = f" in {show(r.duration_seconds)}" if r.duration_seconds is not None else ""
         text += f"{took}, checkpoint passed"
@@ -53,7 +53,7 @@ def phase_line(r: Any) -> str:
 
 def print_edited(args: argparse.Namespace, result: Any) -> int:
     """Print the fields an edit changed (`FILE: PATH: OLD → NEW`), or the result as JSON."""
-    from planstate.display import short
+    from planstate.cli.display import short
 
     if args.json:
         print_json(result.to_dict())
@@ -67,7 +67,7 @@ def print_edited(args: argparse.Namespace, result: Any) -> int:
 
 def print_value(args: argparse.Namespace, path: str) -> int:
     """Print one value of STATE.md, as `planstate get PATH` does."""
-    from planstate.display import dump_json, value_text
+    from planstate.cli.display import dump_json, value_text
 
     value = workspace(args).get(path)
     out(dump_json(value) if args.json else value_text(value))
@@ -84,7 +84,7 @@ def cmd_phase_start(args: argparse.Namespace) -> int:
 
 def cmd_phase_complete(args: argparse.Namespace) -> int:
     """Complete the current phase with its checkpoint result and evidence."""
-    from planstate.phases import parse_pairs
+    from planstate.ops.phases import parse_pairs
 
     evidence = parse_pairs(args.evidence or [])
     result = workspace(args).phase.complete(args.number, checkpoint=args.checkpoint, evidence=evidence)
@@ -111,7 +111,7 @@ def cmd_phase_skip(args: argparse.Namespace) -> int:
 
 def cmd_position(args: argparse.Namespace) -> int:
     """Show or set the position."""
-    from planstate.position import parse_plan, parse_whole
+    from planstate.ops.position import parse_plan, parse_whole
 
     given: dict[str, Any] = {}
     if args.phase is not None:
@@ -159,7 +159,7 @@ def cmd_context(args: argparse.Namespace) -> int:
 
 def cmd_task_start(args: argparse.Namespace) -> int:
     """Start a task."""
-    from planstate.position import parse_plan, parse_whole
+    from planstate.ops.position import parse_plan, parse_whole
 
     plan = parse_plan(args.plan) if args.plan is not None else None
     wave = parse_whole(args.wave, "position.wave") if args.wave is not None else None
@@ -173,7 +173,7 @@ def cmd_task_done(args: argparse.Namespace) -> int:
 
 def register(cli: Registrar) -> None:
     """Add the phase, position, next, context and task commands."""
-    from planstate.models import TASK_STATUSES
+    from planstate.model.kinds import TASK_STATUSES
 
     phase = cli.group("phase", "start, complete, fail, retry or skip a phase")
     p = phase.add("start", cmd_phase_start, "start a pending phase (or the current one again after a reopen)")

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from planstate.cli import Registrar, out, print_json, workspace
-from planstate.errors import EXIT_OK, UsageError
+from planstate.core.errors import EXIT_OK, UsageError
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
@@ -26,7 +26,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_textconv(args: argparse.Namespace) -> int:
     """Print the canonical one-line-per-field view of a planning file, for `git diff` (never fails on bad input)."""
-    from planstate.canonical import textconv
+    from planstate.vcs.textconv import textconv
 
     try:
         with open(args.file, "rb") as handle:
@@ -40,7 +40,7 @@ def cmd_textconv(args: argparse.Namespace) -> int:
 
 def cmd_merge_driver(args: argparse.Namespace) -> int:
     """Merge one planning file three ways, field by field; exit 1 (with conflict markers) on a true conflict."""
-    from planstate.mergefile import merge_driver
+    from planstate.vcs.driver import merge_driver
 
     return merge_driver(
         args.base,

@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 from planstate.cli import Registrar, out, print_json, workspace
-from planstate.errors import EXIT_OK
+from planstate.core.errors import EXIT_OK
 
 VERBS = {
     "pause": "pause the initiative on purpose (resume continues it)",
@@ -41,7 +41,7 @@ def cmd_transition(args: argparse.Namespace) -> int:
     """Apply the lifecycle command named by the subparser (`args.verb`)."""
     details = None
     if getattr(args, "detail", None):
-        from planstate.phases import parse_pairs
+        from planstate.ops.phases import parse_pairs
 
         details = parse_pairs(args.detail, "detail")
     ws = workspace(args)
@@ -68,7 +68,7 @@ def cmd_initiative_new(args: argparse.Namespace) -> int:
 
 def cmd_initiative_list(args: argparse.Namespace) -> int:
     """List the initiatives; `*` marks the one commands act on."""
-    from planstate.models import to_json
+    from planstate.model.kinds import to_json
 
     listing = workspace(args).initiative.list(all=args.all)
     if args.json:

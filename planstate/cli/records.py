@@ -6,10 +6,10 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from planstate.cli import Registrar, out, print_json, warn, workspace
-from planstate.errors import EXIT_OK
+from planstate.core.errors import EXIT_OK
 
 if TYPE_CHECKING:
-    from planstate.recordops import Entry, Listing
+    from planstate.ops.records import Entry, Listing
 
 
 # ---------------------------------------------------------------------------- output
@@ -44,7 +44,7 @@ def _listing(args: argparse.Namespace, listing: Listing, columns: list[str], emp
 
 
 def _cell(value: Any) -> str:
-    from planstate.display import short
+    from planstate.cli.display import short
 
     if value is None:
         return "-"
@@ -179,7 +179,7 @@ def cmd_session_start(args: argparse.Namespace) -> int:
 
 def cmd_session_heartbeat(args: argparse.Namespace) -> int:
     """Record that a session is alive."""
-    from planstate.yamltext import format_datetime
+    from planstate.text.yamltext import format_datetime
 
     beat = workspace(args).session.heartbeat(args.session)
     if args.json:
@@ -219,7 +219,7 @@ def cmd_session_show(args: argparse.Namespace) -> int:
 
 def cmd_session_reap(args: argparse.Namespace) -> int:
     """Mark stale sessions crashed and idle initiatives abandoned."""
-    from planstate.yamltext import format_datetime
+    from planstate.text.yamltext import format_datetime
 
     result = workspace(args).session.reap(
         stale_after=args.stale_after, abandon_after=args.abandon_after, dry_run=args.dry_run

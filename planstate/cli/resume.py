@@ -6,14 +6,14 @@ import argparse
 from typing import Any
 
 from planstate.cli import Registrar, out, print_json, workspace
-from planstate.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from planstate.core.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
     """Print the resume brief (exit 1 when the state cannot be trusted); with --activate, first resume a paused,
     suspended or abandoned initiative."""
-    from planstate import display
-    from planstate.resume import DEFAULT_BUDGET, MIN_BUDGET, fit
+    from planstate.cli import display
+    from planstate.report.brief import DEFAULT_BUDGET, MIN_BUDGET, fit
 
     if args.budget is not None and args.budget < MIN_BUDGET:
         raise UsageError(f"--budget must be at least {MIN_BUDGET} characters, not {args.budget}")
@@ -52,7 +52,7 @@ def _activation_line(activated: dict[str, Any], moved: Any) -> str:
     """The line `--activate` prints above the brief: the transition, or that there was nothing to resume; a long
     reason is shortened here (the history keeps it whole) so the brief keeps most of the budget."""
     from planstate.cli.lifecycle import transition_line
-    from planstate.resume import ACTIVATION_LIMIT, shorten
+    from planstate.report.brief import ACTIVATION_LIMIT, shorten
 
     if activated["already_active"]:
         return shorten(f"{activated['initiative']} is already active; nothing to resume", ACTIVATION_LIMIT)

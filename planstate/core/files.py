@@ -1,0 +1,223 @@
+"""Reading files safely and writing them atomically (temp file, fsync, rename, fsync folder)."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import stat
+from pathlib import Path
+
+from planstate.core.errors import ConflictError, ParseError, UsageError
+
+MAX_FILE_BYTES = 16 << 20  # a planning file is kilobytes; refuse to read runaway files
+
+
+def _display(path: Path, base: Path | None) -> str:
+    """A path as shown in messages: relative to `base` when it is inside it."""
+    if base is not None:
+        try:
+            return str(path.relative_to(base))
+        except ValueError:
+            pass
+    return str(path)
+
+
+def real_target(path: Path, root: Path, base: Path | None = None) -> Path:
+    """Resolve symlinks in `path`, refusing targets outside the workspace folder `root`."""
+    shown = _display(path, base)
+    try:
+        resolved = path.resolve()
+        root_real = root.resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop: RuntimeError before Python 3.13, OSError after
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "a symlink loop"
+        raise UsageError(f"cannot resolve {path.name}: {reason}", file=shown) from None
+    if resolved != root_real and root_real not in resolved.parents:
+        raise UsageError(
+            f"{path.name} is a symlink to {resolved}, outside the workspace {root_real}; "
+            "planstate will not read or write it",
+            file=shown,
+        )
+    return resolved
+
+
+def read_bytes(path: Path, root: Path, base: Path | None = None) -> bytes:
+    """Read a workspace file after checking it is a regular file inside the workspace of sane size."""
+    shown = _display(path, base)
+    target = real_target(path, root, base)
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        raise UsageError("file not found", file=shown) from None
+    except OSError as exc:
+        raise UsageError(f"cannot read: {exc.strerror}", file=shown) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise UsageError("not a regular file", file=shown)
+    if info.st_size > MAX_FILE_BYTES:
+        raise ParseError(
+            f"file is {info.st_size / (1 << 20):.1f} MB; planstate reads files up to {MAX_FILE_BYTES >> 20} MB",
+            file=shown,
+            line=1,
+            column=1,
+        )
+    try:
+        data = _read_limited(target)
+    except OSError as exc:
+        raise UsageError(f"cannot read: {exc.strerror}", file=shown) from None
+    if data is None:
+        raise ParseError(f"file grew past {MAX_FILE_BYTES >> 20} MB while reading", file=shown, line=1, column=1)
+    return data
+
+
+def _read_limited(path: Path) -> bytes | None:
+    """Read a regular file of at most MAX_FILE_BYTES without blocking on FIFOs; None when larger."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= MAX_FILE_BYTES:
+            chunk = os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    return None if size > MAX_FILE_BYTES else b"".join(chunks)
+
+
+def atomic_write(path: Path, data: bytes, *, expected: bytes | None = None, shown: str | None = None) -> None:
+    """Replace `path` with `data` so that a crash leaves either the old or the new file.
+
+    With `expected`, refuse (ConflictError) when the file on disk no longer holds those bytes:
+    something outside planstate's lock, such as an editor, changed it since it was read.
+    `path` should be the real file, not a symlink: the rename replaces whatever entry has the name.
+    """
+    shown = shown or str(path)
+    try:
+        _write_replacing(path, data, expected, shown)
+    except OSError as exc:
+        raise UsageError(f"cannot write: {exc.strerror or exc}; nothing was written", file=shown) from None
+
+
+def _write_replacing(path: Path, data: bytes, expected: bytes | None, shown: str) -> None:
+    folder = path.parent
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    if expected is not None:
+        try:
+            current = _read_limited(path)
+        except FileNotFoundError:
+            current = None
+        if current != expected:
+            raise ConflictError(
+                "changed on disk while planstate was updating it (an editor saving?); "
+                "nothing was written, run the command again",
+                file=shown,
+            )
+    tmp = folder / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    try:
+        os.fchmod(fd, mode)
+        _write_all(fd, data)
+    except BaseException:
+        os.close(fd)
+        _unlink(tmp)
+        raise
+    os.close(fd)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink(tmp)
+        raise
+    fsync_dir(folder)
+
+
+def write_durably(path: Path, data: bytes) -> None:
+    """Write a new file and flush it to disk (for files that appear through a later rename)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    try:
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte of `data` to `fd` (os.write may write less than asked) and flush it to disk."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fsync(fd)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Flush a folder's entries to disk, so a rename survives a power cut."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def create_exclusive(path: Path, data: bytes) -> None:
+    """Create a new file with `data`, failing if the name exists; the content appears atomically."""
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    try:
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
+        os.link(tmp, path)  # fails with FileExistsError instead of overwriting
+    finally:
+        _unlink(tmp)
+    fsync_dir(path.parent)
+
+
+def remove_stale_temp_files(folder: Path) -> None:
+    """Delete temp files left by planstate writers that were killed (their process is gone).
+
+    Only names planstate makes are touched: `.<name>.<pid>.<8 hex digits>.tmp`.
+    """
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        match = _TEMP_NAME.fullmatch(name)
+        if match is None:
+            continue
+        pid = int(match.group(1))
+        if pid == os.getpid() or _alive(pid):
+            continue
+        _unlink(folder / name)
+
+
+_TEMP_NAME = re.compile(r"\..+\.([0-9]+)\.[0-9a-f]{8}\.tmp")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _unlink(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)

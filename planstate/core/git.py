@@ -1,0 +1,284 @@
+"""Every git call planstate makes, in one place: changes since a moment, files at a revision, config and attributes.
+
+Git is optional: outside a repository, or without git installed, these functions answer None
+and callers say the check could not be made. Only writes to git config raise (GitError).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from planstate.core.errors import PlanstateError
+
+TIMEOUT = 10.0
+
+
+def _process(
+    cwd: Path | None, args: list[str], *, stdin: str | bytes | None = None, text: bool = False, timeout: float = TIMEOUT
+) -> subprocess.CompletedProcess[Any]:
+    """Run `git args` (paths printed as they are, not quoted) and return the finished process, whatever its exit
+    code; OSError or SubprocessError when git cannot be run or takes longer than `timeout` seconds."""
+    return subprocess.run(
+        ["git", "-c", "core.quotepath=off", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=text,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def _run(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str] | None:
+    """Run `git args` in `cwd` and return the finished process (whatever its exit code); None when git is missing
+    or takes too long."""
+    try:
+        return _process(cwd, list(args), stdin=stdin, text=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _git(cwd: Path, *args: str) -> str | None:
+    """Run `git args` in `cwd`; its stdout, or None when git is missing, fails or takes too long."""
+    done = _run(cwd, *args)
+    return done.stdout if done is not None and done.returncode == 0 else None
+
+
+def toplevel(path: Path) -> Path | None:
+    """The root of the git work tree holding `path`, or None outside a repository."""
+    found = _git(path, "rev-parse", "--show-toplevel")
+    return Path(found.strip()) if found and found.strip() else None
+
+
+def merge_text(
+    ours: bytes, base: bytes, theirs: bytes, labels: tuple[str, str, str], marker_size: int = 7
+) -> tuple[bytes, int] | None:
+    """Git's own three-way text merge (`git merge-file`): the result and its number of conflicts.
+
+    `labels` name ours, base and theirs in the conflict markers. None when git is missing or fails.
+    """
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="planstate-merge-") as folder:
+        names = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            path = Path(folder) / name
+            path.write_bytes(data)
+            names.append(str(path))
+        command = ["merge-file", "-p", f"--marker-size={marker_size}"]
+        command += [arg for label in labels for arg in ("-L", label)] + names
+        try:
+            done = _process(None, command)
+        except (OSError, subprocess.SubprocessError):
+            return None
+    if done.returncode < 0 or done.returncode > 127:
+        return None
+    return done.stdout, done.returncode
+
+
+def changed_since(project: Path, since: datetime | None) -> list[str] | None:
+    """Files changed since `since`: in commits made after it, plus uncommitted changes; paths relative to `project`.
+
+    With `since` None, only the uncommitted changes. None when `project` is not in a git work tree or git cannot
+    answer. Names are read NUL-separated (`-z`), so quotes, spaces and ` -> ` in them come through as they are.
+    """
+    top = toplevel(project)
+    if top is None:
+        return None
+    names: set[str] = set()
+    if since is not None:
+        committed = _git(
+            project,
+            "log",
+            "-z",
+            f"--since={since.isoformat()}",
+            "--name-only",
+            "--pretty=format:",
+            "--relative",
+            "--",
+            ".",
+        )
+        if committed is None:
+            return None
+        # commits are separated by an empty name; git may start a commit's names with the newline of its header
+        names.update(name.lstrip("\n") for name in committed.split("\0") if name.strip("\n"))
+    status = _git(project, "status", "--porcelain", "-z", "--untracked-files=all", "--", ".")
+    if status is None:
+        return None
+    prefix = _relative_prefix(top, project)
+    entries = iter(status.split("\0"))
+    for entry in entries:
+        if len(entry) < 4:
+            continue
+        path = entry[3:]
+        if "R" in entry[:2] or "C" in entry[:2]:
+            next(entries, None)  # a rename or copy: its source follows; the new name is what exists now
+        if prefix and path.startswith(prefix):
+            path = path[len(prefix) :]
+        names.add(path)
+    return sorted(names)
+
+
+def _relative_prefix(top: Path, project: Path) -> str:
+    """`git status` prints paths from the repository root; this is `project`'s part of them."""
+    try:
+        rel = project.resolve().relative_to(top.resolve())
+    except ValueError:
+        return ""
+    return "" if str(rel) == "." else f"{rel.as_posix()}/"
+
+
+# ---------------------------------------------------------------------------- configuration: git config and attributes
+
+
+class GitError(PlanstateError):
+    """A git command that had to succeed failed; its message is git's own first line of complaint."""
+
+
+def _failed(done: subprocess.CompletedProcess[str] | None, what: str) -> GitError:
+    if done is None:
+        return GitError(f"{what}: git is not installed or did not answer")
+    said = next((line for line in done.stderr.splitlines() if line.strip()), f"exit {done.returncode}")
+    return GitError(f"{what}: {said.removeprefix('fatal: ').removeprefix('error: ')}")
+
+
+def config_values(cwd: Path, pattern: str, *, local: bool = False) -> dict[str, list[str]] | None:
+    """The git config keys matching the regular expression `pattern` and their values (every value of a multi-valued
+    key, in order), as git reads them in `cwd` (every scope, or only the repository's own with `local`); None when
+    git cannot answer (not installed; with `local`, outside a repository). A key set without `=` has the value
+    `true`."""
+    done = _run(cwd, "config", *(["--local"] if local else []), "-z", "--get-regexp", pattern)
+    if done is None or done.returncode not in (0, 1):  # 1: no key matches
+        return None
+    out: dict[str, list[str]] = {}
+    for item in done.stdout.split("\0"):
+        if not item:
+            continue
+        key, _newline, value = item.partition("\n")
+        out.setdefault(key, []).append(value if _newline else "true")
+    return out
+
+
+def config_set(cwd: Path, key: str, value: str) -> None:
+    """Set `key` to `value` in the repository's own config (`git config --local`), replacing every value it had;
+    GitError when git refuses."""
+    done = _run(cwd, "config", "--local", "--replace-all", key, value)
+    if done is None or done.returncode != 0:
+        raise _failed(done, f"git config --local {key}")
+
+
+def config_remove_section(cwd: Path, section: str) -> None:
+    """Remove a whole section (`merge.planstate`) from the repository's own config; GitError when git refuses
+    (also when there is no such section: look first)."""
+    done = _run(cwd, "config", "--local", "--remove-section", section)
+    if done is None or done.returncode != 0:
+        raise _failed(done, f"git config --local --remove-section {section}")
+
+
+def check_attr(cwd: Path, attributes: list[str], paths: list[str]) -> dict[str, dict[str, str]] | None:
+    """The value of each of `attributes` for each of `paths` (relative to `cwd`) as git applies them: `set`,
+    `unset`, `unspecified` or the value (`planstate`), asked in one `git check-attr --stdin` call; None outside a
+    git work tree or when git cannot answer."""
+    if not paths:
+        return {}
+    done = _run(cwd, "check-attr", "-z", "--stdin", *attributes, stdin="\0".join(paths) + "\0")
+    if done is None or done.returncode != 0:
+        return None
+    fields = done.stdout.split("\0")
+    out: dict[str, dict[str, str]] = {}
+    for index in range(0, len(fields) - 2, 3):
+        path, attribute, value = fields[index : index + 3]
+        out.setdefault(path, {})[attribute] = value
+    return out
+
+
+# ---------------------------------------------------------------------------- revisions: reading .planning/ at a commit
+
+
+class RevisionError(Exception):
+    """A revision could not be read: git is missing, the folder is not in a repository, or the revision does not exist.
+
+    Its message is one line; callers turn it into their own error type (this layer knows none)."""
+
+
+def _git_bytes(cwd: Path, args: list[str], stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run `git args` in `cwd` with bytes in and out; RevisionError when git cannot be run at all."""
+    try:
+        return _process(cwd, args, stdin=stdin, timeout=TIMEOUT * 6)
+    except FileNotFoundError:
+        raise RevisionError("git is not installed (or not on PATH)") from None
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise RevisionError(f"git failed: {exc}") from None
+
+
+def repository_prefix(folder: Path) -> str:
+    """Where `folder` is inside its repository (`apps/web/`, empty at the root); RevisionError outside a repository."""
+    done = _git_bytes(folder, ["rev-parse", "--is-inside-work-tree", "--show-prefix"])
+    lines = done.stdout.decode("utf-8", errors="surrogateescape").splitlines()
+    if done.returncode != 0 or not lines or lines[0].strip() != "true":
+        raise RevisionError(f"{folder} is not in a git work tree; planstate diff compares git revisions")
+    return lines[1].strip() if len(lines) > 1 else ""
+
+
+def resolve_revision(folder: Path, revision: str) -> str:
+    """The commit id `revision` names, seen from `folder`; RevisionError naming it when there is no such commit."""
+    if not revision or revision.startswith("-"):
+        raise RevisionError(f"{revision!r} is not a revision")
+    done = _git_bytes(folder, ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"])
+    if done.returncode == 0 and done.stdout.strip():
+        return done.stdout.decode("ascii").strip()
+    repository_prefix(folder)  # outside a repository, say that rather than "no such revision"
+    if revision == "HEAD" and _git_bytes(folder, ["rev-parse", "--verify", "--quiet", "HEAD"]).returncode != 0:
+        raise RevisionError("revision 'HEAD' does not exist: the repository has no commits yet")
+    raise RevisionError(f"revision {revision!r} does not exist in this repository (or is not a commit)")
+
+
+def files_at(folder: Path, commit: str) -> dict[str, bytes]:
+    """The regular files of `folder` (and below it) at `commit`: path relative to `folder` -> bytes.
+
+    One `git ls-tree` lists them and one `git cat-file --batch` reads every blob, whatever their number.
+    Symlinks and submodules are left out; a folder the commit does not have gives no files.
+    """
+    prefix = repository_prefix(folder)
+    spec = ["--", prefix] if prefix else []
+    listing = _git_bytes(folder, ["ls-tree", "-r", "-z", "--full-tree", commit, *spec])
+    if listing.returncode != 0:
+        message = listing.stderr.decode("utf-8", errors="replace").strip().splitlines()
+        raise RevisionError(f"git ls-tree {commit[:12]} failed: {message[0] if message else 'no reason given'}")
+    wanted: list[tuple[str, str]] = []  # (object id, path below `under`)
+    for entry in listing.stdout.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, name = entry.partition(b"\t")
+        mode, kind, object_id = meta.split(b" ")[:3]
+        path = name.decode("utf-8", errors="surrogateescape")
+        if kind == b"blob" and mode in (b"100644", b"100755") and path.startswith(prefix):
+            wanted.append((object_id.decode("ascii"), path[len(prefix) :]))
+    if not wanted:
+        return {}
+    batch = _git_bytes(folder, ["cat-file", "--batch"], "".join(f"{oid}\n" for oid, _ in wanted).encode("ascii"))
+    if batch.returncode != 0:
+        raise RevisionError(f"git cat-file failed: {batch.stderr.decode('utf-8', errors='replace').strip()}")
+    out: dict[str, bytes] = {}
+    data, at = batch.stdout, 0
+    for blob, path in wanted:
+        end = data.index(b"\n", at)
+        header = data[at:end].split(b" ")
+        if len(header) < 3 or header[0].decode("ascii") != blob:
+            raise RevisionError(f"git cat-file answered {data[at:end]!r} for {blob}")
+        size = int(header[2])
+        out[path] = data[end + 1 : end + 1 + size]
+        at = end + 1 + size + 1  # the contents are followed by a newline
+    return out
+
+
+def merge_base(folder: Path, first: str, second: str) -> str:
+    """The best common ancestor of two revisions (what `git diff A...B` compares B with); RevisionError when none."""
+    a, b = resolve_revision(folder, first), resolve_revision(folder, second)
+    done = _git_bytes(folder, ["merge-base", a, b])
+    if done.returncode != 0 or not done.stdout.strip():
+        raise RevisionError(f"revisions {first!r} and {second!r} have no common ancestor")
+    return done.stdout.decode("ascii").strip()

@@ -1,0 +1,177 @@
+"""The workspace lock: an flock on .planning/.local/lock, with a timeout that names the holder."""
+
+from __future__ import annotations
+
+import fcntl
+import math
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+
+from planstate.core.errors import LockTimeout, UsageError
+
+DEFAULT_TIMEOUT = 10.0
+
+
+def check_timeout(value: float) -> float:
+    """Return a lock timeout in seconds, refusing negative numbers and NaN (which would wait forever)."""
+    if math.isnan(value) or value < 0:
+        raise UsageError(f"the lock timeout must be a number of seconds >= 0, not {value!r}")
+    return value
+
+
+class WorkspaceLock:
+    """A re-entrant exclusive lock shared by every planstate process and thread writing one workspace.
+
+    Between processes it is an flock on the lock file; between threads of one process a
+    re-entrant mutex, so that one thread's nested transactions re-enter while other threads wait.
+    """
+
+    def __init__(self, path: Path, timeout: float | None = None) -> None:
+        self.path = path
+        self.timeout = DEFAULT_TIMEOUT if timeout is None else check_timeout(timeout)
+        self._fd: int | None = None
+        self._depth = 0
+        self._mutex = threading.RLock()
+
+    def _give_up(self, holder: str) -> LockTimeout:
+        return LockTimeout(
+            f"workspace is locked by {holder or 'another process'}; gave up after "
+            f"{self.timeout:g}s (set --lock-timeout or PLANSTATE_LOCK_TIMEOUT to wait longer)",
+            file=_shown(self.path),
+        )
+
+    def acquire(self) -> None:
+        """Take the lock, waiting up to the timeout; raise LockTimeout naming the holder."""
+        deadline = time.monotonic() + self.timeout
+        wait = -1 if self.timeout >= threading.TIMEOUT_MAX else self.timeout
+        if not self._mutex.acquire(timeout=wait):
+            raise self._give_up("another thread of this process")
+        try:
+            if not self._depth:
+                self._fd = self._flock(deadline)
+            self._depth += 1
+        except BaseException:
+            self._mutex.release()
+            raise
+
+    def _flock(self, deadline: float) -> int:
+        """Open the lock file and flock it, waiting until `deadline` (in the kernel where it can, else polling);
+        return the descriptor."""
+        try:
+            self.path.parent.mkdir(exist_ok=True)  # .planning/.local; never recreate a deleted .planning/
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        except OSError as exc:
+            raise UsageError(f"cannot open the workspace lock: {exc.strerror}", file=str(self.path)) from None
+        delay = 0.002
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise self._give_up(_read_holder(fd)) from None
+                    waited = _wait_in_kernel(fd, deadline)
+                    if waited is True:
+                        break
+                    if waited is None:  # not possible here (a thread, or a timer in use): poll
+                        time.sleep(delay)
+                        delay = min(delay * 1.5, 0.01)
+        except BaseException:
+            os.close(fd)
+            raise
+        info = f"pid {os.getpid()} on {os.uname().nodename} ({_command()}) since {time.strftime('%H:%M:%S')}"
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, info.encode("utf-8", errors="replace"), 0)
+        except OSError:
+            pass  # the holder note is a courtesy; the flock is what counts
+        return fd
+
+    def release(self) -> None:
+        """Release the lock (the outermost release unlocks)."""
+        if not self._depth:
+            raise RuntimeError("release of an unheld workspace lock")
+        try:
+            self._depth -= 1
+            if self._depth or self._fd is None:
+                return
+            fd, self._fd = self._fd, None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
+        finally:
+            self._mutex.release()
+
+    def __enter__(self) -> WorkspaceLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.release()
+
+
+class _Expired(Exception):
+    """Raised by the alarm handler to end a blocking flock at the deadline."""
+
+
+def _expire(signum: int, frame: object) -> None:
+    raise _Expired
+
+
+def _wait_in_kernel(fd: int, deadline: float) -> bool | None:
+    """Wait for the lock inside flock until `deadline`: True when taken, False at the deadline, None when this
+    cannot be done (not the main thread, or the process's interval timer is in use), so the caller polls.
+
+    A waiter blocked in the kernel is woken the moment the lock is released; a poller sleeps between tries
+    and, with many writers on a busy machine, can lose every race until its timeout runs out.
+    """
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        return False
+    if threading.current_thread() is not threading.main_thread() or signal.getitimer(signal.ITIMER_REAL)[0]:
+        return None
+    if remaining >= threading.TIMEOUT_MAX:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return True
+    previous = signal.signal(signal.SIGALRM, _expire)
+    taken = False
+    try:
+        # The alarm fires once; wherever it lands, even after flock returned, it ends here as False. A lock
+        # taken all the same is held by this descriptor, so the caller's next non-blocking try gets it.
+        signal.setitimer(signal.ITIMER_REAL, remaining)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        taken = True
+        signal.setitimer(signal.ITIMER_REAL, 0)  # disarmed inside the try, so a late alarm is caught below
+    except _Expired:
+        taken = False
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    return taken
+
+
+def _read_holder(fd: int) -> str:
+    try:
+        return os.pread(fd, 512, 0).decode("utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def _command() -> str:
+    args = [os.path.basename(sys.argv[0]) if sys.argv else "python", *sys.argv[1:3]]
+    return " ".join(args)[:80]
+
+
+def _shown(path: Path) -> str:
+    """The lock file as messages show paths: relative to the project folder that holds `.planning/`."""
+    try:
+        return str(path.relative_to(path.parents[2]))
+    except (IndexError, ValueError):
+        return str(path)

@@ -1,0 +1,1 @@
+"""The format as typed models: schema, kinds of files, validation, derived and typed values."""

@@ -1,0 +1,57 @@
+"""Derived values: progress counts, percent, bar, phase names and durations, recomputed from the truth."""
+
+from __future__ import annotations
+
+from planstate.model.kinds import Phase, State, phase_at, phase_numbers
+
+BAR_WIDTH = 20
+
+
+def progress_bar(percent: int, width: int = BAR_WIDTH) -> str:
+    """Return a text bar such as `█████░░░░░░░░░░░░░░░ 25%`."""
+    filled = round(width * percent / 100)
+    return "█" * filled + "░" * (width - filled) + f" {percent}%"
+
+
+def percent_of(done: int, total: int) -> int:
+    """Completed share as a whole percentage, rounded down (100 only when all are done)."""
+    return 100 * done // total if total else 0
+
+
+def phase_duration(phase: Phase) -> float | None:
+    """Seconds from a phase's start to its completion, when both are known."""
+    if phase.started is None or phase.completed is None:
+        return None
+    return (phase.completed - phase.started).total_seconds()
+
+
+def recompute(state: State) -> None:
+    """Refresh every derived copy in `state` from its sources; leaves unchanged values alone."""
+    total = len(phase_numbers(state))
+    done = sum(1 for p in state.phases if p.status == "completed")
+    if state.phases or state.progress.exists() or state.structure.exists():
+        progress = state.progress
+        percent = percent_of(done, total)
+        _put(progress, "phases_total", total)
+        _put(progress, "phases_completed", done)
+        _put(progress, "percent", percent)
+        _put(progress, "bar", progress_bar(percent))
+    for phase in state.phases:
+        seconds = phase_duration(phase)
+        if seconds is not None:
+            _put(phase, "duration_seconds", int(seconds) if seconds == int(seconds) else seconds)
+        elif "duration_seconds" in phase._data():
+            _put(phase, "duration_seconds", None)
+    if state.position.exists():
+        current = (
+            phase_at(state, state.position.phase) if isinstance(state.position._data().get("phase"), int) else None
+        )
+        if current is not None:
+            _put(state.position, "phase_name", current.name)
+
+
+def _put(model: object, key: str, value: object) -> None:
+    """Set a raw key only when its value differs, so an unchanged derived value is never rewritten."""
+    data = model._data()  # type: ignore[attr-defined]
+    if key not in data or data[key] != value or type(data[key]) is not type(value):
+        model._writable()[key] = value  # type: ignore[attr-defined]

@@ -1,0 +1,1 @@
+"""Operations: the only code that changes state, each inside a transaction."""

@@ -1,0 +1,193 @@
+"""Blockers: record, list, show, and move through seed 003's states (the TABLE below); one file per blocker.
+
+Blocker commands write only blocker files, never STATE.md, so two clones recording
+blockers merge without conflict (see docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from planstate.core.clock import now, parse_datetime
+from planstate.core.errors import UsageError
+from planstate.model.kinds import BLOCKER_STATUSES, SCHEMA_VERSION
+from planstate.ops import records
+from planstate.ops.records import Entry, Listing
+from planstate.store import recordfiles
+from planstate.text.yamltext import format_datetime
+
+if TYPE_CHECKING:
+    from planstate.workspace import Workspace
+
+KIND = "blocker"
+
+
+class Move(NamedTuple):
+    """One allowed move: `command` takes a blocker from `source` to `target`."""
+
+    source: str
+    command: str
+    target: str
+
+
+# Seed 003: [new] ─identify→ [active] ─resolve→ [resolved], and an active blocker with a
+# workaround is [bypassed]. A bypassed blocker whose workaround stops working is active again;
+# any unresolved blocker may be resolved. Resolved is final: a blocker that comes back is a new one.
+TABLE: tuple[Move, ...] = tuple(
+    Move(*row)
+    for row in (
+        ("new", "activate", "active"),
+        ("new", "resolve", "resolved"),
+        ("active", "bypass", "bypassed"),
+        ("active", "resolve", "resolved"),
+        ("bypassed", "activate", "active"),
+        ("bypassed", "resolve", "resolved"),
+    )
+)
+OPEN = ("new", "active", "bypassed")  # what `blocker list` shows by default
+
+
+def allowed(source: str) -> list[Move]:
+    """The moves that leave `source`, in table order."""
+    return [m for m in TABLE if m.source == source]
+
+
+def target_of(source: str, command: str) -> str:
+    """The status `command` leads to from `source`; UsageError naming the allowed commands otherwise."""
+    for move in TABLE:
+        if move.source == source and move.command == command:
+            return move.target
+    moves = ", ".join(f"`blocker {m.command}` (→ {m.target})" for m in allowed(source)) or "none, it is final"
+    raise UsageError(f"cannot {command} a blocker that is {source}; allowed from {source}: {moves}")
+
+
+class BlockerAPI:
+    """`ws.blocker`: the `planstate blocker` commands as methods with the same names."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+
+    def add(
+        self,
+        *,
+        description: str,
+        affects: Sequence[str] = (),
+        title: str | None = None,
+        active: bool = False,
+        blocked_tasks: Sequence[str] = (),
+    ) -> Entry:
+        """Record a blocker in a new file, status `new` (or `active` when it already blocks work)."""
+        ws = self.ws
+        text = records.text(description, "description")
+        name = records.text(title, "title") if title is not None else records.short_title(text)
+        data_affects = records.texts(affects, "affects")
+        tasks = records.texts(blocked_tasks, "blocked_tasks")
+        initiative = ws.target
+        records.preload_templates()
+        with ws.transaction() as tx:
+            records.refuse_read_only(ws, initiative)
+            record_id, path = recordfiles.new_path(initiative, KIND, name)
+            data: dict[str, Any] = {
+                "schema_version": SCHEMA_VERSION,
+                "id": record_id,
+                "title": name,
+                "status": "active" if active else "new",
+                "description": text,
+                "identified": now(),
+                "affects": data_affects,
+                "blocked_tasks": tasks,
+                "workaround": None,
+                "resolution": None,
+                "resolved": None,
+                "by": ws.actor,
+            }
+            tx.create(KIND, path, data, records.body(ws, KIND, data))
+        ws.save_cache()
+        return Entry(KIND, record_id, path, ws.display(path), data)
+
+    def list(
+        self,
+        *,
+        status: str | None = None,
+        all: bool = False,
+        since: str | date | datetime | None = None,
+    ) -> Listing:
+        """The blockers of the initiative by time identified; resolved ones only with `all` or `status`."""
+        return records.listing(
+            self.ws,
+            KIND,
+            status=status,
+            after=since,
+            statuses=BLOCKER_STATUSES,
+            dated="identified",
+            order=lambda e: (_sortable(e.data.get("identified")), e.path.name),
+            shown=lambda current: all or current not in BLOCKER_STATUSES or current in OPEN,
+        )
+
+    def show(self, id: str) -> Entry:
+        """One blocker (by id or unique id prefix) with its body."""
+        record = recordfiles.find(self.ws, self.ws.target, KIND, id)
+        doc = self.ws.read_document(record.path)
+        self.ws.save_cache()
+        return records.entry(self.ws, record, body=doc.body)
+
+    def activate(self, id: str, *, reason: str | None = None) -> Entry:
+        """Mark a new blocker active (it blocks work), or a bypassed one active again (its workaround failed)."""
+        return self._move(id, "activate", reason=records.optional_text(reason, "reason"))
+
+    def bypass(self, id: str, *, workaround: str) -> Entry:
+        """Mark an active blocker bypassed: work proceeds around it with `workaround`."""
+        return self._move(id, "bypass", workaround=records.text(workaround, "workaround"))
+
+    def resolve(self, id: str, *, resolution: str) -> Entry:
+        """Mark a blocker resolved with how it was resolved; sets its `resolved` time."""
+        return self._move(id, "resolve", resolution=records.text(resolution, "resolution"))
+
+    def _move(
+        self,
+        ref: str,
+        command: str,
+        *,
+        reason: str | None = None,
+        workaround: str | None = None,
+        resolution: str | None = None,
+    ) -> Entry:
+        """Apply one move of the TABLE to a blocker and note it in the blocker's `log`."""
+        ws = self.ws
+        with ws.transaction() as tx:
+            records.refuse_read_only(ws, ws.target)
+            record = recordfiles.find(ws, ws.target, KIND, ref)
+            blocker = records.editable(tx, KIND, record.path)
+            source = blocker._data().get("status")
+            try:
+                target = target_of(str(source), command)
+            except UsageError as exc:
+                where = records.located(tx, KIND, record.path, "status")
+                raise UsageError(f"{blocker.id}: {exc.message}", **where) from None
+            when = now()
+            blocker.status = target
+            note = ""
+            if command == "bypass":
+                blocker.workaround = workaround
+                note = workaround or ""
+            elif command == "resolve":
+                blocker.resolution = resolution
+                blocker.resolved = when
+                note = resolution or ""
+            elif command == "activate" and source == "bypassed":
+                blocker.workaround = None  # it no longer works; the log keeps what it was
+                note = reason or "the workaround stopped working"
+            else:
+                note = reason or ""
+            blocker.log.append(f"{format_datetime(when)} {source} → {target}" + (f": {note}" if note else ""))
+            data = blocker.to_data()
+        ws.save_cache()
+        return Entry(KIND, str(data["id"]), record.path, ws.display(record.path), data)
+
+
+def _sortable(value: Any) -> float:
+    """A sort key for a timestamp field that may be missing or hand-written (missing ones first)."""
+    when = parse_datetime(value)
+    return when.timestamp() if when is not None else float("-inf")

@@ -1,0 +1,264 @@
+"""Decisions: record one (optionally superseding another), list, show and supersede; one file per decision.
+
+Decision commands write only decision files, never STATE.md, so two clones recording
+decisions merge without conflict (see docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
+
+from planstate.core.clock import now
+from planstate.core.errors import PlanstateError, UsageError
+from planstate.model.kinds import DECISION_STATUSES, SCHEMA_VERSION, Decision
+from planstate.ops import records
+from planstate.ops.records import Entry, Listing
+from planstate.store import recordfiles
+
+if TYPE_CHECKING:
+    from planstate.store.initiatives import Initiative
+    from planstate.store.transaction import Transaction
+    from planstate.workspace import Workspace
+
+KIND = "decision"
+NEW_STATUSES = ("accepted", "proposed")  # what `add` records; superseded and rejected come later
+# `decision accept` and `decision reject` settle a proposed decision; nothing else moves through them.
+SETTLE = {"accept": "accepted", "reject": "rejected"}
+
+
+@dataclass
+class Superseded:
+    """What `decision supersede` did: the decision replaced and the one that replaces it."""
+
+    old: Entry
+    new: Entry
+
+    def to_dict(self) -> dict[str, Any]:
+        """Both decisions as JSON-ready data."""
+        return {"superseded": self.old.to_dict(), "by": self.new.to_dict()}
+
+
+class DecisionAPI:
+    """`ws.decision`: the `planstate decision` commands as methods with the same names."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+
+    def add(
+        self,
+        *,
+        context: str,
+        decision: str,
+        reason: str,
+        alternatives: Sequence[str] = (),
+        irreversible: bool = False,
+        supersedes: str | None = None,
+        title: str | None = None,
+        status: str = "accepted",
+        phase: int | None = None,
+    ) -> Entry:
+        """Record a decision in a new file; with `supersedes`, mark that decision superseded in the same write."""
+        ws = self.ws
+        fields = {
+            "context": records.text(context, "context"),
+            "decision": records.text(decision, "decision"),
+            "reason": records.text(reason, "reason"),
+        }
+        others = records.texts(alternatives, "alternatives")
+        records.choice(status, NEW_STATUSES, "status")
+        name = records.text(title, "title") if title is not None else records.short_title(fields["decision"])
+        warnings: list[str] = []
+        if phase is None:
+            phase = _current_phase(ws, warnings)
+        elif isinstance(phase, bool) or not isinstance(phase, int) or phase < 0:
+            raise UsageError(f"{phase!r} is not a phase number", field="phase")
+        else:
+            _check_phase(ws, phase)
+        initiative = ws.target
+        records.preload_templates()
+        with ws.transaction() as tx:
+            records.refuse_read_only(ws, initiative)
+            old = _supersedable(tx, initiative, supersedes) if supersedes is not None else None
+            record_id, path = recordfiles.new_path(initiative, KIND, name)
+            data: dict[str, Any] = {
+                "schema_version": SCHEMA_VERSION,
+                "id": record_id,
+                "title": name,
+                "date": now().date(),
+                "status": status,
+                **fields,
+                "alternatives": others,
+                "reversible": not irreversible,
+                "supersedes": old.id if old else None,
+                "superseded_by": None,
+                "phase": phase,
+                "by": ws.actor,
+            }
+            tx.create(KIND, path, data, records.body(ws, KIND, data))
+            if old is not None:
+                replaced = tx.record(KIND, old.path)
+                replaced.status = "superseded"
+                replaced.superseded_by = record_id
+        ws.save_cache()
+        return Entry(KIND, record_id, path, ws.display(path), data, warnings=warnings)
+
+    def list(
+        self,
+        *,
+        all: bool = False,
+        status: str | None = None,
+        since: str | date | datetime | None = None,
+    ) -> Listing:
+        """The decisions of the initiative by date; superseded ones only with `all` (or `status="superseded"`)."""
+        return records.listing(
+            self.ws,
+            KIND,
+            status=status,
+            after=since,
+            statuses=DECISION_STATUSES,
+            dated="date",
+            order=lambda e: (str(e.data.get("date", "")), e.path.name),
+            shown=lambda current: all or current != "superseded",
+            default_status="accepted",
+        )
+
+    def show(self, id: str) -> Entry:
+        """One decision (by id or unique id prefix) with its body."""
+        record = recordfiles.find(self.ws, self.ws.target, KIND, id)
+        doc = self.ws.read_document(record.path)
+        self.ws.save_cache()
+        return records.entry(self.ws, record, body=doc.body)
+
+    def supersede(self, id: str, *, by: str) -> Superseded:
+        """Mark decision `id` superseded by decision `by` (which then names `id` in `supersedes` if it named none)."""
+        ws = self.ws
+        initiative = ws.target
+        with ws.transaction() as tx:
+            records.refuse_read_only(ws, initiative)
+            old_record = _supersedable(tx, initiative, id)
+            new_record = recordfiles.find(ws, initiative, KIND, by)
+            if new_record.path == old_record.path:
+                raise UsageError(f"decision {old_record.id} cannot supersede itself", field="by")
+            new = records.editable(tx, KIND, new_record.path)
+            if new.status == "superseded" or new.superseded_by:
+                raise UsageError(
+                    f"decision {new.id} is itself superseded by {new.superseded_by or 'another decision'}; "
+                    f"supersede {old_record.id} by the decision that is current",
+                    **records.located(tx, KIND, new_record.path, "status"),
+                )
+            _refuse_cycle(ws, initiative, old_record.id, new.id)
+            old = tx.record(KIND, old_record.path)
+            old.status = "superseded"
+            old.superseded_by = new.id
+            if not new.supersedes:
+                new.supersedes = old.id
+        ws.save_cache()
+        return Superseded(
+            Entry(KIND, old.id, old_record.path, ws.display(old_record.path), old.to_data()),
+            Entry(KIND, new.id, new_record.path, ws.display(new_record.path), new.to_data()),
+        )
+
+    def accept(self, id: str) -> Entry:
+        """Accept a proposed decision: status `accepted`."""
+        return self._settle(id, "accept", None)
+
+    def reject(self, id: str, *, reason: str | None = None) -> Entry:
+        """Reject a proposed decision: status `rejected`, with why in `rejection` when given."""
+        return self._settle(id, "reject", records.optional_text(reason, "reason"))
+
+    def _settle(self, ref: str, command: str, reason: str | None) -> Entry:
+        """Move a proposed decision to accepted or rejected; refuse any other status, saying why."""
+        ws = self.ws
+        initiative = ws.target
+        with ws.transaction() as tx:
+            records.refuse_read_only(ws, initiative)
+            record = recordfiles.find(ws, initiative, KIND, ref)
+            decision = records.editable(tx, KIND, record.path)
+            status = decision.status
+            if status != "proposed":
+                where = records.located(tx, KIND, record.path, "status")
+                raise UsageError(f"cannot {command} decision {decision.id}: {_settled(decision, command)}", **where)
+            decision.status = SETTLE[command]
+            if reason is not None:
+                decision.rejection = reason
+            data = decision.to_data()
+        ws.save_cache()
+        return Entry(KIND, str(data["id"]), record.path, ws.display(record.path), data)
+
+
+def _settled(decision: Decision, command: str) -> str:
+    """Why a decision that is not proposed cannot be accepted or rejected."""
+    status = decision.status
+    if status == "superseded" or decision.superseded_by:
+        return f"it is superseded by {decision.superseded_by or 'another decision'}"
+    if status == "rejected":
+        why = f" ({decision.rejection})" if decision.rejection else ""
+        return f"it was rejected{why}; record a new decision instead"
+    if command == "accept":
+        return "it is already accepted"
+    return (
+        "it is accepted; an accepted decision is replaced, not rejected: "
+        f"`planstate decision supersede {decision.id} --by NEW`"
+    )
+
+
+def _current_phase(ws: Workspace, warnings: list[str]) -> int | None:
+    """STATE.md's `position.phase`, read (not written) for a new decision; None with a warning if unreadable."""
+    path = ws.target.state_path
+    try:
+        data = ws.cached_data(path)
+    except PlanstateError as exc:
+        warnings.append(f"phase left empty: {exc}")
+        return None
+    position = data.get("position") if isinstance(data, dict) else None
+    phase = position.get("phase") if isinstance(position, dict) else None
+    return phase if isinstance(phase, int) and not isinstance(phase, bool) and phase >= 0 else None
+
+
+def _check_phase(ws: Workspace, phase: int) -> None:
+    """Refuse a phase number the initiative does not have (when its STATE.md can be read at all)."""
+    from planstate.model.kinds import State, phase_numbers
+
+    try:
+        data = ws.cached_data(ws.target.state_path)
+    except PlanstateError:
+        return  # the record is still worth keeping; validate and check report the broken STATE.md
+    if not isinstance(data, dict):
+        return
+    numbers = phase_numbers(State(data))
+    if len(numbers) and phase not in numbers:
+        raise UsageError(
+            f"{phase} is not a phase of this initiative; phases are numbered {numbers.start} to {numbers.stop - 1}",
+            field="phase",
+        )
+
+
+def _supersedable(tx: Transaction, initiative: Initiative, ref: str) -> recordfiles.Record:
+    """The decision `ref` names, refusing one that is already superseded (saying by which decision)."""
+    record = recordfiles.find(tx.ws, initiative, KIND, ref)
+    current = records.editable(tx, KIND, record.path)
+    if current.status == "superseded" or current.superseded_by:
+        by = current.superseded_by or "another decision"
+        raise UsageError(
+            f"decision {record.id} is already superseded by {by}; supersede {by} instead",
+            **records.located(tx, KIND, record.path, "superseded_by" if current.superseded_by else "status"),
+        )
+    return record
+
+
+def _refuse_cycle(ws: Workspace, initiative: Initiative, old: str, new: str) -> None:
+    """Refuse `new` superseding `old` when `old` already (transitively) supersedes `new`."""
+    found, _problems = recordfiles.load_all(ws, initiative, KIND)
+    supersedes = {r.id: r.data.get("supersedes") for r in found}
+    chain = [old]
+    while True:
+        previous = supersedes.get(chain[-1])
+        if not isinstance(previous, str) or previous in chain:
+            return
+        chain.append(previous)
+        if previous == new:
+            path = " supersedes ".join(chain)
+            raise UsageError(f"{new} cannot supersede {old}: that would make a cycle ({path})", field="by")

@@ -1,0 +1,319 @@
+"""Initiative operations: lifecycle transitions, and creating, listing and switching initiatives (seeds 001, 002, 004).
+
+At most one initiative is active. Every write that makes one active checks the others under the
+workspace lock; `initiative switch` pauses the active one before it resumes the other, in one
+transaction that writes the paused STATE.md first, so the rule holds at every instant, even
+after a crash between the two writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from planstate.core.errors import UsageError
+from planstate.model.kinds import to_json
+from planstate.ops import lifecycle
+from planstate.ops.phases import checked_state, refusal
+from planstate.store.initiatives import FOLDER, Summary, check_slug, discover, summarize
+
+if TYPE_CHECKING:
+    from planstate.store.initiatives import Initiative
+    from planstate.store.transaction import Transaction
+    from planstate.workspace import Workspace
+
+
+@dataclass
+class Transitioned:
+    """One lifecycle transition that was made."""
+
+    initiative: str
+    source: str
+    target: str
+    reason: str | None
+    at: datetime | None
+    trigger: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The transition as JSON-ready data."""
+        data: dict[str, Any] = to_json(
+            {
+                "initiative": self.initiative,
+                "from": self.source,
+                "to": self.target,
+                "reason": self.reason,
+                "at": self.at,
+            }
+        )
+        return data
+
+
+@dataclass
+class Created:
+    """A new initiative, and the initiatives `--switch` paused for it."""
+
+    initiative: str
+    title: str
+    dir: str
+    state: str
+    paused: list[Transitioned] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data."""
+        return {
+            "initiative": self.initiative,
+            "title": self.title,
+            "dir": self.dir,
+            "state": self.state,
+            "paused": [t.to_dict() for t in self.paused],
+        }
+
+
+@dataclass
+class Listed:
+    """One row of `initiative list`."""
+
+    initiative: str
+    title: str
+    state: str
+    since: datetime | None
+    dir: str
+    current: bool
+    problem: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row as JSON-ready data."""
+        data: dict[str, Any] = to_json(
+            {
+                "initiative": self.initiative,
+                "title": self.title,
+                "state": self.state,
+                "since": self.since,
+                "dir": self.dir,
+                "current": self.current,
+                "problem": self.problem,
+            }
+        )
+        return data
+
+
+@dataclass
+class Listing:
+    """The initiatives of a workspace; `hidden` counts archived ones left out."""
+
+    initiatives: list[Listed]
+    hidden: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """The listing as JSON-ready data."""
+        return {"initiatives": [i.to_dict() for i in self.initiatives], "hidden": self.hidden}
+
+
+@dataclass
+class Switched:
+    """What `initiative switch` did: the transitions in the order they were written."""
+
+    initiative: str
+    already_active: bool
+    transitions: list[Transitioned]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data."""
+        return {
+            "initiative": self.initiative,
+            "already_active": self.already_active,
+            "transitions": [t.to_dict() for t in self.transitions],
+        }
+
+
+def transition(
+    ws: Workspace,
+    command: str,
+    *,
+    reason: str | None = None,
+    context: str | None = None,
+    details: dict[str, Any] | None = None,
+) -> Transitioned:
+    """Apply one lifecycle command to the target initiative; refuse a move the table does not allow."""
+    if command not in lifecycle.COMMANDS:
+        raise UsageError(f"{command!r} is not a lifecycle command; commands: {', '.join(lifecycle.COMMANDS)}")
+    if details and command != "error":
+        raise UsageError("error details are kept only by the error command")
+    initiative = ws.target
+    with ws.transaction() as tx:
+        state = checked_state(tx, initiative)
+        target = _allowed(tx, initiative, state.lifecycle.state, command)
+        if target == "active":
+            _refuse_second_active(ws, tx, initiative, command)
+        source, target = lifecycle.apply(tx, initiative, command, reason=reason, context=context)
+        if details and state.lifecycle.error is not None:
+            state.lifecycle.error.details = details
+    return Transitioned(state.initiative, source, target, reason, state.lifecycle.since, command)
+
+
+def _allowed(tx: Transaction, initiative: Initiative, source: str, command: str) -> str:
+    """The state `command` leads to; a refusal located at lifecycle.state when the table has no such move."""
+    try:
+        return lifecycle.target_of(source, command)
+    except UsageError as exc:
+        raise refusal(tx, ["lifecycle", "state"], exc.message, initiative) from None
+
+
+def _refuse_second_active(ws: Workspace, tx: Transaction, initiative: Initiative, command: str) -> None:
+    """Refuse to make `initiative` active while another one is (read under the lock, so it is current)."""
+    others = [s for s in _summaries(ws) if s.state == "active" and s.initiative != initiative]
+    if not others:
+        return
+    other = others[0].slug
+    own = checked_state(tx, initiative).initiative
+    how = (
+        f"`planstate initiative switch {own}` pauses it and resumes {own}"
+        if command == "resume"
+        else f"pause it first (`planstate pause --initiative {other}`)"
+    )
+    raise refusal(
+        tx,
+        ["lifecycle", "state"],
+        f"cannot {command} {own}: initiative {other} is active and at most one may be; {how}",
+        initiative,
+    )
+
+
+def _summaries(ws: Workspace) -> list[Summary]:
+    found = [summarize(ws, i) for i in discover(ws.root)]
+    ws.save_cache()
+    return found
+
+
+class InitiativeAPI:
+    """`ws.initiative`: create, list and switch the initiatives of the workspace."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+
+    def new(
+        self,
+        slug: str,
+        *,
+        title: str | None = None,
+        phases: list[str] | tuple[str, ...] = (),
+        first_phase: int = 1,
+        switch: bool = False,
+    ) -> Created:
+        """Create `.planning/initiatives/SLUG/`: active when none is, else paused (unless `switch`)."""
+        from planstate.store.scaffold import STATE_FILE, initiative_files, materialize
+
+        ws = self.ws
+        check_slug(slug)
+        title = title if title is not None else slug.replace("-", " ").capitalize()
+        if not title.strip():
+            raise UsageError("the title must not be empty")
+        folder = ws.root / FOLDER
+        # The outer transaction changes nothing itself: it holds the (re-entrant) workspace lock from
+        # the checks, across the commit that pauses the active initiative, to the new folder's rename.
+        # It names its initiatives itself, so it never acts on a guessed target.
+        with ws.transaction(explicit=True):
+            summaries = _summaries(ws)
+            taken = {s.slug for s in summaries}
+            if slug in taken or (folder / slug).exists():
+                raise UsageError(f"initiative {slug!r} already exists (initiatives: {', '.join(sorted(taken))})")
+            active = [s for s in summaries if s.state == "active"]
+            state = "active" if switch or not active else "paused"
+            reason = None if state == "active" else f"created while {active[0].slug} is active"
+            files = initiative_files(
+                slug=slug,
+                title=title,
+                phases=phases,
+                first_phase=first_phase,
+                actor=ws.actor,
+                next_action=None,
+                shown=ws.display(folder / slug / STATE_FILE),
+                state=state,
+                reason=reason,
+                trigger="create",
+                planning=ws.root,
+                render_regions=ws.render_new_regions,
+            )
+            paused: list[Transitioned] = []
+            if switch and active:
+                paused = self._pause(active, f"switched to {slug}")
+            folder.mkdir(exist_ok=True)
+            materialize(files, folder, folder / slug)
+        if state == "active":
+            ws.forget_target()  # the new initiative is the active one now: later calls act on it
+        return Created(slug, title, ws.display(folder / slug), state, paused)
+
+    def _pause(self, active: list[Summary], reason: str) -> list[Transitioned]:
+        """Pause the given active initiatives in one transaction (committed before the caller goes on)."""
+        done = []
+        with self.ws.transaction(explicit=True) as tx:
+            for s in active:
+                state = checked_state(tx, s.initiative)
+                lifecycle.apply(tx, s.initiative, "pause", reason=reason, trigger="initiative switch")
+                when = state.lifecycle.since
+                done.append(Transitioned(s.slug, "active", "paused", reason, when, "initiative switch"))
+        return done
+
+    def list(self, *, all: bool = False) -> Listing:
+        """The initiatives, root first; archived ones only with `all`."""
+        ws = self.ws
+        summaries = _summaries(ws)
+        try:
+            current: Initiative | None = ws.target
+        except UsageError:
+            current = None  # two active ones, or --initiative naming none: list anyway, mark none
+        rows = []
+        hidden = 0
+        for s in summaries:
+            if s.state == "archived" and not all:
+                hidden += 1
+                continue
+            shown = ws.display(s.initiative.dir)
+            rows.append(Listed(s.slug, s.title, s.state, s.since, shown, s.initiative == current, s.problem))
+        return Listing(rows, hidden)
+
+    def switch(self, slug: str, *, reason: str | None = None) -> Switched:
+        """Pause the active initiative and resume `slug`, in one transaction; refuse before changing anything."""
+        ws = self.ws
+        with ws.transaction(explicit=True) as tx:
+            summaries = _summaries(ws)  # under the lock: nobody changes them while we decide
+            found = [s for s in summaries if s.slug == slug]
+            if not found:
+                known = ", ".join(s.slug for s in summaries)
+                raise UsageError(f"no initiative {slug!r} in this workspace (initiatives: {known})")
+            target = found[0]
+            if target.problem is not None:
+                raise UsageError(target.problem)
+            if target.state == "active":
+                return Switched(slug, True, [])
+            active = [s for s in summaries if s.state == "active"]
+            # Load the active ones first: a transaction writes STATE.md files in the order it loaded them.
+            for s in active:
+                checked_state(tx, s.initiative)
+            state = checked_state(tx, target.initiative)
+            source = state.lifecycle.state
+            if not any(t.command == "resume" for t in lifecycle.allowed(source)):
+                raise refusal(tx, ["lifecycle", "state"], _cannot_switch(slug, source, active), target.initiative)
+            transitions = []
+            for s in active:
+                why = reason or f"switched to {slug}"
+                lifecycle.apply(tx, s.initiative, "pause", reason=why, trigger="initiative switch")
+                paused_at = checked_state(tx, s.initiative).lifecycle.since
+                transitions.append(Transitioned(s.slug, "active", "paused", why, paused_at, "initiative switch"))
+            why_resumed = reason or (f"switched from {', '.join(s.slug for s in active)}" if active else None)
+            lifecycle.apply(tx, target.initiative, "resume", reason=why_resumed, trigger="initiative switch")
+            transitions.append(
+                Transitioned(slug, source, "active", why_resumed, state.lifecycle.since, "initiative switch")
+            )
+        ws.forget_target()  # later calls on this Workspace act on the initiative that is active now
+        return Switched(slug, False, transitions)
+
+
+def _cannot_switch(slug: str, source: str, active: list[Summary]) -> str:
+    """Why `slug` cannot be switched to, and the commands that get it there."""
+    command = next((t.command for t in lifecycle.allowed(source) if t.target == "active"), "reopen")
+    steps = f"`planstate {command} --initiative {slug}`"
+    if active:
+        steps = f"`planstate pause --initiative {active[0].slug}`, then {steps}"
+    return f"cannot switch to {slug}: its state is {source} and switching only resumes; {command} it instead: {steps}"

@@ -1,0 +1,504 @@
+"""Phase operations (seed 000): start, complete, fail, retry and skip the phases of the structure snapshot.
+
+Rules: at most one phase is active; `position.phase` is always a valid phase number and never
+moves past the last one; completing (or skipping) the phase that leaves no unfinished phase
+completes the initiative explicitly, through the lifecycle table, with `position.phase` kept.
+Every phase command needs the initiative to be `active`. A phase that starts again keeps its
+finished attempt in `previous` (append-only history); open blockers on a phase are warned
+about, never enforced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from planstate.core.clock import now
+from planstate.core.errors import UsageError, ValidationError
+from planstate.model.kinds import (
+    FINISHED,
+    READ_ONLY_STATES,
+    Attempt,
+    Phase,
+    State,
+    legacy_first_phase,
+    phase_numbers,
+    phase_reference,
+    read_only_message,
+    to_json,
+)
+from planstate.model.validation import located, problems_for
+from planstate.ops import lifecycle
+from planstate.text.paths import format_path
+
+if TYPE_CHECKING:
+    from planstate.store.initiatives import Initiative
+    from planstate.store.transaction import Transaction
+    from planstate.workspace import Workspace
+
+
+@dataclass
+class PhaseResult:
+    """What a phase command did: the phase afterwards, where the position is, and whether the initiative completed."""
+
+    initiative: str
+    action: str
+    phase: int
+    name: str
+    previous: str
+    status: str
+    checkpoint: str
+    attempts: int
+    started: datetime | None
+    completed: datetime | None
+    duration_seconds: float | None
+    evidence: dict[str, Any]
+    failure: str | None
+    current_phase: int
+    next_phase: int | None = None
+    next_phase_name: str | None = None
+    initiative_completed: bool = False
+    lifecycle: str = "active"
+    unfinished: list[int] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    auto_resumed: bool = False  # the initiative was suspended and this command resumed it first
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data."""
+        data: dict[str, Any] = to_json(
+            {
+                "initiative": self.initiative,
+                "action": self.action,
+                "phase": self.phase,
+                "name": self.name,
+                "from": self.previous,
+                "to": self.status,
+                "checkpoint": self.checkpoint,
+                "attempts": self.attempts,
+                "started": self.started,
+                "completed": self.completed,
+                "duration_seconds": self.duration_seconds,
+                "evidence": self.evidence,
+                "failure": self.failure,
+                "current_phase": self.current_phase,
+                "next_phase": self.next_phase,
+                "next_phase_name": self.next_phase_name,
+                "initiative_completed": self.initiative_completed,
+                "lifecycle": self.lifecycle,
+                "unfinished": self.unfinished,
+                "auto_resumed": self.auto_resumed,
+                "warnings": self.warnings,
+            }
+        )
+        return data
+
+
+def checked_state(tx: Transaction, initiative: Initiative | None = None, *, repairs: tuple[str, ...] = ()) -> State:
+    """Load an initiative's STATE.md into the transaction and refuse to act on it when it is not valid.
+
+    `repairs` names fields the caller is about to set: their problems are left to the commit's validation.
+    """
+    target = initiative or tx.ws.target
+    staged = tx.load("state", target.state_path, target)
+    _pin_legacy_numbering(staged.data)
+    problems = [p for p in problems_for("state", staged.data) if format_path(p.path) not in repairs]
+    if problems:
+        raise ValidationError(located(staged.doc, problems))
+    return State(staged.data)
+
+
+def _pin_legacy_numbering(data: dict[str, Any]) -> None:
+    """Give a file without a structure snapshot that is numbered from 0 its snapshot before a command moves
+    its position: the base is inferred from the position (`legacy_first_phase`), which the command is about
+    to change. A file numbered from 1, the default reading, is left without one."""
+    if "structure" in data or not isinstance(data.get("phases"), list):
+        return
+    if legacy_first_phase(State(data)) != 0:
+        return
+    data["structure"] = {"phases_total": len(data["phases"]), "first_phase": 0}
+
+
+def refusal(tx: Transaction, path: list[Any], message: str, initiative: Initiative | None = None) -> UsageError:
+    """A UsageError located at `path` of the initiative's STATE.md (file, line, column and field)."""
+    target = initiative or tx.ws.target
+    staged = tx.load("state", target.state_path, target)
+    line, column = staged.doc.locate(list(path))
+    return UsageError(message, file=staged.doc.path, line=line, column=column, field=format_path(path))
+
+
+def refuse_read_only(tx: Transaction, state: State, initiative: Initiative | None = None) -> None:
+    """Refuse to change an archived or completed initiative, saying how to make it writable."""
+    source = state.lifecycle.state
+    if source in READ_ONLY_STATES:
+        raise refusal(
+            tx,
+            ["lifecycle", "state"],
+            read_only_message(state.initiative, source),
+            initiative,
+        )
+
+
+def blocker_warnings(ws: Workspace, initiative: Initiative, numbers: list[int]) -> list[str]:
+    """One warning per open (new or active) blocker whose `affects` names one of the phases `numbers`."""
+    from planstate.store import recordfiles
+
+    if not numbers:
+        return []
+    found, _problems = recordfiles.load_all(ws, initiative, "blocker")  # unreadable ones: `planstate check` says so
+    affected: list[tuple[str, set[int | None]]] = []
+    for record in found:
+        if record.data.get("status") in ("new", "active"):
+            affects = record.data.get("affects")
+            items = affects if isinstance(affects, list) else []
+            affected.append((record.id, {phase_reference(item) for item in items if isinstance(item, str)}))
+    return [
+        f"blocker {blocker} still affects phase {number}: resolve or bypass it"
+        for number in numbers  # phase by phase, then blockers in file-name (id) order
+        for blocker, named in affected
+        if number in named
+    ]
+
+
+def parse_pairs(items: list[str] | tuple[str, ...], what: str = "evidence") -> dict[str, Any]:
+    """Read `KEY=VALUE` items into a mapping; values are YAML scalars (`coverage=65` is 65, `tests=42/45` text)."""
+    from planstate.model.coerce import read_yaml_value
+
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise UsageError(f"{what} {item!r} must be KEY=VALUE, e.g. tests=42/45")
+        value = read_yaml_value(text)
+        if isinstance(value, dict | list):
+            raise UsageError(f"{what} {key}: {text!r} is not a single value (quote it to keep it as text)")
+        out[key] = value
+    return out
+
+
+def generated_next_action(number: int, name: str) -> str:
+    """The next action planstate writes for a phase when nobody wrote one (`init` writes it for the first)."""
+    return f"Start phase {number}: {name}"
+
+
+class PhaseAPI:
+    """`ws.phase`: the phase commands, each one transaction on the target initiative's STATE.md."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self._auto_resumed = False
+
+    def start(self, number: int) -> PhaseResult:
+        """Start phase `number`: a pending phase, or the current one when no phase is active (after a reopen)."""
+        with self.ws.transaction() as tx:
+            state, phase, index = self._prepare(tx, number, "start")
+            current = _current(state)
+            active = _active(state)
+            if phase.status == "active":
+                raise refusal(tx, ["phases", index, "status"], f"phase {number} is already active")
+            if active is not None:
+                other, other_phase = active
+                raise refusal(
+                    tx,
+                    ["phases", other - phase_numbers(state).start, "status"],
+                    f"cannot start phase {number}: phase {other} ({other_phase.name}) is active; "
+                    f"complete, fail or skip it first",
+                )
+            if phase.status != "pending" and number != current:
+                raise refusal(
+                    tx,
+                    ["phases", index, "status"],
+                    f"cannot start phase {number}: it is {phase.status}; only a pending phase, or the current "
+                    f"phase, can be started (make it current with `planstate position --phase {number}`)",
+                )
+            previous = phase.status
+            _reset_rerun(phase)
+            _activate(phase, now())
+            if number != current:
+                _move_to(state, number)
+            warnings = blocker_warnings(self.ws, self.ws.target, [number])
+        return self._result(state, "start", number, previous, warnings)
+
+    def complete(
+        self, number: int, *, checkpoint: str = "passed", evidence: dict[str, Any] | None = None
+    ) -> PhaseResult:
+        """Complete the current phase with its checkpoint result; a failed checkpoint keeps it active to retry."""
+        if checkpoint not in ("passed", "failed"):
+            raise UsageError(f"checkpoint must be passed or failed, not {checkpoint!r}")
+        with self.ws.transaction() as tx:
+            state, phase, index = self._prepare(tx, number, "complete")
+            self._require_current_active(tx, state, number, "complete")
+            if phase.checkpoint == "failed":
+                # passing it now would merge the failed attempt's evidence into the passed one
+                raise refusal(
+                    tx,
+                    ["phases", index, "checkpoint"],
+                    f"phase {number}'s checkpoint failed; `planstate phase retry {number}` first",
+                )
+            previous = phase.status
+            if evidence:
+                phase.evidence.update(evidence)
+            phase.checkpoint = checkpoint
+            started: list[int] = []
+            if checkpoint == "passed":
+                phase.status = "completed"
+                phase.completed = now()
+                _clear(phase, "failure")
+                started = self._advance(tx, state, number, "phase complete")
+            else:
+                phase.failed_at = now()
+            warnings = blocker_warnings(self.ws, self.ws.target, [number, *started])
+        return self._result(state, "complete", number, previous, warnings)
+
+    def fail(self, number: int, *, reason: str) -> PhaseResult:
+        """Mark the current, active phase failed, with why; `retry` starts it again."""
+        if not reason or not reason.strip():
+            raise UsageError("phase fail needs a reason (--reason R)")
+        with self.ws.transaction() as tx:
+            state, phase, _index = self._prepare(tx, number, "fail")
+            self._require_current_active(tx, state, number, "fail")
+            previous = phase.status
+            phase.status = "failed"
+            phase.failure = reason
+            if phase.failed_at is None:  # a failed checkpoint before this already ended the attempt
+                phase.failed_at = now()
+        return self._result(state, "fail", number, previous)
+
+    def retry(self, number: int) -> PhaseResult:
+        """Start the current phase again after it failed or its checkpoint failed."""
+        with self.ws.transaction() as tx:
+            state, phase, index = self._prepare(tx, number, "retry")
+            self._require_current(tx, state, number, "retry")
+            if phase.status != "failed" and not (phase.status == "active" and phase.checkpoint == "failed"):
+                raise refusal(
+                    tx,
+                    ["phases", index, "status"],
+                    f"cannot retry phase {number}: it is {phase.status} with checkpoint {phase.checkpoint}; "
+                    "only a failed phase or a failed checkpoint is retried",
+                )
+            previous = phase.status
+            _reset_rerun(phase)
+            _activate(phase, now())
+            warnings = blocker_warnings(self.ws, self.ws.target, [number])
+        return self._result(state, "retry", number, previous, warnings)
+
+    def skip(self, number: int, *, reason: str | None = None) -> PhaseResult:
+        """Skip the current phase (pending, active or failed) and move on as `complete` does."""
+        with self.ws.transaction() as tx:
+            state, phase, index = self._prepare(tx, number, "skip")
+            self._require_current(tx, state, number, "skip")
+            if phase.status in FINISHED:
+                raise refusal(tx, ["phases", index, "status"], f"cannot skip phase {number}: it is {phase.status}")
+            previous = phase.status
+            phase.status = "skipped"
+            phase.checkpoint = "skipped"
+            if reason is not None or "skip_reason" in phase._data():
+                phase.skip_reason = reason
+            started = self._advance(tx, state, number, "phase skip")
+            warnings = blocker_warnings(self.ws, self.ws.target, started)
+        return self._result(state, "skip", number, previous, warnings)
+
+    # ------------------------------------------------------------------ rules shared by the commands
+
+    def _prepare(self, tx: Transaction, number: int, verb: str) -> tuple[State, Phase, int]:
+        """Load the state, require an active initiative and a valid phase number; return the state, phase, index."""
+        state = checked_state(tx)
+        refuse_read_only(tx, state)
+        source = state.lifecycle.state
+        self._auto_resumed = False
+        if source == "suspended":
+            # Seed 002: suspended is a technical pause that resumes by itself when work goes on; paused,
+            # error and the rest were decisions or failures that a person or agent resumes explicitly.
+            reason = f"work went on: planstate phase {verb} {number}"
+            lifecycle.apply(tx, self.ws.target, "resume", reason=reason, trigger="auto-resume")
+            self._auto_resumed = True
+            source = state.lifecycle.state
+        if source != "active":
+            moves = [t.command for t in lifecycle.allowed(source) if t.target == "active"]
+            commands = " or ".join(f"`planstate {'resume --activate' if m == 'resume' else m}`" for m in moves)
+            raise refusal(
+                tx,
+                ["lifecycle", "state"],
+                f"cannot {verb} phase {number}: the initiative is {source}; phases change only while it is "
+                f"active ({commands} makes it active)",
+            )
+        numbers = phase_numbers(state)
+        if not len(numbers):
+            raise refusal(tx, ["phases"], f"cannot {verb} phase {number}: this initiative has no phases")
+        if number not in numbers or number - numbers.start >= len(state.phases):
+            raise refusal(
+                tx,
+                ["phases"],
+                f"cannot {verb} phase {number}: phases are numbered {numbers.start} to {numbers.stop - 1}",
+            )
+        index = number - numbers.start
+        return state, state.phases[index], index
+
+    def _require_current(self, tx: Transaction, state: State, number: int, verb: str) -> None:
+        current = _current(state)
+        if current == number:
+            return
+        phases = _numbered(state)
+        where = "no phase is current" if current is None else f"phase {current} is the current phase"
+        raise refusal(
+            tx,
+            ["position", "phase"] if current is not None else ["phases"],
+            f"cannot {verb} phase {number}: {where}; phase {number} is {phases[number].status}",
+        )
+
+    def _require_current_active(self, tx: Transaction, state: State, number: int, verb: str) -> None:
+        self._require_current(tx, state, number, verb)
+        phase = _numbered(state)[number]
+        if phase.status == "active":
+            return
+        if phase.status == "failed" and verb == "complete":
+            raise refusal(
+                tx,
+                ["phases", number - phase_numbers(state).start, "status"],
+                f"phase {number} failed; `planstate phase retry {number}` first",
+            )
+        hint = {
+            "pending": f"start it first with `planstate phase start {number}`",
+            "failed": f"retry it first with `planstate phase retry {number}`",
+        }.get(phase.status, "")
+        raise refusal(
+            tx,
+            ["phases", number - phase_numbers(state).start, "status"],
+            f"cannot {verb} phase {number}: it is {phase.status}" + (f"; {hint}" if hint else ""),
+        )
+
+    def _advance(self, tx: Transaction, state: State, number: int, trigger: str) -> list[int]:
+        """After phase `number` finished: start the next pending phase, or complete the initiative when none is left.
+
+        Returns the phase it started (none when it did not start one)."""
+        phases = _numbered(state)
+        finished_name = phases[number].name
+        unfinished = [n for n, p in phases.items() if p.status not in FINISHED]
+        following = [n for n in unfinished if n > number and phases[n].status == "pending"]
+        if following:
+            upcoming = following[0]
+            _activate(phases[upcoming], now())
+            _move_to(state, upcoming)
+            if state.next_action == generated_next_action(number, finished_name):
+                state.next_action = generated_next_action(upcoming, phases[upcoming].name)
+            return [upcoming]
+        if unfinished:
+            return []  # an earlier phase is still open: the position stays here, never past the end
+        if state.next_action == generated_next_action(number, finished_name):
+            state.next_action = None
+        lifecycle.apply(
+            tx,
+            self.ws.target,
+            "complete",
+            trigger=trigger,
+            reason=f"last phase finished: {number} ({finished_name})",
+        )
+        return []
+
+    def _result(
+        self, state: State, action: str, number: int, previous: str, warnings: list[str] | None = None
+    ) -> PhaseResult:
+        phases = _numbered(state)
+        phase = phases[number]
+        current = _current(state)
+        moved = current if current is not None and current != number else None
+        completed = state.lifecycle.state == "completed"
+        return PhaseResult(
+            initiative=state.initiative,
+            action=action,
+            phase=number,
+            name=phase.name,
+            previous=previous,
+            status=phase.status,
+            checkpoint=phase.checkpoint,
+            attempts=phase.attempts,
+            started=phase.started,
+            completed=phase.completed,
+            duration_seconds=phase.duration_seconds,
+            evidence=dict(phase._data().get("evidence") or {}),
+            failure=phase.failure,
+            current_phase=current if current is not None else number,
+            next_phase=moved,
+            next_phase_name=phases[moved].name if moved is not None else None,
+            initiative_completed=completed and action in ("complete", "skip"),
+            lifecycle=state.lifecycle.state,
+            unfinished=[n for n, p in phases.items() if p.status not in FINISHED],
+            warnings=warnings or [],
+            auto_resumed=self._auto_resumed,
+        )
+
+
+# ---------------------------------------------------------------------------- helpers on plain phase data
+
+
+def _numbered(state: State) -> dict[int, Phase]:
+    """The phases by number."""
+    return dict(zip(phase_numbers(state), state.phases, strict=False))
+
+
+def _current(state: State) -> int | None:
+    """The current phase number (position.phase), or None when there is no position."""
+    value = state.position._data().get("phase") if state.position.exists() else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _active(state: State) -> tuple[int, Phase] | None:
+    """The active phase with its number, if any."""
+    for number, phase in _numbered(state).items():
+        if phase.status == "active":
+            return number, phase
+    return None
+
+
+def _activate(phase: Phase, when: datetime) -> None:
+    """Make a phase active, started now, one more attempt."""
+    phase.status = "active"
+    phase.started = when
+    phase.attempts = phase.attempts + 1
+
+
+def _reset_rerun(phase: Phase) -> None:
+    """Keep the previous run of the phase in `previous`, then clear what it left: timing, checkpoint,
+    evidence, failure (seed 000: timing and checkpoints are history, never overwritten)."""
+    data = phase._data()
+    if phase.status == "pending" and data.get("started") is None:
+        return  # a first start: nothing ran yet, and evidence written beforehand belongs to this attempt
+    attempt: dict[str, Any] = {
+        "started": phase.started,
+        "ended": phase.completed or phase.failed_at,
+        "checkpoint": phase.checkpoint,
+        "evidence": dict(data.get("evidence") or {}),
+        "failure": phase.failure,
+    }
+    phase.previous.append(Attempt(attempt))
+    _clear(phase, "completed")
+    _clear(phase, "failed_at")
+    _clear(phase, "failure")
+    _clear(phase, "skip_reason")
+    if "evidence" in data:
+        del phase._writable()["evidence"]
+    if phase.checkpoint != "pending":
+        phase.checkpoint = "pending"
+
+
+def _move_to(state: State, number: int) -> None:
+    """Make `number` the current phase and reset the task-level position (a new phase starts fresh)."""
+    position = state.position
+    position.phase = number
+    data = position._data()
+    for key in ("task", "plan", "plan_name", "wave", "step"):
+        _clear(position, key)
+    if data.get("status", "pending") != "pending":
+        position.status = "pending"
+    if state.progress.exists():
+        progress = state.progress
+        _clear(progress, "current_phase_tasks")
+        if progress._data().get("current_phase_completed") not in (None, 0):
+            progress.current_phase_completed = 0
+
+
+def _clear(model: Any, key: str) -> None:
+    """Set a key to null only when it holds a value, so an absent key stays absent (no new lines in the file)."""
+    if model._data().get(key) is not None:
+        model._writable()[key] = None

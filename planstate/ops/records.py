@@ -1,0 +1,256 @@
+"""What the decision, blocker and session operations share: result objects, new-record bodies, argument checks."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from planstate.core import durations
+from planstate.core.clock import parse_datetime
+from planstate.core.errors import PlanstateError, UsageError, ValidationError
+from planstate.model.kinds import KINDS, READ_ONLY_STATES, read_only_message, to_json
+from planstate.model.schema import Model
+from planstate.model.validation import located as validation_located
+from planstate.model.validation import problems_for
+from planstate.store import recordfiles
+from planstate.store.recordfiles import TEMPLATES, Record
+
+if TYPE_CHECKING:
+    from planstate.store.initiatives import Initiative
+    from planstate.store.transaction import Transaction
+    from planstate.workspace import Workspace
+
+TITLE_WIDTH = 60
+
+
+@dataclass
+class Entry:
+    """One record as an operation returns it: id, file, front matter, and what the command noticed on the way."""
+
+    kind: str
+    id: str
+    path: Path
+    shown: str  # the path as shown to people, relative to the project folder
+    data: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)  # computed facts (a session's heartbeat, a body)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def model(self) -> Model:
+        """The front matter as its typed model (Decision, Blocker or Session)."""
+        return KINDS[self.kind](self.data)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as JSON-ready data: `id`, `path`, every front-matter field, then computed facts."""
+        fields = {k: v for k, v in self.data.items() if k != "id"}
+        out: dict[str, Any] = to_json({"id": self.id, "path": self.shown, **fields, **self.extra})
+        return out
+
+
+@dataclass
+class Listing:
+    """The records a list command found, and the files it could not read (shown as warnings)."""
+
+    items: list[Entry]
+    problems: list[PlanstateError] = field(default_factory=list)
+    invalid: list[PlanstateError] = field(default_factory=list)  # listed as they are, with a warning
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, index: int) -> Entry:
+        return self.items[index]
+
+    def ids(self) -> list[str]:
+        """The ids of the records, in list order."""
+        return [e.id for e in self.items]
+
+    def to_list(self) -> list[dict[str, Any]]:
+        """The records as JSON-ready dicts (what `list --json` prints)."""
+        return [e.to_dict() for e in self.items]
+
+
+def entry(ws: Workspace, record: Record, **extra: Any) -> Entry:
+    """An Entry for a record read from disk."""
+    return Entry(record.kind, record.id, record.path, ws.display(record.path), record.data, dict(extra))
+
+
+def preload_templates() -> None:
+    """Import the template engine before a transaction takes the lock: the import costs more than the write."""
+    import jinja2  # noqa: F401
+
+
+def body(ws: Workspace, kind: str, context: dict[str, Any]) -> str:
+    """The body of a new record, from its template (the user's in .planning/templates/ wins); user text is data."""
+    from planstate.text import templates
+
+    return templates.render(TEMPLATES[kind], context, planning=ws.root)
+
+
+def text(value: str | None, name: str) -> str:
+    """A required piece of text, stripped; UsageError naming `name` when it is missing or blank."""
+    if value is None or not str(value).strip():
+        raise UsageError("must not be empty", field=name)
+    return str(value).strip()
+
+
+def optional_text(value: str | None, name: str) -> str | None:
+    """Optional text, stripped; given but blank is refused (it is almost always a shell quoting slip)."""
+    return None if value is None else text(value, name)
+
+
+def texts(values: Sequence[str] | None, name: str) -> list[str]:
+    """A list of non-blank strings, each stripped; UsageError naming the first blank one."""
+    if isinstance(values, str):
+        raise UsageError("must be a list of strings, not one string", field=name)
+    return [text(v, f"{name}[{i}]") for i, v in enumerate(values or ())]
+
+
+def short_title(value: str, width: int = TITLE_WIDTH) -> str:
+    """A one-line title from longer text: its first line, cut at a word boundary to at most `width` characters."""
+    line = next((ln.strip() for ln in value.splitlines() if ln.strip()), "")
+    line = re.sub(r"\s+", " ", line)
+    if len(line) <= width:
+        return line
+    cut = line[: width - 1]
+    space = cut.rfind(" ")
+    if space >= width // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-") + "…"
+
+
+def choice(value: str | None, allowed: Sequence[str], name: str) -> str | None:
+    """`value` if it is one of `allowed` (or None); UsageError listing the allowed values otherwise."""
+    if value is not None and value not in allowed:
+        raise UsageError(f"{value!r} is not one of: {', '.join(allowed)}", field=name)
+    return value
+
+
+def since(value: str | date | datetime | None, now: datetime) -> datetime | None:
+    """The start of a `--since` window: an ISO date or timestamp, or a duration back from now (`2d`, `12h`)."""
+    if value is None:
+        return None
+    if isinstance(value, datetime | date):
+        found = parse_datetime(value)
+        assert found is not None  # a date or datetime always converts
+        return found
+    raw = value.strip()
+    if raw and raw[0].isdigit() and raw[-1].lower() in "smhdw" and not re.search(r"[-:T]", raw):
+        try:
+            return now - durations.parse(raw, "--since")
+        except OverflowError:
+            raise UsageError(f"--since {value!r} reaches back before the year 1; give a date instead") from None
+    found = parse_datetime(raw)
+    if found is None:
+        raise UsageError(f"--since {value!r} is not a date (2026-11-20), a timestamp or a duration (2d, 12h)")
+    return found
+
+
+def listing(
+    ws: Workspace,
+    kind: str,
+    *,
+    status: str | None,
+    after: str | date | datetime | None,
+    statuses: Sequence[str],
+    dated: str,
+    order: Callable[[Entry], Any],
+    shown: Callable[[Any], bool] = lambda _status: True,
+    default_status: str | None = None,
+    make: Callable[[Record], Entry] | None = None,
+) -> Listing:
+    """The records of `kind` in the target initiative for a list command.
+
+    Those with `status` when given, else those whose status `shown` keeps; with `after` (a `--since`
+    value), only those whose `dated` field is at or after it; sorted by `order`. The listing also
+    carries the files that could not be read and the records that do not validate.
+    """
+    from planstate.core.clock import now
+
+    choice(status, statuses, "status")
+    start = since(after, now())
+    found, problems = recordfiles.load_all(ws, ws.target, kind)
+    wrong = invalid(ws, found, kind)
+    ws.save_cache()
+    items = []
+    for record in found:
+        current = record.data.get("status", default_status)
+        if (current != status) if status is not None else not shown(current):
+            continue
+        if start is not None and not at_or_after(record.data.get(dated), start):
+            continue
+        items.append(make(record) if make is not None else entry(ws, record))
+    items.sort(key=order)
+    return Listing(items, problems, wrong)
+
+
+def invalid(ws: Workspace, found: Sequence[Record], kind: str) -> list[PlanstateError]:
+    """The first validation problem of each record in `found` that does not validate, located in its file: a
+    list shows such a record as it is and warns, so a hand edit never makes a record vanish silently."""
+    out: list[PlanstateError] = []
+    for record in found:
+        problems = problems_for(kind, record.data)
+        if problems:
+            doc = ws.read_document(record.path)
+            out.append(validation_located(doc, problems[:1])[0])
+    return out
+
+
+def at_or_after(value: Any, start: datetime) -> bool:
+    """Whether a record's date or timestamp is at or after `start` (a date counts as its whole day)."""
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return value >= start.astimezone(UTC).date()
+    if isinstance(value, str) and len(value.strip()) == 10:
+        try:
+            return date.fromisoformat(value.strip()) >= start.astimezone(UTC).date()
+        except ValueError:
+            return False
+    when = parse_datetime(value)
+    return when is not None and when >= start
+
+
+def refuse_read_only(ws: Workspace, initiative: Initiative) -> None:
+    """Refuse a new or changed record in an archived or completed initiative (read-only until reopened).
+
+    Reads STATE.md through the cache; an unreadable STATE.md does not stop a record (validate reports it)."""
+    try:
+        data = ws.cached_data(initiative.state_path)
+    except PlanstateError:
+        return
+    lifecycle = data.get("lifecycle") if isinstance(data, dict) else None
+    state = lifecycle.get("state") if isinstance(lifecycle, dict) else None
+    if state not in READ_ONLY_STATES:
+        return
+    doc = ws.read_document(initiative.state_path)
+    line, column = doc.locate(["lifecycle", "state"])
+    raise UsageError(
+        read_only_message(data.get("initiative"), state),
+        file=doc.path,
+        line=line,
+        column=column,
+        field="lifecycle.state",
+    )
+
+
+def editable(tx: Transaction, kind: str, path: Path) -> Any:
+    """The working model of a record in `tx`, refusing a file that is invalid already: a command that
+    changes a record must not silently replace a hand-written value it does not understand."""
+    staged = tx.load(kind, path)
+    found = problems_for(kind, staged.data)
+    if found:
+        raise ValidationError(validation_located(staged.doc, found))
+    return tx.record(kind, path)
+
+
+def located(tx: Transaction, kind: str, path: Path, name: str) -> dict[str, Any]:
+    """Keyword arguments for an error about field `name` of a file in transaction `tx`: file, line, column, field."""
+    doc = tx.load(kind, path).doc
+    line, column = doc.locate([name])
+    return {"file": doc.path, "line": line, "column": column, "field": name}

@@ -1,0 +1,91 @@
+"""Python renderings of the built-in templates of the regions the most frequent writes change.
+
+An agent's most common writes (`next`, `context`, `task start`, `position`, `set next_action`)
+change the `next`, `resume` or `position` region. Rendering those through Jinja costs the
+Jinja import, about twice the rest of the command, in every process. These functions give the
+same text as the built-in templates for the same context, so such a write needs no Jinja.
+They are used only while the template in effect is exactly the built-in one (its SHA-256 is
+listed here); an override in `.planning/templates/` always goes through Jinja. The test suite
+renders random contexts both ways and requires the same text, and fails when a built-in
+template changes without its rendering here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from planstate.core.digests import sha256_hex
+from planstate.text.filters import block, code, inline, when
+
+
+def _next(c: dict[str, Any]) -> str:
+    """`templates/regions/next.md.j2`."""
+    out = [f"{block(c['next_action'])}\n" if c["next_action"] else NO_NEXT_ACTION]
+    if c["open_questions"]:
+        out.append("\n**Open questions:**\n\n")
+        out.extend(f"- {inline(question)}\n" for question in c["open_questions"])
+    return "".join(out)
+
+
+NO_NEXT_ACTION = "_No next action is set (`planstate set next_action TEXT`)._\n"
+
+
+def _resume(c: dict[str, Any]) -> str:
+    """`templates/regions/resume.md.j2`."""
+    files, done = c["files_modified"], c["key_implementations"]
+    out: list[str] = []
+    if files:
+        out.append("**Files modified:**\n\n")
+        out.extend(f"- {code(path)}\n" for path in files)
+    if done:
+        if files:
+            out.append("\n")
+        out.append("**Key implementations:**\n\n")
+        out.extend(f"- {inline(item)}\n" for item in done)
+    if not files and not done:
+        out.append("_Nothing recorded yet (`planstate append resume_context.files_modified PATH`)._\n")
+    return "".join(out)
+
+
+def _position(c: dict[str, Any]) -> str:
+    """`templates/regions/position.md.j2`."""
+    phase, status = c["phase"], str(c["status"]).replace("_", " ")
+    out: list[str] = []
+    if phase:
+        out.append(f"- **Phase {phase['number']} of {phase['total']}:** {inline(phase['name'])} ({phase['status']})\n")
+    else:
+        out.append("- **Phase:** none\n")
+    if c["plan"] is not None:
+        named = f": {inline(c['plan_name'])}" if c["plan_name"] else ""
+        out.append(f"- **Plan:** {inline(c['plan'])}{named}\n")
+    out.append(f"- **Task:** {inline(c['task'])} ({status})\n" if c["task"] else f"- **Task:** none ({status})\n")
+    if c["step"]:
+        out.append(f"- **Step:** {inline(c['step'])}\n")
+    if c["wave"] is not None:
+        out.append(f"- **Wave:** {c['wave']}\n")
+    life = c["lifecycle"]
+    line = f"- **Lifecycle:** {life['state']}"
+    line += f" since {when(life['since'])} UTC" if life["since"] else ""
+    line += f" by {inline(life['by'])}" if life["by"] else ""
+    line += f": {inline(life['reason'])}" if life["reason"] else ""
+    line += f" (was working on: {inline(life['context'])})" if life["context"] else ""
+    out.append(line + "\n")
+    return "".join(out)
+
+
+# The SHA-256 of each built-in template these functions reproduce (tests/test_builtin_regions.py checks them).
+RENDERINGS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
+    "next": ("c2393317b7f26199871f63f372a18e05f977fe60ccf6d73e0235b97d42eb09f8", _next),
+    "resume": ("7f0ab61754a72b05905f84499f9b565eaed93717f166d4254560bb142411d51a", _resume),
+    "position": ("2ca53e2db3a1bb47bf1a03adc96f8b73fc5788b54e3571ceab102940f25ce119", _position),
+}
+
+
+def render(name: str, source: str, context: dict[str, Any]) -> str | None:
+    """The raw text of region `name` rendered from `context` without Jinja, when `source` (the template in
+    effect) is the built-in template this module reproduces; else None."""
+    known = RENDERINGS.get(name)
+    if known is None or sha256_hex(source.encode("utf-8")) != known[0]:
+        return None
+    return known[1](context)

@@ -1,0 +1,150 @@
+"""What `planstate render` did (or would do) to each STATE.md, and unified diffs of file changes.
+
+Kept apart from regions.py, which every STATE.md write imports: these are only needed by the
+`render` and `check` commands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from planstate.render.regions import Plan, refresh
+
+if TYPE_CHECKING:
+    from planstate.store.initiatives import Initiative
+    from planstate.workspace import Workspace
+
+
+@dataclass
+class FileChange:
+    """A file's bytes before and after a change (made or proposed)."""
+
+    path: Path
+    shown: str
+    before: bytes
+    after: bytes
+
+    def diff(self) -> str:
+        """The change as a unified diff (`a/FILE`, `b/FILE`), empty when nothing changes."""
+        import difflib
+
+        old = self.before.decode("utf-8", errors="surrogateescape").splitlines(keepends=True)
+        new = self.after.decode("utf-8", errors="surrogateescape").splitlines(keepends=True)
+        out = []
+        for line in difflib.unified_diff(old, new, f"a/{self.shown}", f"b/{self.shown}"):
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+        return "".join(out)
+
+
+@dataclass
+class RenderedFile(FileChange):
+    """One STATE.md after `render`: its regions' outcomes, its marker problems and whether it was written."""
+
+    plan: Plan | None = None
+    written: bool = False
+    conflicts: list[tuple[int, str]] = field(default_factory=list)  # (line, why) of conflicts left alone
+    resolved: bool = False  # whether git conflicts inside regions were resolved
+
+    @property
+    def changed(self) -> bool:
+        """Whether rendering changes (or changed) the file."""
+        return self.after != self.before
+
+    @property
+    def problems(self) -> list[tuple[int, str]]:
+        """What keeps regions from being rendered: hand edits, template errors, unreadable records, malformed
+        markers, and git conflicts that reach outside the regions."""
+        out = [] if self.plan is None else self.plan.unrendered
+        return sorted([*out, *self.conflicts])
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data."""
+        outcomes = self.plan.outcomes if self.plan is not None else []
+        return {
+            "file": self.shown,
+            "changed": self.changed,
+            "written": self.written,
+            "regions": [
+                {"name": o.name, "line": o.line, "status": o.status, "message": o.message or None} for o in outcomes
+            ],
+            "problems": [{"line": line, "message": message} for line, message in self.problems],
+        }
+
+
+@dataclass
+class RenderReport:
+    """What `planstate render` did (or, with `check`, would do) to each STATE.md."""
+
+    files: list[RenderedFile]
+
+    @property
+    def changed(self) -> list[RenderedFile]:
+        """The files whose regions change."""
+        return [f for f in self.files if f.changed]
+
+    @property
+    def clean(self) -> bool:
+        """True when nothing changes and no region is hand-edited, broken or unrenderable."""
+        return not self.changed and not any(f.problems for f in self.files)
+
+    def diff(self) -> str:
+        """The unified diff of every change."""
+        return "".join(f.diff() for f in self.files)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data."""
+        return {"clean": self.clean, "files": [f.to_dict() for f in self.files]}
+
+
+def render_file(ws: Workspace, initiative: Initiative, *, force: bool = False, write: bool = False) -> RenderedFile:
+    """Re-render the regions of an initiative's STATE.md; with `write`, replace the file atomically if they changed.
+
+    The caller holds the workspace lock when writing. The front matter must be valid (ValidationError
+    otherwise). A region-only write leaves `updated` alone: it tracks changes of the truth. Git
+    conflicts confined to generated regions are resolved by keeping the first side's regions and
+    rendering them again from the merged records; any other conflict leaves the file alone.
+    """
+    from planstate.core.errors import UsageError
+    from planstate.core.files import atomic_write, read_bytes, real_target, remove_stale_temp_files
+    from planstate.model.validation import check
+    from planstate.render.regions import conflict_hunks, resolve_region_conflicts, split_lines
+    from planstate.text.document import Document
+
+    path = initiative.state_path
+    shown = ws.display(path)
+    before = read_bytes(path, ws.root, ws.root.parent)
+    text = before
+    touched: set[str] = set()
+    if b"<<<<<<<" in before:
+        hunks = conflict_hunks(split_lines(before.decode("utf-8", errors="surrogateescape")))
+        resolved = resolve_region_conflicts(before) if hunks else None
+        if resolved is None and hunks != []:
+            lines = [(h.start + 1, h.stop + 1) for h in hunks or []] or [(1, 1)]
+            problems = [
+                (first, f"unresolved git conflict (lines {first}-{last}) outside generated regions; resolve it by hand")
+                for first, last in lines
+            ]
+            return RenderedFile(path, shown, before, before, None, False, problems)
+        if resolved is not None:
+            text, touched = resolved
+    doc = Document.from_bytes(text, shown)
+    if not doc.has_front_matter:
+        raise UsageError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)
+    check(doc, "state")
+    result = refresh(ws, doc, initiative, force=True if force else touched, warn=False)
+    after = doc.to_bytes()
+    written = False
+    if write and after != before:
+        # STATE.md is written here without a Transaction because only its body changes: a transaction
+        # writes a file only when its front matter data changes. The workspace lock is held (taken again
+        # here, it is re-entrant; Workspace.render_initiative holds it from before the read), and
+        # `expected=before` makes the write fail (ConflictError, exit 3) if anything changed the file
+        # since it was read above, so no concurrent edit, by planstate or an editor, is lost.
+        with ws.locked():
+            target = real_target(path, ws.root, ws.root.parent)
+            remove_stale_temp_files(target.parent)
+            atomic_write(target, after, expected=before, shown=doc.path)
+        written = True
+    return RenderedFile(path, shown, before, after, result, written, resolved=bool(touched))

@@ -1,0 +1,312 @@
+"""What each generated region of STATE.md is rendered from: plain JSON-ready data built from the state and,
+for the record regions, the initiative's blockers, decisions and sessions (read through the front-matter cache).
+
+Every value here is a pure function of the files: no wall clock, so rendering twice gives the same text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from planstate.model.derived import percent_of, phase_duration, progress_bar
+from planstate.model.kinds import FINISHED, KINDS, RECORD_FOLDERS, State, phase_at, phase_numbers, to_json
+
+if TYPE_CHECKING:
+    from planstate.store.initiatives import Initiative
+    from planstate.workspace import Workspace
+
+DAY = 86400  # seconds an unfinished phase is drawn with when no phase has completed yet
+LIMITS = {"decisions": 10, "sessions": 5}  # rows the built-in templates show; the context holds them all
+
+
+# Reads the records of one kind for the regions: (JSON-ready items of the valid records, each with its `link`;
+# why each of the other record files of that kind could not be used).
+Loader = Callable[[str], tuple[list[dict[str, Any]], list[str]]]
+
+
+class Sources:
+    """The inputs of one STATE.md's regions: its front matter and, on first use, its initiative's records."""
+
+    def __init__(
+        self,
+        data: dict[str, Any],
+        ws: Workspace | None = None,
+        initiative: Initiative | None = None,
+        *,
+        planning: Path | None = None,
+        loader: Loader | None = None,
+    ) -> None:
+        self.state = State(data)
+        self.ws = ws
+        self.initiative = initiative
+        self.planning = ws.root if ws is not None else planning  # whose template overrides apply
+        self._loader = loader
+        self._records: dict[str, tuple[list[dict[str, Any]], list[str]]] = {}
+
+    def records(self, kind: str) -> list[dict[str, Any]]:
+        """The valid records of `kind` as JSON-ready data, each with a `link` relative to STATE.md's folder."""
+        return self._load(kind)[0]
+
+    def failures(self, kind: str) -> list[str]:
+        """The record files of `kind` that could not be used, each as `FILE does not parse` (or why else)."""
+        return self._load(kind)[1]
+
+    def _load(self, kind: str) -> tuple[list[dict[str, Any]], list[str]]:
+        loaded = self._records.get(kind)
+        if loaded is None:
+            if self._loader is not None:
+                loaded = self._loader(kind)
+            elif self.ws is not None and self.initiative is not None:
+                loaded = load_records(self.ws, self.initiative, kind)
+            else:
+                loaded = ([], [])
+            self._records[kind] = loaded
+        return loaded
+
+    def context(self, name: str) -> dict[str, Any]:
+        """The context of region `name`."""
+        return BUILDERS[name](self)
+
+
+def load_records(ws: Workspace, initiative: Initiative, kind: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """The records of `kind` for the regions (through the front-matter cache), and why any file cannot be used."""
+    from planstate.model.validation import problems_for
+    from planstate.store import recordfiles
+
+    loaded, problems = recordfiles.load_all(ws, initiative, kind)
+    items: list[dict[str, Any]] = []
+    failures = [unusable(problem.file or "", problem) for problem in problems]
+    for record in loaded:
+        invalid = problems_for(kind, record.data)
+        if invalid:
+            failures.append(invalid_record(ws.display(record.path), invalid[0]))
+            continue
+        items.append(region_item(kind, record.path, record.data))
+    return items, failures
+
+
+def region_item(kind: str, path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """A valid record as a region shows it: every declared field as JSON-ready data (missing ones as their
+    default) and a `link` relative to STATE.md's folder. Regions only read these items."""
+    item = to_json(data)
+    item["link"] = f"{RECORD_FOLDERS[kind]}/{path.name}"
+    return _fill(kind, item)
+
+
+def unusable(shown: str, error: Exception) -> str:
+    """Why a record file cannot be shown: `FILE does not parse`, or `FILE cannot be read (why)`."""
+    from planstate.core.errors import ParseError, PlanstateError
+
+    if isinstance(error, ParseError):
+        return f"{shown} does not parse"
+    message = error.message if isinstance(error, PlanstateError) else str(error)
+    return f"{shown} cannot be read ({message})"
+
+
+def invalid_record(shown: str, problem: Any) -> str:
+    """Why a record that does not validate cannot be shown: `FILE does not validate (field: problem)`."""
+    field = ".".join(str(p) for p in problem.path)
+    return f"{shown} does not validate ({field + ': ' if field else ''}{problem.message})"
+
+
+def position(src: Sources) -> dict[str, Any]:
+    """Context of `position`: the current phase, plan, task, wave, status, step and the lifecycle state."""
+    state = src.state
+    raw = state.position._data() if state.position.exists() else {}
+    phase = None
+    if isinstance(raw.get("phase"), int):
+        current = phase_at(state, raw["phase"])
+        if current is not None:
+            phase = {
+                "number": raw["phase"],
+                "total": len(phase_numbers(state)),
+                "name": current.name,
+                "status": current.status,
+            }
+    lifecycle = state.lifecycle._data()
+    return {
+        "phase": phase,
+        "plan": raw.get("plan"),
+        "plan_name": raw.get("plan_name"),
+        "task": raw.get("task"),
+        "wave": raw.get("wave"),
+        "status": raw.get("status", "pending"),
+        "step": raw.get("step"),
+        "lifecycle": {key: to_json(lifecycle.get(key)) for key in ("state", "since", "reason", "by", "context")},
+    }
+
+
+def progress(src: Sources) -> dict[str, Any]:
+    """Context of `progress`: phase counts, percentage and bar (computed, never the file's copies) and task counts."""
+    state = src.state
+    total = len(phase_numbers(state))
+    done = sum(1 for p in state.phases if p.status == "completed")
+    percent = percent_of(done, total)
+    counts = state.progress._data() if state.progress.exists() else {}
+    raw = state.position._data() if state.position.exists() else {}
+    return {
+        "phases_total": total,
+        "phases_completed": done,
+        "percent": percent,
+        "bar": progress_bar(percent),
+        "current_phase": raw.get("phase") if isinstance(raw.get("phase"), int) else None,
+        "current_phase_tasks": counts.get("current_phase_tasks"),
+        "current_phase_completed": counts.get("current_phase_completed"),
+    }
+
+
+def _completed_seconds(state: State) -> list[float]:
+    """Durations of the completed phases that have both timestamps."""
+    out = []
+    for phase in state.phases:
+        seconds = phase_duration(phase)
+        if phase.status == "completed" and seconds is not None and seconds > 0:
+            out.append(seconds)
+    return out
+
+
+def phases(src: Sources) -> dict[str, Any]:
+    """Context of `phases`: one row per phase with timing and checkpoint, the average duration and an estimate."""
+    state = src.state
+    numbers = phase_numbers(state)
+    raw = state.position._data() if state.position.exists() else {}
+    rows = []
+    for index, phase in enumerate(state.phases):
+        number = numbers.start + index
+        seconds = phase_duration(phase)
+        data = phase._data()
+        rows.append(
+            {
+                "number": number,
+                "name": phase.name,
+                "status": phase.status,
+                "started": to_json(phase.started),
+                "completed": to_json(phase.completed),
+                "duration_seconds": _whole(seconds),
+                "checkpoint": phase.checkpoint,
+                "evidence": to_json(data.get("evidence") or {}),
+                "failure": phase.failure,
+                "attempts": phase.attempts,
+                "current": number == raw.get("phase"),
+            }
+        )
+    done = _completed_seconds(state)
+    average = _whole(sum(done) / len(done)) if done else None
+    remaining = sum(1 for p in state.phases if p.status not in FINISHED)
+    return {
+        "phases": rows,
+        "average_seconds": average,
+        "remaining": remaining,
+        "estimate_seconds": average * remaining if average is not None else None,
+    }
+
+
+def gantt(src: Sources) -> dict[str, Any]:
+    """Context of `gantt`: a bar per phase. Unfinished phases are drawn for the average completed duration (a day
+    when none is completed) and pending ones follow each other, so the chart changes only when phase data does."""
+    state = src.state
+    numbers = phase_numbers(state)
+    done = _completed_seconds(state)
+    step = timedelta(seconds=round(sum(done) / len(done)) if done else DAY)
+    starts = [p.started for p in state.phases if p.started is not None]
+    anchor: datetime | None = min(starts) if starts else state.created
+    cursor: datetime | None = None
+    bars = []
+    for index, phase in enumerate(state.phases):
+        start = phase.started or cursor or anchor
+        if start is None:
+            continue
+        milestone = False
+        estimated = False
+        if phase.completed is not None and phase.completed >= start:
+            end = phase.completed
+        elif phase.status == "skipped":
+            end, milestone = start, True
+        else:
+            end, estimated = start + step, True
+        cursor = end if cursor is None or end > cursor else cursor
+        bars.append(
+            {
+                "id": f"p{numbers.start + index}",
+                "number": numbers.start + index,
+                "name": phase.name,
+                "status": phase.status,
+                "tag": {"completed": "done", "active": "active", "failed": "crit", "skipped": "done"}.get(
+                    phase.status, ""
+                ),
+                "start": to_json(start),
+                "end": to_json(end),
+                "milestone": milestone,
+                "estimated": estimated,
+            }
+        )
+    return {"bars": bars, "step_seconds": int(step.total_seconds()), "measured": bool(done)}
+
+
+def blockers(src: Sources) -> dict[str, Any]:
+    """Context of `blockers`: the unresolved blockers, oldest first, and how many are resolved."""
+    items = src.records("blocker")
+    open_items = sorted(
+        (b for b in items if b.get("status") != "resolved"), key=lambda b: (str(b.get("identified")), b["id"])
+    )
+    return {"blockers": open_items, "resolved": len(items) - len(open_items)}
+
+
+def decisions(src: Sources) -> dict[str, Any]:
+    """Context of `decisions`: every decision, newest first."""
+    items = sorted(src.records("decision"), key=lambda d: (str(d.get("date")), d["id"]), reverse=True)
+    return {"decisions": items, "limit": LIMITS["decisions"]}
+
+
+def sessions(src: Sources) -> dict[str, Any]:
+    """Context of `sessions`: every session, newest first."""
+    items = sorted(src.records("session"), key=lambda s: (str(s.get("started")), s["id"]), reverse=True)
+    return {"sessions": items, "limit": LIMITS["sessions"]}
+
+
+def next_action(src: Sources) -> dict[str, Any]:
+    """Context of `next`: the next action and the open questions."""
+    state = src.state
+    return {"next_action": state.next_action, "open_questions": list(state.resume_context.open_questions)}
+
+
+def resume(src: Sources) -> dict[str, Any]:
+    """Context of `resume`: the files modified and the key implementations of the current stretch of work."""
+    context = src.state.resume_context
+    return {"files_modified": list(context.files_modified), "key_implementations": list(context.key_implementations)}
+
+
+def _fill(kind: str, item: dict[str, Any]) -> dict[str, Any]:
+    """Every declared field of a record (missing ones as their default: null, or an empty list) and its link,
+    so strict templates can use any field."""
+    from planstate.model.schema import ListOf
+
+    out: dict[str, Any] = {}
+    for name, field in KINDS[kind].fields.items():
+        if name in item:
+            out[name] = item[name]
+        else:
+            out[name] = [] if isinstance(field.kind, ListOf) else to_json(field.default)
+    out["link"] = item["link"]
+    return out
+
+
+def _whole(seconds: float | None) -> int | None:
+    """Seconds rounded to a whole number (durations are shown to the minute)."""
+    return None if seconds is None else round(seconds)
+
+
+BUILDERS = {
+    "position": position,
+    "progress": progress,
+    "next": next_action,
+    "blockers": blockers,
+    "phases": phases,
+    "gantt": gantt,
+    "decisions": decisions,
+    "sessions": sessions,
+    "resume": resume,
+}

@@ -1,0 +1,1 @@
+"""Summaries for returning readers: the resume brief and the status summary."""

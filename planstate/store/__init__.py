@@ -1,0 +1,1 @@
+"""Where planning files live and how they are read and written, in transactions."""

@@ -1,0 +1,143 @@
+"""Initiatives of a workspace: where each one lives, which one is active, which one a command acts on.
+
+The first initiative is `.planning/` itself (its STATE.md and record folders); further ones
+live in `.planning/initiatives/<slug>/` with the same layout. At most one is `active`
+(seed 001). A command acts on the one named by `--initiative`, else the active one, else
+(none active) the one whose lifecycle changed last; that last one is a guess when several
+could be meant, and `Workspace.transaction()` refuses to write on a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from planstate.core.clock import parse_datetime
+from planstate.core.errors import UsageError
+from planstate.model.kinds import RECORD_FOLDERS, SLUG
+
+if TYPE_CHECKING:
+    from planstate.workspace import Workspace
+
+FOLDER = "initiatives"
+STATE_FILE = "STATE.md"
+_SLUG = re.compile(SLUG)
+
+
+class Initiative(NamedTuple):
+    """Where one initiative lives: its folder (`.planning/` or `.planning/initiatives/<slug>/`)."""
+
+    dir: Path
+    folder_slug: str | None  # None for the root initiative, whose slug is in its STATE.md
+
+    @property
+    def root(self) -> bool:
+        """Tell whether this is the workspace's first initiative (`.planning/` itself)."""
+        return self.folder_slug is None
+
+    @property
+    def state_path(self) -> Path:
+        """Its STATE.md."""
+        return self.dir / STATE_FILE
+
+    @property
+    def history_path(self) -> Path:
+        """Its history.jsonl."""
+        return self.dir / "history.jsonl"
+
+    def folder(self, kind: str) -> Path:
+        """Its folder of records of `kind` (decision, blocker, session)."""
+        return self.dir / RECORD_FOLDERS[kind]
+
+
+class Summary(NamedTuple):
+    """What selection and `initiative list` need to know about an initiative, read cheaply."""
+
+    initiative: Initiative
+    slug: str
+    title: str
+    state: str
+    since: datetime | None
+    problem: str | None = None  # when its STATE.md could not be read
+
+
+def discover(planning: Path) -> list[Initiative]:
+    """Every initiative of the workspace at `planning`: the root first, then the others by slug."""
+    found = [Initiative(planning, None)]
+    folder = planning / FOLDER
+    if folder.is_dir():
+        for sub in sorted(folder.iterdir()):
+            # a dot-folder is a staging folder of `initiative new` (being created, or left by a crash)
+            if not sub.name.startswith(".") and sub.is_dir() and (sub / STATE_FILE).is_file():
+                found.append(Initiative(sub, sub.name))
+    return found
+
+
+def summarize(ws: Workspace, initiative: Initiative) -> Summary:
+    """Read an initiative's slug, title and lifecycle state (through the front-matter cache)."""
+    from planstate.core.errors import PlanstateError
+
+    try:
+        data: Any = ws.cached_data(initiative.state_path)
+    except PlanstateError as exc:
+        slug = initiative.folder_slug or "(root)"
+        return Summary(initiative, slug, "", "unknown", None, str(exc))
+    data = data if isinstance(data, dict) else {}
+    lifecycle: dict[str, Any] = data["lifecycle"] if isinstance(data.get("lifecycle"), dict) else {}
+    named = data.get("initiative")
+    state = lifecycle["state"] if isinstance(lifecycle.get("state"), str) else "unknown"
+    return Summary(
+        initiative,
+        initiative.folder_slug or (named if isinstance(named, str) else "(root)"),
+        str(data.get("title") or ""),
+        state,
+        parse_datetime(lifecycle.get("since")),
+    )
+
+
+class Choice(NamedTuple):
+    """The initiative a command acts on, and whether that was a guess."""
+
+    initiative: Initiative
+    guessed: tuple[str, ...] = ()  # no initiative is active and several could be meant: their slugs
+
+
+def choose(ws: Workspace, explicit: str | None) -> Choice:
+    """The initiative a command acts on (see the module docstring), noting when the fallback guessed among several."""
+    found = discover(ws.root)
+    if explicit is None and len(found) == 1:
+        return Choice(found[0])  # the common case costs no parsing at all
+    summaries = [summarize(ws, i) for i in found]
+    if explicit is not None:
+        for s in summaries:
+            if s.slug == explicit:
+                return Choice(s.initiative)
+        known = ", ".join(s.slug for s in summaries)
+        raise UsageError(f"no initiative {explicit!r} in this workspace (initiatives: {known})")
+    active = [s for s in summaries if s.state == "active"]
+    if len(active) > 1:
+        names = ", ".join(s.slug for s in active)
+        raise UsageError(
+            f"{len(active)} initiatives are active ({names}); at most one may be. "
+            "Pass --initiative SLUG, or make one active with `planstate initiative switch SLUG`"
+        )
+    if active:
+        return Choice(active[0].initiative)
+    candidates = [s for s in summaries if s.state != "archived"] or summaries
+    epoch = datetime.min.replace(tzinfo=UTC)
+    chosen = max(candidates, key=lambda s: s.since or epoch).initiative
+    return Choice(chosen, tuple(s.slug for s in candidates) if len(candidates) > 1 else ())
+
+
+def select(ws: Workspace, explicit: str | None) -> Initiative:
+    """The initiative a command acts on (see the module docstring)."""
+    return choose(ws, explicit).initiative
+
+
+def check_slug(slug: str) -> str:
+    """Return `slug` if it is a valid initiative slug, else raise UsageError."""
+    if not _SLUG.fullmatch(slug):
+        raise UsageError(f"initiative id {slug!r} must be a slug: lowercase letters, digits and '-', at most 63")
+    return slug

@@ -1,0 +1,141 @@
+"""Record files (decisions, blockers, sessions): naming, finding by id or unique id prefix, listing fast.
+
+A record's `id` in its front matter is the truth; its file name starts with the id so people
+and shells find it, and a record is found by reading names first and front matter second.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from planstate.core import ids
+from planstate.core.errors import PlanstateError, UsageError
+from planstate.model.kinds import KINDS, RECORD_FOLDERS
+from planstate.model.schema import Model
+
+if TYPE_CHECKING:
+    from planstate.store.initiatives import Initiative
+    from planstate.workspace import Workspace
+
+TEMPLATES = {"decision": "decision.md.j2", "blocker": "blocker.md.j2", "session": "session.md.j2"}
+
+
+class Record(NamedTuple):
+    """One record file as read: where it is, its kind and its plain front-matter data."""
+
+    kind: str
+    path: Path
+    data: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        """The record's id (from its front matter; the file name's stem when the id is missing)."""
+        value = self.data.get("id")
+        return value if isinstance(value, str) else self.path.stem
+
+    @property
+    def model(self) -> Model:
+        """The record's data as its typed model (a view over `data`)."""
+        return KINDS[self.kind](self.data)
+
+
+def files(folder: Path) -> list[Path]:
+    """The record files of a folder, sorted by name (so ids made by planstate sort by time)."""
+    try:
+        return sorted(p for p in folder.iterdir() if p.suffix == ".md" and not p.name.startswith(".") and p.is_file())
+    except FileNotFoundError:
+        return []
+
+
+def load_all(ws: Workspace, initiative: Initiative, kind: str) -> tuple[list[Record], list[PlanstateError]]:
+    """Every record of `kind` in an initiative, and the problems of files that could not be read."""
+    records: list[Record] = []
+    problems: list[PlanstateError] = []
+    for path in files(initiative.folder(kind)):
+        try:
+            data = ws.cached_data(path)
+        except PlanstateError as exc:
+            problems.append(exc)
+            continue
+        if not isinstance(data, dict):
+            problems.append(PlanstateError("front matter is not a mapping", file=ws.display(path), line=2))
+            continue
+        records.append(Record(kind, path, data))
+    return records, problems
+
+
+def find(ws: Workspace, initiative: Initiative, kind: str, ref: str) -> Record:
+    """The record of `kind` whose id is `ref`, or whose id alone starts with `ref`; UsageError otherwise.
+
+    Files whose names start with `ref` are read first; one of them that does not parse raises its own
+    error (file, line, column) rather than a "not found". When no such file holds the record, the front
+    matter of every record is searched, so a hand-made file whose name does not start with its id is found.
+    """
+    noun = kind
+    ref = ref.strip()
+    if not ref:
+        raise UsageError(f"give a {noun} id")
+    folder = initiative.folder(kind)
+    every = files(folder)
+    named = [p for p in every if p.stem == ref or p.name.startswith(ref)]
+    candidates, broken = _read(ws, kind, named)
+    found = _match(ws, kind, ref, candidates)
+    if found is not None:
+        return found
+    if broken:
+        raise broken[0]  # the record asked for may be the file that does not parse: say what is wrong with it
+    others, _broken = _read(ws, kind, [p for p in every if p not in named])
+    found = _match(ws, kind, ref, others)
+    if found is not None:
+        return found
+    raise UsageError(f"no {noun} with id {ref!r} in {ws.display(folder)}/ (`planstate {kind} list --all` lists them)")
+
+
+def _read(ws: Workspace, kind: str, paths: list[Path]) -> tuple[list[Record], list[PlanstateError]]:
+    """The records of `paths` that parse, and the errors of those that do not."""
+    records: list[Record] = []
+    broken: list[PlanstateError] = []
+    for path in paths:
+        try:
+            data = ws.cached_data(path)
+        except PlanstateError as exc:
+            broken.append(exc)
+            continue
+        if isinstance(data, dict):
+            records.append(Record(kind, path, data))
+        else:
+            broken.append(PlanstateError("front matter is not a mapping", file=ws.display(path), line=2))
+    return records, broken
+
+
+def _match(ws: Workspace, kind: str, ref: str, candidates: list[Record]) -> Record | None:
+    """The one record whose id is `ref`, else the one whose id starts with it; None when none does.
+
+    UsageError when several records have that id, or the prefix starts several ids."""
+    exact = [r for r in candidates if r.id == ref]
+    if len(exact) == 1:
+        return exact[0]
+    if len(exact) > 1:
+        where = ", ".join(ws.display(r.path) for r in exact)
+        raise UsageError(
+            f"{len(exact)} {RECORD_FOLDERS[kind]} have the id {ref!r}: {where}; `planstate check` lists duplicates"
+        )
+    prefixed = [r for r in candidates if r.id.startswith(ref)]
+    if len(prefixed) == 1:
+        return prefixed[0]
+    if prefixed:
+        shown = ", ".join(sorted(r.id for r in prefixed)[:8])
+        raise UsageError(f"{kind} id {ref!r} is ambiguous: it starts {len(prefixed)} ids ({shown}); type more of it")
+    return None
+
+
+def new_path(initiative: Initiative, kind: str, title: str, when: float | None = None) -> tuple[str, Path]:
+    """A fresh id for a new record and its file path; retried until no file in the folder uses the id."""
+    folder = initiative.folder(kind)
+    taken = {p.name for p in files(folder)}
+    for _ in range(100):
+        record_id = ids.new_id(kind, when)
+        if not any(name == f"{record_id}.md" or name.startswith(f"{record_id}-") for name in taken):
+            return record_id, folder / ids.file_name(record_id, title)
+    raise UsageError(f"could not find a free {kind} id in {folder}")  # pragma: no cover - 2**25 ids a second

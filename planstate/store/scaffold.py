@@ -1,0 +1,126 @@
+"""Scaffolding of new initiatives: a fresh STATE.md, history and record folders, written whole or not at all.
+
+Storage layer: `Workspace.init` and `initiative new` build the files here and materialize them
+with one rename, so a workspace or an initiative appears complete or not at all.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from planstate.core.clock import now
+from planstate.core.errors import UsageError
+from planstate.core.files import fsync_dir, write_durably
+from planstate.model.derived import progress_bar
+from planstate.model.kinds import RECORD_FOLDERS, SCHEMA_VERSION
+from planstate.model.validation import check
+from planstate.text.document import Document
+
+STATE_FILE = "STATE.md"
+
+RenderRegions = Callable[[Document], None]
+
+
+def initiative_files(
+    *,
+    slug: str,
+    title: str,
+    phases: list[str] | tuple[str, ...],
+    first_phase: int,
+    actor: str,
+    next_action: str | None,
+    shown: str,
+    render_regions: RenderRegions,
+    state: str = "active",
+    reason: str | None = None,
+    trigger: str | None = None,
+    planning: Path | None = None,
+) -> dict[str, bytes]:
+    """The files of a new initiative (relative path to bytes): STATE.md, history.jsonl, record folders.
+
+    `planning` is an existing workspace whose template overrides apply (none for `init`).
+    `render_regions` fills the generated regions of the new STATE.md when its template has any
+    (`Workspace.render_new_regions`): rendering is a view, which this layer does not import.
+    """
+    from planstate.store import history
+    from planstate.text import templates
+
+    if first_phase not in (0, 1):
+        raise UsageError("--first-phase must be 0 or 1")
+    if any(not name.strip() for name in phases):
+        raise UsageError("phase names must not be empty")
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,62}", slug):
+        raise UsageError(f"initiative id {slug!r} must be a slug: lowercase letters, digits and '-'")
+    when = now()
+    context = {
+        "initiative": slug,
+        "title": title,
+        "phases": list(phases),
+        "first_phase": first_phase,
+        "now": when,
+        "actor": actor,
+        "state": state,
+        "reason": reason,
+        "bar": progress_bar(0),
+        "next_action": next_action or (f"Start phase {first_phase}: {phases[0]}" if phases else None),
+        "schema_version": SCHEMA_VERSION,
+    }
+    text = templates.render("STATE.md.j2", context, planning)  # in a workspace, its own template override wins
+    doc = Document.from_bytes(text.encode("utf-8"), shown)
+    check(doc, "state")
+    if "planstate:begin" in doc.body:
+        render_regions(doc)
+    trigger = trigger or ("init" if state == "active" and reason is None else "create")
+    files = {STATE_FILE: doc.to_bytes()}
+    files[history.FILE] = history.line(history.entry(when, None, state, trigger, reason, actor)).encode("utf-8")
+    for folder in RECORD_FOLDERS.values():
+        files[f"{folder}/.gitkeep"] = b""
+    return files
+
+
+def materialize(files: dict[str, bytes], parent: Path, target: Path) -> None:
+    """Write `files` into a staging folder in `parent`, then rename it to `target`: it appears whole or not at all."""
+    staging = parent / f".{target.name}.init-{os.getpid()}-{os.urandom(3).hex()}"
+    try:
+        staging.mkdir()
+    except OSError as exc:
+        raise UsageError(f"could not create {target}: {exc.strerror}") from None
+    try:
+        for name, data in files.items():
+            path = staging / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_durably(path, data)
+        for folder in {staging / name for name in files} | {staging}:
+            fsync_dir(folder if folder.is_dir() else folder.parent)
+        os.rename(staging, target)
+        fsync_dir(parent)
+    except BaseException as exc:
+        _remove_tree(staging)
+        if not isinstance(exc, OSError):
+            raise
+        if target.exists():
+            raise UsageError(f"{target} already exists; planstate never overwrites a workspace") from None
+        raise UsageError(f"could not create {target}: {exc.strerror}") from None
+
+
+def slugify(text: str) -> str:
+    """Turn a title into a slug: lowercase ASCII letters and digits joined by '-'."""
+    import unicodedata
+
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return slug[:48].rstrip("-") or "initiative"
+
+
+def default_actor() -> str:
+    """Who is acting: PLANSTATE_ACTOR, else the login name."""
+    return os.environ.get("PLANSTATE_ACTOR") or os.environ.get("USER") or os.environ.get("USERNAME") or "unknown"
+
+
+def _remove_tree(path: Path) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,356 @@
+"""One write to the workspace: every file it changes, validated together, then written atomically in a safe order.
+
+A transaction runs under the workspace lock. It loads each file it touches once, lets the
+operation change plain data (through typed models), and on commit: refuses changes to an
+archived or completed initiative, validates every changed file, recomputes derived values
+(of valid data only) and validates again, splices the changes into each file's original text,
+refreshes STATE.md's generated regions, re-reads every file it will write to make sure nobody
+changed it meanwhile, and only then writes: new records first, then changed records, then
+STATE.md files in the order they were first touched, then history lines. Nothing is written
+when any check fails. Each file is replaced atomically; a crash between two files leaves each
+file whole, and every order above leaves a state `planstate check` understands (a record that
+exists before STATE.md mentions it, a history line that lags). If a file still changes between
+that re-read and its write (a race with an editor), the error names the files already written.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from planstate.core.clock import now
+from planstate.core.errors import ConflictError, PlanstateError, UsageError, ValidationError
+from planstate.core.files import atomic_write, create_exclusive, read_bytes, real_target, remove_stale_temp_files
+from planstate.model.kinds import KINDS, READ_ONLY_STATES, State, read_only_message
+from planstate.model.schema import Kind, ListOf, Model, Nested, Nullable
+from planstate.model.validation import located, problems_for
+from planstate.store import history
+from planstate.text.document import Document
+from planstate.text.plaindata import same
+
+if TYPE_CHECKING:
+    from planstate.store.initiatives import Initiative
+    from planstate.workspace import Workspace
+
+
+class Staged:
+    """A file loaded into a transaction: its document, original bytes and the working copy of its data."""
+
+    # A plain class, not a dataclass: importing dataclasses costs agents milliseconds on every write.
+    def __init__(
+        self,
+        kind: str,
+        path: Path,
+        doc: Document,
+        original: bytes,
+        data: dict[str, Any],
+        initiative: Initiative | None = None,
+        created: bool = False,
+    ) -> None:
+        self.kind = kind
+        self.path = path
+        self.doc = doc
+        self.original = original
+        self.data = data
+        self.initiative = initiative
+        self.created = created
+
+
+class Written:
+    """What a committed transaction wrote."""
+
+    def __init__(self) -> None:
+        self.created: list[Path] = []
+        self.changed: list[Path] = []
+        self.logged: list[Path] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.created or self.changed or self.logged)
+
+
+class Transaction:
+    """The files one operation reads and changes; see the module docstring for the commit order."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self._staged: dict[Path, Staged] = {}
+        self._history: dict[Path, list[dict[str, Any]]] = {}
+        self._repairs: set[Path] = set()
+        self.written = Written()
+
+    def repair(self, initiative: Initiative) -> None:
+        """Let this transaction correct the STATE.md of an initiative even when it is read-only: for
+        `check --fix`, which only puts a value no command could have written back to what it must be."""
+        self._repairs.add(initiative.dir.absolute())
+
+    # ------------------------------------------------------------------ loading
+
+    def load(self, kind: str, path: Path, initiative: Initiative | None = None) -> Staged:
+        """Load a planning file of `kind` once per transaction; later calls return the same working copy."""
+        key = path.absolute()
+        staged = self._staged.get(key)
+        if staged is not None:
+            return staged
+        doc = self.ws.read_document(path)
+        doc.require_front_matter()
+        data = doc.data
+        if not isinstance(data, dict):
+            raise ValidationError(located(doc, problems_for(kind, data)))
+        staged = Staged(kind, path, doc, doc.to_bytes(), data, initiative)
+        self._staged[key] = staged
+        return staged
+
+    def state(self, initiative: Initiative | None = None) -> State:
+        """The working state of an initiative's STATE.md (default: the workspace's target initiative)."""
+        target = initiative or self.ws.target
+        return State(self.load("state", target.state_path, target).data)
+
+    def record(self, kind: str, path: Path) -> Any:
+        """The working copy of a record file as its typed model (Decision, Blocker or Session)."""
+        return KINDS[kind](self.load(kind, path).data)
+
+    def original(self, path: Path) -> dict[str, Any]:
+        """The data of a loaded file as it was read, before this transaction changed it."""
+        doc = self._staged[path.absolute()].doc
+        data = doc.data
+        return data if isinstance(data, dict) else {}
+
+    def create(self, kind: str, path: Path, data: dict[str, Any], body: str) -> Model:
+        """Stage a new record file with front matter `data` and markdown `body`; return its working model."""
+        from planstate.text import yamltext
+
+        key = path.absolute()
+        if key in self._staged or path.exists():
+            raise UsageError("already exists", file=self.ws.display(path))
+        lines = yamltext.block(data, 0, yamltext.Indent())
+        text = "---\n" + "\n".join(lines) + "\n---\n" + body
+        doc = Document.from_bytes(text.encode("utf-8"), self.ws.display(path))
+        staged = Staged(kind, path, doc, b"", doc.data, None, created=True)
+        self._staged[key] = staged
+        return KINDS[kind](staged.data)
+
+    def log(self, initiative: Initiative, item: dict[str, Any]) -> None:
+        """Stage one history entry for an initiative."""
+        self._history.setdefault(initiative.history_path, []).append(item)
+
+    # ------------------------------------------------------------------ committing
+
+    def commit(self) -> Written:
+        """Check, validate and splice every changed file, then write them all (see the module docstring)."""
+        changed = [s for s in self._staged.values() if s.created or not same(s.data, s.doc.data)]
+        self._refuse_read_only(changed)
+        pending = self._prepare(changed)
+        order = {"created": 0, "record": 1, "state": 2}
+        pending.sort(
+            key=lambda item: order["created" if item[0].created else "state" if item[0].kind == "state" else "record"]
+        )
+        logs = [self._history_write(path, items) for path, items in self._history.items()]
+        self._refuse_changed_on_disk(pending, logs)
+        self._write(pending, logs)
+        for staged, content in pending:
+            self.ws.remember(staged.path, content, staged.data)
+        self.ws.save_cache()
+        return self.written
+
+    def _prepare(self, changed: list[Staged]) -> list[tuple[Staged, bytes]]:
+        """Validate each changed file, recompute derived values of valid STATE.md data, and splice the new text.
+
+        Derived values are computed from the data, so data of the wrong type (a hand-edited
+        `first_phase: x`) is reported before anything computes with it, and checked again after.
+        """
+        pending: list[tuple[Staged, bytes]] = []
+        problems: list[PlanstateError] = []
+        for staged in changed:
+            found = problems_for(staged.kind, staged.data)
+            if not found and staged.kind == "state":
+                from planstate.model.derived import recompute
+
+                recompute(State(staged.data))
+                found = problems_for(staged.kind, staged.data)
+            if found:
+                problems.extend(located(staged.doc, found))
+                continue
+            if staged.created:
+                if not same(staged.data, staged.doc.data):  # changed through its model after tx.create
+                    staged.doc.update(staged.data)
+                pending.append((staged, staged.doc.to_bytes()))
+                continue
+            if staged.kind == "state":
+                staged.data["updated"] = now()
+            staged.doc.update(staged.data)
+            if staged.kind == "state" and staged.initiative is not None:
+                self.ws.refresh_regions(staged.doc, staged.initiative)
+            new = staged.doc.to_bytes()
+            if new != staged.original:
+                pending.append((staged, new))
+        if problems:
+            raise ValidationError(problems)
+        return pending
+
+    # ---- archived and completed initiatives are read-only (seed 004)
+
+    def _refuse_read_only(self, changed: list[Staged]) -> None:
+        """Refuse changes to an initiative that was archived or completed when read.
+
+        Allowed: a lifecycle transition (only `lifecycle` changes, with a history line), recomputed
+        derived values, changes of existing sessions (ending or reaping one that was running), and the
+        repairs of `check --fix` (see `repair`).
+        Region re-renders do not go through here (`render`, `check --fix` write them under the lock).
+        """
+        logged = {path.parent for path in self._history}
+        for staged in changed:
+            if staged.kind == "session" and not staged.created:
+                continue
+            folder = staged.path.parent if staged.kind == "state" else staged.path.parent.parent
+            if staged.kind == "state" and folder.absolute() in self._repairs:
+                continue
+            frozen = self._frozen(folder)
+            if frozen is None:
+                continue
+            if staged.kind == "state":
+                transition = folder in logged
+                if same(_work_of(staged.doc.data, transition), _work_of(staged.data, transition)):
+                    continue
+            raise frozen
+
+    def _frozen(self, folder: Path) -> UsageError | None:
+        """The refusal for an initiative folder whose STATE.md, as read, is archived or completed; else None."""
+        state_path = folder / STATE_FILE
+        staged = self._staged.get(state_path.absolute())
+        try:
+            data = staged.doc.data if staged is not None else self.ws.cached_data(state_path)
+        except PlanstateError:
+            return None  # not an initiative folder, or a broken STATE.md: its own error comes elsewhere
+        lifecycle = data.get("lifecycle") if isinstance(data, dict) else None
+        state = lifecycle.get("state") if isinstance(lifecycle, dict) else None
+        if state not in READ_ONLY_STATES:
+            return None
+        slug = data.get("initiative") if isinstance(data.get("initiative"), str) else folder.name
+        message = read_only_message(slug, state)
+        doc = staged.doc if staged is not None else self.ws.read_document(state_path)
+        line, column = doc.locate("lifecycle.state")
+        return UsageError(message, file=doc.path, line=line, column=column, field="lifecycle.state")
+
+    # ---- writing
+
+    def _history_write(self, path: Path, items: list[dict[str, Any]]) -> tuple[Path, Path, bytes | None, bytes]:
+        """Plan an append to a history file: (path, real file, its bytes now or None, its new bytes).
+
+        The file is read through the same guards as every planning file (a regular file inside the
+        workspace, of sane size), and is rewritten whole and atomically: a crash never leaves half a line.
+        """
+        old: bytes | None = None
+        target = path
+        if os.path.lexists(path):
+            target = real_target(path, self.ws.root, self.ws.root.parent)
+            old = read_bytes(path, self.ws.root, self.ws.root.parent)
+        base = old or b""
+        if base and not base.endswith(b"\n"):
+            base += b"\n"
+        return path, target, old, base + "".join(history.line(item) for item in items).encode("utf-8")
+
+    def _refuse_changed_on_disk(
+        self, pending: list[tuple[Staged, bytes]], logs: list[tuple[Path, Path, bytes | None, bytes]]
+    ) -> None:
+        """Re-read every file about to be written; ConflictError (before any write) if one changed since it was read.
+
+        The workspace lock keeps other planstate processes out, but not an editor saving a file.
+        """
+        for staged, _data in pending:
+            if staged.created:
+                if os.path.lexists(staged.path):
+                    raise UsageError("already exists; nothing was written", file=self.ws.display(staged.path))
+            elif self._current(staged.path) != staged.original:
+                raise ConflictError(_CHANGED + "; nothing was written, run the command again", file=staged.doc.path)
+        for path, _target, old, _new in logs:
+            if self._current(path) != old:
+                raise ConflictError(
+                    _CHANGED + "; nothing was written, run the command again", file=self.ws.display(path)
+                )
+
+    def _current(self, path: Path) -> bytes | None:
+        """The bytes of a planning file on disk now (None when it is gone)."""
+        if not os.path.lexists(path):
+            return None
+        return read_bytes(path, self.ws.root, self.ws.root.parent)
+
+    def _write(self, pending: list[tuple[Staged, bytes]], logs: list[tuple[Path, Path, bytes | None, bytes]]) -> None:
+        """Write new records, changed files, then history lines; an error after a write names what was written."""
+        done: list[str] = []
+        remaining = [self.ws.display(staged.path) for staged, _data in pending] + [
+            self.ws.display(path) for path, *_rest in logs
+        ]
+        try:
+            for staged, data in pending:
+                if staged.created:
+                    self._create(staged.path, data)
+                    self.written.created.append(staged.path)
+                else:
+                    target = real_target(staged.path, self.ws.root, self.ws.root.parent)
+                    remove_stale_temp_files(target.parent)
+                    atomic_write(target, data, expected=staged.original, shown=staged.doc.path)
+                    self.written.changed.append(staged.path)
+                done.append(remaining.pop(0))
+            for path, target, old, new in logs:
+                atomic_write(target, new, expected=old, shown=self.ws.display(path))
+                self.written.logged.append(path)
+                done.append(remaining.pop(0))
+        except PlanstateError as exc:
+            if not done:
+                raise
+            what = exc.message.split("; nothing was written")[0]
+            message = (
+                f"{what}; already written: {', '.join(done)}; not written: {', '.join(remaining)}. "
+                "Run `planstate check` to see the state before running the command again"
+            )
+            raise type(exc)(message, file=exc.file, line=exc.line, column=exc.column, field=exc.field) from None
+
+    def _create(self, path: Path, data: bytes) -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            create_exclusive(path, data)
+        except FileExistsError:
+            raise UsageError("already exists; nothing was written", file=self.ws.display(path)) from None
+        except OSError as exc:
+            raise UsageError(f"cannot write: {exc.strerror}", file=self.ws.display(path)) from None
+
+
+_CHANGED = "changed on disk while planstate was updating it (an editor saving?)"
+STATE_FILE = "STATE.md"
+
+
+def _work_of(data: Any, transition: bool) -> Any:
+    """STATE.md data without what a read-only initiative may still change: `updated`, derived values and,
+    in a lifecycle transition, `lifecycle`."""
+    if not isinstance(data, dict):
+        return data
+    out = _without_derived(data, State)
+    out.pop("updated", None)
+    if transition:
+        out.pop("lifecycle", None)
+    return out
+
+
+def _without_derived(data: dict[str, Any], model: type[Model]) -> dict[str, Any]:
+    """A copy of `data` without the derived fields of `model` and of its nested models."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        field = model.fields.get(key) if isinstance(key, str) else None
+        if field is not None and field.derived:
+            continue
+        inner = _nested_model(field.kind) if field is not None else None
+        if inner is not None and isinstance(value, dict):
+            out[key] = _without_derived(value, inner)
+        elif inner is not None and isinstance(value, list):
+            out[key] = [_without_derived(v, inner) if isinstance(v, dict) else v for v in value]
+        else:
+            out[key] = value
+    return out
+
+
+def _nested_model(kind: Kind[Any]) -> type[Model] | None:
+    """The model of a nested mapping, or of the items of a list of them (through Nullable)."""
+    while isinstance(kind, Nullable | ListOf):
+        kind = kind.inner if isinstance(kind, Nullable) else kind.item
+    return kind.model if isinstance(kind, Nested) else None

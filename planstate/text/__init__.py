@@ -1,0 +1,1 @@
+"""Text: the front-matter envelope, YAML edits in place, field paths, plain data, templates."""

@@ -1,0 +1,1 @@
+"""Git as the distributed engine: snapshots, textconv, semantic diffs, the merge driver, install."""

@@ -1,0 +1,413 @@
+"""`planstate git merge-driver`: merge one planning file three ways, keeping our side's text and layout.
+
+The front matter merges field by field (merge.py, by the rules of mergerules.py) and is spliced
+into our side's text, so our comments and formatting stay. A field both sides changed
+differently gets standard conflict markers around its lines only. The body merges with
+`git merge-file`; generated regions are taken whole from the side that changed them and those
+rendered from the front matter are rendered again. history.jsonl merges as the union of its
+entries. When a side does not parse, git's own text merge decides.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+from pathlib import Path, PurePosixPath
+from typing import Any, NamedTuple
+
+from planstate.core import git
+from planstate.core.errors import PlanstateError
+from planstate.model.kinds import RECORD_KINDS, SCHEMA_VERSION
+from planstate.model.validation import problems_for
+from planstate.render.regions import RECORD_REGIONS, Layout, parse, split_lines
+from planstate.store.history import FILE as HISTORY_FILE
+from planstate.store.initiatives import STATE_FILE
+from planstate.text.document import Document
+from planstate.text.paths import format_path
+from planstate.vcs import merge
+from planstate.vcs.merge import MISSING, Conflict
+
+
+class FileMerge(NamedTuple):
+    """The merged bytes, the fields (or text) in conflict, and why git's text merge was used, if it was."""
+
+    data: bytes
+    conflicts: list[str]
+    fallback: str | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def clean(self) -> bool:
+        """Whether the merge left no conflict."""
+        return not self.conflicts
+
+
+def kind_of(name: str) -> str | None:
+    """The kind of planning file a repository path names: state, decision, blocker, session, history, or None."""
+    path = PurePosixPath(name.replace("\\", "/"))
+    if path.name == STATE_FILE:
+        return "state"
+    if path.name == HISTORY_FILE:
+        return "history"
+    if path.suffix == ".md" and path.parent.name in RECORD_KINDS:
+        return RECORD_KINDS[path.parent.name]
+    return None
+
+
+def merge_driver(
+    base: str,
+    ours: str,
+    theirs: str,
+    *,
+    marker_size: int = 7,
+    path: str | None = None,
+    ours_label: str = "ours",
+    theirs_label: str = "theirs",
+) -> int:
+    """Merge the files git names into `ours`; 0 when clean, 1 with conflict markers (git then reports a conflict)."""
+    name = path or ours
+    sides = [_read(p) for p in (base, ours, theirs)]
+    labels = (ours_label, theirs_label)
+    try:
+        result = merge_bytes(*sides, name=name, marker_size=marker_size, labels=labels, planning=planning_of(name))
+    except Exception as exc:  # a bug of ours must not cost the user the merge: git's line merge still works
+        if isinstance(exc, PlanstateError) and "merge-file" in exc.message:
+            raise
+        result = _text_merge(
+            sides[0], sides[1], sides[2], labels, marker_size, f"planstate failed ({type(exc).__name__}: {exc})"
+        )
+    Path(ours).write_bytes(result.data)
+    shown = path or ours
+    if result.fallback:
+        sys.stderr.write(f"planstate: merge: {shown}: {result.fallback}; merged as text by git\n")
+    for warning in result.warnings:
+        sys.stderr.write(f"planstate: merge: {shown}: warning: {warning}\n")
+    for conflict in result.conflicts:
+        sys.stderr.write(f"planstate: merge: {shown}: conflict: {conflict}\n")
+    if result.conflicts:
+        sys.stderr.write(
+            f"planstate: merge: {shown}: keep one side between the markers, then `planstate check` and `git add`\n"
+        )
+    return 0 if result.clean else 1
+
+
+def planning_of(name: str) -> Path | None:
+    """The `.planning/` folder a repository path lies in (git runs drivers at the work tree's top), if it exists."""
+    path = Path(name)
+    for parent in path.parents:
+        if parent.name == ".planning":
+            return parent if parent.is_dir() else None
+    return None
+
+
+def merge_bytes(
+    base: bytes,
+    ours: bytes,
+    theirs: bytes,
+    *,
+    name: str,
+    marker_size: int = 7,
+    labels: tuple[str, str] = ("ours", "theirs"),
+    planning: Path | None = None,
+) -> FileMerge:
+    """Merge three versions of the planning file `name` (a repository path: it decides the file's kind)."""
+    kind = kind_of(name)
+    if kind is None:
+        return _text_merge(base, ours, theirs, labels, marker_size, "not a planning file")
+    if kind == "history":
+        return _history(base, ours, theirs, labels, marker_size)
+    try:
+        docs = [Document.from_bytes(side, name) if side else None for side in (base, ours, theirs)]
+    except PlanstateError as exc:
+        return _text_merge(base, ours, theirs, labels, marker_size, f"a side does not parse ({exc.message})")
+    _, doc_ours, doc_theirs = docs
+    if doc_ours is None or doc_theirs is None:
+        return _text_merge(base, ours, theirs, labels, marker_size, "a side is empty")
+    why = _unmergeable(docs)
+    if why:
+        return _text_merge(base, ours, theirs, labels, marker_size, why)
+    data = [doc.data if doc is not None else None for doc in docs]
+    merged = merge.merge(kind, *data)
+    warnings: list[str] = []
+    body, body_conflicts = _merge_body(
+        kind,
+        [doc.body if doc is not None else "" for doc in docs],
+        labels,
+        marker_size,
+        doc_ours.newline,
+    )
+    out = Document.from_bytes(ours, name)
+    try:
+        out.update(merged.data)
+    except PlanstateError as exc:
+        return _text_merge(base, ours, theirs, labels, marker_size, f"cannot write the merged fields ({exc.message})")
+    out.set_body(body)
+    broken = problems_for(kind, merged.data) if not merged.conflicts else []
+    if kind == "state" and not merged.conflicts and not body_conflicts and not broken:
+        warnings += _render(out, planning)
+    warnings += [f"the merged front matter breaks a rule at {format_path(p.path)}: {p.message}" for p in broken]
+    try:
+        text = _mark(out, merged.conflicts, labels, marker_size)
+    except PlanstateError as exc:
+        return _text_merge(base, ours, theirs, labels, marker_size, f"cannot mark the conflicts ({exc.message})")
+    conflicts = [
+        f"{format_path(c.path)}: {_shown(c.ours)} (ours) vs {_shown(c.theirs)} (theirs)" for c in merged.conflicts
+    ]
+    if body_conflicts:
+        conflicts.append(f"{body_conflicts} conflicting change{'s' if body_conflicts > 1 else ''} in the markdown body")
+    return FileMerge(text, conflicts, None, tuple(warnings))
+
+
+# ---------------------------------------------------------------------------- fallbacks
+
+
+def _text_merge(
+    base: bytes, ours: bytes, theirs: bytes, labels: tuple[str, str], marker_size: int, why: str
+) -> FileMerge:
+    """Git's own line merge, for a file planstate cannot merge field by field."""
+    done = git.merge_text(ours, base, theirs, (labels[0], "base", labels[1]), marker_size)
+    if done is None:
+        raise PlanstateError("git merge-file is not available: cannot merge this file")
+    data, count = done
+    return FileMerge(data, [f"{count} conflicting change{'s' if count > 1 else ''} (text merge)"] if count else [], why)
+
+
+def _unmergeable(docs: list[Document | None]) -> str | None:
+    """Why field-level merging cannot be trusted here (no front matter, a newer format), or None."""
+    for doc, side in zip(docs, ("base", "ours", "theirs"), strict=True):
+        if doc is None:
+            continue
+        if not doc.has_front_matter:
+            return f"{side} has no front matter"
+        data = doc.data
+        if not isinstance(data, dict):
+            return f"{side}'s front matter is not a mapping"
+        version = data.get("schema_version")
+        if isinstance(version, int) and version > SCHEMA_VERSION:
+            return f"{side} is schema_version {version}, newer than this planstate understands ({SCHEMA_VERSION})"
+    return None
+
+
+# ---------------------------------------------------------------------------- history.jsonl
+
+
+def _history(base: bytes, ours: bytes, theirs: bytes, labels: tuple[str, str], marker_size: int) -> FileMerge:
+    """The union of three histories' lines, ordered by `at`; identical entries once."""
+    try:
+        sides = [data.decode("utf-8").splitlines() for data in (base, ours, theirs)]
+    except UnicodeDecodeError:
+        return _text_merge(base, ours, theirs, labels, marker_size, "a side is not UTF-8 text")
+    keyed: dict[str, tuple[str, tuple[int, str]]] = {}  # identity -> (the line as first seen, its sort key)
+    listed: list[list[str]] = []
+    for lines in sides:
+        keys = []
+        for line in lines:
+            if not line.strip():
+                continue
+            key, order = _entry(line)
+            keyed.setdefault(key, (line, order))
+            keys.append(key)
+        listed.append(keys)
+    keys = merge.union(*listed, ordered=False)
+    entries = sorted(keys, key=lambda key: keyed[key][1])
+    text = "".join(keyed[key][0] + "\n" for key in entries)
+    return FileMerge(text.encode("utf-8"), [])
+
+
+def _entry(line: str) -> tuple[str, tuple[int, str]]:
+    """A history line's identity (its JSON in canonical form, else the line itself) and its sort key (its `at`;
+    lines without one sort last, in their order)."""
+    try:
+        item = json.loads(line)
+    except ValueError:
+        return line.strip(), (1, "")
+    when = merge.when(item.get("at")) if isinstance(item, dict) else None
+    order = (0, when.isoformat()) if when is not None else (1, "")
+    return json.dumps(item, sort_keys=True, ensure_ascii=False), order
+
+
+# ---------------------------------------------------------------------------- the body
+
+
+def _merge_body(
+    kind: str, bodies: list[str], labels: tuple[str, str], marker_size: int, newline: str
+) -> tuple[str, int]:
+    """Merge three bodies: generated regions whole (the side that changed one wins), the rest with git merge-file."""
+    base, ours, theirs = bodies
+    if ours == theirs or base == theirs:
+        return ours, 0
+    if base == ours:
+        return theirs, 0
+    layouts = [parse(body) for body in bodies] if kind == "state" else [Layout([]) for _ in bodies]
+    chosen = _choose_regions(layouts)
+    collapsed = [_collapse(body, layout) for body, layout in zip(bodies, layouts, strict=True)]
+    done = git.merge_text(
+        collapsed[1].encode("utf-8", "surrogateescape"),
+        collapsed[0].encode("utf-8", "surrogateescape"),
+        collapsed[2].encode("utf-8", "surrogateescape"),
+        (labels[0], "base", labels[1]),
+        marker_size,
+    )
+    if done is None:
+        raise PlanstateError("git merge-file is not available: cannot merge the markdown body")
+    text, count = done
+    return _expand(text.decode("utf-8", "surrogateescape"), chosen), count
+
+
+def _regions_of(layout: Layout) -> dict[str, str]:
+    """Each region's whole text (both marker lines included), by name."""
+    return {r.name: "".join(layout.lines[r.begin : r.end + 1]) for r in layout.regions}
+
+
+def _choose_regions(layouts: list[Layout]) -> dict[str, str]:
+    """Per region: the text of the side that changed it (ours when both did; the render after the merge decides)."""
+    base, ours, theirs = (_regions_of(layout) for layout in layouts)
+    chosen: dict[str, str] = {}
+    for name in {**ours, **theirs}:
+        mine, other = ours.get(name), theirs.get(name)
+        if mine is not None and (other is None or mine != base.get(name) or other == base.get(name)):
+            chosen[name] = mine
+        elif other is not None:
+            chosen[name] = other
+    return chosen
+
+
+def _placeholder(name: str, indent: str, newline: str) -> str:
+    return f"{indent}<!-- planstate:begin {name} -->{newline}{indent}<!-- planstate:end {name} -->{newline}"
+
+
+def _collapse(body: str, layout: Layout) -> str:
+    """The body with each region reduced to a bare pair of marker lines, so git merges only the text around them."""
+    if not layout.regions:
+        return body
+    lines = list(layout.lines)
+    for region in reversed(layout.regions):
+        last = lines[region.end]
+        newline = "\r\n" if last.endswith("\r\n") else "\n"
+        lines[region.begin : region.end + 1] = [_placeholder(region.name, region.indent, newline)]
+    return "".join(lines)
+
+
+def _expand(body: str, chosen: dict[str, str]) -> str:
+    """Put each chosen region back where its pair of bare marker lines ended up."""
+    lines = split_lines(body)
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if stripped.startswith("<!-- planstate:begin ") and i + 1 < len(lines):
+            name = stripped[len("<!-- planstate:begin ") : -len(" -->")]
+            if name in chosen and lines[i + 1].strip() == f"<!-- planstate:end {name} -->":
+                text = chosen[name]
+                if not line.endswith("\n") and text.endswith("\n"):
+                    text = text.rstrip("\r\n")
+                out.append(text)
+                i += 2
+                continue
+        out.append(line)
+        i += 1
+    return "".join(out)
+
+
+def _render(doc: Document, planning: Path | None) -> list[str]:
+    """Render again the regions drawn from the (valid) front matter; those that show records wait for `render`.
+
+    Git merges the record files apart from STATE.md (and not necessarily before it), so the driver cannot see
+    the merged records: their regions keep the text chosen above, and `planstate check` reports them if stale.
+    """
+    from planstate.render.regions import plan
+    from planstate.render.sources import Sources
+
+    data = doc.data
+    if not isinstance(data, dict):
+        return []
+    waiting = "the records are merged by git separately: run `planstate render` after the merge"
+    sources = Sources(data, planning=planning, loader=lambda kind: ([], [waiting]))
+    result = plan(sources, doc.body, doc.body_line)
+    doc.set_body(result.body)
+    return [
+        f"region {o.name} not rendered: {o.message or o.status}"
+        for o in result.outcomes
+        if o.status in ("template-error",) and o.name not in RECORD_REGIONS
+    ]
+
+
+# ---------------------------------------------------------------------------- conflict markers
+
+
+def _mark(doc: Document, conflicts: list[Conflict], labels: tuple[str, str], marker_size: int) -> bytes:
+    """Our merged text with conflict markers around the lines of each conflicting field (their value between)."""
+    data = doc.to_bytes()
+    if not conflicts:
+        return data
+    newline = doc.newline
+    text = data.decode("utf-8", "surrogateescape")
+    lines = split_lines(text)
+    groups = [[c] for c in conflicts]
+    hunks = [_hunk(data, doc.path, group, lines) for group in groups]
+    while True:  # overlapping or touching hunks become one hunk for all their fields
+        order = sorted(range(len(hunks)), key=lambda i: hunks[i][0])
+        touching = next(((a, b) for a, b in itertools.pairwise(order) if hunks[b][0] <= hunks[a][1]), None)
+        if touching is None:
+            break
+        a, b = touching
+        groups[a] = groups[a] + groups[b]
+        hunks[a] = _hunk(data, doc.path, groups[a], lines)
+        del groups[b], hunks[b]
+    for (start, end, theirs), group in sorted(zip(hunks, groups, strict=True), key=lambda h: h[0][0], reverse=True):
+        where = ", ".join(format_path(c.path) for c in group)
+        ours_part = lines[start:end]
+        if ours_part and not ours_part[-1].endswith("\n"):
+            ours_part[-1] += newline
+        lines[start:end] = [
+            f"{'<' * marker_size} {labels[0]}: {where}{newline}",
+            *ours_part,
+            f"{'=' * marker_size}{newline}",
+            *theirs,
+            f"{'>' * marker_size} {labels[1]}: {where}{newline}",
+        ]
+    return "".join(lines).encode("utf-8", "surrogateescape")
+
+
+def _hunk(data: bytes, path: str | None, group: list[Conflict], lines: list[str]) -> tuple[int, int, list[str]]:
+    """The line range of our text that holds the group's fields, and their side's lines for it."""
+    alt = Document.from_bytes(data, path)
+    for conflict in group:
+        segments = list(conflict.path)
+        if conflict.theirs is MISSING:
+            alt.delete(segments)
+        elif conflict.ours is MISSING and isinstance(segments[-1], int):
+            alt.append(segments[:-1], conflict.theirs)
+        else:
+            alt.set(segments, conflict.theirs)
+    other = split_lines(alt.to_bytes().decode("utf-8", "surrogateescape"))
+    prefix = 0
+    while prefix < min(len(lines), len(other)) and lines[prefix] == other[prefix]:
+        prefix += 1
+    suffix = 0
+    while (
+        suffix < min(len(lines), len(other)) - prefix
+        and lines[len(lines) - 1 - suffix] == other[len(other) - 1 - suffix]
+    ):
+        suffix += 1
+    theirs = other[prefix : len(other) - suffix]
+    if theirs and not theirs[-1].endswith("\n"):
+        theirs[-1] += "\n"
+    return prefix, len(lines) - suffix, theirs
+
+
+def _shown(value: Any) -> str:
+    """A value in a conflict message, short."""
+    if value is MISSING:
+        return "(removed)"
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _read(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        return b""

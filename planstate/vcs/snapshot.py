@@ -1,0 +1,118 @@
+"""Every planning file of a `.planning/` folder, read from the working tree or at a git revision, for comparing.
+
+A snapshot holds the bytes of each initiative's STATE.md, history.jsonl and record files
+(`decisions/`, `blockers/`, `sessions/`), for `.planning/` itself and each
+`initiatives/SLUG/`, keyed by their path inside `.planning/`. Nothing is parsed here.
+At a revision, one `git ls-tree` and one `git cat-file --batch` read them all (planstate/git.py);
+a revision without `.planning/` is an empty snapshot. Working-tree files that cannot be read
+(a FIFO, a file too big) are listed in `unreadable` rather than stopping the comparison.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+from planstate.core import git
+from planstate.core.errors import PlanstateError, UsageError
+from planstate.core.files import read_bytes
+from planstate.model.kinds import RECORD_FOLDERS
+from planstate.store.history import FILE as HISTORY_FILE
+from planstate.store.initiatives import FOLDER, STATE_FILE
+
+WORKING_TREE = "working tree"
+
+
+class Snapshot(NamedTuple):
+    """The planning files of one side of a comparison: path inside `.planning/` -> bytes."""
+
+    label: str  # how the side is shown: the revision as given (`HEAD`, `main`), or "working tree"
+    commit: str | None  # the commit id, None for the working tree
+    files: dict[str, bytes]
+    unreadable: dict[str, str]  # path inside `.planning/` -> why it could not be read
+
+    def initiatives(self) -> dict[str, dict[str, bytes]]:
+        """The files grouped by initiative folder (`""` for `.planning/` itself, `initiatives/SLUG`), with paths
+        inside that folder; only folders that have a STATE.md (readable or not) count as initiatives."""
+        grouped: dict[str, dict[str, bytes]] = {}
+        for path, data in self.files.items():
+            where = split(path)
+            if where is not None:
+                grouped.setdefault(where[0], {})[where[1]] = data
+        present = {key for key, files in grouped.items() if STATE_FILE in files}
+        present.update(w[0] for w in map(split, self.unreadable) if w is not None and w[1] == STATE_FILE)
+        return {key: grouped.get(key, {}) for key in sorted(present)}
+
+
+def split(path: str) -> tuple[str, str] | None:
+    """(initiative folder, path inside it) of a planning file's path inside `.planning/`; None for other files."""
+    parts = path.split("/")
+    key = ""
+    if len(parts) >= 3 and parts[0] == FOLDER:
+        if parts[1].startswith("."):
+            return None  # a staging folder of `initiative new`
+        key, parts = f"{FOLDER}/{parts[1]}", parts[2:]
+    if len(parts) == 1 and parts[0] in (STATE_FILE, HISTORY_FILE):
+        return key, parts[0]
+    if (
+        len(parts) == 2
+        and parts[0] in RECORD_FOLDERS.values()
+        and parts[1].endswith(".md")
+        and not parts[1].startswith(".")
+    ):
+        return key, "/".join(parts)
+    return None
+
+
+def working_tree(planning: Path) -> Snapshot:
+    """The planning files on disk under `planning` (the `.planning/` folder), tracked by git or not."""
+    files: dict[str, bytes] = {}
+    unreadable: dict[str, str] = {}
+    folders = [("", planning)]
+    initiatives = planning / FOLDER
+    if initiatives.is_dir():
+        folders += [
+            (f"{FOLDER}/{sub.name}/", sub)
+            for sub in sorted(initiatives.iterdir())
+            if not sub.name.startswith(".") and sub.is_dir()
+        ]
+    for prefix, folder in folders:
+        names = [STATE_FILE, HISTORY_FILE]
+        for records in RECORD_FOLDERS.values():
+            try:
+                names += sorted(
+                    f"{records}/{entry.name}"
+                    for entry in os.scandir(folder / records)
+                    if entry.name.endswith(".md") and not entry.name.startswith(".")
+                )
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+        for name in names:
+            path = folder / name
+            if not os.path.lexists(path):
+                continue
+            try:
+                files[prefix + name] = read_bytes(path, planning)
+            except PlanstateError as exc:
+                unreadable[prefix + name] = exc.message
+    return Snapshot(WORKING_TREE, None, files, unreadable)
+
+
+def at_revision(planning: Path, revision: str, *, label: str | None = None) -> Snapshot:
+    """The planning files under `planning` as committed at `revision` (shown as `label`, default the revision);
+    UsageError (one line) when they cannot be read."""
+    try:
+        commit = git.resolve_revision(planning, revision)
+        found = git.files_at(planning, commit)
+    except git.RevisionError as exc:
+        raise UsageError(str(exc)) from None
+    return Snapshot(label or revision, commit, {p: d for p, d in found.items() if split(p) is not None}, {})
+
+
+def merge_base(planning: Path, first: str, second: str) -> str:
+    """The commit where `second` left `first` (their merge base); UsageError when there is none or a revision is bad."""
+    try:
+        return git.merge_base(planning, first, second)
+    except git.RevisionError as exc:
+        raise UsageError(str(exc)) from None
