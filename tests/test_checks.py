@@ -378,7 +378,7 @@ def test_parse_and_schema_findings_are_the_problems_validate_reports(project: Pa
     ws = Workspace.find(project)
     _count, problems = ws.validate()
     codes = {"parse-error", "schema-error", "phase-out-of-range", "multiple-active-initiatives"}
-    _files, findings = checks.run(ws)
+    _files, findings = checks.run(ws.ctx)
     from_check = {(f.file, f.line, f.column, f.message) for f in findings if f.code in codes}
     assert len(from_check) >= 6
     assert from_check == {(p.file, p.line, p.column, p.message) for p in problems}

@@ -262,7 +262,7 @@ def test_schema_of_all_kinds_and_state_matches_its_schema(run: Run, project: Pat
     from planstate.workspace import Workspace
 
     ws = Workspace.find(project)
-    front_matter = to_json(ws.state_document().data)
+    front_matter = to_json(ws.ctx.state_document().data)
     jsonschema.Draft202012Validator(everything["state"]).validate(front_matter)
     for line in ws.target.history_path.read_text().splitlines():
         jsonschema.Draft202012Validator(everything["history"]).validate(json.loads(line))

@@ -43,7 +43,7 @@ HOLDER = """
 import sys, time
 from planstate.workspace import Workspace
 ws = Workspace(sys.argv[1])
-ws._lock.acquire()
+ws.ctx.lock.acquire()
 print("locked", flush=True)
 time.sleep(60)
 """
@@ -251,7 +251,7 @@ def test_a_change_racing_the_writes_names_what_was_written(project: Path, monkey
         record = new_decision(ws, tx)
         tx.state().next_action = "review the decision"
     message = str(caught.value)
-    shown = ws.display(record)
+    shown = ws.ctx.display(record)
     assert f"already written: {shown}" in message
     assert "not written: .planning/STATE.md" in message
     assert "nothing was written" not in message
@@ -300,7 +300,7 @@ def test_threads_sharing_one_workspace_are_serialised(project: Path) -> None:
 
 def test_lock_is_reentrant_in_one_thread(project: Path) -> None:
     ws = Workspace.find(project, lock_timeout=1)
-    with ws._lock, ws._lock:
+    with ws.ctx.lock, ws.ctx.lock:
         ws.set({"position.task": "inside"})
     assert ws.get("position.task") == "inside"
     other = Workspace.find(project, lock_timeout=0.1)
@@ -310,7 +310,7 @@ def test_lock_is_reentrant_in_one_thread(project: Path) -> None:
 def test_another_thread_times_out_while_the_lock_is_held(project: Path) -> None:
     ws = Workspace.find(project, lock_timeout=0.2)
     caught: list[BaseException] = []
-    with ws._lock:
+    with ws.ctx.lock:
         thread = threading.Thread(target=lambda: _collect(caught, lambda: ws.set({"position.task": "t"})))
         thread.start()
         thread.join(10)

@@ -2,8 +2,8 @@
 
 Every `import` is checked, also those inside functions (the commands import lazily to start
 fast). Imports under `if TYPE_CHECKING:` are exempt: they exist for annotations only and run
-nothing. That is how operations and storage name `Workspace`, which they receive as an object;
-`transaction` calls `ws.refresh_regions` through that object rather than importing the views.
+nothing. That is how lower layers name the types of higher ones they are handed (`Context`, `Transaction`);
+`transaction` calls `ctx.refresh_regions` through the context it is given rather than importing the views.
 A module's layer is read from its path, so the folder tree and this test cannot disagree.
 """
 

@@ -14,7 +14,9 @@ import pytest
 from conftest import state_file
 
 from planstate.core.errors import UsageError
-from planstate.workspace import Workspace, initiative_files, materialize
+from planstate.render.regions import render_new
+from planstate.store.scaffold import initiative_files, materialize
+from planstate.workspace import Workspace
 
 Run = Callable[..., CompletedProcess[str]]
 NOW = "2026-03-04T05:00:00Z"
@@ -511,6 +513,7 @@ def test_reap_covers_every_initiative_unless_one_is_named(run: Run, project: Pat
         shown=".planning/initiatives/side/STATE.md",
         state="paused",
         reason="parked",
+        render_regions=lambda doc: render_new(doc, planning),
     )
     materialize(files, planning / "initiatives", planning / "initiatives" / "side")
     main = start(run, project)

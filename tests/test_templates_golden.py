@@ -54,7 +54,7 @@ def test_every_builtin_region_template_has_a_golden_file() -> None:
 @pytest.mark.parametrize("name", regions.NAMES)
 def test_region_template_matches_its_golden_file(workspace: Workspace, name: str) -> None:
     initiative = workspace.target
-    sources = Sources(workspace.state().to_data(), workspace, initiative)
+    sources = Sources(workspace.state().to_data(), workspace.ctx, initiative)
     text = regions.render(name, sources.context(name))
     matches_golden(f"regions/{name}.md", text.encode("utf-8"))
 
@@ -80,7 +80,7 @@ def test_resume_brief_matches_its_golden_file(workspace: Workspace) -> None:
     phase with timing, blockers with a workaround, decisions with one superseded, a crashed and a resumed session."""
     from planstate.report.brief import brief, render_text
 
-    matches_golden("resume.md", render_text(workspace, brief(workspace, now=BRIEF_NOW)).encode("utf-8"))
+    matches_golden("resume.md", render_text(workspace.ctx, brief(workspace.ctx, now=BRIEF_NOW)).encode("utf-8"))
 
 
 RECORD_CONTEXTS: dict[str, dict[str, Any]] = {

@@ -135,7 +135,7 @@ def vim_save(path: Path, text: str) -> None:
 
 def keys(ws: Workspace) -> set[tuple[Any, ...]]:
     """The keys of what `planstate check` finds now."""
-    return {f.key for f in checks.run(ws)[1]}
+    return {f.key for f in checks.run(ws.ctx)[1]}
 
 
 # ---------------------------------------------------------------------------- editors
@@ -378,7 +378,7 @@ def test_a_stale_session_is_found_once_while_its_age_grows(watch: Callable[..., 
     # Wait until the message a check would print has moved on (its age grew), however long that takes here.
     deadline = time.monotonic() + TIMEOUT
     while True:
-        now = [f for f in checks.run(ws, stale_after=5)[1] if f.code == "stale-session"]
+        now = [f for f in checks.run(ws.ctx, stale_after=5)[1] if f.code == "stale-session"]
         if now and now[0].message != first["message"]:
             break
         assert time.monotonic() < deadline, "the session's age never changed"

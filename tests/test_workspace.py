@@ -20,7 +20,8 @@ from planstate.core.lock import WorkspaceLock, check_timeout
 from planstate.model.coerce import from_text
 from planstate.model.kinds import State
 from planstate.model.schema import lookup
-from planstate.workspace import Change, Workspace
+from planstate.ops.fields import Change
+from planstate.workspace import Workspace
 
 # ---------------------------------------------------------------------------- finding
 
@@ -210,13 +211,13 @@ def test_forget_target_selects_again(project: Path) -> None:
     other = Workspace.find(project)
     other.initiative.switch("side")
     assert ws.target.folder_slug is None  # remembered until forgotten
-    ws.forget_target()
+    ws.ctx.forget_target()
     assert ws.target.folder_slug == "side"
     ws.set({"next_action": "go on with side"})
     assert Workspace.find(project, initiative="side").get("next_action") == "go on with side"
     assert Workspace.find(project, initiative="demo").get("next_action") != "go on with side"
     pinned = Workspace.find(project, initiative="demo")
-    pinned.forget_target()  # an explicit --initiative stays
+    pinned.ctx.forget_target()  # an explicit --initiative stays
     assert pinned.target.folder_slug is None
 
 

@@ -30,14 +30,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from planstate.core.clock import parse_datetime
 from planstate.core.durations import show
 from planstate.core.errors import ConflictError, LockTimeout, ParseError, PlanstateError
+from planstate.core.layout import STATE_FILE
 from planstate.model.kinds import FINISHED, KINDS, RECORD_FOLDERS, phase_numbers, phase_reference, record_reference
 from planstate.model.schema import ListOf, Model, Nested, Nullable, Problem
 
 if TYPE_CHECKING:
     from planstate.render.result import FileChange
+    from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
     from planstate.text.document import Document
-    from planstate.workspace import Workspace
 
 ERROR = "error"
 WARNING = "warning"
@@ -274,8 +275,8 @@ class Reader:
     event named is not read again.
     """
 
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
         self._memo: dict[Path, FileRead] = {}
         self._listings: dict[Path, tuple[tuple[int, ...], list[Path]]] = {}
         self._seen: set[Path] = set()
@@ -336,7 +337,7 @@ class Reader:
     def _read(self, path: Path, kind: str) -> FileRead:
         from planstate.core.files import MAX_FILE_BYTES
 
-        found = FileRead(path, self.ws.display(path), kind)
+        found = FileRead(path, self.ctx.display(path), kind)
         self.reads += 1
         if self._inside(path.parent):
             try:
@@ -358,7 +359,7 @@ class Reader:
             from planstate.core.files import read_bytes
 
             try:
-                found.raw = read_bytes(path, self.ws.root, self.ws.root.parent)
+                found.raw = read_bytes(path, self.ctx.root, self.ctx.root.parent)
             except PlanstateError as exc:
                 found.error, found.read_failed = exc, True
                 return found
@@ -385,7 +386,7 @@ class Reader:
     def _front_matter(self, path: Path, raw: bytes, shown: str) -> tuple[Any, Document | None]:
         """The front matter of a file's bytes, through the workspace's front-matter cache, and the document when
         it had to be parsed."""
-        ws = self.ws
+        ctx = self.ctx
 
         def parse(data: bytes) -> Any:
             from planstate.text.document import Document
@@ -397,7 +398,7 @@ class Reader:
             return doc.data
 
         parsed: list[Document] = []
-        data = ws.cached_parse(path, raw, parse)
+        data = ctx.cached_parse(path, raw, parse)
         return data, (parsed[0] if parsed else None)
 
     def _inside(self, folder: Path) -> bool:
@@ -406,7 +407,7 @@ class Reader:
         if known is None:
             try:
                 if self._root_real is None:
-                    self._root_real = self.ws.root.resolve()
+                    self._root_real = self.ctx.root.resolve()
                 real = folder.resolve()
                 known = real == self._root_real or self._root_real in real.parents
             except (OSError, RuntimeError):
@@ -449,9 +450,9 @@ def record_files(folder: Path) -> list[Path]:
 # ---------------------------------------------------------------------------- running the checks
 
 
-def run(ws: Workspace, *, stale_after: float = STALE_AFTER, now: datetime | None = None) -> tuple[int, list[Finding]]:
+def run(ctx: Context, *, stale_after: float = STALE_AFTER, now: datetime | None = None) -> tuple[int, list[Finding]]:
     """Check every file of the workspace; return how many files were checked and the findings, sorted."""
-    checker = Checker(ws, stale_after)
+    checker = Checker(ctx, stale_after)
     findings = checker.run(now)
     return checker.files, findings
 
@@ -477,7 +478,7 @@ class Checker:
 
     def __init__(
         self,
-        ws: Workspace,
+        ctx: Context,
         stale_after: float,
         reader: Reader | None = None,
         *,
@@ -485,9 +486,9 @@ class Checker:
         resume_files: bool = True,
         drivers: bool = True,
     ) -> None:
-        self.ws = ws
+        self.ctx = ctx
         self.stale_after = stale_after
-        self.reader = reader or Reader(ws)
+        self.reader = reader or Reader(ctx)
         self.check_regions = regions  # the resume brief needs neither regions nor the resume files checked
         self.check_resume_files = resume_files
         self.check_drivers = drivers  # whether git's attributes name drivers this clone lacks (two git calls at most)
@@ -509,7 +510,7 @@ class Checker:
         self.active = []
         self.reads = {}
         self.reader.begin()
-        initiatives = discover(self.ws.root)
+        initiatives = discover(self.ctx.root)
         for initiative in initiatives:
             if only is None or initiative.dir == only.dir:
                 self.initiative(initiative)
@@ -518,8 +519,10 @@ class Checker:
         if self.check_drivers:
             self.drivers()
         self.reader.end()
-        if self.ws.root.is_dir():  # saving the cache makes its folders: never bring back a .planning/ deleted meanwhile
-            self.ws.save_cache()
+        if (
+            self.ctx.root.is_dir()
+        ):  # saving the cache makes its folders: never bring back a .planning/ deleted meanwhile
+            self.ctx.save_cache()
         return ordered(self.findings)
 
     def timed(self, now: datetime | None = None) -> list[Finding]:
@@ -739,7 +742,7 @@ class Checker:
         """history.jsonl: lines that do not parse, and a last transition that does not lead to lifecycle.state."""
         path = initiative.history_path
         entries: list[dict[str, Any]] = []
-        shown = self.ws.display(path)
+        shown = self.ctx.display(path)
         if path.exists():
             found = self.file(path, "history")
             if found.read_failed or found.conflicts:
@@ -798,7 +801,7 @@ class Checker:
                         "duplicate-id",
                         found,
                         ["id"],
-                        f"id {record_id} is also the id of {self.ws.display(first)}",
+                        f"id {record_id} is also the id of {self.ctx.display(first)}",
                         "give one of them a new id and rename its file to start with it",
                     )
                 else:
@@ -822,7 +825,7 @@ class Checker:
                         "missing-reference",
                         found,
                         [key],
-                        f"{key} names decision {target}, which does not exist in {_folder(self.ws, initiative)}",
+                        f"{key} names decision {target}, which does not exist in {_folder(self.ctx, initiative)}",
                         "correct the id; commands accept a unique prefix, and `planstate decision list` shows them",
                     )
             number = data.get("phase")
@@ -897,7 +900,7 @@ class Checker:
     def _stale(self, session: ActiveSession) -> Finding | None:
         """The stale-session finding of an active session as of `self.now`, if it is stale."""
         assert self.now is not None
-        beat = self.ws.root / ".local" / "heartbeats" / session.id
+        beat = self.ctx.root / ".local" / "heartbeats" / session.id
         try:
             last = datetime.fromtimestamp(beat.stat().st_mtime, tz=self.now.tzinfo)
             source = "its last heartbeat"
@@ -927,7 +930,7 @@ class Checker:
         items = context.get("files_modified") if isinstance(context, dict) else None
         if not isinstance(items, list):
             return
-        project = self.ws.root.parent
+        project = self.ctx.root.parent
         for index, item in enumerate(items):
             if not isinstance(item, str) or not item.strip():
                 continue
@@ -974,7 +977,7 @@ class Checker:
                     items.append(found.item)
             return items, failures
 
-        result = regions.plan(Sources(data, self.ws, initiative, loader=loader), body, body_line)
+        result = regions.plan(Sources(data, self.ctx, initiative, loader=loader), body, body_line)
         file = state.shown
         for line, message in result.troubles:
             self.add(
@@ -1037,7 +1040,7 @@ class Checker:
     def workspace_rules(self) -> None:
         """At most one active initiative; each initiative's folder name matches its id (from `validate`)."""
         several_active = False
-        for error in self.ws._initiative_problems():
+        for error in self.ctx.initiative_problems():
             if error.field == "lifecycle.state":
                 several_active = True
                 self.add_error(
@@ -1059,7 +1062,7 @@ class Checker:
         driver: git silently merges them as text (or diffs their raw text). Silent outside a git work tree."""
         from planstate.vcs.gitsetup import attribute_line, unconfigured
 
-        root = self.ws.root
+        root = self.ctx.root
         names = sorted(str(path.relative_to(root)) for path in self.reads if root in path.parents)
         said = {
             "merge": ("merge.planstate.driver", "git silently merges {} as plain text"),
@@ -1070,7 +1073,7 @@ class Checker:
             one = len(files) == 1
             effect = effect.format(("it" if one else "them") if attribute == "merge" else ("its" if one else "their"))
             where = attribute_line(root, attribute)
-            file, line = (os.path.relpath(where[0], root.parent), where[1]) if where else (self.ws.display(root), None)
+            file, line = (os.path.relpath(where[0], root.parent), where[1]) if where else (self.ctx.display(root), None)
             count = f"{len(files)} planning file{'s' if len(files) != 1 else ''}"
             self.add(
                 f"{attribute}-driver-missing",
@@ -1086,7 +1089,6 @@ class Checker:
         fixable: `resume --activate` would refuse that move, and so does `check --fix`."""
         if finding.code != "history-mismatch" or not finding.fixable or finding.initiative is None:
             return finding
-        from planstate.store.initiatives import STATE_FILE
 
         found = self.reads.get(finding.initiative / STATE_FILE)
         data = found.mapping if found is not None else None
@@ -1221,8 +1223,8 @@ def _range(numbers: range) -> str:
     return f"{numbers.start} to {numbers.stop - 1}" if len(numbers) else "(there are no phases)"
 
 
-def _folder(ws: Workspace, initiative: Initiative) -> str:
-    return ws.display(initiative.folder("decision")) + "/"
+def _folder(ctx: Context, initiative: Initiative) -> str:
+    return ctx.display(initiative.folder("decision")) + "/"
 
 
 def _show(value: Any) -> str:
@@ -1241,16 +1243,16 @@ def _fixable(findings: Iterable[Finding]) -> dict[Path, set[str]]:
     return out
 
 
-def _initiative_at(ws: Workspace, folder: Path) -> Initiative:
+def _initiative_at(ctx: Context, folder: Path) -> Initiative:
     from planstate.store.initiatives import discover
 
-    for initiative in discover(ws.root):
+    for initiative in discover(ctx.root):
         if initiative.dir == folder:
             return initiative
-    raise PlanstateError(f"initiative folder {ws.display(folder)} is gone")
+    raise PlanstateError(f"initiative folder {ctx.display(folder)} is gone")
 
 
-def preview(ws: Workspace, findings: list[Finding]) -> list[FileChange]:
+def preview(ctx: Context, findings: list[Finding]) -> list[FileChange]:
     """What `fix` would change, file by file (nothing is written)."""
     from planstate.core.clock import now
     from planstate.model.derived import recompute
@@ -1262,7 +1264,7 @@ def preview(ws: Workspace, findings: list[Finding]) -> list[FileChange]:
 
     changes: list[FileChange] = []
     for folder, codes in _fixable(findings).items():
-        initiative = _initiative_at(ws, folder)
+        initiative = _initiative_at(ctx, folder)
         path = initiative.state_path
         before = path.read_bytes()
         text, touched = before, set[str]()
@@ -1270,7 +1272,7 @@ def preview(ws: Workspace, findings: list[Finding]) -> list[FileChange]:
             resolved = regions.resolve_region_conflicts(before)
             if resolved is not None:
                 text, touched = resolved
-        doc = Document.from_bytes(text, ws.display(path))
+        doc = Document.from_bytes(text, ctx.display(path))
         data = doc.data
         if codes & {"derived-mismatch", "phase-name-mismatch", "phase-out-of-range"}:
             if "phase-out-of-range" in codes:
@@ -1279,21 +1281,21 @@ def preview(ws: Workspace, findings: list[Finding]) -> list[FileChange]:
             if data != doc.data:
                 data["updated"] = now()
                 doc.update(data)
-        regions.refresh(ws, doc, initiative, force=touched, warn=False)
+        regions.refresh(ctx, doc, initiative, force=touched, warn=False)
         after = doc.to_bytes()
         if after != before:
-            changes.append(FileChange(path, ws.display(path), before, after))
+            changes.append(FileChange(path, ctx.display(path), before, after))
         if "history-mismatch" in codes:
             log = initiative.history_path
             old = log.read_bytes() if log.exists() else b""
-            entries = history.parse(old, ws.display(log))[0]
+            entries = history.parse(old, ctx.display(log))[0]
             source = entries[-1].get("to") if entries else None
             target = data["lifecycle"]["state"]
             if repair_allowed(source, target, data):
                 when = repair_time(entries, now())
-                item = history.entry(when, source, target, "repair", REPAIR_REASON, ws.actor)
+                item = history.entry(when, source, target, "repair", REPAIR_REASON, ctx.actor)
                 new = (old if not old or old.endswith(b"\n") else old + b"\n") + history.line(item).encode("utf-8")
-                changes.append(FileChange(log, ws.display(log), old, new))
+                changes.append(FileChange(log, ctx.display(log), old, new))
     return changes
 
 
@@ -1307,7 +1309,7 @@ def repair_time(entries: list[dict[str, Any]], current: datetime) -> datetime:
     return last if last is not None and last > current else current
 
 
-def fix(ws: Workspace, findings: list[Finding]) -> list[str]:
+def fix(ctx: Context, findings: list[Finding]) -> list[str]:
     """Apply the safe fixes for `findings` through transactions; return the errors of fixes that failed.
 
     Writes made here do not warn about regions they leave unrendered: the check that follows reports them.
@@ -1315,17 +1317,18 @@ def fix(ws: Workspace, findings: list[Finding]) -> list[str]:
     from planstate.core.clock import now
     from planstate.model.derived import recompute
     from planstate.render import regions
+    from planstate.render.result import render_initiative
     from planstate.store import history
 
     failures: list[str] = []
     with regions.quiet():
         for folder, codes in _fixable(findings).items():
             try:
-                initiative = _initiative_at(ws, folder)
+                initiative = _initiative_at(ctx, folder)
                 if "conflict-marker" in codes:
-                    ws.render_initiative(initiative)  # resolve the conflict first: the data fixes need a clean file
+                    render_initiative(ctx, initiative)  # resolve the conflict first: the data fixes need a clean file
                 if codes & {"derived-mismatch", "phase-name-mismatch", "phase-out-of-range", "history-mismatch"}:
-                    with ws.transaction() as tx:
+                    with ctx.transaction() as tx:
                         state = tx.state(initiative)
                         if "phase-out-of-range" in codes:
                             tx.repair(initiative)
@@ -1333,15 +1336,15 @@ def fix(ws: Workspace, findings: list[Finding]) -> list[str]:
                         if codes & {"derived-mismatch", "phase-name-mismatch", "phase-out-of-range"}:
                             recompute(state)
                         if "history-mismatch" in codes:
-                            shown = ws.display(initiative.history_path)
+                            shown = ctx.display(initiative.history_path)
                             entries = history.read(initiative.history_path, shown)[0]
                             source = entries[-1].get("to") if entries else None
                             target = state.lifecycle.state
                             if repair_allowed(source, target, state.to_data()):
                                 when = repair_time(entries, now())
-                                item = history.entry(when, source, target, "repair", REPAIR_REASON, ws.actor)
+                                item = history.entry(when, source, target, "repair", REPAIR_REASON, ctx.actor)
                                 tx.log(initiative, item)
-                ws.render_initiative(initiative)  # a data fix above re-rendered already; this catches record regions
+                render_initiative(ctx, initiative)  # a data fix above re-rendered already; this catches record regions
             except (LockTimeout, ConflictError):
                 raise  # exit 3: nothing of this initiative was written, and running again may well work
             except PlanstateError as exc:
@@ -1349,14 +1352,14 @@ def fix(ws: Workspace, findings: list[Finding]) -> list[str]:
     return failures
 
 
-def check(ws: Workspace, *, fix_findings: bool = False, diff: bool = False, stale_after: float = STALE_AFTER) -> Report:
+def check(ctx: Context, *, fix_findings: bool = False, diff: bool = False, stale_after: float = STALE_AFTER) -> Report:
     """Run the checks; with `fix_findings` apply the safe fixes and check again; with `diff` include the changes."""
-    files, findings = run(ws, stale_after=stale_after)
-    changes = preview(ws, findings) if diff else []
+    files, findings = run(ctx, stale_after=stale_after)
+    changes = preview(ctx, findings) if diff else []
     if not fix_findings or not any(f.fixable for f in findings):
         return Report(files, findings, changes=changes, fixing=fix_findings)
-    failures = fix(ws, findings)
-    files, after = run(ws, stale_after=stale_after)
+    failures = fix(ctx, findings)
+    files, after = run(ctx, stale_after=stale_after)
     remaining = {f.key for f in after}
     fixed = [f for f in findings if f.fixable and f.key not in remaining]
     return Report(files, after, fixed, failures, changes, fixing=True)

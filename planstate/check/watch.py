@@ -26,12 +26,13 @@ from typing import TYPE_CHECKING, Any
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
 from planstate.core.errors import PlanstateError, UsageError
+from planstate.core.layout import HISTORY_FILE, LOCAL, STATE_FILE
 
 if TYPE_CHECKING:
     from watchdog.observers.api import BaseObserver, ObservedWatch
 
     from planstate.check.checks import Finding
-    from planstate.workspace import Workspace
+    from planstate.store.context import Context
 
 INTERVAL = 30.0  # seconds between re-checks when nothing changes
 DEBOUNCE = 0.05  # seconds of quiet after the last event before checking
@@ -49,7 +50,7 @@ class Watcher:
 
     def __init__(
         self,
-        ws: Workspace,
+        ctx: Context,
         emit: Emit,
         *,
         fix: bool = False,
@@ -57,14 +58,14 @@ class Watcher:
         interval: float = INTERVAL,
         debounce: float = DEBOUNCE,
     ) -> None:
-        self.ws = ws
+        self.ctx = ctx
         self.emit = emit
         self.fix = fix
         self.stale_after = stale_after
         self.interval = interval
         self.debounce = debounce
-        self.planning = ws.root
-        self.project = ws.root.parent
+        self.planning = ctx.root
+        self.project = ctx.root.parent
         self._chain = frozenset({self.project, *self.project.parents})  # the project folder and those above it
         self.current: dict[tuple[str, str, str | None, str], Finding] = {}
         self._events: queue.Queue[tuple[str, str, str, bool]] = queue.Queue()
@@ -73,7 +74,7 @@ class Watcher:
         self._written: dict[Path, str] = {}  # content hashes of the files the watcher's own fixes wrote
         from planstate.check.checks import Checker
 
-        self.checker = Checker(ws, stale_after)  # one for the watcher's life: it remembers what it read
+        self.checker = Checker(ctx, stale_after)  # one for the watcher's life: it remembers what it read
 
     # ------------------------------------------------------------------ the loop
 
@@ -98,7 +99,7 @@ class Watcher:
             self._reconcile(observer)
             if self.planning.is_dir() and "planning" not in self._watches:
                 raise UsageError(
-                    f"cannot watch {self.ws.display(self.planning)}/ (the system's limit of watches reached?)"
+                    f"cannot watch {self.ctx.display(self.planning)}/ (the system's limit of watches reached?)"
                 )
             self._cycle(set())
             counts = self._counts()
@@ -118,7 +119,7 @@ class Watcher:
                 if self._reconcile(observer):
                     # `.planning/` got a new watch: it was gone, or out of sight (its project folder was
                     # moved away), and changes made meanwhile raised no event, so nothing read is trusted.
-                    self.checker = Checker(self.ws, self.stale_after)
+                    self.checker = Checker(self.ctx, self.stale_after)
                 self._cycle(changed)
         finally:
             observer.stop()
@@ -174,7 +175,7 @@ class Watcher:
             parts = path.relative_to(self.planning).parts
         except ValueError:
             return False
-        if not parts or parts[0] == ".local":
+        if not parts or parts[0] == LOCAL:
             return False
         return is_dir or path.name.endswith(_SUFFIXES)
 
@@ -226,7 +227,7 @@ class Watcher:
 
         touched = {p for f in findings if f.fixable and f.initiative is not None for p in _fix_targets(f.initiative)}
         before = {p: _content_hash(p) for p in touched}
-        for failure in checks.fix(self.ws, findings):
+        for failure in checks.fix(self.ctx, findings):
             self.emit({"event": "fix-failed", "message": failure})
         for path in touched:
             after = _content_hash(path)
@@ -245,7 +246,7 @@ class Watcher:
 
         return Finding(
             "parse-error",
-            self.ws.display(self.planning) + "/",
+            self.ctx.display(self.planning) + "/",
             None,
             None,
             "the workspace folder is gone (deleted or moved away); watching for it to come back",
@@ -319,7 +320,7 @@ class Watcher:
         folders: list[Path] = []
         for initiative in discover(self.planning):
             try:
-                data = self.ws.cached_data(initiative.state_path)
+                data = self.ctx.cached_data(initiative.state_path)
             except PlanstateError:
                 continue
             context = data.get("resume_context") if isinstance(data, dict) else None
@@ -394,4 +395,4 @@ def _content_hash(path: Path) -> str:
 
 def _fix_targets(folder: Path) -> tuple[Path, ...]:
     """The files a fix of an initiative may write."""
-    return (folder / "STATE.md", folder / "history.jsonl")
+    return (folder / STATE_FILE, folder / HISTORY_FILE)

@@ -34,7 +34,9 @@ def cmd_init(args: argparse.Namespace) -> int:
     """Create .planning/ with STATE.md, record folders and a .gitignore."""
     import os
 
-    from planstate.workspace import PLANNING, Workspace, absolute
+    from planstate.core.files import absolute
+    from planstate.core.layout import PLANNING
+    from planstate.workspace import Workspace
 
     project = absolute(getattr(args, "dir", None) or os.environ.get("PLANSTATE_DIR") or ".")
     if project.name == PLANNING:  # --dir names the workspace itself, not its project
@@ -54,7 +56,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
         _out(dump_json({"workspace": str(ws.root), "initiative": state.initiative, "title": state.title}))
     else:
-        _out(f"Created {ws.display(ws.root)}/ for {state.title!r} (initiative {state.initiative}).")
+        _out(f"Created {ws.ctx.display(ws.root)}/ for {state.title!r} (initiative {state.initiative}).")
         _out("Next: `planstate status` shows where it stands; `planstate set PATH VALUE` changes it.")
     return EXIT_OK
 
@@ -63,7 +65,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     """Show where the initiative is."""
     from planstate.cli import display
 
-    status = _workspace(args).status()
+    status = _workspace(args).status().to_dict()
     if args.json:
         _out(display.dump_json(status))
     elif display.use_rich():
@@ -89,30 +91,31 @@ def cmd_set(args: argparse.Namespace) -> int:
         raise UsageError(f"set takes PATH VALUE pairs; {pairs[-1]!r} has no value")
     ws = _workspace(args)
     changes = ws.set_text(list(zip(pairs[::2], pairs[1::2], strict=True)))
-    return print_changes(args, changes, ws.display(ws.state_path))
+    return print_changes(args, changes, ws.ctx.display(ws.state_path))
 
 
 def cmd_append(args: argparse.Namespace) -> int:
     """Append an item to a list field."""
     ws = _workspace(args)
     changes = ws.append_text(args.path, args.value)
-    return print_changes(args, changes, ws.display(ws.state_path))
+    return print_changes(args, changes, ws.ctx.display(ws.state_path))
 
 
 def cmd_unset(args: argparse.Namespace) -> int:
     """Remove an optional field or a list item."""
     ws = _workspace(args)
     changes = ws.unset(args.path)
-    return print_changes(args, changes, ws.display(ws.state_path))
+    return print_changes(args, changes, ws.ctx.display(ws.state_path))
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate every file of the workspace."""
     from planstate.cli.display import dump_json
 
-    count, problems = _workspace(args).validate()
+    result = _workspace(args).validate()
+    count, problems = result
     if args.json:
-        _out(dump_json({"ok": not problems, "files": count, "problems": [p.to_dict() for p in problems]}))
+        _out(dump_json(result.to_dict()))
     else:
         for problem in problems:
             _out(str(problem))

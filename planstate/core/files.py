@@ -221,3 +221,11 @@ def _alive(pid: int) -> bool:
 def _unlink(path: Path) -> None:
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
+
+
+def absolute(path: str | Path) -> Path:
+    """An absolute path; a clear error when the current folder was deleted under the process."""
+    try:
+        return Path(path).absolute()
+    except FileNotFoundError:
+        raise UsageError("the current folder no longer exists; cd to an existing folder") from None

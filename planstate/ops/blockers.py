@@ -19,7 +19,7 @@ from planstate.store import recordfiles
 from planstate.text.yamltext import format_datetime
 
 if TYPE_CHECKING:
-    from planstate.workspace import Workspace
+    from planstate.store.context import Context
 
 KIND = "blocker"
 
@@ -66,8 +66,8 @@ def target_of(source: str, command: str) -> str:
 class BlockerAPI:
     """`ws.blocker`: the `planstate blocker` commands as methods with the same names."""
 
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
 
     def add(
         self,
@@ -79,15 +79,15 @@ class BlockerAPI:
         blocked_tasks: Sequence[str] = (),
     ) -> Entry:
         """Record a blocker in a new file, status `new` (or `active` when it already blocks work)."""
-        ws = self.ws
+        ctx = self.ctx
         text = records.text(description, "description")
         name = records.text(title, "title") if title is not None else records.short_title(text)
         data_affects = records.texts(affects, "affects")
         tasks = records.texts(blocked_tasks, "blocked_tasks")
-        initiative = ws.target
+        initiative = ctx.target
         records.preload_templates()
-        with ws.transaction() as tx:
-            records.refuse_read_only(ws, initiative)
+        with ctx.transaction() as tx:
+            records.refuse_read_only(ctx, initiative)
             record_id, path = recordfiles.new_path(initiative, KIND, name)
             data: dict[str, Any] = {
                 "schema_version": SCHEMA_VERSION,
@@ -101,11 +101,11 @@ class BlockerAPI:
                 "workaround": None,
                 "resolution": None,
                 "resolved": None,
-                "by": ws.actor,
+                "by": ctx.actor,
             }
-            tx.create(KIND, path, data, records.body(ws, KIND, data))
-        ws.save_cache()
-        return Entry(KIND, record_id, path, ws.display(path), data)
+            tx.create(KIND, path, data, records.body(ctx, KIND, data))
+        ctx.save_cache()
+        return Entry(KIND, record_id, path, ctx.display(path), data)
 
     def list(
         self,
@@ -116,7 +116,7 @@ class BlockerAPI:
     ) -> Listing:
         """The blockers of the initiative by time identified; resolved ones only with `all` or `status`."""
         return records.listing(
-            self.ws,
+            self.ctx,
             KIND,
             status=status,
             after=since,
@@ -128,10 +128,10 @@ class BlockerAPI:
 
     def show(self, id: str) -> Entry:
         """One blocker (by id or unique id prefix) with its body."""
-        record = recordfiles.find(self.ws, self.ws.target, KIND, id)
-        doc = self.ws.read_document(record.path)
-        self.ws.save_cache()
-        return records.entry(self.ws, record, body=doc.body)
+        record = recordfiles.find(self.ctx, self.ctx.target, KIND, id)
+        doc = self.ctx.read_document(record.path)
+        self.ctx.save_cache()
+        return records.entry(self.ctx, record, body=doc.body)
 
     def activate(self, id: str, *, reason: str | None = None) -> Entry:
         """Mark a new blocker active (it blocks work), or a bypassed one active again (its workaround failed)."""
@@ -155,10 +155,10 @@ class BlockerAPI:
         resolution: str | None = None,
     ) -> Entry:
         """Apply one move of the TABLE to a blocker and note it in the blocker's `log`."""
-        ws = self.ws
-        with ws.transaction() as tx:
-            records.refuse_read_only(ws, ws.target)
-            record = recordfiles.find(ws, ws.target, KIND, ref)
+        ctx = self.ctx
+        with ctx.transaction() as tx:
+            records.refuse_read_only(ctx, ctx.target)
+            record = recordfiles.find(ctx, ctx.target, KIND, ref)
             blocker = records.editable(tx, KIND, record.path)
             source = blocker._data().get("status")
             try:
@@ -183,8 +183,8 @@ class BlockerAPI:
                 note = reason or ""
             blocker.log.append(f"{format_datetime(when)} {source} → {target}" + (f": {note}" if note else ""))
             data = blocker.to_data()
-        ws.save_cache()
-        return Entry(KIND, str(data["id"]), record.path, ws.display(record.path), data)
+        ctx.save_cache()
+        return Entry(KIND, str(data["id"]), record.path, ctx.display(record.path), data)
 
 
 def _sortable(value: Any) -> float:

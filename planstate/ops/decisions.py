@@ -19,9 +19,9 @@ from planstate.ops.records import Entry, Listing
 from planstate.store import recordfiles
 
 if TYPE_CHECKING:
+    from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
     from planstate.store.transaction import Transaction
-    from planstate.workspace import Workspace
 
 KIND = "decision"
 NEW_STATUSES = ("accepted", "proposed")  # what `add` records; superseded and rejected come later
@@ -44,8 +44,8 @@ class Superseded:
 class DecisionAPI:
     """`ws.decision`: the `planstate decision` commands as methods with the same names."""
 
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
 
     def add(
         self,
@@ -61,7 +61,7 @@ class DecisionAPI:
         phase: int | None = None,
     ) -> Entry:
         """Record a decision in a new file; with `supersedes`, mark that decision superseded in the same write."""
-        ws = self.ws
+        ctx = self.ctx
         fields = {
             "context": records.text(context, "context"),
             "decision": records.text(decision, "decision"),
@@ -72,15 +72,15 @@ class DecisionAPI:
         name = records.text(title, "title") if title is not None else records.short_title(fields["decision"])
         warnings: list[str] = []
         if phase is None:
-            phase = _current_phase(ws, warnings)
+            phase = _current_phase(ctx, warnings)
         elif isinstance(phase, bool) or not isinstance(phase, int) or phase < 0:
             raise UsageError(f"{phase!r} is not a phase number", field="phase")
         else:
-            _check_phase(ws, phase)
-        initiative = ws.target
+            _check_phase(ctx, phase)
+        initiative = ctx.target
         records.preload_templates()
-        with ws.transaction() as tx:
-            records.refuse_read_only(ws, initiative)
+        with ctx.transaction() as tx:
+            records.refuse_read_only(ctx, initiative)
             old = _supersedable(tx, initiative, supersedes) if supersedes is not None else None
             record_id, path = recordfiles.new_path(initiative, KIND, name)
             data: dict[str, Any] = {
@@ -95,15 +95,15 @@ class DecisionAPI:
                 "supersedes": old.id if old else None,
                 "superseded_by": None,
                 "phase": phase,
-                "by": ws.actor,
+                "by": ctx.actor,
             }
-            tx.create(KIND, path, data, records.body(ws, KIND, data))
+            tx.create(KIND, path, data, records.body(ctx, KIND, data))
             if old is not None:
                 replaced = tx.record(KIND, old.path)
                 replaced.status = "superseded"
                 replaced.superseded_by = record_id
-        ws.save_cache()
-        return Entry(KIND, record_id, path, ws.display(path), data, warnings=warnings)
+        ctx.save_cache()
+        return Entry(KIND, record_id, path, ctx.display(path), data, warnings=warnings)
 
     def list(
         self,
@@ -114,7 +114,7 @@ class DecisionAPI:
     ) -> Listing:
         """The decisions of the initiative by date; superseded ones only with `all` (or `status="superseded"`)."""
         return records.listing(
-            self.ws,
+            self.ctx,
             KIND,
             status=status,
             after=since,
@@ -127,19 +127,19 @@ class DecisionAPI:
 
     def show(self, id: str) -> Entry:
         """One decision (by id or unique id prefix) with its body."""
-        record = recordfiles.find(self.ws, self.ws.target, KIND, id)
-        doc = self.ws.read_document(record.path)
-        self.ws.save_cache()
-        return records.entry(self.ws, record, body=doc.body)
+        record = recordfiles.find(self.ctx, self.ctx.target, KIND, id)
+        doc = self.ctx.read_document(record.path)
+        self.ctx.save_cache()
+        return records.entry(self.ctx, record, body=doc.body)
 
     def supersede(self, id: str, *, by: str) -> Superseded:
         """Mark decision `id` superseded by decision `by` (which then names `id` in `supersedes` if it named none)."""
-        ws = self.ws
-        initiative = ws.target
-        with ws.transaction() as tx:
-            records.refuse_read_only(ws, initiative)
+        ctx = self.ctx
+        initiative = ctx.target
+        with ctx.transaction() as tx:
+            records.refuse_read_only(ctx, initiative)
             old_record = _supersedable(tx, initiative, id)
-            new_record = recordfiles.find(ws, initiative, KIND, by)
+            new_record = recordfiles.find(ctx, initiative, KIND, by)
             if new_record.path == old_record.path:
                 raise UsageError(f"decision {old_record.id} cannot supersede itself", field="by")
             new = records.editable(tx, KIND, new_record.path)
@@ -149,16 +149,16 @@ class DecisionAPI:
                     f"supersede {old_record.id} by the decision that is current",
                     **records.located(tx, KIND, new_record.path, "status"),
                 )
-            _refuse_cycle(ws, initiative, old_record.id, new.id)
+            _refuse_cycle(ctx, initiative, old_record.id, new.id)
             old = tx.record(KIND, old_record.path)
             old.status = "superseded"
             old.superseded_by = new.id
             if not new.supersedes:
                 new.supersedes = old.id
-        ws.save_cache()
+        ctx.save_cache()
         return Superseded(
-            Entry(KIND, old.id, old_record.path, ws.display(old_record.path), old.to_data()),
-            Entry(KIND, new.id, new_record.path, ws.display(new_record.path), new.to_data()),
+            Entry(KIND, old.id, old_record.path, ctx.display(old_record.path), old.to_data()),
+            Entry(KIND, new.id, new_record.path, ctx.display(new_record.path), new.to_data()),
         )
 
     def accept(self, id: str) -> Entry:
@@ -171,11 +171,11 @@ class DecisionAPI:
 
     def _settle(self, ref: str, command: str, reason: str | None) -> Entry:
         """Move a proposed decision to accepted or rejected; refuse any other status, saying why."""
-        ws = self.ws
-        initiative = ws.target
-        with ws.transaction() as tx:
-            records.refuse_read_only(ws, initiative)
-            record = recordfiles.find(ws, initiative, KIND, ref)
+        ctx = self.ctx
+        initiative = ctx.target
+        with ctx.transaction() as tx:
+            records.refuse_read_only(ctx, initiative)
+            record = recordfiles.find(ctx, initiative, KIND, ref)
             decision = records.editable(tx, KIND, record.path)
             status = decision.status
             if status != "proposed":
@@ -185,8 +185,8 @@ class DecisionAPI:
             if reason is not None:
                 decision.rejection = reason
             data = decision.to_data()
-        ws.save_cache()
-        return Entry(KIND, str(data["id"]), record.path, ws.display(record.path), data)
+        ctx.save_cache()
+        return Entry(KIND, str(data["id"]), record.path, ctx.display(record.path), data)
 
 
 def _settled(decision: Decision, command: str) -> str:
@@ -205,11 +205,11 @@ def _settled(decision: Decision, command: str) -> str:
     )
 
 
-def _current_phase(ws: Workspace, warnings: list[str]) -> int | None:
+def _current_phase(ctx: Context, warnings: list[str]) -> int | None:
     """STATE.md's `position.phase`, read (not written) for a new decision; None with a warning if unreadable."""
-    path = ws.target.state_path
+    path = ctx.target.state_path
     try:
-        data = ws.cached_data(path)
+        data = ctx.cached_data(path)
     except PlanstateError as exc:
         warnings.append(f"phase left empty: {exc}")
         return None
@@ -218,12 +218,12 @@ def _current_phase(ws: Workspace, warnings: list[str]) -> int | None:
     return phase if isinstance(phase, int) and not isinstance(phase, bool) and phase >= 0 else None
 
 
-def _check_phase(ws: Workspace, phase: int) -> None:
+def _check_phase(ctx: Context, phase: int) -> None:
     """Refuse a phase number the initiative does not have (when its STATE.md can be read at all)."""
     from planstate.model.kinds import State, phase_numbers
 
     try:
-        data = ws.cached_data(ws.target.state_path)
+        data = ctx.cached_data(ctx.target.state_path)
     except PlanstateError:
         return  # the record is still worth keeping; validate and check report the broken STATE.md
     if not isinstance(data, dict):
@@ -238,7 +238,7 @@ def _check_phase(ws: Workspace, phase: int) -> None:
 
 def _supersedable(tx: Transaction, initiative: Initiative, ref: str) -> recordfiles.Record:
     """The decision `ref` names, refusing one that is already superseded (saying by which decision)."""
-    record = recordfiles.find(tx.ws, initiative, KIND, ref)
+    record = recordfiles.find(tx.ctx, initiative, KIND, ref)
     current = records.editable(tx, KIND, record.path)
     if current.status == "superseded" or current.superseded_by:
         by = current.superseded_by or "another decision"
@@ -249,9 +249,9 @@ def _supersedable(tx: Transaction, initiative: Initiative, ref: str) -> recordfi
     return record
 
 
-def _refuse_cycle(ws: Workspace, initiative: Initiative, old: str, new: str) -> None:
+def _refuse_cycle(ctx: Context, initiative: Initiative, old: str, new: str) -> None:
     """Refuse `new` superseding `old` when `old` already (transitively) supersedes `new`."""
-    found, _problems = recordfiles.load_all(ws, initiative, KIND)
+    found, _problems = recordfiles.load_all(ctx, initiative, KIND)
     supersedes = {r.id: r.data.get("supersedes") for r in found}
     chain = [old]
     while True:

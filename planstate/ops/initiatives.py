@@ -13,15 +13,16 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from planstate.core.errors import UsageError
+from planstate.core.layout import INITIATIVES, STATE_FILE
 from planstate.model.kinds import to_json
 from planstate.ops import lifecycle
 from planstate.ops.phases import checked_state, refusal
-from planstate.store.initiatives import FOLDER, Summary, check_slug, discover, summarize
+from planstate.store.initiatives import Summary, check_slug, discover, summarize
 
 if TYPE_CHECKING:
+    from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
     from planstate.store.transaction import Transaction
-    from planstate.workspace import Workspace
 
 
 @dataclass
@@ -128,7 +129,7 @@ class Switched:
 
 
 def transition(
-    ws: Workspace,
+    ctx: Context,
     command: str,
     *,
     reason: str | None = None,
@@ -140,12 +141,12 @@ def transition(
         raise UsageError(f"{command!r} is not a lifecycle command; commands: {', '.join(lifecycle.COMMANDS)}")
     if details and command != "error":
         raise UsageError("error details are kept only by the error command")
-    initiative = ws.target
-    with ws.transaction() as tx:
+    initiative = ctx.target
+    with ctx.transaction() as tx:
         state = checked_state(tx, initiative)
         target = _allowed(tx, initiative, state.lifecycle.state, command)
         if target == "active":
-            _refuse_second_active(ws, tx, initiative, command)
+            _refuse_second_active(ctx, tx, initiative, command)
         source, target = lifecycle.apply(tx, initiative, command, reason=reason, context=context)
         if details and state.lifecycle.error is not None:
             state.lifecycle.error.details = details
@@ -160,9 +161,9 @@ def _allowed(tx: Transaction, initiative: Initiative, source: str, command: str)
         raise refusal(tx, ["lifecycle", "state"], exc.message, initiative) from None
 
 
-def _refuse_second_active(ws: Workspace, tx: Transaction, initiative: Initiative, command: str) -> None:
+def _refuse_second_active(ctx: Context, tx: Transaction, initiative: Initiative, command: str) -> None:
     """Refuse to make `initiative` active while another one is (read under the lock, so it is current)."""
-    others = [s for s in _summaries(ws) if s.state == "active" and s.initiative != initiative]
+    others = [s for s in _summaries(ctx) if s.state == "active" and s.initiative != initiative]
     if not others:
         return
     other = others[0].slug
@@ -180,17 +181,17 @@ def _refuse_second_active(ws: Workspace, tx: Transaction, initiative: Initiative
     )
 
 
-def _summaries(ws: Workspace) -> list[Summary]:
-    found = [summarize(ws, i) for i in discover(ws.root)]
-    ws.save_cache()
+def _summaries(ctx: Context) -> list[Summary]:
+    found = [summarize(ctx, i) for i in discover(ctx.root)]
+    ctx.save_cache()
     return found
 
 
 class InitiativeAPI:
     """`ws.initiative`: create, list and switch the initiatives of the workspace."""
 
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
 
     def new(
         self,
@@ -202,19 +203,19 @@ class InitiativeAPI:
         switch: bool = False,
     ) -> Created:
         """Create `.planning/initiatives/SLUG/`: active when none is, else paused (unless `switch`)."""
-        from planstate.store.scaffold import STATE_FILE, initiative_files, materialize
+        from planstate.store.scaffold import initiative_files, materialize
 
-        ws = self.ws
+        ctx = self.ctx
         check_slug(slug)
         title = title if title is not None else slug.replace("-", " ").capitalize()
         if not title.strip():
             raise UsageError("the title must not be empty")
-        folder = ws.root / FOLDER
+        folder = ctx.root / INITIATIVES
         # The outer transaction changes nothing itself: it holds the (re-entrant) workspace lock from
         # the checks, across the commit that pauses the active initiative, to the new folder's rename.
         # It names its initiatives itself, so it never acts on a guessed target.
-        with ws.transaction(explicit=True):
-            summaries = _summaries(ws)
+        with ctx.transaction(explicit=True):
+            summaries = _summaries(ctx)
             taken = {s.slug for s in summaries}
             if slug in taken or (folder / slug).exists():
                 raise UsageError(f"initiative {slug!r} already exists (initiatives: {', '.join(sorted(taken))})")
@@ -226,14 +227,14 @@ class InitiativeAPI:
                 title=title,
                 phases=phases,
                 first_phase=first_phase,
-                actor=ws.actor,
+                actor=ctx.actor,
                 next_action=None,
-                shown=ws.display(folder / slug / STATE_FILE),
+                shown=ctx.display(folder / slug / STATE_FILE),
                 state=state,
                 reason=reason,
                 trigger="create",
-                planning=ws.root,
-                render_regions=ws.render_new_regions,
+                planning=ctx.root,
+                render_regions=ctx.render_new_regions,
             )
             paused: list[Transitioned] = []
             if switch and active:
@@ -241,13 +242,13 @@ class InitiativeAPI:
             folder.mkdir(exist_ok=True)
             materialize(files, folder, folder / slug)
         if state == "active":
-            ws.forget_target()  # the new initiative is the active one now: later calls act on it
-        return Created(slug, title, ws.display(folder / slug), state, paused)
+            ctx.forget_target()  # the new initiative is the active one now: later calls act on it
+        return Created(slug, title, ctx.display(folder / slug), state, paused)
 
     def _pause(self, active: list[Summary], reason: str) -> list[Transitioned]:
         """Pause the given active initiatives in one transaction (committed before the caller goes on)."""
         done = []
-        with self.ws.transaction(explicit=True) as tx:
+        with self.ctx.transaction(explicit=True) as tx:
             for s in active:
                 state = checked_state(tx, s.initiative)
                 lifecycle.apply(tx, s.initiative, "pause", reason=reason, trigger="initiative switch")
@@ -257,10 +258,10 @@ class InitiativeAPI:
 
     def list(self, *, all: bool = False) -> Listing:
         """The initiatives, root first; archived ones only with `all`."""
-        ws = self.ws
-        summaries = _summaries(ws)
+        ctx = self.ctx
+        summaries = _summaries(ctx)
         try:
-            current: Initiative | None = ws.target
+            current: Initiative | None = ctx.target
         except UsageError:
             current = None  # two active ones, or --initiative naming none: list anyway, mark none
         rows = []
@@ -269,15 +270,15 @@ class InitiativeAPI:
             if s.state == "archived" and not all:
                 hidden += 1
                 continue
-            shown = ws.display(s.initiative.dir)
+            shown = ctx.display(s.initiative.dir)
             rows.append(Listed(s.slug, s.title, s.state, s.since, shown, s.initiative == current, s.problem))
         return Listing(rows, hidden)
 
     def switch(self, slug: str, *, reason: str | None = None) -> Switched:
         """Pause the active initiative and resume `slug`, in one transaction; refuse before changing anything."""
-        ws = self.ws
-        with ws.transaction(explicit=True) as tx:
-            summaries = _summaries(ws)  # under the lock: nobody changes them while we decide
+        ctx = self.ctx
+        with ctx.transaction(explicit=True) as tx:
+            summaries = _summaries(ctx)  # under the lock: nobody changes them while we decide
             found = [s for s in summaries if s.slug == slug]
             if not found:
                 known = ", ".join(s.slug for s in summaries)
@@ -306,7 +307,7 @@ class InitiativeAPI:
             transitions.append(
                 Transitioned(slug, source, "active", why_resumed, state.lifecycle.since, "initiative switch")
             )
-        ws.forget_target()  # later calls on this Workspace act on the initiative that is active now
+        ctx.forget_target()  # later calls through this context act on the initiative that is active now
         return Switched(slug, False, transitions)
 
 

@@ -124,13 +124,13 @@ def apply(
             raise UsageError(
                 f"cannot complete: {len(unfinished)} phase{'s are' if len(unfinished) > 1 else ' is'} not finished "
                 f"({', '.join(unfinished)}); complete or skip {'them' if len(unfinished) > 1 else 'it'} first",
-                file=tx.ws.display(initiative.state_path),
+                file=tx.ctx.display(initiative.state_path),
                 line=line,
                 column=column,
                 field="phases",
             )
     when = now()
-    who = actor or tx.ws.actor
+    who = actor or tx.ctx.actor
     lifecycle.state = target
     lifecycle.since = when
     lifecycle.reason = reason

@@ -33,9 +33,9 @@ from planstate.ops import lifecycle
 from planstate.text.paths import format_path
 
 if TYPE_CHECKING:
+    from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
     from planstate.store.transaction import Transaction
-    from planstate.workspace import Workspace
 
 
 @dataclass
@@ -99,7 +99,7 @@ def checked_state(tx: Transaction, initiative: Initiative | None = None, *, repa
 
     `repairs` names fields the caller is about to set: their problems are left to the commit's validation.
     """
-    target = initiative or tx.ws.target
+    target = initiative or tx.ctx.target
     staged = tx.load("state", target.state_path, target)
     _pin_legacy_numbering(staged.data)
     problems = [p for p in problems_for("state", staged.data) if format_path(p.path) not in repairs]
@@ -121,7 +121,7 @@ def _pin_legacy_numbering(data: dict[str, Any]) -> None:
 
 def refusal(tx: Transaction, path: list[Any], message: str, initiative: Initiative | None = None) -> UsageError:
     """A UsageError located at `path` of the initiative's STATE.md (file, line, column and field)."""
-    target = initiative or tx.ws.target
+    target = initiative or tx.ctx.target
     staged = tx.load("state", target.state_path, target)
     line, column = staged.doc.locate(list(path))
     return UsageError(message, file=staged.doc.path, line=line, column=column, field=format_path(path))
@@ -139,13 +139,13 @@ def refuse_read_only(tx: Transaction, state: State, initiative: Initiative | Non
         )
 
 
-def blocker_warnings(ws: Workspace, initiative: Initiative, numbers: list[int]) -> list[str]:
+def blocker_warnings(ctx: Context, initiative: Initiative, numbers: list[int]) -> list[str]:
     """One warning per open (new or active) blocker whose `affects` names one of the phases `numbers`."""
     from planstate.store import recordfiles
 
     if not numbers:
         return []
-    found, _problems = recordfiles.load_all(ws, initiative, "blocker")  # unreadable ones: `planstate check` says so
+    found, _problems = recordfiles.load_all(ctx, initiative, "blocker")  # unreadable ones: `planstate check` says so
     affected: list[tuple[str, set[int | None]]] = []
     for record in found:
         if record.data.get("status") in ("new", "active"):
@@ -185,13 +185,13 @@ def generated_next_action(number: int, name: str) -> str:
 class PhaseAPI:
     """`ws.phase`: the phase commands, each one transaction on the target initiative's STATE.md."""
 
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
         self._auto_resumed = False
 
     def start(self, number: int) -> PhaseResult:
         """Start phase `number`: a pending phase, or the current one when no phase is active (after a reopen)."""
-        with self.ws.transaction() as tx:
+        with self.ctx.transaction() as tx:
             state, phase, index = self._prepare(tx, number, "start")
             current = _current(state)
             active = _active(state)
@@ -217,7 +217,7 @@ class PhaseAPI:
             _activate(phase, now())
             if number != current:
                 _move_to(state, number)
-            warnings = blocker_warnings(self.ws, self.ws.target, [number])
+            warnings = blocker_warnings(self.ctx, self.ctx.target, [number])
         return self._result(state, "start", number, previous, warnings)
 
     def complete(
@@ -226,7 +226,7 @@ class PhaseAPI:
         """Complete the current phase with its checkpoint result; a failed checkpoint keeps it active to retry."""
         if checkpoint not in ("passed", "failed"):
             raise UsageError(f"checkpoint must be passed or failed, not {checkpoint!r}")
-        with self.ws.transaction() as tx:
+        with self.ctx.transaction() as tx:
             state, phase, index = self._prepare(tx, number, "complete")
             self._require_current_active(tx, state, number, "complete")
             if phase.checkpoint == "failed":
@@ -248,14 +248,14 @@ class PhaseAPI:
                 started = self._advance(tx, state, number, "phase complete")
             else:
                 phase.failed_at = now()
-            warnings = blocker_warnings(self.ws, self.ws.target, [number, *started])
+            warnings = blocker_warnings(self.ctx, self.ctx.target, [number, *started])
         return self._result(state, "complete", number, previous, warnings)
 
     def fail(self, number: int, *, reason: str) -> PhaseResult:
         """Mark the current, active phase failed, with why; `retry` starts it again."""
         if not reason or not reason.strip():
             raise UsageError("phase fail needs a reason (--reason R)")
-        with self.ws.transaction() as tx:
+        with self.ctx.transaction() as tx:
             state, phase, _index = self._prepare(tx, number, "fail")
             self._require_current_active(tx, state, number, "fail")
             previous = phase.status
@@ -267,7 +267,7 @@ class PhaseAPI:
 
     def retry(self, number: int) -> PhaseResult:
         """Start the current phase again after it failed or its checkpoint failed."""
-        with self.ws.transaction() as tx:
+        with self.ctx.transaction() as tx:
             state, phase, index = self._prepare(tx, number, "retry")
             self._require_current(tx, state, number, "retry")
             if phase.status != "failed" and not (phase.status == "active" and phase.checkpoint == "failed"):
@@ -280,12 +280,12 @@ class PhaseAPI:
             previous = phase.status
             _reset_rerun(phase)
             _activate(phase, now())
-            warnings = blocker_warnings(self.ws, self.ws.target, [number])
+            warnings = blocker_warnings(self.ctx, self.ctx.target, [number])
         return self._result(state, "retry", number, previous, warnings)
 
     def skip(self, number: int, *, reason: str | None = None) -> PhaseResult:
         """Skip the current phase (pending, active or failed) and move on as `complete` does."""
-        with self.ws.transaction() as tx:
+        with self.ctx.transaction() as tx:
             state, phase, index = self._prepare(tx, number, "skip")
             self._require_current(tx, state, number, "skip")
             if phase.status in FINISHED:
@@ -296,7 +296,7 @@ class PhaseAPI:
             if reason is not None or "skip_reason" in phase._data():
                 phase.skip_reason = reason
             started = self._advance(tx, state, number, "phase skip")
-            warnings = blocker_warnings(self.ws, self.ws.target, started)
+            warnings = blocker_warnings(self.ctx, self.ctx.target, started)
         return self._result(state, "skip", number, previous, warnings)
 
     # ------------------------------------------------------------------ rules shared by the commands
@@ -311,7 +311,7 @@ class PhaseAPI:
             # Seed 002: suspended is a technical pause that resumes by itself when work goes on; paused,
             # error and the rest were decisions or failures that a person or agent resumes explicitly.
             reason = f"work went on: planstate phase {verb} {number}"
-            lifecycle.apply(tx, self.ws.target, "resume", reason=reason, trigger="auto-resume")
+            lifecycle.apply(tx, self.ctx.target, "resume", reason=reason, trigger="auto-resume")
             self._auto_resumed = True
             source = state.lifecycle.state
         if source != "active":
@@ -389,7 +389,7 @@ class PhaseAPI:
             state.next_action = None
         lifecycle.apply(
             tx,
-            self.ws.target,
+            self.ctx.target,
             "complete",
             trigger=trigger,
             reason=f"last phase finished: {number} ({finished_name})",

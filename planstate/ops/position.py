@@ -18,8 +18,8 @@ from planstate.text.paths import get_in, parse_path
 from planstate.text.plaindata import same
 
 if TYPE_CHECKING:
+    from planstate.store.context import Context
     from planstate.store.transaction import Transaction
-    from planstate.workspace import Workspace
 
 
 POSITION_FIELDS = ("phase", "plan", "plan_name", "task", "wave", "status", "step")
@@ -65,13 +65,13 @@ class _Tracker:
     def _value(self, path: str) -> Any:
         return get_in(self._state._data(), parse_path(path))[1]
 
-    def result(self, ws: Workspace) -> Edited:
+    def result(self, ctx: Context) -> Edited:
         changes = []
         for path, old in self._before.items():
             new = self._value(path)
             if not same(old, new):
                 changes.append(FieldChange(path, old, copy.deepcopy(new)))
-        return Edited(ws.display(ws.state_path), changes)
+        return Edited(ctx.display(ctx.state_path), changes)
 
 
 def _positioned(tx: Transaction, state: State, what: str) -> None:
@@ -97,7 +97,7 @@ def _text(tx: Transaction, path: list[Any], value: Any, *, empty_is_null: bool =
 
 
 def set_position(
-    ws: Workspace,
+    ctx: Context,
     *,
     phase: int | Unset = UNSET,
     plan: int | str | Unset | None = UNSET,
@@ -118,7 +118,7 @@ def set_position(
         "step": step,
     }
     given = {k: v for k, v in given.items() if v is not UNSET}
-    with ws.transaction() as tx:
+    with ctx.transaction() as tx:
         # `--phase` is how a hand-edited pointer is put right, so a problem at position.phase does not stop it
         state = checked_state(tx, repairs=("position.phase",) if "phase" in given else ())
         refuse_read_only(tx, state)
@@ -131,7 +131,7 @@ def set_position(
             if position._data().get(name, UNSET) is UNSET and value is None:
                 continue  # clearing an absent field adds nothing
             position._writable()[name] = value
-    return tracker.result(ws)
+    return tracker.result(ctx)
 
 
 def _position_value(tx: Transaction, state: State, name: str, value: Any) -> Any:
@@ -173,18 +173,18 @@ def _position_value(tx: Transaction, state: State, name: str, value: Any) -> Any
     return _text(tx, path, value)
 
 
-def set_next(ws: Workspace, text: str) -> Edited:
+def set_next(ctx: Context, text: str) -> Edited:
     """Set the next action (multi-line text is kept as written)."""
-    with ws.transaction() as tx:
+    with ctx.transaction() as tx:
         state = checked_state(tx)
         refuse_read_only(tx, state)
         tracker = _Tracker(state, ["next_action"])
         state.next_action = _text(tx, ["next_action"], text, empty_is_null=False)
-    return tracker.result(ws)
+    return tracker.result(ctx)
 
 
 def update_context(
-    ws: Workspace,
+    ctx: Context,
     *,
     files: list[str] | tuple[str, ...] = (),
     implementations: list[str] | tuple[str, ...] = (),
@@ -197,7 +197,7 @@ def update_context(
     """Change the resume context: clear lists, remove answered questions, then append new items (no duplicates)."""
     added = {"files": files, "implementations": implementations, "questions": questions}
     clears = {"files": clear_files, "implementations": clear_implementations, "questions": clear_questions}
-    with ws.transaction() as tx:
+    with ctx.transaction() as tx:
         state = checked_state(tx)
         refuse_read_only(tx, state)
         tracker = _Tracker(state, [f"resume_context.{key}" for key in CONTEXT_LISTS.values()])
@@ -213,7 +213,7 @@ def update_context(
             for item in items:
                 if item not in list(current):
                     current.append(item)
-    return tracker.result(ws)
+    return tracker.result(ctx)
 
 
 def _answer(tx: Transaction, questions: Any, answered: list[str] | tuple[str, ...]) -> None:
@@ -234,13 +234,13 @@ def _answer(tx: Transaction, questions: Any, answered: list[str] | tuple[str, ..
 class TaskAPI:
     """`ws.task`: start and finish tasks of the current phase (position.task, position.status, progress)."""
 
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
 
     def start(self, text: str, *, plan: int | str | None = None, wave: int | None = None) -> Edited:
         """Start a task: position.task = text, status in_progress (and the plan or wave when given)."""
         paths = [f"position.{k}" for k in ("task", "status", "plan", "wave")]
-        with self.ws.transaction() as tx:
+        with self.ctx.transaction() as tx:
             state = checked_state(tx)
             refuse_read_only(tx, state)
             tracker = _Tracker(state, paths)
@@ -252,12 +252,12 @@ class TaskAPI:
                 position._writable()["plan"] = _position_value(tx, state, "plan", plan)
             if wave is not None:
                 position._writable()["wave"] = _position_value(tx, state, "wave", wave)
-        return tracker.result(self.ws)
+        return tracker.result(self.ctx)
 
     def done(self, *, next: str | None = None) -> Edited:
         """Finish the task in progress: count it in progress.current_phase_completed; `next` starts the next one."""
         paths = ["position.task", "position.status", "progress.current_phase_completed"]
-        with self.ws.transaction() as tx:
+        with self.ctx.transaction() as tx:
             state = checked_state(tx)
             refuse_read_only(tx, state)
             tracker = _Tracker(state, paths)
@@ -281,7 +281,7 @@ class TaskAPI:
                 position.status = "in_progress"
             else:
                 position.status = "done"
-        return tracker.result(self.ws)
+        return tracker.result(self.ctx)
 
 
 def parse_plan(text: str) -> int | str | None:

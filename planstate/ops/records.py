@@ -20,9 +20,9 @@ from planstate.store import recordfiles
 from planstate.store.recordfiles import TEMPLATES, Record
 
 if TYPE_CHECKING:
+    from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
     from planstate.store.transaction import Transaction
-    from planstate.workspace import Workspace
 
 TITLE_WIDTH = 60
 
@@ -77,9 +77,9 @@ class Listing:
         return [e.to_dict() for e in self.items]
 
 
-def entry(ws: Workspace, record: Record, **extra: Any) -> Entry:
+def entry(ctx: Context, record: Record, **extra: Any) -> Entry:
     """An Entry for a record read from disk."""
-    return Entry(record.kind, record.id, record.path, ws.display(record.path), record.data, dict(extra))
+    return Entry(record.kind, record.id, record.path, ctx.display(record.path), record.data, dict(extra))
 
 
 def preload_templates() -> None:
@@ -87,11 +87,11 @@ def preload_templates() -> None:
     import jinja2  # noqa: F401
 
 
-def body(ws: Workspace, kind: str, context: dict[str, Any]) -> str:
+def body(ctx: Context, kind: str, context: dict[str, Any]) -> str:
     """The body of a new record, from its template (the user's in .planning/templates/ wins); user text is data."""
     from planstate.text import templates
 
-    return templates.render(TEMPLATES[kind], context, planning=ws.root)
+    return templates.render(TEMPLATES[kind], context, planning=ctx.root)
 
 
 def text(value: str | None, name: str) -> str:
@@ -154,7 +154,7 @@ def since(value: str | date | datetime | None, now: datetime) -> datetime | None
 
 
 def listing(
-    ws: Workspace,
+    ctx: Context,
     kind: str,
     *,
     status: str | None,
@@ -176,9 +176,9 @@ def listing(
 
     choice(status, statuses, "status")
     start = since(after, now())
-    found, problems = recordfiles.load_all(ws, ws.target, kind)
-    wrong = invalid(ws, found, kind)
-    ws.save_cache()
+    found, problems = recordfiles.load_all(ctx, ctx.target, kind)
+    wrong = invalid(ctx, found, kind)
+    ctx.save_cache()
     items = []
     for record in found:
         current = record.data.get("status", default_status)
@@ -186,19 +186,19 @@ def listing(
             continue
         if start is not None and not at_or_after(record.data.get(dated), start):
             continue
-        items.append(make(record) if make is not None else entry(ws, record))
+        items.append(make(record) if make is not None else entry(ctx, record))
     items.sort(key=order)
     return Listing(items, problems, wrong)
 
 
-def invalid(ws: Workspace, found: Sequence[Record], kind: str) -> list[PlanstateError]:
+def invalid(ctx: Context, found: Sequence[Record], kind: str) -> list[PlanstateError]:
     """The first validation problem of each record in `found` that does not validate, located in its file: a
     list shows such a record as it is and warns, so a hand edit never makes a record vanish silently."""
     out: list[PlanstateError] = []
     for record in found:
         problems = problems_for(kind, record.data)
         if problems:
-            doc = ws.read_document(record.path)
+            doc = ctx.read_document(record.path)
             out.append(validation_located(doc, problems[:1])[0])
     return out
 
@@ -216,19 +216,19 @@ def at_or_after(value: Any, start: datetime) -> bool:
     return when is not None and when >= start
 
 
-def refuse_read_only(ws: Workspace, initiative: Initiative) -> None:
+def refuse_read_only(ctx: Context, initiative: Initiative) -> None:
     """Refuse a new or changed record in an archived or completed initiative (read-only until reopened).
 
     Reads STATE.md through the cache; an unreadable STATE.md does not stop a record (validate reports it)."""
     try:
-        data = ws.cached_data(initiative.state_path)
+        data = ctx.cached_data(initiative.state_path)
     except PlanstateError:
         return
     lifecycle = data.get("lifecycle") if isinstance(data, dict) else None
     state = lifecycle.get("state") if isinstance(lifecycle, dict) else None
     if state not in READ_ONLY_STATES:
         return
-    doc = ws.read_document(initiative.state_path)
+    doc = ctx.read_document(initiative.state_path)
     line, column = doc.locate(["lifecycle", "state"])
     raise UsageError(
         read_only_message(data.get("initiative"), state),

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from planstate.core import durations
 from planstate.core.clock import now, parse_datetime
 from planstate.core.errors import LockTimeout, PlanstateError, UsageError
+from planstate.core.layout import LOCAL
 from planstate.model.kinds import SCHEMA_VERSION, SESSION_STATUSES
 from planstate.model.validation import located, problems_for
 from planstate.ops import records
@@ -29,12 +30,12 @@ from planstate.store import recordfiles
 from planstate.text.yamltext import format_datetime
 
 if TYPE_CHECKING:
+    from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
     from planstate.store.transaction import Transaction
-    from planstate.workspace import Workspace
 
 KIND = "session"
-HEARTBEATS = Path(".local", "heartbeats")  # under .planning/, gitignored with the rest of .local/
+HEARTBEATS = Path(LOCAL, "heartbeats")  # under .planning/, gitignored with the rest of LOCAL
 ENV = "PLANSTATE_SESSION"
 REAP_TRIGGER = "session reap"
 
@@ -113,26 +114,26 @@ class Reaped:
 class SessionAPI:
     """`ws.session`: the `planstate session` commands as methods with the same names."""
 
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
 
     # ------------------------------------------------------------------ one session
 
     def start(self, *, agent: str | None = None, working_on: str | None = None, exclusive: bool = False) -> Entry:
         """Start a session of `agent` (default: the actor) on the initiative; warn (or with `exclusive`, refuse)
         when another session of the initiative is active. Creates its heartbeat."""
-        ws = self.ws
-        who = records.text(agent if agent is not None else ws.actor, "agent")
+        ctx = self.ctx
+        who = records.text(agent if agent is not None else ctx.actor, "agent")
         doing = records.optional_text(working_on, "working_on")
-        initiative = ws.target
+        initiative = ctx.target
         records.preload_templates()
-        with ws.transaction() as tx:
-            records.refuse_read_only(ws, initiative)  # no new work there; `end` and `reap` still close sessions
-            found, problems = recordfiles.load_all(ws, initiative, KIND)
+        with ctx.transaction() as tx:
+            records.refuse_read_only(ctx, initiative)  # no new work there; `end` and `reap` still close sessions
+            found, problems = recordfiles.load_all(ctx, initiative, KIND)
             active = [r for r in found if r.data.get("status") == "active"]
             if active and exclusive:
                 raise UsageError(
-                    f"{_others(ws, active)}; refusing to start another (--exclusive). End a finished one with "
+                    f"{_others(ctx, active)}; refusing to start another (--exclusive). End a finished one with "
                     "`planstate session end --session ID`; `planstate session reap` marks stale ones crashed"
                 )
             previous = _previous(found)
@@ -154,22 +155,22 @@ class SessionAPI:
                 "resumed_from": previous.id if previous else None,
             }
             context = {**data, "resumed_status": previous.data.get("status") if previous else None}
-            tx.create(KIND, path, data, records.body(ws, KIND, context))
-        ws.save_cache()
-        warnings = [f"{_others(ws, active)}; started {record_id} anyway"] if active else []
+            tx.create(KIND, path, data, records.body(ctx, KIND, context))
+        ctx.save_cache()
+        warnings = [f"{_others(ctx, active)}; started {record_id} anyway"] if active else []
         warnings.extend(f"skipped {problem}" for problem in problems)  # it may be an active session
         beat: str | None = format_datetime(when)
         try:
-            _beat(ws, record_id, who, when)
+            _beat(ctx, record_id, who, when)
         except UsageError as exc:  # the session exists; without a heartbeat, reap goes by its start time
             warnings.append(f"no heartbeat: {exc}")
             beat = None
-        return Entry(KIND, record_id, path, ws.display(path), data, {"heartbeat": beat}, warnings)
+        return Entry(KIND, record_id, path, ctx.display(path), data, {"heartbeat": beat}, warnings)
 
     def heartbeat(self, session: str | None = None) -> Beat:
         """Mark an active session alive now: touch its heartbeat file (never the committed session file)."""
-        ws = self.ws
-        with ws.transaction() as tx:  # the lock only: a reap in between cannot miss this beat
+        ctx = self.ctx
+        with ctx.transaction() as tx:  # the lock only: a reap in between cannot miss this beat
             record = self._resolve(session)
             status = record.data.get("status")
             if status != "active":
@@ -181,7 +182,7 @@ class SessionAPI:
                     **records.located(tx, KIND, record.path, "status"),
                 )
             when = now()
-            path = _beat(ws, record.id, str(record.data.get("agent")), when)
+            path = _beat(ctx, record.id, str(record.data.get("agent")), when)
         return Beat(record.id, when, path)
 
     def end(
@@ -198,14 +199,14 @@ class SessionAPI:
 
         A session that `reap` marked crashed may still be ended by its agent; its reap note stays in `issues`.
         """
-        ws = self.ws
+        ctx = self.ctx
         done = records.texts(completed, "completed")
         met = records.texts(issues, "issues")
         handoff = records.optional_text(handoff_reason, "handoff_reason")
         note = records.optional_text(notes, "notes")
         usage = _usage(context_usage)
         warnings: list[str] = []
-        with ws.transaction() as tx:
+        with ctx.transaction() as tx:
             record = self._resolve(session)
             current = records.editable(tx, KIND, record.path)
             if current.status == "ended":
@@ -227,14 +228,14 @@ class SessionAPI:
             if usage is not None:
                 current.context_usage = usage
             data = current.to_data()
-        _forget(ws, record.id)
-        ws.save_cache()
-        return Entry(KIND, record.id, record.path, ws.display(record.path), data, warnings=warnings)
+        _forget(ctx, record.id)
+        ctx.save_cache()
+        return Entry(KIND, record.id, record.path, ctx.display(record.path), data, warnings=warnings)
 
     def list(self, *, status: str | None = None, since: str | date | datetime | None = None) -> Listing:
         """The sessions of the initiative by start time, each with its last heartbeat on this machine."""
         return records.listing(
-            self.ws,
+            self.ctx,
             KIND,
             status=status,
             after=since,
@@ -246,9 +247,9 @@ class SessionAPI:
 
     def show(self, id: str) -> Entry:
         """One session (by id or unique id prefix) with its body and last heartbeat."""
-        record = recordfiles.find(self.ws, self.ws.target, KIND, id)
-        doc = self.ws.read_document(record.path)
-        self.ws.save_cache()
+        record = recordfiles.find(self.ctx, self.ctx.target, KIND, id)
+        doc = self.ctx.read_document(record.path)
+        self.ctx.save_cache()
         entry = self._entry(record)
         entry.extra["body"] = doc.body
         return entry
@@ -265,18 +266,18 @@ class SessionAPI:
         """Mark active sessions without a sign of life for `stale_after` crashed; with `abandon_after`, move
         active initiatives without any activity for that long to abandoned. Every initiative unless the
         workspace was opened on one (`--initiative`). Idempotent; with `dry_run` nothing is written."""
-        ws = self.ws
+        ctx = self.ctx
         stale = _duration(stale_after, "--stale-after")
         idle = _duration(abandon_after, "--abandon-after") if abandon_after is not None else None
         from planstate.store.initiatives import discover
 
-        scope = [ws.target] if ws.initiative_slug else discover(ws.root)
+        scope = [ctx.target] if ctx.initiative_slug else discover(ctx.root)
         result = Reaped(dry_run=dry_run)
         for initiative in scope:
             # One transaction per initiative: a broken file in one initiative does not stop the others.
             found = Reaped(dry_run=dry_run)
             try:
-                with ws.transaction() as tx:
+                with ctx.transaction() as tx:
                     self._reap_one(tx, initiative, now(), stale, idle, found)
             except LockTimeout:
                 raise
@@ -288,8 +289,8 @@ class SessionAPI:
             result.problems.extend(found.problems)
         if not dry_run:
             for crash in result.crashed:
-                _forget(ws, crash.id)
-        ws.save_cache()
+                _forget(ctx, crash.id)
+        ctx.save_cache()
         return result
 
     def _reap_one(
@@ -302,13 +303,13 @@ class SessionAPI:
         result: Reaped,
     ) -> None:
         """Reap one initiative inside the reap's transaction."""
-        ws = self.ws
-        found, problems = recordfiles.load_all(ws, initiative, KIND)
+        ctx = self.ctx
+        found, problems = recordfiles.load_all(ctx, initiative, KIND)
         result.problems.extend(problems)
-        slug = _slug(ws, initiative)
+        slug = _slug(ctx, initiative)
         latest: list[datetime] = []
         for record in found:
-            beat = last_heartbeat(ws, record.id)
+            beat = last_heartbeat(ctx, record.id)
             started = parse_datetime(record.data.get("started"))
             seen = max((t for t in (beat, started) if t is not None), default=None)
             latest.extend(t for t in (seen, parse_datetime(record.data.get("ended"))) if t is not None)
@@ -316,10 +317,10 @@ class SessionAPI:
                 continue
             invalid = problems_for(KIND, record.data)
             if invalid:  # reap what it can; a hand-broken file is reported, not rewritten
-                result.problems.extend(located(ws.read_document(record.path), invalid))
+                result.problems.extend(located(ctx.read_document(record.path), invalid))
                 continue
             result.crashed.append(
-                Crash(record.id, ws.display(record.path), slug, str(record.data.get("agent")), seen, beat is not None)
+                Crash(record.id, ctx.display(record.path), slug, str(record.data.get("agent")), seen, beat is not None)
             )
             if not result.dry_run:
                 session = tx.record(KIND, record.path)
@@ -332,15 +333,15 @@ class SessionAPI:
                 )
         if idle is None:
             return
-        state = _state_data(ws, initiative)
+        state = _state_data(ctx, initiative)
         lifecycle = state.get("lifecycle") if isinstance(state.get("lifecycle"), dict) else {}
         if not isinstance(lifecycle, dict) or lifecycle.get("state") != "active":
             return
-        latest.extend(_activity(ws, initiative, state))
+        latest.extend(_activity(ctx, initiative, state))
         last = max(latest, default=None)
         if last is not None and when - last <= idle:
             return
-        result.abandoned.append(Abandon(slug, ws.display(initiative.state_path), last))
+        result.abandoned.append(Abandon(slug, ctx.display(initiative.state_path), last))
         if not result.dry_run:
             from planstate.ops import lifecycle as transitions
 
@@ -357,25 +358,25 @@ class SessionAPI:
 
     def _entry(self, record: recordfiles.Record) -> Entry:
         """An Entry for a session, with its last heartbeat on this machine."""
-        beat = last_heartbeat(self.ws, record.id)
-        return records.entry(self.ws, record, heartbeat=format_datetime(beat) if beat else None)
+        beat = last_heartbeat(self.ctx, record.id)
+        return records.entry(self.ctx, record, heartbeat=format_datetime(beat) if beat else None)
 
     def _resolve(self, ref: str | None) -> recordfiles.Record:
         """The session a command means: `ref`, else $PLANSTATE_SESSION, else the only active one of this agent,
         else the only active one of the initiative."""
-        ws = self.ws
-        initiative = ws.target
+        ctx = self.ctx
+        initiative = ctx.target
         if ref is not None:
-            return recordfiles.find(ws, initiative, KIND, ref)
+            return recordfiles.find(ctx, initiative, KIND, ref)
         named = os.environ.get(ENV, "").strip()
         if named:
             try:
-                return recordfiles.find(ws, initiative, KIND, named)
+                return recordfiles.find(ctx, initiative, KIND, named)
             except UsageError as exc:
                 raise UsageError(f"{ENV}={named}: {exc.message}") from None
-        found, _problems = recordfiles.load_all(ws, initiative, KIND)
+        found, _problems = recordfiles.load_all(ctx, initiative, KIND)
         active = [r for r in found if r.data.get("status") == "active"]
-        mine = [r for r in active if r.data.get("agent") == ws.actor]
+        mine = [r for r in active if r.data.get("agent") == ctx.actor]
         for candidates in (mine, active):
             if len(candidates) == 1:
                 return candidates[0]
@@ -385,27 +386,27 @@ class SessionAPI:
                     f"{len(candidates)} sessions are active ({listed}); name one with --session ID or {ENV}"
                 )
         raise UsageError(
-            f"no active session in {ws.display(initiative.folder(KIND))}/; start one with `planstate session start`"
+            f"no active session in {ctx.display(initiative.folder(KIND))}/; start one with `planstate session start`"
         )
 
 
-def heartbeat_path(ws: Workspace, session_id: str) -> Path:
+def heartbeat_path(ctx: Context, session_id: str) -> Path:
     """Where a session's heartbeat file is (it may not exist)."""
-    return ws.root / HEARTBEATS / session_id
+    return ctx.root / HEARTBEATS / session_id
 
 
-def last_heartbeat(ws: Workspace, session_id: str) -> datetime | None:
+def last_heartbeat(ctx: Context, session_id: str) -> datetime | None:
     """When a session last beat on this machine (its heartbeat file's modification time), or None."""
     try:
-        mtime = heartbeat_path(ws, session_id).stat().st_mtime
+        mtime = heartbeat_path(ctx, session_id).stat().st_mtime
     except OSError:
         return None
     return datetime.fromtimestamp(int(mtime), UTC)
 
 
-def _beat(ws: Workspace, session_id: str, agent: str, when: datetime) -> Path:
+def _beat(ctx: Context, session_id: str, agent: str, when: datetime) -> Path:
     """Create or touch a heartbeat file, setting its modification time to `when` (planstate's clock)."""
-    path = heartbeat_path(ws, session_id)
+    path = heartbeat_path(ctx, session_id)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.exists():
@@ -414,21 +415,21 @@ def _beat(ws: Workspace, session_id: str, agent: str, when: datetime) -> Path:
         stamp = when.timestamp()
         os.utime(path, (stamp, stamp))
     except OSError as exc:
-        raise UsageError(f"cannot write the heartbeat: {exc.strerror}", file=ws.display(path)) from None
+        raise UsageError(f"cannot write the heartbeat: {exc.strerror}", file=ctx.display(path)) from None
     return path
 
 
-def _forget(ws: Workspace, session_id: str) -> None:
+def _forget(ctx: Context, session_id: str) -> None:
     """Remove the heartbeat of a session that is over; a leftover one is harmless (only active sessions beat)."""
     with contextlib.suppress(OSError):
-        heartbeat_path(ws, session_id).unlink(missing_ok=True)
+        heartbeat_path(ctx, session_id).unlink(missing_ok=True)
 
 
-def _others(ws: Workspace, active: list[recordfiles.Record]) -> str:
+def _others(ctx: Context, active: list[recordfiles.Record]) -> str:
     """`session X of AGENT is active (last heartbeat …)` for one or more active sessions."""
     parts = []
     for r in active:
-        beat = last_heartbeat(ws, r.id)
+        beat = last_heartbeat(ctx, r.id)
         seen = f"last heartbeat {format_datetime(beat)}" if beat else "no heartbeat on this machine"
         parts.append(f"{r.id} of {r.data.get('agent')} ({seen})")
     verb = "is" if len(parts) == 1 else "are"
@@ -470,31 +471,31 @@ def _duration(value: str | timedelta, option: str) -> timedelta:
     return durations.parse(value, option)
 
 
-def _slug(ws: Workspace, initiative: Initiative) -> str:
+def _slug(ctx: Context, initiative: Initiative) -> str:
     """The initiative's slug, for messages."""
     from planstate.store.initiatives import summarize
 
-    return summarize(ws, initiative).slug
+    return summarize(ctx, initiative).slug
 
 
-def _state_data(ws: Workspace, initiative: Initiative) -> dict[str, Any]:
+def _state_data(ctx: Context, initiative: Initiative) -> dict[str, Any]:
     """An initiative's STATE.md front matter (empty when unreadable: such an initiative is never abandoned)."""
     try:
-        data = ws.cached_data(initiative.state_path)
+        data = ctx.cached_data(initiative.state_path)
     except PlanstateError:
         return {}
     return data if isinstance(data, dict) else {}
 
 
-def _activity(ws: Workspace, initiative: Initiative, state: dict[str, Any]) -> list[datetime]:
+def _activity(ctx: Context, initiative: Initiative, state: dict[str, Any]) -> list[datetime]:
     """Every sign of activity of an initiative apart from its sessions: STATE.md, history, decisions, blockers."""
     from planstate.store import history
 
     lifecycle = state.get("lifecycle") if isinstance(state.get("lifecycle"), dict) else {}
     values: list[Any] = [state.get("updated"), lifecycle.get("since") if isinstance(lifecycle, dict) else None]
-    entries, _problems = history.read(initiative.history_path, ws.display(initiative.history_path))
+    entries, _problems = history.read(initiative.history_path, ctx.display(initiative.history_path))
     values.extend(e.get("at") for e in entries[-1:])
     for kind, keys in (("decision", ("date",)), ("blocker", ("identified", "resolved"))):
-        found, _problems = recordfiles.load_all(ws, initiative, kind)
+        found, _problems = recordfiles.load_all(ctx, initiative, kind)
         values.extend(r.data.get(k) for r in found for k in keys)
     return [t for t in (parse_datetime(v) for v in values) if t is not None]

@@ -22,9 +22,9 @@ from planstate.core.errors import PlanstateError
 
 if TYPE_CHECKING:
     from planstate.render.sources import Sources
+    from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
     from planstate.text.document import Document
-    from planstate.workspace import Workspace
 
 # The region names, in the order a new STATE.md shows them.
 NAMES = ("position", "progress", "next", "blockers", "phases", "gantt", "decisions", "sessions", "resume")
@@ -446,7 +446,7 @@ def quiet() -> Iterator[None]:
 
 
 def refresh(
-    ws: Workspace,
+    ctx: Context,
     doc: Document,
     initiative: Initiative,
     *,
@@ -464,12 +464,12 @@ def refresh(
 
     if sources is None:
         data = doc.data
-        sources = Sources(data if isinstance(data, dict) else {}, ws, initiative)
+        sources = Sources(data if isinstance(data, dict) else {}, ctx, initiative)
     body = doc.body
     result = plan(sources, body, doc.body_line, force=force)
     if result.body != body:
         doc.set_body(result.body)
-    ws.save_cache()
+    ctx.save_cache()
     if warn and _WARN.get():
         import sys
 

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 from planstate.render.regions import Plan, refresh
 
 if TYPE_CHECKING:
+    from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
-    from planstate.workspace import Workspace
 
 
 @dataclass
@@ -98,7 +98,7 @@ class RenderReport:
         return {"clean": self.clean, "files": [f.to_dict() for f in self.files]}
 
 
-def render_file(ws: Workspace, initiative: Initiative, *, force: bool = False, write: bool = False) -> RenderedFile:
+def render_file(ctx: Context, initiative: Initiative, *, force: bool = False, write: bool = False) -> RenderedFile:
     """Re-render the regions of an initiative's STATE.md; with `write`, replace the file atomically if they changed.
 
     The caller holds the workspace lock when writing. The front matter must be valid (ValidationError
@@ -113,8 +113,8 @@ def render_file(ws: Workspace, initiative: Initiative, *, force: bool = False, w
     from planstate.text.document import Document
 
     path = initiative.state_path
-    shown = ws.display(path)
-    before = read_bytes(path, ws.root, ws.root.parent)
+    shown = ctx.display(path)
+    before = read_bytes(path, ctx.root, ctx.root.parent)
     text = before
     touched: set[str] = set()
     if b"<<<<<<<" in before:
@@ -133,18 +133,36 @@ def render_file(ws: Workspace, initiative: Initiative, *, force: bool = False, w
     if not doc.has_front_matter:
         raise UsageError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)
     check(doc, "state")
-    result = refresh(ws, doc, initiative, force=True if force else touched, warn=False)
+    result = refresh(ctx, doc, initiative, force=True if force else touched, warn=False)
     after = doc.to_bytes()
     written = False
     if write and after != before:
         # STATE.md is written here without a Transaction because only its body changes: a transaction
         # writes a file only when its front matter data changes. The workspace lock is held (taken again
-        # here, it is re-entrant; Workspace.render_initiative holds it from before the read), and
+        # here, it is re-entrant; render_initiative holds it from before the read), and
         # `expected=before` makes the write fail (ConflictError, exit 3) if anything changed the file
         # since it was read above, so no concurrent edit, by planstate or an editor, is lost.
-        with ws.locked():
-            target = real_target(path, ws.root, ws.root.parent)
+        with ctx.locked():
+            target = real_target(path, ctx.root, ctx.root.parent)
             remove_stale_temp_files(target.parent)
             atomic_write(target, after, expected=before, shown=doc.path)
         written = True
     return RenderedFile(path, shown, before, after, result, written, resolved=bool(touched))
+
+
+def render_all(ctx: Context, *, check: bool = False, force: bool = False) -> RenderReport:
+    """Re-render STATE.md's regions: every initiative's, or only the one named; `check` writes nothing."""
+    from planstate.store.initiatives import discover
+
+    targets = [ctx.target] if ctx.initiative_slug else discover(ctx.root)
+    return RenderReport([render_initiative(ctx, i, check=check, force=force) for i in targets])
+
+
+def render_initiative(
+    ctx: Context, initiative: Initiative, *, check: bool = False, force: bool = False
+) -> RenderedFile:
+    """Re-render one initiative's STATE.md regions under the workspace lock (`check`: compute only)."""
+    if check:
+        return render_file(ctx, initiative, force=force)
+    with ctx.locked():
+        return render_file(ctx, initiative, force=force, write=True)

@@ -15,8 +15,8 @@ from planstate.model.derived import percent_of, phase_duration, progress_bar
 from planstate.model.kinds import FINISHED, KINDS, RECORD_FOLDERS, State, phase_at, phase_numbers, to_json
 
 if TYPE_CHECKING:
+    from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
-    from planstate.workspace import Workspace
 
 DAY = 86400  # seconds an unfinished phase is drawn with when no phase has completed yet
 LIMITS = {"decisions": 10, "sessions": 5}  # rows the built-in templates show; the context holds them all
@@ -33,16 +33,16 @@ class Sources:
     def __init__(
         self,
         data: dict[str, Any],
-        ws: Workspace | None = None,
+        ctx: Context | None = None,
         initiative: Initiative | None = None,
         *,
         planning: Path | None = None,
         loader: Loader | None = None,
     ) -> None:
         self.state = State(data)
-        self.ws = ws
+        self.ctx = ctx
         self.initiative = initiative
-        self.planning = ws.root if ws is not None else planning  # whose template overrides apply
+        self.planning = ctx.root if ctx is not None else planning  # whose template overrides apply
         self._loader = loader
         self._records: dict[str, tuple[list[dict[str, Any]], list[str]]] = {}
 
@@ -59,8 +59,8 @@ class Sources:
         if loaded is None:
             if self._loader is not None:
                 loaded = self._loader(kind)
-            elif self.ws is not None and self.initiative is not None:
-                loaded = load_records(self.ws, self.initiative, kind)
+            elif self.ctx is not None and self.initiative is not None:
+                loaded = load_records(self.ctx, self.initiative, kind)
             else:
                 loaded = ([], [])
             self._records[kind] = loaded
@@ -71,18 +71,18 @@ class Sources:
         return BUILDERS[name](self)
 
 
-def load_records(ws: Workspace, initiative: Initiative, kind: str) -> tuple[list[dict[str, Any]], list[str]]:
+def load_records(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[dict[str, Any]], list[str]]:
     """The records of `kind` for the regions (through the front-matter cache), and why any file cannot be used."""
     from planstate.model.validation import problems_for
     from planstate.store import recordfiles
 
-    loaded, problems = recordfiles.load_all(ws, initiative, kind)
+    loaded, problems = recordfiles.load_all(ctx, initiative, kind)
     items: list[dict[str, Any]] = []
     failures = [unusable(problem.file or "", problem) for problem in problems]
     for record in loaded:
         invalid = problems_for(kind, record.data)
         if invalid:
-            failures.append(invalid_record(ws.display(record.path), invalid[0]))
+            failures.append(invalid_record(ctx.display(record.path), invalid[0]))
             continue
         items.append(region_item(kind, record.path, record.data))
     return items, failures

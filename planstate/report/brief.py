@@ -31,7 +31,7 @@ from planstate.model.kinds import (
 from planstate.store import recordfiles
 
 if TYPE_CHECKING:
-    from planstate.workspace import Workspace
+    from planstate.store.context import Context
 
 RECENT_DECISIONS = 5
 SHOWN_BLOCKERS = 8
@@ -131,7 +131,7 @@ class Brief:
 # ---------------------------------------------------------------------------- computing
 
 
-def brief(ws: Workspace, *, now: datetime | None = None) -> Brief:
+def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     """Compute the resume brief of the workspace's target initiative.
 
     The initiative's files are read once, by the checks (`checks.Checker`): what they find that makes
@@ -141,10 +141,10 @@ def brief(ws: Workspace, *, now: datetime | None = None) -> Brief:
     from planstate.check.checks import STALE_AFTER, Checker
 
     when = now or clock_now()
-    initiative = ws.target
-    shown = ws.display(initiative.state_path)
+    initiative = ctx.target
+    shown = ctx.display(initiative.state_path)
     out = Brief(None, None, shown, when)
-    checker = Checker(ws, STALE_AFTER, regions=False, resume_files=False, drivers=False)
+    checker = Checker(ctx, STALE_AFTER, regions=False, resume_files=False, drivers=False)
     findings = checker.run(when, only=initiative)
     out.trust = _trust(findings)
     state_read = checker.reads.get(initiative.state_path)
@@ -174,12 +174,12 @@ def brief(ws: Workspace, *, now: datetime | None = None) -> Brief:
     out.status = _status(state, out.current_phase, out.timing, out.blocked_phases)
     out.blockers = _blockers(loaded["blocker"], unusable["blocker"])
     out.decisions = _decisions(loaded["decision"], unusable["decision"])
-    out.last_session, out.sessions = _sessions(ws, loaded["session"], unusable["session"], when)
+    out.last_session, out.sessions = _sessions(ctx, loaded["session"], unusable["session"], when)
     out.next_action = state.next_action.strip() if state.next_action else None
     out.position = _position(state)
     out.open_questions = list(state.resume_context.open_questions)
-    out.files_modified = _files(ws, state)
-    out.verification = _verify(ws, state, loaded["blocker"], loaded["session"])
+    out.files_modified = _files(ctx, state)
+    out.verification = _verify(ctx, state, loaded["blocker"], loaded["session"])
     return out
 
 
@@ -449,7 +449,7 @@ def _decisions(items: list[recordfiles.Record], unusable: int) -> dict[str, Any]
 
 
 def _sessions(
-    ws: Workspace, items: list[recordfiles.Record], unusable: int, when: datetime
+    ctx: Context, items: list[recordfiles.Record], unusable: int, when: datetime
 ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """The last session to pick up from, and the sessions active now.
 
@@ -468,7 +468,7 @@ def _sessions(
     live: list[recordfiles.Record] = []
     over: list[recordfiles.Record] = []
     for record in items:
-        times = (last_heartbeat(ws, record.id), parse_datetime(record.data.get("started")))
+        times = (last_heartbeat(ctx, record.id), parse_datetime(record.data.get("started")))
         seen[record.id] = max((t for t in times if t is not None), default=None)
         latest = seen[record.id]
         alive = latest is not None and (when - latest).total_seconds() <= STALE_AFTER
@@ -517,26 +517,26 @@ def _position(state: State) -> dict[str, Any] | None:
     return {k: p.get(k) for k in ("plan", "plan_name", "task", "wave", "status", "step") if p.get(k) is not None}
 
 
-def _files(ws: Workspace, state: State) -> dict[str, Any]:
+def _files(ctx: Context, state: State) -> dict[str, Any]:
     """The files the resume context lists as modified that still exist; the missing ones are only counted, since
     the verification lists them."""
     files = list(state.resume_context.files_modified)
-    missing = set(_missing(ws, state))
+    missing = set(_missing(ctx, state))
     present = [name for name in files if name not in missing]
     return {"total": len(files), "missing": len(files) - len(present), "items": present[:SHOWN_FILES]}
 
 
-def _missing(ws: Workspace, state: State) -> list[str]:
+def _missing(ctx: Context, state: State) -> list[str]:
     """The files the resume context lists as modified that no longer exist (relative to the project folder)."""
-    project = ws.root.parent
+    project = ctx.root.parent
     return [name for name in state.resume_context.files_modified if not (project / name).exists()]
 
 
 def _verify(
-    ws: Workspace, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
+    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
 ) -> list[dict[str, Any]]:
     """Seed 003's "Verify State": the resume context against the working tree and the phases."""
-    project = ws.root.parent
+    project = ctx.root.parent
     flags: list[dict[str, Any]] = []
     if not state.structure.exists():
         flags.append(
@@ -546,7 +546,7 @@ def _verify(
             }
         )
     listed = list(state.resume_context.files_modified)
-    missing = _missing(ws, state)
+    missing = _missing(ctx, state)
     if missing:
         flags.append(
             {
@@ -562,7 +562,7 @@ def _verify(
     since, event = _changes_since(state, sessions)
     changed = git.changed_since(project, since)
     if changed is not None:
-        planning = ws.root.name + "/"
+        planning = ctx.root.name + "/"
         mentioned = {_norm(n) for n in listed}
         unmentioned = [c for c in changed if not c.startswith(planning) and _norm(c) not in mentioned]
         if unmentioned:
@@ -646,36 +646,36 @@ def when_text(value: Any, now: datetime) -> str:
     return f"{stamp} ({duration_text(ago)} ago)" if ago >= 0 else stamp
 
 
-def render_text(ws: Workspace, b: Brief) -> str:
+def render_text(ctx: Context, b: Brief) -> str:
     """The brief for people, from the `resume.md.j2` template (users may override it)."""
     from planstate.text import templates
 
     context = {"b": b.to_dict(), "raw": b, "duration": duration_text, "when": lambda v: when_text(v, b.now)}
-    return templates.render("resume.md.j2", context, planning=ws.root).rstrip("\n") + "\n"
+    return templates.render("resume.md.j2", context, planning=ctx.root).rstrip("\n") + "\n"
 
 
-def fit(ws: Workspace, b: Brief, budget: int = DEFAULT_BUDGET) -> tuple[Brief, str]:
+def fit(ctx: Context, b: Brief, budget: int = DEFAULT_BUDGET) -> tuple[Brief, str]:
     """Drop the least important parts until the text fits in `budget` characters; return the brief and its text.
 
     The status line and the next action are never cut inside: everything else goes first, then the next
     action is shortened with an ellipsis, then the list of problems and long lifecycle texts. Only when
     even that does not fit is the text cut, at a line, and says so.
     """
-    text = render_text(ws, b)
+    text = render_text(ctx, b)
     for part in DROP_ORDER:
         if len(text) <= budget:
             return b, text
         if getattr(b, part) in (None, [], {}):
             continue
-        if render_text(ws, b.without(part, note=False)) == text:
+        if render_text(ctx, b.without(part, note=False)) == text:
             continue  # it shows nothing (no files left to list, say): "left out" would not be true
         b = b.without(part)
-        text = render_text(ws, b)
+        text = render_text(ctx, b)
     if len(text) > budget and b.next_action and len(b.next_action) > 1:
-        b, text = _shorten_next_action(ws, b, budget)
+        b, text = _shorten_next_action(ctx, b, budget)
     if len(text) > budget:
         b = _shorten_the_rest(b)
-        text = render_text(ws, b)
+        text = render_text(ctx, b)
     if len(text) > budget:
         note = "\n(cut to fit the budget; a larger --budget, or --json, shows everything)\n"
         keep = text[: max(0, budget - len(note))]
@@ -684,7 +684,7 @@ def fit(ws: Workspace, b: Brief, budget: int = DEFAULT_BUDGET) -> tuple[Brief, s
     return b, text
 
 
-def _shorten_next_action(ws: Workspace, b: Brief, budget: int) -> tuple[Brief, str]:
+def _shorten_next_action(ctx: Context, b: Brief, budget: int) -> tuple[Brief, str]:
     """The brief with the longest start of its next action (and an ellipsis) that fits in `budget`."""
     from dataclasses import replace
 
@@ -696,11 +696,11 @@ def _shorten_next_action(ws: Workspace, b: Brief, budget: int) -> tuple[Brief, s
     while low <= high:
         middle = (low + high) // 2
         trial = replace(b, next_action=full[:middle].rstrip() + ELLIPSIS, dropped=dropped)
-        if len(render_text(ws, trial)) <= budget:
+        if len(render_text(ctx, trial)) <= budget:
             best, low = trial, middle + 1
         else:
             high = middle - 1
-    return best, render_text(ws, best)
+    return best, render_text(ctx, best)
 
 
 def _shorten_the_rest(b: Brief) -> Brief:

@@ -16,9 +16,9 @@ from typing import Any
 from planstate.core.clock import parse_datetime
 from planstate.core.errors import ParseError, PlanstateError
 from planstate.core.files import read_bytes
+from planstate.core.layout import PLANNING
 from planstate.model.kinds import Transition, to_json
 
-FILE = "history.jsonl"
 KEYS = ("at", "from", "to", "trigger", "reason", "by")
 GITATTRIBUTES = (
     "# planstate: lifecycle histories are append-only, so a union merge is always right.\nhistory.jsonl merge=union\n"
@@ -92,6 +92,6 @@ def read(path: Path, shown: str, root: Path | None = None) -> tuple[list[dict[st
 def workspace_of(path: Path) -> Path:
     """The `.planning/` folder a planning file is in (its own folder when none of its parents is one)."""
     for folder in path.absolute().parents:
-        if folder.name == ".planning":
+        if folder.name == PLANNING:
             return folder
     return path.absolute().parent

@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.core.clock import parse_datetime
 from planstate.core.errors import UsageError
+from planstate.core.layout import HISTORY_FILE, INITIATIVES, STATE_FILE
 from planstate.model.kinds import RECORD_FOLDERS, SLUG
 
 if TYPE_CHECKING:
-    from planstate.workspace import Workspace
+    from planstate.store.context import Context
 
-FOLDER = "initiatives"
-STATE_FILE = "STATE.md"
 _SLUG = re.compile(SLUG)
 
 
@@ -45,7 +44,7 @@ class Initiative(NamedTuple):
     @property
     def history_path(self) -> Path:
         """Its history.jsonl."""
-        return self.dir / "history.jsonl"
+        return self.dir / HISTORY_FILE
 
     def folder(self, kind: str) -> Path:
         """Its folder of records of `kind` (decision, blocker, session)."""
@@ -66,7 +65,7 @@ class Summary(NamedTuple):
 def discover(planning: Path) -> list[Initiative]:
     """Every initiative of the workspace at `planning`: the root first, then the others by slug."""
     found = [Initiative(planning, None)]
-    folder = planning / FOLDER
+    folder = planning / INITIATIVES
     if folder.is_dir():
         for sub in sorted(folder.iterdir()):
             # a dot-folder is a staging folder of `initiative new` (being created, or left by a crash)
@@ -75,12 +74,12 @@ def discover(planning: Path) -> list[Initiative]:
     return found
 
 
-def summarize(ws: Workspace, initiative: Initiative) -> Summary:
+def summarize(ctx: Context, initiative: Initiative) -> Summary:
     """Read an initiative's slug, title and lifecycle state (through the front-matter cache)."""
     from planstate.core.errors import PlanstateError
 
     try:
-        data: Any = ws.cached_data(initiative.state_path)
+        data: Any = ctx.cached_data(initiative.state_path)
     except PlanstateError as exc:
         slug = initiative.folder_slug or "(root)"
         return Summary(initiative, slug, "", "unknown", None, str(exc))
@@ -104,12 +103,12 @@ class Choice(NamedTuple):
     guessed: tuple[str, ...] = ()  # no initiative is active and several could be meant: their slugs
 
 
-def choose(ws: Workspace, explicit: str | None) -> Choice:
+def choose(ctx: Context, explicit: str | None) -> Choice:
     """The initiative a command acts on (see the module docstring), noting when the fallback guessed among several."""
-    found = discover(ws.root)
+    found = discover(ctx.root)
     if explicit is None and len(found) == 1:
         return Choice(found[0])  # the common case costs no parsing at all
-    summaries = [summarize(ws, i) for i in found]
+    summaries = [summarize(ctx, i) for i in found]
     if explicit is not None:
         for s in summaries:
             if s.slug == explicit:
@@ -131,9 +130,9 @@ def choose(ws: Workspace, explicit: str | None) -> Choice:
     return Choice(chosen, tuple(s.slug for s in candidates) if len(candidates) > 1 else ())
 
 
-def select(ws: Workspace, explicit: str | None) -> Initiative:
+def select(ctx: Context, explicit: str | None) -> Initiative:
     """The initiative a command acts on (see the module docstring)."""
-    return choose(ws, explicit).initiative
+    return choose(ctx, explicit).initiative
 
 
 def check_slug(slug: str) -> str:

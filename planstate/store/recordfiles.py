@@ -15,8 +15,8 @@ from planstate.model.kinds import KINDS, RECORD_FOLDERS
 from planstate.model.schema import Model
 
 if TYPE_CHECKING:
+    from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
-    from planstate.workspace import Workspace
 
 TEMPLATES = {"decision": "decision.md.j2", "blocker": "blocker.md.j2", "session": "session.md.j2"}
 
@@ -48,24 +48,24 @@ def files(folder: Path) -> list[Path]:
         return []
 
 
-def load_all(ws: Workspace, initiative: Initiative, kind: str) -> tuple[list[Record], list[PlanstateError]]:
+def load_all(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[Record], list[PlanstateError]]:
     """Every record of `kind` in an initiative, and the problems of files that could not be read."""
     records: list[Record] = []
     problems: list[PlanstateError] = []
     for path in files(initiative.folder(kind)):
         try:
-            data = ws.cached_data(path)
+            data = ctx.cached_data(path)
         except PlanstateError as exc:
             problems.append(exc)
             continue
         if not isinstance(data, dict):
-            problems.append(PlanstateError("front matter is not a mapping", file=ws.display(path), line=2))
+            problems.append(PlanstateError("front matter is not a mapping", file=ctx.display(path), line=2))
             continue
         records.append(Record(kind, path, data))
     return records, problems
 
 
-def find(ws: Workspace, initiative: Initiative, kind: str, ref: str) -> Record:
+def find(ctx: Context, initiative: Initiative, kind: str, ref: str) -> Record:
     """The record of `kind` whose id is `ref`, or whose id alone starts with `ref`; UsageError otherwise.
 
     Files whose names start with `ref` are read first; one of them that does not parse raises its own
@@ -79,37 +79,37 @@ def find(ws: Workspace, initiative: Initiative, kind: str, ref: str) -> Record:
     folder = initiative.folder(kind)
     every = files(folder)
     named = [p for p in every if p.stem == ref or p.name.startswith(ref)]
-    candidates, broken = _read(ws, kind, named)
-    found = _match(ws, kind, ref, candidates)
+    candidates, broken = _read(ctx, kind, named)
+    found = _match(ctx, kind, ref, candidates)
     if found is not None:
         return found
     if broken:
         raise broken[0]  # the record asked for may be the file that does not parse: say what is wrong with it
-    others, _broken = _read(ws, kind, [p for p in every if p not in named])
-    found = _match(ws, kind, ref, others)
+    others, _broken = _read(ctx, kind, [p for p in every if p not in named])
+    found = _match(ctx, kind, ref, others)
     if found is not None:
         return found
-    raise UsageError(f"no {noun} with id {ref!r} in {ws.display(folder)}/ (`planstate {kind} list --all` lists them)")
+    raise UsageError(f"no {noun} with id {ref!r} in {ctx.display(folder)}/ (`planstate {kind} list --all` lists them)")
 
 
-def _read(ws: Workspace, kind: str, paths: list[Path]) -> tuple[list[Record], list[PlanstateError]]:
+def _read(ctx: Context, kind: str, paths: list[Path]) -> tuple[list[Record], list[PlanstateError]]:
     """The records of `paths` that parse, and the errors of those that do not."""
     records: list[Record] = []
     broken: list[PlanstateError] = []
     for path in paths:
         try:
-            data = ws.cached_data(path)
+            data = ctx.cached_data(path)
         except PlanstateError as exc:
             broken.append(exc)
             continue
         if isinstance(data, dict):
             records.append(Record(kind, path, data))
         else:
-            broken.append(PlanstateError("front matter is not a mapping", file=ws.display(path), line=2))
+            broken.append(PlanstateError("front matter is not a mapping", file=ctx.display(path), line=2))
     return records, broken
 
 
-def _match(ws: Workspace, kind: str, ref: str, candidates: list[Record]) -> Record | None:
+def _match(ctx: Context, kind: str, ref: str, candidates: list[Record]) -> Record | None:
     """The one record whose id is `ref`, else the one whose id starts with it; None when none does.
 
     UsageError when several records have that id, or the prefix starts several ids."""
@@ -117,7 +117,7 @@ def _match(ws: Workspace, kind: str, ref: str, candidates: list[Record]) -> Reco
     if len(exact) == 1:
         return exact[0]
     if len(exact) > 1:
-        where = ", ".join(ws.display(r.path) for r in exact)
+        where = ", ".join(ctx.display(r.path) for r in exact)
         raise UsageError(
             f"{len(exact)} {RECORD_FOLDERS[kind]} have the id {ref!r}: {where}; `planstate check` lists duplicates"
         )

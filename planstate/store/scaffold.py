@@ -14,12 +14,11 @@ from pathlib import Path
 from planstate.core.clock import now
 from planstate.core.errors import UsageError
 from planstate.core.files import fsync_dir, write_durably
+from planstate.core.layout import HISTORY_FILE, STATE_FILE
 from planstate.model.derived import progress_bar
 from planstate.model.kinds import RECORD_FOLDERS, SCHEMA_VERSION
 from planstate.model.validation import check
 from planstate.text.document import Document
-
-STATE_FILE = "STATE.md"
 
 RenderRegions = Callable[[Document], None]
 
@@ -43,7 +42,7 @@ def initiative_files(
 
     `planning` is an existing workspace whose template overrides apply (none for `init`).
     `render_regions` fills the generated regions of the new STATE.md when its template has any
-    (`Workspace.render_new_regions`): rendering is a view, which this layer does not import.
+    (`Context.render_new_regions`): rendering is a view, which this layer does not import.
     """
     from planstate.store import history
     from planstate.text import templates
@@ -75,7 +74,7 @@ def initiative_files(
         render_regions(doc)
     trigger = trigger or ("init" if state == "active" and reason is None else "create")
     files = {STATE_FILE: doc.to_bytes()}
-    files[history.FILE] = history.line(history.entry(when, None, state, trigger, reason, actor)).encode("utf-8")
+    files[HISTORY_FILE] = history.line(history.entry(when, None, state, trigger, reason, actor)).encode("utf-8")
     for folder in RECORD_FOLDERS.values():
         files[f"{folder}/.gitkeep"] = b""
     return files

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from planstate.core.clock import now
 from planstate.core.errors import ConflictError, PlanstateError, UsageError, ValidationError
 from planstate.core.files import atomic_write, create_exclusive, read_bytes, real_target, remove_stale_temp_files
+from planstate.core.layout import STATE_FILE
 from planstate.model.kinds import KINDS, READ_ONLY_STATES, State, read_only_message
 from planstate.model.schema import Kind, ListOf, Model, Nested, Nullable
 from planstate.model.validation import located, problems_for
@@ -30,8 +31,8 @@ from planstate.text.document import Document
 from planstate.text.plaindata import same
 
 if TYPE_CHECKING:
+    from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
-    from planstate.workspace import Workspace
 
 
 class Staged:
@@ -72,8 +73,8 @@ class Written:
 class Transaction:
     """The files one operation reads and changes; see the module docstring for the commit order."""
 
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
         self._staged: dict[Path, Staged] = {}
         self._history: dict[Path, list[dict[str, Any]]] = {}
         self._repairs: set[Path] = set()
@@ -92,7 +93,7 @@ class Transaction:
         staged = self._staged.get(key)
         if staged is not None:
             return staged
-        doc = self.ws.read_document(path)
+        doc = self.ctx.read_document(path)
         doc.require_front_matter()
         data = doc.data
         if not isinstance(data, dict):
@@ -103,7 +104,7 @@ class Transaction:
 
     def state(self, initiative: Initiative | None = None) -> State:
         """The working state of an initiative's STATE.md (default: the workspace's target initiative)."""
-        target = initiative or self.ws.target
+        target = initiative or self.ctx.target
         return State(self.load("state", target.state_path, target).data)
 
     def record(self, kind: str, path: Path) -> Any:
@@ -122,10 +123,10 @@ class Transaction:
 
         key = path.absolute()
         if key in self._staged or path.exists():
-            raise UsageError("already exists", file=self.ws.display(path))
+            raise UsageError("already exists", file=self.ctx.display(path))
         lines = yamltext.block(data, 0, yamltext.Indent())
         text = "---\n" + "\n".join(lines) + "\n---\n" + body
-        doc = Document.from_bytes(text.encode("utf-8"), self.ws.display(path))
+        doc = Document.from_bytes(text.encode("utf-8"), self.ctx.display(path))
         staged = Staged(kind, path, doc, b"", doc.data, None, created=True)
         self._staged[key] = staged
         return KINDS[kind](staged.data)
@@ -149,8 +150,8 @@ class Transaction:
         self._refuse_changed_on_disk(pending, logs)
         self._write(pending, logs)
         for staged, content in pending:
-            self.ws.remember(staged.path, content, staged.data)
-        self.ws.save_cache()
+            self.ctx.remember(staged.path, content, staged.data)
+        self.ctx.save_cache()
         return self.written
 
     def _prepare(self, changed: list[Staged]) -> list[tuple[Staged, bytes]]:
@@ -180,7 +181,7 @@ class Transaction:
                 staged.data["updated"] = now()
             staged.doc.update(staged.data)
             if staged.kind == "state" and staged.initiative is not None:
-                self.ws.refresh_regions(staged.doc, staged.initiative)
+                self.ctx.refresh_regions(staged.doc, staged.initiative)
             new = staged.doc.to_bytes()
             if new != staged.original:
                 pending.append((staged, new))
@@ -219,7 +220,7 @@ class Transaction:
         state_path = folder / STATE_FILE
         staged = self._staged.get(state_path.absolute())
         try:
-            data = staged.doc.data if staged is not None else self.ws.cached_data(state_path)
+            data = staged.doc.data if staged is not None else self.ctx.cached_data(state_path)
         except PlanstateError:
             return None  # not an initiative folder, or a broken STATE.md: its own error comes elsewhere
         lifecycle = data.get("lifecycle") if isinstance(data, dict) else None
@@ -228,7 +229,7 @@ class Transaction:
             return None
         slug = data.get("initiative") if isinstance(data.get("initiative"), str) else folder.name
         message = read_only_message(slug, state)
-        doc = staged.doc if staged is not None else self.ws.read_document(state_path)
+        doc = staged.doc if staged is not None else self.ctx.read_document(state_path)
         line, column = doc.locate("lifecycle.state")
         return UsageError(message, file=doc.path, line=line, column=column, field="lifecycle.state")
 
@@ -243,8 +244,8 @@ class Transaction:
         old: bytes | None = None
         target = path
         if os.path.lexists(path):
-            target = real_target(path, self.ws.root, self.ws.root.parent)
-            old = read_bytes(path, self.ws.root, self.ws.root.parent)
+            target = real_target(path, self.ctx.root, self.ctx.root.parent)
+            old = read_bytes(path, self.ctx.root, self.ctx.root.parent)
         base = old or b""
         if base and not base.endswith(b"\n"):
             base += b"\n"
@@ -260,26 +261,26 @@ class Transaction:
         for staged, _data in pending:
             if staged.created:
                 if os.path.lexists(staged.path):
-                    raise UsageError("already exists; nothing was written", file=self.ws.display(staged.path))
+                    raise UsageError("already exists; nothing was written", file=self.ctx.display(staged.path))
             elif self._current(staged.path) != staged.original:
                 raise ConflictError(_CHANGED + "; nothing was written, run the command again", file=staged.doc.path)
         for path, _target, old, _new in logs:
             if self._current(path) != old:
                 raise ConflictError(
-                    _CHANGED + "; nothing was written, run the command again", file=self.ws.display(path)
+                    _CHANGED + "; nothing was written, run the command again", file=self.ctx.display(path)
                 )
 
     def _current(self, path: Path) -> bytes | None:
         """The bytes of a planning file on disk now (None when it is gone)."""
         if not os.path.lexists(path):
             return None
-        return read_bytes(path, self.ws.root, self.ws.root.parent)
+        return read_bytes(path, self.ctx.root, self.ctx.root.parent)
 
     def _write(self, pending: list[tuple[Staged, bytes]], logs: list[tuple[Path, Path, bytes | None, bytes]]) -> None:
         """Write new records, changed files, then history lines; an error after a write names what was written."""
         done: list[str] = []
-        remaining = [self.ws.display(staged.path) for staged, _data in pending] + [
-            self.ws.display(path) for path, *_rest in logs
+        remaining = [self.ctx.display(staged.path) for staged, _data in pending] + [
+            self.ctx.display(path) for path, *_rest in logs
         ]
         try:
             for staged, data in pending:
@@ -287,13 +288,13 @@ class Transaction:
                     self._create(staged.path, data)
                     self.written.created.append(staged.path)
                 else:
-                    target = real_target(staged.path, self.ws.root, self.ws.root.parent)
+                    target = real_target(staged.path, self.ctx.root, self.ctx.root.parent)
                     remove_stale_temp_files(target.parent)
                     atomic_write(target, data, expected=staged.original, shown=staged.doc.path)
                     self.written.changed.append(staged.path)
                 done.append(remaining.pop(0))
             for path, target, old, new in logs:
-                atomic_write(target, new, expected=old, shown=self.ws.display(path))
+                atomic_write(target, new, expected=old, shown=self.ctx.display(path))
                 self.written.logged.append(path)
                 done.append(remaining.pop(0))
         except PlanstateError as exc:
@@ -311,13 +312,12 @@ class Transaction:
             path.parent.mkdir(parents=True, exist_ok=True)
             create_exclusive(path, data)
         except FileExistsError:
-            raise UsageError("already exists; nothing was written", file=self.ws.display(path)) from None
+            raise UsageError("already exists; nothing was written", file=self.ctx.display(path)) from None
         except OSError as exc:
-            raise UsageError(f"cannot write: {exc.strerror}", file=self.ws.display(path)) from None
+            raise UsageError(f"cannot write: {exc.strerror}", file=self.ctx.display(path)) from None
 
 
 _CHANGED = "changed on disk while planstate was updating it (an editor saving?)"
-STATE_FILE = "STATE.md"
 
 
 def _work_of(data: Any, transition: bool) -> Any:

@@ -7,13 +7,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planstate.core.errors import UsageError
+from planstate.core.layout import LOCAL
 from planstate.text import yamltext
 
 if TYPE_CHECKING:
     import jinja2
 
 OVERRIDES = "templates"  # the folder of user overrides inside .planning/
-BYTECODE = Path(".local") / "cache" / "jinja"  # compiled templates, inside .planning/
+BYTECODE = Path(LOCAL) / "cache" / "jinja"  # compiled templates, inside .planning/
 
 # One environment per (folder, sandboxed, bytecode folder) and process, so a long-running process (the watcher)
 # compiles each template once.

@@ -18,11 +18,10 @@ from typing import Any, NamedTuple
 
 from planstate.core import git
 from planstate.core.errors import PlanstateError
+from planstate.core.layout import HISTORY_FILE, PLANNING, STATE_FILE
 from planstate.model.kinds import RECORD_KINDS, SCHEMA_VERSION
 from planstate.model.validation import problems_for
 from planstate.render.regions import RECORD_REGIONS, Layout, parse, split_lines
-from planstate.store.history import FILE as HISTORY_FILE
-from planstate.store.initiatives import STATE_FILE
 from planstate.text.document import Document
 from planstate.text.paths import format_path
 from planstate.vcs import merge
@@ -96,7 +95,7 @@ def planning_of(name: str) -> Path | None:
     """The `.planning/` folder a repository path lies in (git runs drivers at the work tree's top), if it exists."""
     path = Path(name)
     for parent in path.parents:
-        if parent.name == ".planning":
+        if parent.name == PLANNING:
             return parent if parent.is_dir() else None
     return None
 

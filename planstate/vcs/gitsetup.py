@@ -22,7 +22,7 @@ from planstate.core.errors import UsageError
 from planstate.core.files import atomic_write, read_bytes, real_target
 
 if TYPE_CHECKING:
-    from planstate.workspace import Workspace
+    from planstate.store.context import Context
 
 ATTRIBUTES = ".gitattributes"  # inside .planning/: a deeper .gitattributes wins over the root one
 DRIVER = "planstate"  # the name in `merge=planstate diff=planstate`, and the config subsection
@@ -262,30 +262,30 @@ class Status:
 # ---------------------------------------------------------------------------- install, uninstall, status
 
 
-def _read_attributes(ws: Workspace) -> tuple[Path, str, bytes | None]:
+def _read_attributes(ctx: Context) -> tuple[Path, str, bytes | None]:
     """The attributes file (its real path once links are checked), how it is shown, and its bytes (None: no file)."""
-    path = ws.root / ATTRIBUTES
-    shown = ws.display(path)
+    path = ctx.root / ATTRIBUTES
+    shown = ctx.display(path)
     if not path.exists() and not path.is_symlink():
         return path, shown, None
-    return real_target(path, ws.root, ws.root.parent), shown, read_bytes(path, ws.root, ws.root.parent)
+    return real_target(path, ctx.root, ctx.root.parent), shown, read_bytes(path, ctx.root, ctx.root.parent)
 
 
-def _local_config(ws: Workspace) -> dict[str, str]:
+def _local_config(ctx: Context) -> dict[str, str]:
     """planstate's keys in this repository's own git config (the last value of a key set several times)."""
-    found = git.config_values(ws.root, CONFIG_PATTERN, local=True) or {}
+    found = git.config_values(ctx.root, CONFIG_PATTERN, local=True) or {}
     return {key: values[-1] for key, values in found.items()}
 
 
-def install(ws: Workspace) -> Report:
+def install(ctx: Context) -> Report:
     """Write planstate's lines into `.planning/.gitattributes` and set this clone's git config for the merge driver
     and the textconv; change only what differs. Outside a git work tree nothing is written (UsageError)."""
-    if git.toplevel(ws.root) is None:
+    if git.toplevel(ctx.root) is None:
         raise UsageError(
-            f"{ws.root.parent} is not inside a git work tree (or git is not installed): run `git init` (or clone) "
+            f"{ctx.root.parent} is not inside a git work tree (or git is not installed): run `git init` (or clone) "
             "first, then `planstate git install` again; nothing was written"
         )
-    path, shown, before = _read_attributes(ws)
+    path, shown, before = _read_attributes(ctx)
     text = before.decode("utf-8", errors="surrogateescape") if before is not None else ""
     state = block_state(text if before is not None else None)
     after = with_block(text)
@@ -294,18 +294,18 @@ def install(ws: Workspace) -> Report:
         atomic_write(path, after.encode("utf-8", errors="surrogateescape"), expected=before, shown=shown)
         report.attributes = "created" if before is None else "added" if state == "absent" else "replaced"
         report.lines = len(BLOCK)
-    current = _local_config(ws)
+    current = _local_config(ctx)
     for key, value in wanted_config().items():
         if current.get(key) != value:
-            git.config_set(ws.root, key, value)
+            git.config_set(ctx.root, key, value)
             report.config_set[key] = (current.get(key), value)
     return report
 
 
-def uninstall(ws: Workspace) -> Report:
+def uninstall(ctx: Context) -> Report:
     """Remove planstate's lines from `.planning/.gitattributes` (the file too when nothing else is left in it) and
     the `merge.planstate` and `diff.planstate` sections of this clone's git config; nothing else."""
-    path, shown, before = _read_attributes(ws)
+    path, shown, before = _read_attributes(ctx)
     report = Report("uninstall", shown, "absent" if before is None else "unchanged")
     if before is not None:
         text = before.decode("utf-8", errors="surrogateescape")
@@ -318,23 +318,23 @@ def uninstall(ws: Workspace) -> Report:
             else:
                 path.unlink()
                 report.attributes = "deleted"
-    report.git = git.toplevel(ws.root) is not None
+    report.git = git.toplevel(ctx.root) is not None
     if report.git:
-        current = git.config_values(ws.root, CONFIG_PATTERN, local=True) or {}
+        current = git.config_values(ctx.root, CONFIG_PATTERN, local=True) or {}
         for section in SECTIONS:
             keys = {key: values[-1] for key, values in current.items() if key.startswith(section + ".")}
             if keys:
-                git.config_remove_section(ws.root, section)
+                git.config_remove_section(ctx.root, section)
                 report.config_removed.update(keys)
     return report
 
 
-def status(ws: Workspace) -> Status:
+def status(ctx: Context) -> Status:
     """Whether planstate's lines are in `.planning/.gitattributes` and this clone's git config has the drivers."""
-    _path, shown, before = _read_attributes(ws)
+    _path, shown, before = _read_attributes(ctx)
     text = before.decode("utf-8", errors="surrogateescape") if before is not None else None
-    inside = git.toplevel(ws.root) is not None
-    return Status(shown, block_state(text), inside, _local_config(ws) if inside else {}, wanted_config())
+    inside = git.toplevel(ctx.root) is not None
+    return Status(shown, block_state(text), inside, _local_config(ctx) if inside else {}, wanted_config())
 
 
 # ---------------------------------------------------------------------------- for `planstate check`

@@ -17,20 +17,19 @@ from __future__ import annotations
 import json
 import re
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any
 
 from planstate.core.clock import parse_datetime
 from planstate.core.durations import show as show_duration
-from planstate.core.errors import ParseError, PlanstateError
+from planstate.core.errors import ParseError, PlanstateError, UsageError
+from planstate.core.layout import HISTORY_FILE, PLANNING, STATE_FILE
 from planstate.model.kinds import Blocker, Decision, Phase, Session, State
 from planstate.model.schema import DateTime, Kind, ListOf, MapOf, Model, Nested, Nullable
-from planstate.store.history import FILE as HISTORY_FILE
-from planstate.store.initiatives import STATE_FILE
 from planstate.text import filters
-from planstate.vcs.snapshot import Snapshot, split
+from planstate.vcs.snapshot import Snapshot, at_revision, merge_base, split, working_tree
 from planstate.vcs.textconv import first_phase, iso_utc
 
-PLANNING = ".planning"
 SECTIONS = ("lifecycle", "phases", "position", "decisions", "blockers", "sessions", "fields", "unreadable")
 RECORD_KINDS = {"decisions": ("decision", Decision), "blockers": ("blocker", Blocker), "sessions": ("session", Session)}
 # Phase fields a phase event (started, completed ...) explains, so they are not listed again as field changes.
@@ -155,13 +154,33 @@ class SemanticDiff:
 # ---------------------------------------------------------------------------- comparing
 
 
+def between(planning: Path, rev1: str | None = None, rev2: str | None = None) -> SemanticDiff:
+    """What changed in `planning` (every initiative): HEAD to the working tree without revisions, `rev1` to the
+    working tree with one, `rev1` to `rev2` with two; `rev1` may be `A..B`, or `A...B` (from the merge base of A and
+    B to B, as `git diff A...B`). UsageError when a revision does not exist or the folder is not in a git
+    repository."""
+    if rev1 is not None and ".." in rev1:
+        if rev2 is not None:
+            raise UsageError(f"give either the range {rev1!r} or two revisions, not both")
+        symmetric = "..." in rev1
+        rev1, _, rev2 = rev1.partition("..." if symmetric else "..")
+        rev1, rev2 = rev1 or "HEAD", rev2 or "HEAD"
+        if symmetric:  # as `git diff A...B`: from where B left A to B
+            base = merge_base(planning, rev1, rev2)
+            old = at_revision(planning, base, label=f"merge base of {rev1} and {rev2}")
+            return compare(old, at_revision(planning, rev2))
+    old = at_revision(planning, rev1 or "HEAD")
+    new = working_tree(planning) if rev2 is None else at_revision(planning, rev2)
+    return compare(old, new)
+
+
 def compare(old: Snapshot, new: Snapshot) -> SemanticDiff:
     """The semantic difference from `old` to `new`, initiative by initiative (`.planning/` itself first)."""
     old_groups, new_groups = old.initiatives(), new.initiatives()
     keys = sorted(set(old_groups) | set(new_groups), key=lambda k: (k != "", k))
     found = {key: _initiative(key, old_groups.get(key), new_groups.get(key)) for key in keys}
-    for side, snapshot in (("old", old), ("new", new)):
-        for path, message in sorted(snapshot.unreadable.items()):
+    for side, taken in (("old", old), ("new", new)):
+        for path, message in sorted(taken.unreadable.items()):
             where = split(path)
             key = where[0] if where is not None else ""
             if key not in found:

@@ -17,9 +17,8 @@ from typing import NamedTuple
 from planstate.core import git
 from planstate.core.errors import PlanstateError, UsageError
 from planstate.core.files import read_bytes
+from planstate.core.layout import HISTORY_FILE, INITIATIVES, STATE_FILE
 from planstate.model.kinds import RECORD_FOLDERS
-from planstate.store.history import FILE as HISTORY_FILE
-from planstate.store.initiatives import FOLDER, STATE_FILE
 
 WORKING_TREE = "working tree"
 
@@ -49,10 +48,10 @@ def split(path: str) -> tuple[str, str] | None:
     """(initiative folder, path inside it) of a planning file's path inside `.planning/`; None for other files."""
     parts = path.split("/")
     key = ""
-    if len(parts) >= 3 and parts[0] == FOLDER:
+    if len(parts) >= 3 and parts[0] == INITIATIVES:
         if parts[1].startswith("."):
             return None  # a staging folder of `initiative new`
-        key, parts = f"{FOLDER}/{parts[1]}", parts[2:]
+        key, parts = f"{INITIATIVES}/{parts[1]}", parts[2:]
     if len(parts) == 1 and parts[0] in (STATE_FILE, HISTORY_FILE):
         return key, parts[0]
     if (
@@ -70,10 +69,10 @@ def working_tree(planning: Path) -> Snapshot:
     files: dict[str, bytes] = {}
     unreadable: dict[str, str] = {}
     folders = [("", planning)]
-    initiatives = planning / FOLDER
+    initiatives = planning / INITIATIVES
     if initiatives.is_dir():
         folders += [
-            (f"{FOLDER}/{sub.name}/", sub)
+            (f"{INITIATIVES}/{sub.name}/", sub)
             for sub in sorted(initiatives.iterdir())
             if not sub.name.startswith(".") and sub.is_dir()
         ]

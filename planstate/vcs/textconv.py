@@ -21,6 +21,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from planstate.core.clock import parse_datetime
+from planstate.core.layout import STATE_FILE
 from planstate.model.schema import DateTime, Kind, ListOf, MapOf, Model, Nested, Nullable
 
 BODY_SEPARATOR = "--- body ---"
@@ -66,7 +67,8 @@ def kind_of(data: dict[str, Any], path: str) -> str | None:
 
     parts = path.replace("\\", "/").split("/")
     folder = parts[-2] if len(parts) > 1 else ""
-    return RECORD_KINDS.get(folder) or ("state" if parts[-1] == "STATE.md" or parts[-1].endswith("_STATE.md") else None)
+    state = parts[-1] == STATE_FILE or parts[-1].endswith("_" + STATE_FILE)
+    return RECORD_KINDS.get(folder) or ("state" if state else None)
 
 
 def _view(data: bytes, path: str) -> str | None:

@@ -1,0 +1,91 @@
+"""The status summary: where an initiative is, in one screen (`planstate status`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+from planstate.model.derived import progress_bar, recompute
+from planstate.model.kinds import State, is_complete, phase_at, to_json
+from planstate.model.validation import check
+
+if TYPE_CHECKING:
+    from planstate.store.context import Context
+
+
+@dataclass(frozen=True)
+class Status:
+    """Where the target initiative is: lifecycle, current phase, progress, position and what is next.
+
+    `status["percent"]` reads a field by its name, as in `to_dict()`.
+    """
+
+    file: str | None
+    initiative: str
+    title: str
+    lifecycle: str
+    lifecycle_since: Any
+    lifecycle_reason: str | None
+    lifecycle_by: str | None
+    lifecycle_context: str | None
+    complete: bool
+    completed_at: Any
+    error: Any
+    current_phase: int | None
+    current_phase_name: str | None
+    current_phase_status: str | None
+    current_phase_started: Any
+    current_phase_checkpoint: str | None
+    phases_total: int
+    phases_completed: int
+    percent: int
+    bar: str
+    position: Any
+    next_action: str | None
+    open_questions: list[str]
+    updated: Any
+
+    def __getitem__(self, name: str) -> Any:
+        return getattr(self, name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the summary as JSON-ready data."""
+        return {field.name: getattr(self, field.name) for field in fields(self)}
+
+
+def status(ctx: Context) -> Status:
+    """The status of the initiative acted on, with derived values recomputed (true even if the file's are stale)."""
+    doc = ctx.state_document()
+    check(doc, "state")
+    state = State(doc.data)
+    recompute(state)  # on a private copy of the data
+    position = state.position
+    current = phase_at(state, position.phase) if position.exists() else None
+    progress = state.progress
+    lifecycle = state.lifecycle
+    return Status(
+        file=doc.path,
+        initiative=state.initiative,
+        title=state.title,
+        lifecycle=lifecycle.state,
+        lifecycle_since=to_json(lifecycle.since),
+        lifecycle_reason=lifecycle.reason,
+        lifecycle_by=lifecycle.by,
+        lifecycle_context=lifecycle.context,
+        complete=is_complete(state),
+        completed_at=to_json(lifecycle.completed_at),
+        error=to_json(lifecycle.error._data()) if lifecycle.error is not None else None,
+        current_phase=position.phase if position.exists() else None,
+        current_phase_name=current.name if current else None,
+        current_phase_status=current.status if current else None,
+        current_phase_started=to_json(current.started) if current else None,
+        current_phase_checkpoint=current.checkpoint if current else None,
+        phases_total=progress.phases_total if progress.exists() else 0,
+        phases_completed=progress.phases_completed if progress.exists() else 0,
+        percent=progress.percent if progress.exists() else 0,
+        bar=progress.bar if progress.exists() else progress_bar(0),
+        position=to_json(position._data()) if position.exists() else None,
+        next_action=state.next_action,
+        open_questions=list(state.resume_context.open_questions),
+        updated=to_json(state.updated),
+    )

@@ -1,0 +1,286 @@
+"""The workspace as the layers below the API see it: its folder, who acts, the lock, the cache, the target, writes.
+
+`Workspace` (the public API) holds one `Context` and hands it to operations, renderers and checks;
+they never receive the public object. Regions are a view above this layer, so the API passes in
+the function that re-renders them (`Regions`) instead of this module importing the renderer.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from planstate.core.errors import PlanstateError, UsageError
+from planstate.core.files import absolute, read_bytes
+from planstate.core.layout import INITIATIVES, LOCAL, PLANNING
+from planstate.core.lock import WorkspaceLock, check_timeout
+from planstate.model.kinds import RECORD_FOLDERS
+from planstate.store.scaffold import default_actor
+from planstate.text.document import Document
+
+if TYPE_CHECKING:
+    from planstate.store.cache import FrontMatterCache
+    from planstate.store.initiatives import Initiative
+    from planstate.store.transaction import Transaction
+
+
+class Regions(NamedTuple):
+    """How STATE.md's generated regions are rendered, given by the layer that owns them."""
+
+    refresh: Callable[[Context, Document, Initiative], None]  # re-render before a write of an existing STATE.md
+    render_new: Callable[[Document, Path | None], None]  # render a new STATE.md (the planning folder's overrides)
+
+
+class Context:
+    """A `.planning/` folder with who acts in it, its lock, its front-matter cache and the initiative acted on."""
+
+    def __init__(
+        self,
+        root: str | Path,
+        *,
+        regions: Regions,
+        lock_timeout: float | None = None,
+        initiative: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        self.root = absolute(root)
+        self.regions = regions
+        self.initiative_slug = initiative
+        self.actor = actor or default_actor()
+        self._target: Initiative | None = None
+        self._guessed: tuple[str, ...] = ()  # the candidates, when no initiative is active and several could be meant
+        self._writing = 0  # depth of open transactions
+        self._cache: FrontMatterCache | None = None
+        timeout = lock_timeout
+        if timeout is None and os.environ.get("PLANSTATE_LOCK_TIMEOUT"):
+            try:
+                timeout = check_timeout(float(os.environ["PLANSTATE_LOCK_TIMEOUT"]))
+            except (ValueError, UsageError):
+                raise UsageError("PLANSTATE_LOCK_TIMEOUT must be a number of seconds >= 0") from None
+        self.lock = WorkspaceLock(self.root / LOCAL / "lock", timeout)
+
+    # ------------------------------------------------------------ the initiative acted on
+
+    @property
+    def target(self) -> Initiative:
+        """The initiative acted on: the one named, else the active one (see initiatives.py)."""
+        if self._target is None:
+            from planstate.store.initiatives import choose
+
+            choice = choose(self, self.initiative_slug)
+            self._target, self._guessed = choice.initiative, choice.guessed
+            self.save_cache()
+        if self._writing and self._guessed:
+            raise self._unsure()
+        return self._target
+
+    def _unsure(self) -> UsageError:
+        """The refusal of a write whose target was only guessed: no initiative is active and several could be meant."""
+        return UsageError(f"no initiative is active; pass --initiative SLUG (initiatives: {', '.join(self._guessed)})")
+
+    def forget_target(self) -> None:
+        """Choose the target initiative again on next use (after a command changed which one is active)."""
+        if self.initiative_slug is None:
+            self._target = None
+            self._guessed = ()
+
+    @property
+    def state_path(self) -> Path:
+        """The STATE.md of the initiative acted on."""
+        return self.target.state_path
+
+    # ------------------------------------------------------------ reading
+
+    def display(self, path: Path) -> str:
+        """A path as shown to people: relative to the project folder that holds `.planning/`."""
+        try:
+            return str(path.relative_to(self.root.parent))
+        except ValueError:
+            return str(path)
+
+    def read_document(self, path: Path) -> Document:
+        """Read and parse one workspace file."""
+        data = read_bytes(path, self.root, self.root.parent)
+        return Document.from_bytes(data, self.display(path))
+
+    def state_document(self) -> Document:
+        """The parsed STATE.md of the initiative acted on (front matter not yet validated)."""
+        doc = self.read_document(self.state_path)
+        doc.require_front_matter()
+        return doc
+
+    def cached_data(self, path: Path) -> Any:
+        """The front matter of a workspace file as plain data, parsed once per content of the file (see cache.py)."""
+        data = read_bytes(path, self.root, self.root.parent)
+        shown = self.display(path)
+        return self.cached_parse(path, data, lambda raw: _front_matter(raw, shown))
+
+    def cached_parse(self, path: Path, raw: bytes, parse: Callable[[bytes], Any]) -> Any:
+        """The front matter of `raw` (the bytes of `path` already read), from the cache when this content was
+        parsed before, else `parse(raw)`, which is then remembered."""
+        return self._front_matter_cache().get(raw, self._cache_key(path), parse)
+
+    def remember(self, path: Path, content: bytes, data: Any) -> None:
+        """Put the data of a file this process just wrote (as `content`) into the front-matter cache."""
+        self._front_matter_cache().put(content, self._cache_key(path), data)
+
+    def save_cache(self) -> None:
+        """Write the front-matter cache if reading filled it (best effort)."""
+        if self._cache is not None:
+            self._cache.save()
+
+    def _front_matter_cache(self) -> FrontMatterCache:
+        if self._cache is None:
+            from planstate.store.cache import FrontMatterCache
+
+            self._cache = FrontMatterCache(self.root / LOCAL / "cache", "front-matter")
+        return self._cache
+
+    def _cache_key(self, path: Path) -> str:
+        try:
+            return str(path.absolute().relative_to(self.root))
+        except ValueError:
+            return str(path)
+
+    def files(self) -> list[tuple[str, Path]]:
+        """Every planning file of every initiative with its kind: each STATE.md first, then its records."""
+        from planstate.store import recordfiles
+        from planstate.store.initiatives import discover
+
+        out: list[tuple[str, Path]] = []
+        for initiative in discover(self.root):
+            out.append(("state", initiative.state_path))
+            for kind in RECORD_FOLDERS:
+                out.extend((kind, p) for p in recordfiles.files(initiative.folder(kind)))
+            if initiative.history_path.exists():
+                out.append(("history", initiative.history_path))
+        return out
+
+    def initiative_problems(self) -> list[PlanstateError]:
+        """Workspace-wide rules: at most one active initiative; a sub-initiative's folder matches its slug."""
+        from planstate.store.initiatives import discover, summarize
+
+        summaries = [summarize(self, i) for i in discover(self.root)]
+        self.save_cache()
+        out: list[PlanstateError] = []
+        active = [s for s in summaries if s.state == "active"]
+        for extra in active[1:]:
+            doc = self.read_document(extra.initiative.state_path)
+            line, col = doc.locate("lifecycle.state")
+            others = ", ".join(s.slug for s in active if s is not extra)
+            out.append(
+                PlanstateError(
+                    f"is active, but so is {others}; at most one initiative may be active",
+                    file=doc.path,
+                    line=line,
+                    column=col,
+                    field="lifecycle.state",
+                )
+            )
+        for s in summaries:
+            data = self.cached_data(s.initiative.state_path) if s.problem is None else None
+            slug = data.get("initiative") if isinstance(data, dict) else None
+            if s.initiative.folder_slug is not None and isinstance(slug, str) and slug != s.initiative.folder_slug:
+                doc = self.read_document(s.initiative.state_path)
+                line, col = doc.locate("initiative")
+                out.append(
+                    PlanstateError(
+                        f"is {slug!r} but the folder is {INITIATIVES}/{s.initiative.folder_slug}/; they must match",
+                        file=doc.path,
+                        line=line,
+                        column=col,
+                        field="initiative",
+                    )
+                )
+        return out
+
+    # ------------------------------------------------------------ writing
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the workspace lock (re-entrant) for a write that needs no transaction."""
+        with self.lock:
+            yield
+
+    @contextmanager
+    def transaction(self, *, explicit: bool = False) -> Iterator[Transaction]:
+        """A write: hold the lock, let the caller load and change files, then validate and write them all.
+
+        Nothing is written when the body raises or any changed file fails validation. See transaction.py.
+        Refused when no initiative is active and the target would be a guess among several: a write
+        must name its initiative, reads may still show the most recently changed one.
+        `explicit=True` is for operations that name every initiative they change themselves
+        (`initiative new`, `initiative switch`): the target, guessed or not, plays no part.
+        """
+        from planstate.store.transaction import Transaction
+
+        guarded = not explicit
+        if guarded and self._target is not None and self._guessed:
+            raise self._unsure()
+        with self.lock:
+            self._writing += guarded
+            try:
+                tx = Transaction(self)
+                yield tx
+                tx.commit()
+            finally:
+                self._writing -= guarded
+
+    def refresh_regions(self, doc: Document, initiative: Initiative) -> None:
+        """Re-render STATE.md's generated regions before a write; a body without region markers costs nothing."""
+        if "planstate:begin" in doc.body:
+            self.regions.refresh(self, doc, initiative)
+
+    def render_new_regions(self, doc: Document) -> None:
+        """Render the generated regions of a new STATE.md made in this workspace (its template overrides apply)."""
+        self.regions.render_new(doc, self.root)
+
+
+def locate(explicit: str | Path | None, start: str | Path | None) -> tuple[Path, str | None]:
+    """The `.planning/` folder to work in and the initiative its path selects: `explicit` (or PLANSTATE_DIR),
+    else `.planning/` in `start` (default: the current folder) or a parent."""
+    given = explicit if explicit is not None else os.environ.get("PLANSTATE_DIR") or None
+    if given is not None:
+        path = absolute(given)
+        planning, selected = _planning_of(path)
+        if planning is None:
+            what = "no such folder" if not path.exists() else "not a .planning/ folder, not in one, holds none"
+            raise UsageError(
+                f"no {PLANNING}/ workspace at {path} ({what}); pass the {PLANNING}/ folder "
+                "or the project folder that holds it"
+            )
+        return planning, selected
+    here = absolute(start if start is not None else ".")
+    for folder in (here, *here.parents):
+        if (folder / PLANNING).is_dir():
+            return folder / PLANNING, None
+    raise UsageError(
+        f"no {PLANNING}/ folder in {here} or any parent folder; run `planstate init` "
+        "or pass --dir (or set PLANSTATE_DIR)"
+    )
+
+
+def _planning_of(path: Path) -> tuple[Path | None, str | None]:
+    """The `.planning/` folder a given path names, and the initiative it selects (inside `initiatives/<slug>/`)."""
+    if not path.is_dir():
+        return None, None
+    for candidate in (path, path.resolve()):
+        if candidate.name == PLANNING:
+            return candidate, None
+        if (candidate / PLANNING).is_dir():
+            return candidate / PLANNING, None
+        for folder in candidate.parents:
+            if folder.name == PLANNING and folder.is_dir():
+                inside = candidate.relative_to(folder).parts
+                return folder, inside[1] if len(inside) >= 2 and inside[0] == INITIATIVES else None
+    return None, None
+
+
+def _front_matter(raw: bytes, shown: str) -> Any:
+    """Parse a planning file's bytes and return its front matter as plain data."""
+    doc = Document.from_bytes(raw, shown)
+    doc.require_front_matter()
+    return doc.data
