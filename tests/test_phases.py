@@ -514,6 +514,16 @@ def test_open_blockers_on_a_phase_are_warned_about_not_enforced(run: Run, projec
     ok(run("phase", "complete", "3", cwd=project))
 
 
+def test_phase_warnings_and_the_brief_read_affects_the_same_way(run: Run, project: Path) -> None:
+    """A blocker naming a phase by its name is one the phase commands warn about and the brief shows as blocking."""
+    by_name = blocker(run, project, "--description", "design review", "--affects", "  build ", "--active")
+    started = run("phase", "complete", "1", "--json", cwd=project)
+    assert started.returncode == 0, started.stderr
+    assert json.loads(started.stdout)["warnings"] == [f"blocker {by_name} still affects phase 2: resolve or bypass it"]
+    brief = json.loads(run("resume", "--json", cwd=project).stdout)
+    assert [p["phase"] for p in brief["blocked_phases"]] == [2]
+
+
 def test_a_rerun_after_reopen_keeps_the_completed_run(run: Run, project: Path) -> None:
     for number, minutes in (("1", 10), ("2", 20), ("3", 30)):
         ok(run("phase", "complete", number, "--evidence", f"run={number}", cwd=project, env=at(minutes)))

@@ -47,6 +47,8 @@ CHECKPOINTS = ("pending", "passed", "failed", "skipped")
 TASK_STATUSES = ("pending", "in_progress", "blocked", "verifying", "done")
 DECISION_STATUSES = ("proposed", "accepted", "superseded", "rejected")
 BLOCKER_STATUSES = ("new", "active", "bypassed", "resolved")
+OPEN_BLOCKERS = ("new", "active", "bypassed")  # not resolved: `blocker list` and the brief show them
+BLOCKING = ("new", "active")  # open blockers that stop the phases they affect; a bypassed one has a workaround
 SESSION_STATUSES = ("active", "ended", "crashed")
 READ_ONLY_STATES = ("archived", "completed")  # the work is read-only in these until `planstate reopen`
 
@@ -364,6 +366,21 @@ def phase_reference(text: str) -> int | None:
     """The phase number an `affects` item names (`phase 3`, `Phase 3: OAuth`, `phase:3`), else None."""
     match = _PHASE_REF.match(text)
     return int(match.group(1)) if match else None
+
+
+def affected_phases(state: State, affects: Any) -> list[int]:
+    """The phase numbers an `affects` list names, as `phase N` (`Phase 3: OAuth`) or by a phase's exact name
+    (case and surrounding spaces aside), each once, in the order named."""
+    numbers = phase_numbers(state)
+    names = {str(p.name).strip().casefold(): numbers.start + i for i, p in enumerate(state.phases) if p.name}
+    out: list[int] = []
+    for item in affects if isinstance(affects, list) else []:
+        number = phase_reference(str(item))
+        if number is None:
+            number = names.get(str(item).strip().casefold())
+        if number is not None and number in numbers and number not in out:
+            out.append(number)
+    return out
 
 
 def record_reference(text: str) -> str | None:

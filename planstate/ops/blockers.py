@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.core.clock import now, parse_datetime
 from planstate.core.errors import UsageError
-from planstate.model.kinds import BLOCKER_STATUSES, SCHEMA_VERSION
+from planstate.model.kinds import BLOCKER_STATUSES, OPEN_BLOCKERS, SCHEMA_VERSION
 from planstate.ops import records
 from planstate.ops.records import Entry, Listing
 from planstate.store import recordfiles
@@ -46,7 +46,6 @@ TABLE: tuple[Move, ...] = tuple(
         ("bypassed", "resolve", "resolved"),
     )
 )
-OPEN = ("new", "active", "bypassed")  # what `blocker list` shows by default
 
 
 def allowed(source: str) -> list[Move]:
@@ -123,7 +122,7 @@ class BlockerAPI:
             statuses=BLOCKER_STATUSES,
             dated="identified",
             order=lambda e: (_sortable(e.data.get("identified")), e.path.name),
-            shown=lambda current: all or current not in BLOCKER_STATUSES or current in OPEN,
+            shown=lambda current: all or current not in BLOCKER_STATUSES or current in OPEN_BLOCKERS,
         )
 
     def show(self, id: str) -> Entry:

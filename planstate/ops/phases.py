@@ -17,14 +17,15 @@ from typing import TYPE_CHECKING, Any
 from planstate.core.clock import now
 from planstate.core.errors import UsageError, ValidationError
 from planstate.model.kinds import (
+    BLOCKING,
     FINISHED,
     READ_ONLY_STATES,
     Attempt,
     Phase,
     State,
+    affected_phases,
     legacy_first_phase,
     phase_numbers,
-    phase_reference,
     read_only_message,
     to_json,
 )
@@ -139,19 +140,18 @@ def refuse_read_only(tx: Transaction, state: State, initiative: Initiative | Non
         )
 
 
-def blocker_warnings(ctx: Context, initiative: Initiative, numbers: list[int]) -> list[str]:
-    """One warning per open (new or active) blocker whose `affects` names one of the phases `numbers`."""
+def blocker_warnings(ctx: Context, initiative: Initiative, state: State, numbers: list[int]) -> list[str]:
+    """One warning per open blocker (new or active) that affects one of the phases `numbers` (see affected_phases)."""
     from planstate.store import recordfiles
 
     if not numbers:
         return []
     found, _problems = recordfiles.load_all(ctx, initiative, "blocker")  # unreadable ones: `planstate check` says so
-    affected: list[tuple[str, set[int | None]]] = []
-    for record in found:
-        if record.data.get("status") in ("new", "active"):
-            affects = record.data.get("affects")
-            items = affects if isinstance(affects, list) else []
-            affected.append((record.id, {phase_reference(item) for item in items if isinstance(item, str)}))
+    affected = [
+        (record.id, set(affected_phases(state, record.data.get("affects"))))
+        for record in found
+        if record.data.get("status") in BLOCKING
+    ]
     return [
         f"blocker {blocker} still affects phase {number}: resolve or bypass it"
         for number in numbers  # phase by phase, then blockers in file-name (id) order
@@ -217,7 +217,7 @@ class PhaseAPI:
             _activate(phase, now())
             if number != current:
                 _move_to(state, number)
-            warnings = blocker_warnings(self.ctx, self.ctx.target, [number])
+            warnings = blocker_warnings(self.ctx, self.ctx.target, state, [number])
         return self._result(state, "start", number, previous, warnings)
 
     def complete(
@@ -248,7 +248,7 @@ class PhaseAPI:
                 started = self._advance(tx, state, number, "phase complete")
             else:
                 phase.failed_at = now()
-            warnings = blocker_warnings(self.ctx, self.ctx.target, [number, *started])
+            warnings = blocker_warnings(self.ctx, self.ctx.target, state, [number, *started])
         return self._result(state, "complete", number, previous, warnings)
 
     def fail(self, number: int, *, reason: str) -> PhaseResult:
@@ -280,7 +280,7 @@ class PhaseAPI:
             previous = phase.status
             _reset_rerun(phase)
             _activate(phase, now())
-            warnings = blocker_warnings(self.ctx, self.ctx.target, [number])
+            warnings = blocker_warnings(self.ctx, self.ctx.target, state, [number])
         return self._result(state, "retry", number, previous, warnings)
 
     def skip(self, number: int, *, reason: str | None = None) -> PhaseResult:
@@ -296,7 +296,7 @@ class PhaseAPI:
             if reason is not None or "skip_reason" in phase._data():
                 phase.skip_reason = reason
             started = self._advance(tx, state, number, "phase skip")
-            warnings = blocker_warnings(self.ctx, self.ctx.target, started)
+            warnings = blocker_warnings(self.ctx, self.ctx.target, state, started)
         return self._result(state, "skip", number, previous, warnings)
 
     # ------------------------------------------------------------------ rules shared by the commands

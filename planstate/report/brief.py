@@ -20,12 +20,14 @@ from planstate.core.clock import now as clock_now
 from planstate.core.clock import parse_datetime
 from planstate.model.derived import percent_of
 from planstate.model.kinds import (
+    BLOCKING,
     FINISHED,
+    OPEN_BLOCKERS,
     State,
+    affected_phases,
     is_complete,
     phase_at,
     phase_numbers,
-    phase_reference,
     to_json,
 )
 from planstate.store import recordfiles
@@ -356,23 +358,6 @@ def _status(state: State, current: dict[str, Any] | None, timing: dict[str, Any]
     return "active"
 
 
-BLOCKING = ("new", "active")  # a bypassed blocker has a workaround: work goes on
-
-
-def affected_phases(state: State, affects: Any) -> list[int]:
-    """The phase numbers an `affects` list names, as `phase N` (`Phase 3: OAuth`) or by a phase's exact name."""
-    numbers = phase_numbers(state)
-    names = {str(p.name).strip().casefold(): numbers.start + i for i, p in enumerate(state.phases) if p.name}
-    out: list[int] = []
-    for item in affects if isinstance(affects, list) else []:
-        number = phase_reference(str(item))
-        if number is None:
-            number = names.get(str(item).strip().casefold())
-        if number is not None and number in numbers and number not in out:
-            out.append(number)
-    return out
-
-
 def _blocked_phases(state: State, blockers: list[recordfiles.Record]) -> list[dict[str, Any]]:
     """Unfinished phases that an open (new or active) blocker names, each with those blockers, oldest first."""
     found: dict[int, list[recordfiles.Record]] = {}
@@ -405,7 +390,7 @@ def _escalate(state: State, blocked: list[dict[str, Any]]) -> bool:
 
 def _blockers(items: list[recordfiles.Record], unusable: int) -> dict[str, Any]:
     """The open blockers (new, active, bypassed), active ones first, then oldest first; at most SHOWN_BLOCKERS."""
-    open_ = [r for r in items if r.data.get("status") in ("new", "active", "bypassed")]
+    open_ = [r for r in items if r.data.get("status") in OPEN_BLOCKERS]
     order = {"active": 0, "new": 1, "bypassed": 2}
     open_.sort(key=lambda r: (order.get(str(r.data.get("status")), 3), str(r.data.get("identified"))))
     shown = [
@@ -580,7 +565,7 @@ def _verify(
                 }
             )
     for blocker in blockers:
-        if blocker.data.get("status") not in ("new", "active", "bypassed"):
+        if blocker.data.get("status") not in OPEN_BLOCKERS:
             continue
         for number in affected_phases(state, blocker.data.get("affects")):
             phase = phase_at(state, number)
