@@ -50,11 +50,25 @@ def _type_name(value: Any) -> str:
 
 
 class Kind(Generic[T]):
-    """A value type: how to check raw data, how to read it typed, how to describe it."""
+    """A value type: how to check raw data, how to read it typed, how to describe it.
+
+    A simple kind declares its `name`, its JSON Schema (`json`) and, for the plain "expected X,
+    got Y" problem, what it `expects` and `fits`; kinds with bounds or patterns override `check`
+    and `schema`.
+    """
+
+    name = ""  # a short human name of the type, for docs and messages
+    json: dict[str, Any] = {}  # noqa: RUF012 - read-only, copied by schema()
+    expects = ""  # what the problem says was expected: "a number"
+
+    def fits(self, value: Any) -> bool:
+        """Tell whether `value` has this kind's type (bounds and patterns aside)."""
+        raise NotImplementedError
 
     def check(self, value: Any, path: Path, out: list[Problem]) -> None:
         """Append a Problem to `out` for each way `value` does not fit."""
-        raise NotImplementedError
+        if not self.fits(value):
+            out.append(Problem(path, f"expected {self.expects}, got {_type_name(value)}"))
 
     def read(self, raw: Any, owner: Any = None, key: Any = None) -> T:
         """Turn raw data into the typed value returned by attribute access."""
@@ -66,11 +80,11 @@ class Kind(Generic[T]):
 
     def schema(self) -> dict[str, Any]:
         """Return this kind as a JSON Schema fragment."""
-        raise NotImplementedError
+        return dict(self.json)
 
     def describe(self) -> str:
         """A short human name of the type, for docs and messages."""
-        raise NotImplementedError
+        return self.name
 
     def parse_text(self, text: str) -> Any:
         """Convert text given on a command line into a raw value (default: as YAML)."""
@@ -78,7 +92,9 @@ class Kind(Generic[T]):
 
 
 class Str(Kind[str]):
-    """A string, optionally matching a pattern or one of a fixed set of values."""
+    """A string, optionally matching a pattern, of a minimum length."""
+
+    name = "string"
 
     def __init__(self, pattern: str | None = None, *, hint: str = "", min_length: int = 0) -> None:
         self.pattern = re.compile(pattern) if pattern else None
@@ -103,16 +119,13 @@ class Str(Kind[str]):
             out["minLength"] = self.min_length
         return out
 
-    def describe(self) -> str:
-        """A short human name of the type, for docs and messages."""
-        return "string"
-
 
 class Enum(Kind[str]):
     """One of a fixed set of strings."""
 
     def __init__(self, *values: str) -> None:
         self.values = values
+        self.name = " | ".join(values)
 
     def check(self, value: Any, path: Path, out: list[Problem]) -> None:
         """Append a Problem to `out` for each way `value` does not fit."""
@@ -124,22 +137,25 @@ class Enum(Kind[str]):
         """Return this kind as a JSON Schema fragment."""
         return {"type": "string", "enum": list(self.values)}
 
-    def describe(self) -> str:
-        """A short human name of the type, for docs and messages."""
-        return " | ".join(self.values)
-
 
 class Int(Kind[int]):
     """An integer within optional bounds."""
+
+    name = "integer"
+    expects = "an integer"
 
     def __init__(self, minimum: int | None = None, maximum: int | None = None) -> None:
         self.minimum = minimum
         self.maximum = maximum
 
+    def fits(self, value: Any) -> bool:
+        """Tell whether `value` is an integer (a boolean is not)."""
+        return isinstance(value, int) and not isinstance(value, bool)
+
     def check(self, value: Any, path: Path, out: list[Problem]) -> None:
         """Append a Problem to `out` for each way `value` does not fit."""
-        if not isinstance(value, int) or isinstance(value, bool):
-            out.append(Problem(path, f"expected an integer, got {_type_name(value)}"))
+        if not self.fits(value):
+            super().check(value, path, out)
         elif self.minimum is not None and value < self.minimum:
             out.append(Problem(path, f"{value} is less than {self.minimum}"))
         elif self.maximum is not None and value > self.maximum:
@@ -154,47 +170,36 @@ class Int(Kind[int]):
             out["maximum"] = self.maximum
         return out
 
-    def describe(self) -> str:
-        """A short human name of the type, for docs and messages."""
-        return "integer"
-
 
 class Number(Kind[float]):
     """An integer or a float."""
 
-    def check(self, value: Any, path: Path, out: list[Problem]) -> None:
-        """Append a Problem to `out` for each way `value` does not fit."""
-        if not isinstance(value, int | float) or isinstance(value, bool):
-            out.append(Problem(path, f"expected a number, got {_type_name(value)}"))
+    name = "number"
+    json = {"type": "number"}  # noqa: RUF012
+    expects = "a number"
 
-    def schema(self) -> dict[str, Any]:
-        """Return this kind as a JSON Schema fragment."""
-        return {"type": "number"}
-
-    def describe(self) -> str:
-        """A short human name of the type, for docs and messages."""
-        return "number"
+    def fits(self, value: Any) -> bool:
+        """Tell whether `value` is a number (a boolean is not)."""
+        return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 class Bool(Kind[bool]):
     """true or false."""
 
-    def check(self, value: Any, path: Path, out: list[Problem]) -> None:
-        """Append a Problem to `out` for each way `value` does not fit."""
-        if not isinstance(value, bool):
-            out.append(Problem(path, f"expected true or false, got {_type_name(value)}"))
+    name = "boolean"
+    json = {"type": "boolean"}  # noqa: RUF012
+    expects = "true or false"
 
-    def schema(self) -> dict[str, Any]:
-        """Return this kind as a JSON Schema fragment."""
-        return {"type": "boolean"}
-
-    def describe(self) -> str:
-        """A short human name of the type, for docs and messages."""
-        return "boolean"
+    def fits(self, value: Any) -> bool:
+        """Tell whether `value` is true or false."""
+        return isinstance(value, bool)
 
 
 class DateTime(Kind[datetime]):
     """An ISO 8601 timestamp (UTC when no offset is given)."""
+
+    name = "timestamp"
+    json = {"type": "string", "format": "date-time"}  # noqa: RUF012
 
     def check(self, value: Any, path: Path, out: list[Problem]) -> None:
         """Append a Problem to `out` for each way `value` does not fit."""
@@ -215,29 +220,25 @@ class DateTime(Kind[datetime]):
             return value.replace(tzinfo=UTC)
         return value
 
-    def schema(self) -> dict[str, Any]:
-        """Return this kind as a JSON Schema fragment."""
-        return {"type": "string", "format": "date-time"}
-
-    def describe(self) -> str:
-        """A short human name of the type, for docs and messages."""
-        return "timestamp"
-
 
 class Date(Kind[date]):
     """A calendar date (YYYY-MM-DD)."""
 
-    def check(self, value: Any, path: Path, out: list[Problem]) -> None:
-        """Append a Problem to `out` for each way `value` does not fit."""
+    name = "date"
+    json = {"type": "string", "format": "date"}  # noqa: RUF012
+    expects = "a date (YYYY-MM-DD)"
+
+    def fits(self, value: Any) -> bool:
+        """Tell whether `value` is a date, or text that reads as one."""
         if isinstance(value, date):
-            return
+            return True
         if isinstance(value, str):
             try:
                 date.fromisoformat(value.strip())
-                return
             except ValueError:
-                pass
-        out.append(Problem(path, f"expected a date (YYYY-MM-DD), got {_type_name(value)}"))
+                return False
+            return True
+        return False
 
     def read(self, raw: Any, owner: Any = None, key: Any = None) -> date:
         """Turn raw data into the typed value returned by attribute access."""
@@ -247,30 +248,17 @@ class Date(Kind[date]):
             return raw
         return date.fromisoformat(str(raw).strip())
 
-    def schema(self) -> dict[str, Any]:
-        """Return this kind as a JSON Schema fragment."""
-        return {"type": "string", "format": "date"}
-
-    def describe(self) -> str:
-        """A short human name of the type, for docs and messages."""
-        return "date"
-
 
 class Scalar(Kind[Any]):
     """Any single value: string, number, boolean, date or null."""
 
-    def check(self, value: Any, path: Path, out: list[Problem]) -> None:
-        """Append a Problem to `out` for each way `value` does not fit."""
-        if isinstance(value, dict | list):
-            out.append(Problem(path, f"expected a single value, got {_type_name(value)}"))
+    name = "scalar"
+    json = {"type": ["string", "number", "boolean", "null"]}  # noqa: RUF012
+    expects = "a single value"
 
-    def schema(self) -> dict[str, Any]:
-        """Return this kind as a JSON Schema fragment."""
-        return {"type": ["string", "number", "boolean", "null"]}
-
-    def describe(self) -> str:
-        """A short human name of the type, for docs and messages."""
-        return "scalar"
+    def fits(self, value: Any) -> bool:
+        """Tell whether `value` is a single value, not a mapping or list."""
+        return not isinstance(value, dict | list)
 
 
 class Nullable(Kind[T | None]):
