@@ -28,10 +28,10 @@ if TYPE_CHECKING:
     from planstate.check.validate import Validation
     from planstate.ops.blockers import BlockerAPI
     from planstate.ops.decisions import DecisionAPI
-    from planstate.ops.fields import Change, Fields
+    from planstate.ops.fields import Edited, Fields
     from planstate.ops.initiatives import InitiativeAPI, Transitioned
     from planstate.ops.phases import PhaseAPI
-    from planstate.ops.position import Edited, TaskAPI
+    from planstate.ops.position import TaskAPI
     from planstate.ops.sessions import SessionAPI
     from planstate.render.result import RenderReport
     from planstate.report.brief import Brief
@@ -185,26 +185,26 @@ class Workspace:
         with self.transaction() as tx:
             yield tx.state()
 
-    def set(self, values: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> list[Change]:
+    def set(self, values: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> Edited:
         """Set fields (dotted path to value) in one transaction; return what changed.
 
         Values are typed (`3`, `None`, `["a"]`); `set_text` takes them as typed on a command line.
         """
         return self._fields().set(values)
 
-    def set_text(self, values: Mapping[str, str] | Iterable[tuple[str, str]]) -> list[Change]:
+    def set_text(self, values: Mapping[str, str] | Iterable[tuple[str, str]]) -> Edited:
         """Set fields from text as typed on a command line (see docs/cli.md "Values"), in one transaction."""
         return self._fields().set_text(values)
 
-    def append(self, path: str, value: Any) -> list[Change]:
+    def append(self, path: str, value: Any) -> Edited:
         """Append an item to a list field."""
         return self._fields().append(path, value)
 
-    def append_text(self, path: str, text: str) -> list[Change]:
+    def append_text(self, path: str, text: str) -> Edited:
         """Append an item given as text typed on a command line (see docs/cli.md "Values") to a list field."""
         return self._fields().append_text(path, text)
 
-    def unset(self, path: str) -> list[Change]:
+    def unset(self, path: str) -> Edited:
         """Remove a field (an optional key or a list item)."""
         return self._fields().unset(path)
 

@@ -37,13 +37,30 @@ class Change:
         return out
 
 
+class Edited(list[Change]):
+    """The fields of STATE.md a write changed, in order (empty when it changed nothing): a list of `Change`."""
+
+    def __init__(self, file: str, changes: Iterable[Change] = ()) -> None:
+        super().__init__(changes)
+        self.file = file
+
+    @property
+    def changes(self) -> list[Change]:
+        """The changes, as a plain list."""
+        return list(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data: the file, whether anything changed, and each change."""
+        return {"file": self.file, "changed": bool(self), "changes": [c.to_dict() for c in self]}
+
+
 class Fields:
     """The fields of the target initiative's STATE.md, written one transaction per call."""
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
 
-    def set(self, values: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> list[Change]:
+    def set(self, values: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> Edited:
         """Set fields (dotted path to value) in one transaction; return what changed.
 
         Values are typed (`3`, `None`, `["a"]`); `set_text` takes them as typed on a command line.
@@ -58,9 +75,9 @@ class Fields:
             before = {path: _peek(data, segs) for path, segs in targets}
             for (_path, segs), (_same, value) in zip(targets, pairs, strict=True):
                 set_in(data, segs, value)
-        return _changes(before, {path: _peek(data, segs) for path, segs in targets})
+        return self._edited(before, {path: _peek(data, segs) for path, segs in targets})
 
-    def set_text(self, values: Mapping[str, str] | Iterable[tuple[str, str]]) -> list[Change]:
+    def set_text(self, values: Mapping[str, str] | Iterable[tuple[str, str]]) -> Edited:
         """Set fields from text as typed on a command line (see docs/cli.md "Values"), in one transaction."""
         from planstate.model.coerce import from_text
 
@@ -71,7 +88,7 @@ class Fields:
             typed.append((path, self._typed(from_text, text, lookup(State, tuple(segs))[1], path)))
         return self.set(typed)
 
-    def append(self, path: str, value: Any) -> list[Change]:
+    def append(self, path: str, value: Any) -> Edited:
         """Append an item to a list field."""
         segs = self._writable_path(path)
         _field, kind = lookup(State, tuple(segs))
@@ -85,9 +102,9 @@ class Fields:
             items = list(before) if isinstance(before, list) else []
             items.append(value)
             set_in(data, segs, items)
-        return _changes({path: before}, {path: items})
+        return self._edited({path: before}, {path: items})
 
-    def append_text(self, path: str, text: str) -> list[Change]:
+    def append_text(self, path: str, text: str) -> Edited:
         """Append an item given as text typed on a command line (see docs/cli.md "Values") to a list field."""
         from planstate.model.coerce import from_text
 
@@ -96,6 +113,10 @@ class Fields:
         if not isinstance(kind, ListOf):
             raise UsageError("is not a list; use set", file=self._shown(), field=path)
         return self.append(path, self._typed(from_text, text, kind.item, path))
+
+    def _edited(self, before: dict[str, Any], after: dict[str, Any]) -> Edited:
+        """The fields whose values differ between `before` and `after` (path to value)."""
+        return Edited(self._shown(), [Change(p, before[p], after[p]) for p in before if not same(before[p], after[p])])
 
     def _pairs(self, values: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
         """The (path, value) pairs of a write; the same field twice (`phases.0` and `phases[0]` too) is refused."""
@@ -126,7 +147,7 @@ class Fields:
         except UsageError as exc:
             raise UsageError(exc.message, file=self._shown(), field=exc.field or path) from None
 
-    def unset(self, path: str) -> list[Change]:
+    def unset(self, path: str) -> Edited:
         """Remove a field (an optional key or a list item)."""
         segs = self._writable_path(path)
         field, _kind = lookup(State, tuple(segs))
@@ -138,7 +159,7 @@ class Fields:
             before = _peek(data, segs)
             if not delete_in(data, segs):
                 raise UsageError("has no value to remove", file=self._shown(), field=path)
-        return [Change(path, before, None, removed=True)]
+        return Edited(self._shown(), [Change(path, before, None, removed=True)])
 
     def _writable_path(self, path: str) -> list[Any]:
         """Check that a path names a field planstate lets a person set; return its segments."""
@@ -201,7 +222,3 @@ def _managed_inside(kind: Any, prefix: str = "") -> tuple[str, str] | None:
 
 def _peek(data: Any, segs: list[Any]) -> Any:
     return get_in(data, segs)[1]
-
-
-def _changes(before: dict[str, Any], after: dict[str, Any]) -> list[Change]:
-    return [Change(p, before[p], after[p]) for p in before if not same(before[p], after[p])]

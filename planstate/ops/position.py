@@ -8,11 +8,11 @@ the pointer, and refuses while another phase is active.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from planstate.core.errors import UsageError
-from planstate.model.kinds import TASK_STATUSES, UNSET, State, Unset, phase_numbers, to_json
+from planstate.model.kinds import TASK_STATUSES, UNSET, State, Unset, phase_numbers
+from planstate.ops.fields import Change, Edited
 from planstate.ops.phases import checked_state, refusal, refuse_read_only
 from planstate.text.paths import get_in, parse_path
 from planstate.text.plaindata import same
@@ -30,31 +30,6 @@ CONTEXT_LISTS = {
 }
 
 
-@dataclass
-class FieldChange:
-    """One field an operation changed."""
-
-    path: str
-    old: Any
-    new: Any
-
-
-@dataclass
-class Edited:
-    """The fields of STATE.md an operation changed (empty when it changed nothing)."""
-
-    file: str
-    changes: list[FieldChange]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The result as JSON-ready data, in the shape `planstate set --json` prints."""
-        return {
-            "file": self.file,
-            "changed": bool(self.changes),
-            "changes": [{"path": c.path, "old": to_json(c.old), "new": to_json(c.new)} for c in self.changes],
-        }
-
-
 class _Tracker:
     """Remembers the values at some paths before an edit, to report which of them changed."""
 
@@ -70,7 +45,7 @@ class _Tracker:
         for path, old in self._before.items():
             new = self._value(path)
             if not same(old, new):
-                changes.append(FieldChange(path, old, copy.deepcopy(new)))
+                changes.append(Change(path, old, copy.deepcopy(new)))
         return Edited(ctx.display(ctx.state_path), changes)
 
 
