@@ -7,6 +7,7 @@ import errno
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from planstate.core.errors import ConflictError, ParseError, UsageError
@@ -89,21 +90,28 @@ def _read_limited(path: Path) -> bytes | None:
     return None if size > MAX_FILE_BYTES else b"".join(chunks)
 
 
-def atomic_write(path: Path, data: bytes, *, expected: bytes | None = None, shown: str | None = None) -> None:
+Guard = Callable[[], None]  # raises to stop a write at the last moment (the workspace lock is no longer held)
+
+
+def atomic_write(
+    path: Path, data: bytes, *, expected: bytes | None = None, shown: str | None = None, guard: Guard | None = None
+) -> None:
     """Replace `path` with `data` so that a crash leaves either the old or the new file.
 
     With `expected`, refuse (ConflictError) when the file on disk no longer holds those bytes:
-    something outside planstate's lock, such as an editor, changed it since it was read.
+    something outside planstate's lock, such as an editor, changed it since it was read. The check
+    and `guard` run after the new bytes are on disk, right before the rename, so that the window in
+    which a change can be missed is the rename alone.
     `path` should be the real file, not a symlink: the rename replaces whatever entry has the name.
     """
     shown = shown or str(path)
     try:
-        _write_replacing(path, data, expected, shown)
+        _write_replacing(path, data, expected, shown, guard)
     except OSError as exc:
         raise UsageError(f"cannot write: {exc.strerror or exc}; nothing was written", file=shown) from None
 
 
-def _write_replacing(path: Path, data: bytes, expected: bytes | None, shown: str) -> None:
+def _write_replacing(path: Path, data: bytes, expected: bytes | None, shown: str, guard: Guard | None) -> None:
     folder = path.parent
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
@@ -111,17 +119,6 @@ def _write_replacing(path: Path, data: bytes, expected: bytes | None, shown: str
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
-    if expected is not None:
-        try:
-            current = _read_limited(path)
-        except FileNotFoundError:
-            current = None
-        if current != expected:
-            raise ConflictError(
-                "changed on disk while planstate was updating it (an editor saving?); "
-                "nothing was written, run the command again",
-                file=shown,
-            )
     tmp = folder / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     try:
@@ -133,11 +130,29 @@ def _write_replacing(path: Path, data: bytes, expected: bytes | None, shown: str
         raise
     os.close(fd)
     try:
+        if guard is not None:
+            guard()
+        if expected is not None:
+            _require_unchanged(path, expected, shown)
         os.replace(tmp, path)
     except BaseException:
         _unlink(tmp)
         raise
     fsync_dir(folder)
+
+
+def _require_unchanged(path: Path, expected: bytes, shown: str) -> None:
+    """Refuse (ConflictError) when `path` no longer holds `expected`."""
+    try:
+        current = _read_limited(path)
+    except FileNotFoundError:
+        current = None
+    if current != expected:
+        raise ConflictError(
+            "changed on disk while planstate was updating it (an editor saving?); "
+            "nothing was written, run the command again",
+            file=shown,
+        )
 
 
 def write_durably(path: Path, data: bytes) -> None:
@@ -171,7 +186,7 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def create_exclusive(path: Path, data: bytes) -> None:
+def create_exclusive(path: Path, data: bytes, *, guard: Guard | None = None) -> None:
     """Create a new file with `data`, failing if the name exists; the content appears atomically."""
     tmp = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
@@ -180,6 +195,8 @@ def create_exclusive(path: Path, data: bytes) -> None:
             _write_all(fd, data)
         finally:
             os.close(fd)
+        if guard is not None:
+            guard()
         os.link(tmp, path)  # fails with FileExistsError instead of overwriting
     finally:
         _unlink(tmp)

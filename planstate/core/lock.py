@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from planstate.core.errors import LockTimeout, UsageError
+from planstate.core.errors import ConflictError, LockTimeout, UsageError
 
 DEFAULT_TIMEOUT = 10.0
 
@@ -35,6 +35,7 @@ class WorkspaceLock:
         self.path = path
         self.timeout = DEFAULT_TIMEOUT if timeout is None else check_timeout(timeout)
         self._fd: int | None = None
+        self._anchors: list[int] = []  # lock files taken over after the held one was removed (see verify)
         self._depth = 0
         self._mutex = threading.RLock()
 
@@ -61,30 +62,18 @@ class WorkspaceLock:
 
     def _flock(self, deadline: float) -> int:
         """Open the lock file and flock it, waiting until `deadline` (in the kernel where it can, else polling);
-        return the descriptor."""
-        try:
-            self.path.parent.mkdir(exist_ok=True)  # .planning/.local; never recreate a deleted .planning/
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
-        except OSError as exc:
-            raise UsageError(f"cannot open the workspace lock: {exc.strerror}", file=str(self.path)) from None
-        delay = 0.002
-        try:
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise self._give_up(_read_holder(fd)) from None
-                    waited = _wait_in_kernel(fd, deadline)
-                    if waited is True:
-                        break
-                    if waited is None:  # not possible here (a thread, or a timer in use): poll
-                        time.sleep(delay)
-                        delay = min(delay * 1.5, 0.01)
-        except BaseException:
-            os.close(fd)
-            raise
+        return the descriptor. The lock held is the file at the path: when the file was removed or replaced
+        while this process waited (someone cleaned `.local/`), the flock guards nothing, so it starts over."""
+        while True:
+            fd = self._open(deadline)
+            try:
+                self._wait(fd, deadline)
+            except BaseException:
+                os.close(fd)
+                raise
+            if _same_file(fd, self.path):
+                break
+            os.close(fd)  # an orphaned inode: other writers lock the file now at the path
         info = f"pid {os.getpid()} on {os.uname().nodename} ({_command()}) since {time.strftime('%H:%M:%S')}"
         try:
             os.ftruncate(fd, 0)
@@ -92,6 +81,72 @@ class WorkspaceLock:
         except OSError:
             pass  # the holder note is a courtesy; the flock is what counts
         return fd
+
+    def _open(self, deadline: float) -> int:
+        """Open (creating) the lock file; its folder, `.local/`, may be removed and made again meanwhile."""
+        while True:
+            try:
+                os.mkdir(self.path.parent)  # .planning/.local; never recreate a deleted .planning/
+            except FileExistsError:
+                pass
+            except OSError as exc:
+                raise UsageError(f"cannot open the workspace lock: {exc.strerror}", file=str(self.path)) from None
+            try:
+                return os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+            except FileNotFoundError:
+                if time.monotonic() >= deadline or not self.path.parent.parent.is_dir():
+                    raise UsageError(
+                        "cannot open the workspace lock: its folder keeps disappearing", file=str(self.path)
+                    ) from None
+            except OSError as exc:
+                raise UsageError(f"cannot open the workspace lock: {exc.strerror}", file=str(self.path)) from None
+
+    def _wait(self, fd: int, deadline: float) -> None:
+        """flock `fd`, waiting until `deadline`; LockTimeout naming the holder after it."""
+        delay = 0.002
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise self._give_up(_read_holder(fd)) from None
+                waited = _wait_in_kernel(fd, deadline)
+                if waited is True:
+                    return
+                if waited is None:  # not possible here (a thread, or a timer in use): poll
+                    time.sleep(delay)
+                    delay = min(delay * 1.5, 0.01)
+
+    def verify(self) -> None:
+        """Make sure the lock this process holds is still the lock file at the path, right before a write.
+
+        When the file was removed or replaced while held, another writer may have locked the new one.
+        If nobody holds the new file, this process takes it too and goes on; otherwise ConflictError,
+        and nothing is written.
+        """
+        if self._fd is None or _same_file(self._anchors[-1] if self._anchors else self._fd, self.path):
+            return
+        try:
+            fd = self._open(time.monotonic())
+        except UsageError:
+            fd = -1
+        if fd >= 0:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                fd = -1
+        if fd >= 0 and _same_file(fd, self.path):
+            self._anchors.append(fd)
+            return
+        if fd >= 0:
+            os.close(fd)
+        raise ConflictError(
+            "the workspace lock file was removed while this write held it, and another writer holds the new one; "
+            "nothing was written, run the command again",
+            file=_shown(self.path),
+        )
 
     def release(self) -> None:
         """Release the lock (the outermost release unlocks)."""
@@ -101,11 +156,12 @@ class WorkspaceLock:
             self._depth -= 1
             if self._depth or self._fd is None:
                 return
-            fd, self._fd = self._fd, None
-            try:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            finally:
-                os.close(fd)
+            fds, self._fd, self._anchors = [self._fd, *self._anchors], None, []
+            for fd in fds:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                finally:
+                    os.close(fd)
         finally:
             self._mutex.release()
 
@@ -155,6 +211,15 @@ def _wait_in_kernel(fd: int, deadline: float) -> bool | None:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     return taken
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """Whether the open file `fd` is the file now at `path` (not removed, not replaced by another)."""
+    try:
+        held, there = os.fstat(fd), os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    return (held.st_dev, held.st_ino) == (there.st_dev, there.st_ino)
 
 
 def _read_holder(fd: int) -> str:

@@ -145,7 +145,7 @@ def render_file(ctx: Context, initiative: Initiative, *, force: bool = False, wr
         with ctx.locked():
             target = real_target(path, ctx.root, ctx.root.parent)
             remove_stale_temp_files(target.parent)
-            atomic_write(target, after, expected=before, shown=doc.path)
+            atomic_write(target, after, expected=before, shown=doc.path, guard=ctx.lock.verify)
         written = True
     return RenderedFile(path, shown, before, after, result, written, resolved=bool(touched))
 

@@ -290,11 +290,13 @@ class Transaction:
                 else:
                     target = real_target(staged.path, self.ctx.root, self.ctx.root.parent)
                     remove_stale_temp_files(target.parent)
-                    atomic_write(target, data, expected=staged.original, shown=staged.doc.path)
+                    atomic_write(
+                        target, data, expected=staged.original, shown=staged.doc.path, guard=self.ctx.lock.verify
+                    )
                     self.written.changed.append(staged.path)
                 done.append(remaining.pop(0))
             for path, target, old, new in logs:
-                atomic_write(target, new, expected=old, shown=self.ctx.display(path))
+                atomic_write(target, new, expected=old, shown=self.ctx.display(path), guard=self.ctx.lock.verify)
                 self.written.logged.append(path)
                 done.append(remaining.pop(0))
         except PlanstateError as exc:
@@ -310,7 +312,7 @@ class Transaction:
     def _create(self, path: Path, data: bytes) -> None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            create_exclusive(path, data)
+            create_exclusive(path, data, guard=self.ctx.lock.verify)
         except FileExistsError:
             raise UsageError("already exists; nothing was written", file=self.ctx.display(path)) from None
         except OSError as exc:
