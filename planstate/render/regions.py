@@ -336,9 +336,12 @@ def plan(sources: Sources, body: str, first_line: int = 1, *, force: bool | Coll
                 continue
             # The text is what rendering gives: only the checksum is stale (a merge resolved by hand, say).
         try:
-            source = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            source = templates.source(path, planning)
+        except OSError as exc:
             outcomes.append(Outcome(region.name, line, "template-error", f"cannot read template: {exc}", shown))
+            continue
+        except PlanstateError as exc:
+            outcomes.append(Outcome(region.name, line, "template-error", f"cannot read template: {exc.message}", shown))
             continue
         inputs = input_hash(region.name, source, context)
         if not edited and recorded is not None and region.attrs.get("in") == inputs:

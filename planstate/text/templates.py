@@ -37,11 +37,14 @@ def builtin_dir() -> Path:
 
 
 def override_path(name: str, planning: Path | None) -> Path | None:
-    """The user's override of template `name` in `.planning/templates/` (same relative path), if there is one."""
+    """The user's override of template `name` in `.planning/templates/` (same relative path), if there is one.
+
+    Any entry by that name overrides (a symlink or a folder too): reading it then says what is wrong with it,
+    rather than the built-in template quietly standing in."""
     if planning is None:
         return None
     override = planning / OVERRIDES / name
-    return override if override.is_file() else None
+    return override if os.path.lexists(override) else None
 
 
 def find(name: str, planning: Path | None = None) -> Path:
@@ -53,6 +56,21 @@ def find(name: str, planning: Path | None = None) -> Path:
     if not path.is_file():
         raise UsageError(f"no template named {name!r}")
     return path
+
+
+def source(path: Path, planning: Path | None) -> str:
+    """The text of a template file found by `find`: a user's override is read only as a regular file inside the
+    workspace (UsageError otherwise, as when loading it), a built-in one as it is."""
+    from planstate.core.files import read_bytes
+
+    if planning is not None and (planning / OVERRIDES) in path.parents:
+        data = read_bytes(path, planning, planning.parent)
+    else:
+        data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError("template is not UTF-8 text", file=shown_path(str(path), planning)) from None
 
 
 def yaml_inline(value: Any) -> str:
@@ -73,7 +91,7 @@ def environment(folder: Path, *, sandboxed: bool, bytecode: Path | None = None) 
     import jinja2
 
     options: dict[str, Any] = {
-        "loader": jinja2.FileSystemLoader(str(folder)),
+        "loader": _workspace_loader(folder) if sandboxed else jinja2.FileSystemLoader(str(folder)),
         "undefined": jinja2.StrictUndefined,
         "keep_trailing_newline": True,
         "trim_blocks": True,
@@ -93,6 +111,32 @@ def environment(folder: Path, *, sandboxed: bool, bytecode: Path | None = None) 
     env.filters["yaml"] = yaml_inline
     _environments[key] = env
     return env
+
+
+def _workspace_loader(folder: Path) -> jinja2.BaseLoader:
+    """A loader of the user's templates that reads only regular files inside the workspace: a repository may
+    commit a symlink (or an `{% include %}` of one) pointing at any file of the machine, or a FIFO."""
+    import jinja2
+    from jinja2.loaders import split_template_path
+
+    from planstate.core.files import read_bytes
+
+    planning = folder.parent
+
+    class WorkspaceLoader(jinja2.BaseLoader):
+        def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Any]:
+            path = folder.joinpath(*split_template_path(template))
+            if not os.path.lexists(path):
+                raise jinja2.TemplateNotFound(template)
+            data = read_bytes(path, planning, planning.parent)  # refuses what leaves the workspace or is not a file
+            try:
+                source = data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise UsageError("template is not UTF-8 text", file=shown_path(str(path), planning)) from None
+            mtime = path.stat().st_mtime_ns
+            return source, str(path), lambda: path.exists() and path.stat().st_mtime_ns == mtime
+
+    return WorkspaceLoader()
 
 
 def _bytecode_cache(folder: Path) -> jinja2.BytecodeCache:
@@ -160,6 +204,8 @@ def describe(exc: BaseException) -> str:
 
     if isinstance(exc, jinja2.TemplateError):
         return str(exc.message if exc.message else exc)
+    if isinstance(exc, UsageError):  # a file the template reads was refused: that line says why
+        return str(exc)
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
