@@ -33,6 +33,7 @@ from planstate.core.errors import ConflictError, LockTimeout, ParseError, Planst
 from planstate.core.layout import STATE_FILE
 from planstate.model.kinds import FINISHED, KINDS, RECORD_FOLDERS, phase_numbers, phase_reference, record_reference
 from planstate.model.schema import ListOf, Model, Nested, Nullable, Problem
+from planstate.store import recordfiles
 
 if TYPE_CHECKING:
     from planstate.render.result import FileChange
@@ -304,7 +305,7 @@ class Reader:
         known = self._listings.get(folder)
         if known is not None and known[0] == identity:
             return known[1]
-        files = record_files(folder)
+        files = recordfiles.files(folder)
         self._listings[folder] = (identity, files)
         return files
 
@@ -431,20 +432,6 @@ def _read_all(fd: int, limit: int) -> bytes | None:
         chunks.append(chunk)
         size += len(chunk)
     return None if size > limit else b"".join(chunks)
-
-
-def record_files(folder: Path) -> list[Path]:
-    """The record files of a folder, sorted by name (as records.files, without a stat per plain file)."""
-    try:
-        with os.scandir(folder) as entries:
-            names = sorted(
-                entry.name
-                for entry in entries
-                if entry.name.endswith(".md") and not entry.name.startswith(".") and entry.is_file()
-            )
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    return [folder / name for name in names]
 
 
 # ---------------------------------------------------------------------------- running the checks

@@ -6,6 +6,7 @@ and shells find it, and a record is found by reading names first and front matte
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -41,11 +42,18 @@ class Record(NamedTuple):
 
 
 def files(folder: Path) -> list[Path]:
-    """The record files of a folder, sorted by name (so ids made by planstate sort by time)."""
+    """The record files of a folder, sorted by name (so ids made by planstate sort by time).
+
+    Every entry named like a record counts, whatever it is: a FIFO or a folder named `x.md` is then
+    reported by whoever reads it ("not a regular file"), never skipped in silence. Hidden names
+    (`.x.md`, planstate's temp files) are not records.
+    """
     try:
-        return sorted(p for p in folder.iterdir() if p.suffix == ".md" and not p.name.startswith(".") and p.is_file())
-    except FileNotFoundError:
+        with os.scandir(folder) as entries:
+            names = sorted(e.name for e in entries if e.name.endswith(".md") and not e.name.startswith("."))
+    except (FileNotFoundError, NotADirectoryError):
         return []
+    return [folder / name for name in names]
 
 
 def load_all(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[Record], list[PlanstateError]]:

@@ -310,9 +310,15 @@ class Transaction:
             raise type(exc)(message, file=exc.file, line=exc.line, column=exc.column, field=exc.field) from None
 
     def _create(self, path: Path, data: bytes) -> None:
+        """Create a new record file; its folder must be a real folder inside the workspace (a symlinked one that
+        leads elsewhere is refused, so a create never writes outside `.planning/`)."""
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            create_exclusive(path, data, guard=self.ctx.lock.verify)
+            if not os.path.lexists(path.parent):
+                path.parent.mkdir(parents=True)
+            folder = real_target(path.parent, self.ctx.root, self.ctx.root.parent)
+            if not folder.is_dir():
+                raise UsageError("is not a folder; nothing was written", file=self.ctx.display(path.parent))
+            create_exclusive(folder / path.name, data, guard=self.ctx.lock.verify)
         except FileExistsError:
             raise UsageError("already exists; nothing was written", file=self.ctx.display(path)) from None
         except OSError as exc:
