@@ -155,9 +155,8 @@ def main() -> int:
     if args.json:
         print(json.dumps({"floor": floor, "contention": rows, "lock_held_ms": held, "timeout": timeout}, indent=2))
         return 0
-    print(
-        f"lock timeout {timeout:g}s; floor, one writer: p50 {floor['p50_ms']:.0f} ms, {floor['ops_per_second']:.1f} ops/s"
-    )
+    rate = f"{floor['ops_per_second']:.1f} ops/s"
+    print(f"lock timeout {timeout:g}s; floor, one writer: p50 {floor['p50_ms']:.0f} ms, {rate}")
     columns = ("writers", "ops", "ops/s", "p50 ms", "p99 ms", "p50/floor", "refused", "failed")
     print(" ".join(f"{c:>9}" for c in columns))
     for row in rows:
