@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import math
 import os
@@ -9,6 +10,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -38,6 +40,7 @@ class WorkspaceLock:
         self._anchors: list[int] = []  # lock files taken over after the held one was removed (see verify)
         self._depth = 0
         self._mutex = threading.RLock()
+        self._queue = _Queue(path.parent / "queue")
 
     def _give_up(self, holder: str) -> LockTimeout:
         return LockTimeout(
@@ -54,11 +57,27 @@ class WorkspaceLock:
             raise self._give_up("another thread of this process")
         try:
             if not self._depth:
-                self._fd = self._flock(deadline)
+                self._queue.enter(deadline, self._waited_for)
+                try:
+                    self._fd = self._flock(deadline)
+                except BaseException:
+                    self._queue.leave()
+                    raise
             self._depth += 1
         except BaseException:
             self._mutex.release()
             raise
+
+    def _waited_for(self) -> LockTimeout:
+        """The timeout while queued: it names who holds the lock now, as the lock file's note says."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return self._give_up("")
+        try:
+            return self._give_up(_read_holder(fd))
+        finally:
+            os.close(fd)
 
     def _flock(self, deadline: float) -> int:
         """Open the lock file and flock it, waiting until `deadline` (in the kernel where it can, else polling);
@@ -157,11 +176,14 @@ class WorkspaceLock:
             if self._depth or self._fd is None:
                 return
             fds, self._fd, self._anchors = [self._fd, *self._anchors], None, []
-            for fd in fds:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_UN)
-                finally:
-                    os.close(fd)
+            try:
+                for fd in fds:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_UN)
+                    finally:
+                        os.close(fd)
+            finally:
+                self._queue.leave()  # after the unlock: the next in line finds the lock free
         finally:
             self._mutex.release()
 
@@ -173,6 +195,115 @@ class WorkspaceLock:
         self.release()
 
 
+class _Queue:
+    """First come, first served among planstate writers of one workspace (an flock alone wakes waiters in no
+    order, so under load one writer could lose every race until its timeout ran out).
+
+    Each waiter puts a ticket in `.local/queue/`, named by its arrival time and flocked by its process
+    for as long as it waits and writes (the flock is taken before the ticket appears, through a rename).
+    A waiter goes on when no earlier ticket is left, waiting meanwhile in the kernel on the flock of the
+    ticket just before its own. A ticket whose flock can be taken belongs to a process that died: it is
+    removed. Versions of planstate without the queue still serialise on the lock file itself.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._fd: int | None = None
+        self._name = ""
+
+    def enter(self, deadline: float, timed_out: Callable[[], LockTimeout]) -> None:
+        """Take a ticket and wait for this waiter's turn; on timeout leave the queue and raise `timed_out()`."""
+        self._take_ticket()
+        try:
+            while not self._first(deadline):
+                if time.monotonic() >= deadline:
+                    raise timed_out()
+        except BaseException:
+            self.leave()
+            raise
+
+    def leave(self) -> None:
+        """Remove this waiter's ticket and release its flock: the next waiter goes on."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        with contextlib.suppress(OSError):
+            if _same_file(fd, self.folder / self._name):
+                os.unlink(self.folder / self._name)
+        os.close(fd)
+
+    def _take_ticket(self) -> None:
+        """Make a ticket named by the arrival time, flocked before it becomes visible in the queue."""
+        for folder in (self.folder.parent, self.folder):
+            with contextlib.suppress(FileExistsError, FileNotFoundError):
+                os.mkdir(folder)  # never makes .planning/ itself: the lock's own open refuses a deleted workspace
+        name = f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(3).hex()}"
+        temporary = self.folder / f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+        try:
+            fd = os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        except OSError:
+            self._fd = None  # no queue here (a read-only or vanished folder): the lock file alone decides
+            return
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            os.rename(temporary, self.folder / name)
+        except OSError:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            self._fd = None
+            return
+        self._fd, self._name = fd, name
+
+    def _first(self, deadline: float) -> bool:
+        """Whether this waiter's turn has come; otherwise wait (until `deadline`) on the ticket before it."""
+        if self._fd is None:
+            return True
+        if not _same_file(self._fd, self.folder / self._name):  # the queue was removed meanwhile: queue again
+            os.close(self._fd)
+            self._take_ticket()
+            return self._fd is None
+        try:
+            names = sorted(n for n in os.listdir(self.folder) if not n.startswith("."))
+        except OSError:
+            return False
+        earlier = [n for n in names if n < self._name]
+        if not earlier:
+            return True
+        ahead = self.folder / earlier[-1]
+        try:
+            fd = os.open(ahead, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return False  # it just left: look again
+        try:
+            if _try_flock(fd, fcntl.LOCK_SH) or _wait_for(fd, deadline, fcntl.LOCK_SH):
+                # Its owner left or died; a ticket still there belongs to a process that is gone.
+                with contextlib.suppress(OSError):
+                    if _same_file(fd, ahead):
+                        os.unlink(ahead)
+        finally:
+            os.close(fd)
+        return False
+
+
+def _try_flock(fd: int, mode: int) -> bool:
+    """Take an flock without waiting; False when someone else holds it."""
+    try:
+        fcntl.flock(fd, mode | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _wait_for(fd: int, deadline: float, mode: int) -> bool:
+    """Wait for an flock until `deadline` (in the kernel where possible, else polling briefly)."""
+    waited = _wait_in_kernel(fd, deadline, mode)
+    if waited is None:
+        time.sleep(0.002)
+        return _try_flock(fd, mode)
+    return waited
+
+
 class _Expired(Exception):
     """Raised by the alarm handler to end a blocking flock at the deadline."""
 
@@ -181,7 +312,7 @@ def _expire(signum: int, frame: object) -> None:
     raise _Expired
 
 
-def _wait_in_kernel(fd: int, deadline: float) -> bool | None:
+def _wait_in_kernel(fd: int, deadline: float, mode: int = fcntl.LOCK_EX) -> bool | None:
     """Wait for the lock inside flock until `deadline`: True when taken, False at the deadline, None when this
     cannot be done (not the main thread, or the process's interval timer is in use), so the caller polls.
 
@@ -194,7 +325,7 @@ def _wait_in_kernel(fd: int, deadline: float) -> bool | None:
     if threading.current_thread() is not threading.main_thread() or signal.getitimer(signal.ITIMER_REAL)[0]:
         return None
     if remaining >= threading.TIMEOUT_MAX:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(fd, mode)
         return True
     previous = signal.signal(signal.SIGALRM, _expire)
     taken = False
@@ -202,7 +333,7 @@ def _wait_in_kernel(fd: int, deadline: float) -> bool | None:
         # The alarm fires once; wherever it lands, even after flock returned, it ends here as False. A lock
         # taken all the same is held by this descriptor, so the caller's next non-blocking try gets it.
         signal.setitimer(signal.ITIMER_REAL, remaining)
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(fd, mode)
         taken = True
         signal.setitimer(signal.ITIMER_REAL, 0)  # disarmed inside the try, so a late alarm is caught below
     except _Expired:
