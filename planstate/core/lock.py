@@ -109,16 +109,16 @@ class WorkspaceLock:
             except FileExistsError:
                 pass
             except OSError as exc:
-                raise UsageError(f"cannot open the workspace lock: {exc.strerror}", file=str(self.path)) from None
+                raise UsageError(f"cannot open the workspace lock: {exc.strerror}", file=_shown(self.path)) from None
             try:
                 return os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
             except FileNotFoundError:
                 if time.monotonic() >= deadline or not self.path.parent.parent.is_dir():
                     raise UsageError(
-                        "cannot open the workspace lock: its folder keeps disappearing", file=str(self.path)
+                        "cannot open the workspace lock: its folder keeps disappearing", file=_shown(self.path)
                     ) from None
             except OSError as exc:
-                raise UsageError(f"cannot open the workspace lock: {exc.strerror}", file=str(self.path)) from None
+                raise UsageError(f"cannot open the workspace lock: {exc.strerror}", file=_shown(self.path)) from None
 
     def _wait(self, fd: int, deadline: float) -> None:
         """flock `fd`, waiting until `deadline`; LockTimeout naming the holder after it."""
