@@ -19,13 +19,12 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
-import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from planstate.core.clock import parse_datetime
 from planstate.core.durations import show
@@ -33,6 +32,7 @@ from planstate.core.errors import ConflictError, LockTimeout, ParseError, Planst
 from planstate.core.layout import STATE_FILE
 from planstate.model.kinds import FINISHED, KINDS, RECORD_FOLDERS, phase_numbers, phase_reference, record_reference
 from planstate.model.schema import ListOf, Model, Nested, Nullable, Problem
+from planstate.text.conflicts import Conflict, conflict_blocks
 
 if TYPE_CHECKING:
     from planstate.render.result import FileChange
@@ -1124,49 +1124,6 @@ def repair_allowed(source: Any, target: Any, data: dict[str, Any]) -> bool:
         phases = [p for p in data.get("phases") or [] if isinstance(p, dict)]
         return all(p.get("status") in FINISHED for p in phases)
     return True
-
-
-class Conflict(NamedTuple):
-    """One git conflict block of a file: its first and last lines, and the field it is about when planstate's merge
-    driver wrote it (the field's path follows the label on both the `<<<<<<<` and the `>>>>>>>` line)."""
-
-    first: int
-    last: int
-    field: str | None
-
-
-def conflict_blocks(raw: bytes) -> list[Conflict]:
-    """The git conflict blocks of a file: `<<<<<<<` … `=======` … `>>>>>>>` at line starts."""
-    if b"<<<<<<<" not in raw:
-        return []
-    blocks: list[Conflict] = []
-    start: int | None = None
-    opening = b""
-    middle = False
-    for number, line in enumerate(raw.split(b"\n"), start=1):
-        if re.match(rb"<<<<<<<(?: |\r?$)", line):
-            start, opening, middle = number, line, False
-        elif start is not None and re.match(rb"=======\r?$", line):
-            middle = True
-        elif start is not None and middle and re.match(rb">>>>>>>(?: |\r?$)", line):
-            blocks.append(Conflict(start, number, marked_field(opening, line)))
-            start, middle = None, False
-    return blocks
-
-
-def marked_field(opening: bytes, closing: bytes) -> str | None:
-    """The field a conflict is about, from its marker lines: planstate's merge driver writes `<<<<<<< LABEL: PATH`
-    and `>>>>>>> LABEL: PATH` (docs/git.md); None for git's own markers (`<<<<<<< HEAD`), whose labels do not end in
-    the same `: PATH`. The longest such path wins, so a label that holds `: ` itself does no harm."""
-    ours = opening[8:].decode("utf-8", errors="replace").rstrip("\r")
-    theirs = closing[8:].decode("utf-8", errors="replace").rstrip("\r")
-    at = ours.find(": ")
-    while at != -1:
-        path = ours[at + 2 :]
-        if path and path == path.strip() and theirs.endswith(": " + path):
-            return path
-        at = ours.find(": ", at + 1)
-    return None
 
 
 def unknown_keys(model: type[Model], data: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.core.digests import sha256_hex
 from planstate.core.errors import PlanstateError
+from planstate.text.conflicts import conflict_hunks
 
 if TYPE_CHECKING:
     from planstate.render.sources import Sources
@@ -508,53 +509,6 @@ def split_body(raw: bytes) -> tuple[str, int]:
     if close is None or (close.start() != opening.end() and rest[close.start() - 1 : close.start()] != b"\n"):
         return "", 1
     return rest[close.end() :].decode("utf-8", errors="surrogateescape"), rest[: close.end()].count(b"\n") + 1
-
-
-class Hunk(NamedTuple):
-    """One git conflict block: its marker lines (0-based line indexes of the file) and the lines of each side."""
-
-    start: int  # the `<<<<<<<` line
-    stop: int  # the `>>>>>>>` line
-    ours: list[str]
-    theirs: list[str]
-
-
-_OURS = re.compile(r"<{7}(?: |\r?\n|$)")
-_BASE = re.compile(r"\|{7}(?: |\r?\n|$)")
-_SPLIT = re.compile(r"={7}\r?\n?$")
-_THEIRS = re.compile(r">{7}(?: |\r?\n|$)")
-
-
-def conflict_hunks(lines: list[str]) -> list[Hunk] | None:
-    """The git conflict blocks of a file's lines (both the `merge` and the `diff3` style); None when a block is
-    not closed, so the conflict cannot be understood."""
-    hunks: list[Hunk] = []
-    index = 0
-    while index < len(lines):
-        if not _OURS.match(lines[index]):
-            index += 1
-            continue
-        start = index
-        ours: list[str] = []
-        theirs: list[str] = []
-        side: list[str] | None = ours
-        index += 1
-        while index < len(lines) and not _THEIRS.match(lines[index]):
-            line = lines[index]
-            if _OURS.match(line):
-                return None  # a conflict inside a conflict: not one git writes
-            if _BASE.match(line) and side is ours:
-                side = None  # diff3: the common ancestor's lines, kept by neither side
-            elif _SPLIT.match(line) and side is not theirs:
-                side = theirs
-            elif side is not None:
-                side.append(line)
-            index += 1
-        if index == len(lines) or side is not theirs:
-            return None
-        hunks.append(Hunk(start, index, ours, theirs))
-        index += 1
-    return hunks
 
 
 def resolve_region_conflicts(raw: bytes) -> tuple[bytes, set[str]] | None:
