@@ -956,10 +956,11 @@ class Checker:
         """Generated regions: malformed markers, hand edits, template errors, and stale regions."""
         from planstate.render import regions
         from planstate.render.sources import Sources, invalid_record, region_item, unusable
+        from planstate.text.markers import has_markers
 
         assert state.raw is not None
         body, body_line = regions.split_body(state.raw)
-        if not regions.has_markers(body):
+        if not has_markers(body):
             return
 
         def loader(kind: str) -> tuple[list[dict[str, Any]], list[str]]:

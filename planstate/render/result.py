@@ -109,9 +109,10 @@ def render_file(ctx: Context, initiative: Initiative, *, force: bool = False, wr
     from planstate.core.errors import UsageError
     from planstate.core.files import atomic_write, read_bytes, real_target, remove_stale_temp_files
     from planstate.model.validation import check
-    from planstate.render.regions import resolve_region_conflicts, split_lines
+    from planstate.render.regions import resolve_region_conflicts
     from planstate.text.conflicts import conflict_hunks
     from planstate.text.document import Document
+    from planstate.text.markers import split_lines
 
     path = initiative.state_path
     shown = ctx.display(path)

@@ -21,9 +21,10 @@ from planstate.core.errors import PlanstateError
 from planstate.core.layout import HISTORY_FILE, PLANNING, STATE_FILE
 from planstate.model.kinds import RECORD_KINDS, SCHEMA_VERSION
 from planstate.model.validation import problems_for
-from planstate.render.regions import RECORD_REGIONS, Layout, parse, split_lines
+from planstate.render.regions import RECORD_REGIONS
 from planstate.text.conflicts import write_hunk
 from planstate.text.document import Document
+from planstate.text.markers import Layout, parse, split_lines
 from planstate.text.paths import format_path
 from planstate.vcs import merge
 from planstate.vcs.merge import MISSING, Conflict
