@@ -359,6 +359,29 @@ def split_body(raw: bytes) -> tuple[str, int]:
     return rest[close.end() :].decode("utf-8", errors="surrogateescape"), rest[: close.end()].count(b"\n") + 1
 
 
+class Resolution(NamedTuple):
+    """A file's git conflicts as rendering takes them: its text with the conflicts resolved when they lie inside
+    generated regions (else as it was), the regions they touched, and the (first, last) file lines of each conflict
+    that keeps rendering away."""
+
+    text: bytes
+    touched: set[str]
+    refused: list[tuple[int, int]]
+
+
+def conflicts_for_render(raw: bytes) -> Resolution:
+    """A file's git conflicts as rendering takes them: resolved when they all lie inside generated regions
+    (`resolve_region_conflicts`); otherwise each is refused, and rendering leaves the file alone ((1, 1) when a
+    conflict cannot be read)."""
+    hunks = conflict_hunks(split_lines(raw.decode("utf-8", errors="surrogateescape"))) if b"<<<<<<<" in raw else []
+    resolved = resolve_region_conflicts(raw) if hunks else None
+    if resolved is not None:
+        return Resolution(*resolved, [])
+    if hunks == []:
+        return Resolution(raw, set(), [])
+    return Resolution(raw, set(), [(h.start + 1, h.stop + 1) for h in hunks or []] or [(1, 1)])
+
+
 def resolve_region_conflicts(raw: bytes) -> tuple[bytes, set[str]] | None:
     """A STATE.md whose git conflicts all lie inside generated regions, with each conflict resolved to its first
     (`ours`) side, and the names of the regions the conflicts touched (to be rendered again from the merged
