@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from datetime import datetime
 
-    from planstate.check.checks import Report as CheckReport
+    from planstate.check.findings import Report as CheckReport
     from planstate.check.validate import Validation
     from planstate.ops.blockers import BlockerAPI
     from planstate.ops.decisions import DecisionAPI

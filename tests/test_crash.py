@@ -13,7 +13,7 @@ from pathlib import Path
 from conftest import state_file
 
 from planstate.core.files import atomic_write, remove_stale_temp_files
-from planstate.render import regions
+from planstate.text import markers as regions
 from planstate.text.document import Document
 from planstate.workspace import Workspace
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import PINNED_NOW, REPO, state_file
 
-from planstate.check import checks
+from planstate.text import conflicts as checks
 from planstate.vcs import gitsetup
 from planstate.workspace import Workspace
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import state_file
 
-from planstate.render import regions
+from planstate.text import markers as regions
 from planstate.text.document import Document
 from planstate.workspace import Workspace
 

@@ -31,7 +31,7 @@ from planstate.core.layout import HISTORY_FILE, LOCAL, STATE_FILE
 if TYPE_CHECKING:
     from watchdog.observers.api import BaseObserver, ObservedWatch
 
-    from planstate.check.checks import Finding
+    from planstate.check.findings import Finding
     from planstate.store.context import Context
 
 INTERVAL = 30.0  # seconds between re-checks when nothing changes
@@ -223,11 +223,11 @@ class Watcher:
 
     def _repair(self, findings: list[Finding]) -> list[Finding]:
         """Apply the safe fixes, remember what the watcher wrote, emit `fixed` events; return the new findings."""
-        from planstate.check import checks
+        from planstate.check.fixes import fix
 
         touched = {p for f in findings if f.fixable and f.initiative is not None for p in _fix_targets(f.initiative)}
         before = {p: _content_hash(p) for p in touched}
-        for failure in checks.fix(self.ctx, findings):
+        for failure in fix(self.ctx, findings):
             self.emit({"event": "fix-failed", "message": failure})
         for path in touched:
             after = _content_hash(path)
@@ -242,7 +242,7 @@ class Watcher:
         return after_findings
 
     def _gone(self) -> Finding:
-        from planstate.check.checks import Finding
+        from planstate.check.findings import Finding
 
         return Finding(
             "parse-error",

@@ -1,10 +1,10 @@
-"""Generated regions of STATE.md's body: finding the markers, checksums, and re-rendering one document's regions.
+"""Re-rendering the generated regions of STATE.md's body: planning each region's outcome, rendering its template.
 
-A region is the text between a `<!-- planstate:begin NAME sha=… in=… -->` line and a
-`<!-- planstate:end NAME -->` line. `sha` hashes the text planstate wrote there, so a hand edit
-shows; `in` hashes what it was rendered from (template and context), so a region whose inputs
-did not change costs no rendering. Text outside regions is never changed, a region whose text
-would not change is not rewritten, and malformed markers are left alone (see docs/format.md).
+The markers and their checksums are text/markers.py's. `sha` hashes the text planstate wrote in
+a region, so a hand edit shows; `in` hashes what it was rendered from (template and context), so
+a region whose inputs did not change costs no rendering. Text outside regions is never changed, a
+region whose text would not change is not rewritten, and malformed markers are left alone (see
+docs/format.md).
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.core.digests import sha256_hex
 from planstate.core.errors import PlanstateError
+from planstate.text.conflicts import Hunk, conflict_hunks
+from planstate.text.markers import HASH_CHARS, Region, begin_line, looks_like_marker, parse, split_lines, text_hash
+from planstate.text.markers import NAMES as NAMES  # the region names: rendering's as much as the markers'
 
 if TYPE_CHECKING:
     from planstate.render.sources import Sources
@@ -26,219 +29,14 @@ if TYPE_CHECKING:
     from planstate.store.initiatives import Initiative
     from planstate.text.document import Document
 
-# The region names, in the order a new STATE.md shows them.
-NAMES = ("position", "progress", "next", "blockers", "phases", "gantt", "decisions", "sessions", "resume")
 # Bump when filters or context building change the output for the same template and context.
 RENDERER = "1"
-HASH_CHARS = 12
 TEMPLATE_FOLDER = "regions"
-
-_CANDIDATE = re.compile(r"[ \t]*<!--[ \t]*planstate:")
-_MARKER = re.compile(
-    r"([ \t]*)<!--[ \t]*planstate:(begin|end)[ \t]+([A-Za-z0-9_-]+)((?:[ \t]+[A-Za-z0-9_-]+=[^\s>]*)*)[ \t]*-->[ \t]*"
-)
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
 def template_name(region: str) -> str:
     """The template file of a region, relative to the templates folder (`regions/<name>.md.j2`)."""
     return f"{TEMPLATE_FOLDER}/{region}.md.j2"
-
-
-def text_hash(text: str) -> str:
-    """The short hash of a region's text; line endings are normalized first, so CRLF and LF agree."""
-    data = text.replace("\r\n", "\n").encode("utf-8", errors="surrogateescape")
-    return sha256_hex(data)[:HASH_CHARS]
-
-
-# ---------------------------------------------------------------------------- parsing markers
-
-
-class Region:
-    """A well-formed region: its name, marker attributes and the line indexes of its two marker lines."""
-
-    __slots__ = ("attrs", "begin", "end", "indent", "name")
-
-    def __init__(self, name: str, attrs: dict[str, str], begin: int, end: int, indent: str = "") -> None:
-        self.name = name
-        self.attrs = attrs
-        self.begin = begin
-        self.end = end
-        self.indent = indent
-
-    def __repr__(self) -> str:
-        return f"Region({self.name!r}, {self.attrs!r}, {self.begin}, {self.end})"
-
-    def interior(self, lines: list[str]) -> str:
-        """The region's text: the lines between its markers, as they are."""
-        return "".join(lines[self.begin + 1 : self.end])
-
-
-class Trouble(NamedTuple):
-    """A marker problem: the line index it was found on and what is wrong."""
-
-    at: int  # line index in the body
-    message: str
-
-
-class Layout:
-    """A body split into lines, with its well-formed regions and its marker problems."""
-
-    __slots__ = ("lines", "regions", "troubles")
-
-    def __init__(self, lines: list[str]) -> None:
-        self.lines = lines
-        self.regions: list[Region] = []
-        self.troubles: list[Trouble] = []
-
-
-class _Open:
-    """A begin marker waiting for its end while parsing."""
-
-    __slots__ = ("index", "marker", "tainted")
-
-    def __init__(self, marker: re.Match[str], index: int) -> None:
-        self.marker = marker
-        self.index = index
-        self.tainted = False  # a stray or unreadable marker lies inside it: not a region, left alone
-
-
-def split_lines(text: str) -> list[str]:
-    """Split text into lines that keep their endings (only `\\n` ends a line, so joining gives the text back)."""
-    parts = text.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
-def has_markers(body: str) -> bool:
-    """Tell cheaply whether a body may hold regions."""
-    return "<!-- planstate:" in body or "planstate:begin" in body
-
-
-def parse(body: str, first_line: int = 1) -> Layout:
-    """Find the regions of a body. `first_line` is the file line the body starts on (for messages).
-
-    Only a begin line followed by its end line, with no other marker between them, is a region.
-    A begin line while another region is open ends that one as malformed (it has no end line) and
-    opens its own region; an end line that does not close the open region is a stray marker of its
-    own; so one mistyped marker leaves the regions after it alone. Markers inside fenced code blocks
-    outside regions are text. Anything else is a Trouble, and the text it concerns is left alone.
-    """
-    layout = Layout(split_lines(body))
-    current: _Open | None = None
-    fence: tuple[str, int] | None = None
-    pairs: list[Region] = []
-
-    def line_no(index: int) -> int:
-        return first_line + index
-
-    for index, raw in enumerate(layout.lines):
-        text = raw.rstrip("\r\n")
-        if current is None:
-            if fence is not None:
-                if _closes(fence, text):
-                    fence = None
-                continue
-            opening = _FENCE.match(text)
-            if opening:
-                fence = (opening.group(1)[0], len(opening.group(1)))
-                continue
-        if not _CANDIDATE.match(text):
-            continue
-        marker = _MARKER.fullmatch(text)
-        if marker is None:
-            layout.troubles.append(
-                Trouble(
-                    index,
-                    "unreadable planstate marker; a marker is `<!-- planstate:begin NAME -->` or "
-                    "`<!-- planstate:end NAME -->` alone on its line",
-                )
-            )
-            if current is not None:
-                current.tainted = True
-            continue
-        name = marker.group(3)
-        if marker.group(2) == "begin":
-            if current is not None:
-                # Most likely its end line was mistyped or lost: stop the open region here, so the regions
-                # after it are still regions (its own text is never rendered, so nothing a person typed is lost).
-                layout.troubles.append(_unended(current, f"before line {line_no(index)}, where region {name} begins"))
-            current = _Open(marker, index)
-            continue
-        if current is not None and current.marker.group(3) == name:
-            if not current.tainted:
-                pairs.append(
-                    Region(name, _attributes(current.marker.group(4)), current.index, index, current.marker.group(1))
-                )
-            current = None
-            continue
-        where = ""
-        if current is not None:
-            open_name = current.marker.group(3)
-            where = (
-                f" (region {open_name} is open since line {line_no(current.index)}; "
-                f"a mistyped `<!-- planstate:end {open_name} -->`?)"
-            )
-            current.tainted = True
-        layout.troubles.append(Trouble(index, f"end of region {name} without its begin line{where}"))
-    if current is not None:
-        layout.troubles.append(_unended(current, "before the end of the file"))
-    first: dict[str, Region] = {}
-    repeated: set[str] = set()
-    for region in pairs:
-        if region.name not in NAMES:
-            layout.troubles.append(
-                Trouble(region.begin, f"unknown region {region.name!r}; regions are: {', '.join(NAMES)}")
-            )
-        elif region.name in first:
-            repeated.add(region.name)
-            layout.troubles.append(
-                Trouble(
-                    region.begin,
-                    f"region {region.name} appears again (first at line {line_no(first[region.name].begin)}); "
-                    "neither is rendered until one is removed",
-                )
-            )
-        else:
-            first[region.name] = region
-    layout.regions = [r for r in first.values() if r.name not in repeated]
-    layout.troubles.sort(key=lambda t: t.at)
-    return layout
-
-
-def _unended(opened: _Open, expected: str) -> Trouble:
-    """The trouble of a region whose end line never came; `expected` says where it was due."""
-    name = opened.marker.group(3)
-    return Trouble(opened.index, f"region {name} has no end line (`<!-- planstate:end {name} -->` expected {expected})")
-
-
-def _closes(fence: tuple[str, int], text: str) -> bool:
-    """Tell whether a line closes a code fence opened with `fence` (its character and length)."""
-    closing = _FENCE.match(text)
-    return (
-        closing is not None
-        and closing.group(1)[0] == fence[0]
-        and len(closing.group(1)) >= fence[1]
-        and not text[closing.end() :].strip()
-    )
-
-
-def _attributes(text: str) -> dict[str, str]:
-    """The `key=value` attributes after a marker's name, in order."""
-    out: dict[str, str] = {}
-    for item in text.split():
-        key, _, value = item.partition("=")
-        out[key] = value
-    return out
-
-
-def begin_line(region: Region, sha: str, inputs: str, ending: str) -> str:
-    """A begin marker line with fresh `sha` and `in` attributes; other attributes are kept in their order."""
-    attrs = {"sha": sha, "in": inputs, **{k: v for k, v in region.attrs.items() if k not in ("sha", "in")}}
-    text = " ".join(f"{k}={v}" for k, v in attrs.items())
-    return f"{region.indent}<!-- planstate:begin {region.name} {text} -->{ending}"
 
 
 # ---------------------------------------------------------------------------- rendering
@@ -312,66 +110,111 @@ def plan(sources: Sources, body: str, first_line: int = 1, *, force: bool | Coll
     outcomes: list[Outcome] = []
     offset = 0  # how many lines the regions rendered so far added (or removed, when negative)
     for region in layout.regions:
-        line = first_line + region.begin  # as the file is now, for messages
-        begin, end = region.begin + offset, region.end + offset
-        interior = "".join(lines[begin + 1 : end])
-        recorded = region.attrs.get("sha")
-        # Text between markers without a checksum was typed by a person; empty markers are there to be filled.
-        edited = recorded != text_hash(interior) if recorded is not None else bool(interior.strip())
         forced = force is True or (not isinstance(force, bool) and region.name in force)
+        job = _Job(sources, region, lines, offset, first_line + region.begin, forced)
+        outcomes.append(job.outcome())
+        offset += job.grown
+    troubles = [(first_line + t.at, t.message) for t in layout.troubles]
+    return Plan("".join(lines), outcomes, troubles)
+
+
+class _Job:
+    """One region of a body being planned: its text now, what it is rendered from, and what happens to it.
+
+    Rendering it replaces its lines in the body's `lines` (shared by every region's job).
+    """
+
+    def __init__(
+        self, sources: Sources, region: Region, lines: list[str], offset: int, line: int, forced: bool
+    ) -> None:
         from planstate.text import templates
 
-        name = template_name(region.name)
-        planning = sources.planning
-        path = templates.find(name, planning)
-        shown = templates.shown_path(str(path), planning)
+        self.sources = sources
+        self.region = region
+        self.lines = lines
+        self.line = line  # as the file is now, for messages
+        self.forced = forced
+        self.begin, self.end = region.begin + offset, region.end + offset
+        self.interior = "".join(lines[self.begin + 1 : self.end])
+        self.recorded = region.attrs.get("sha")
+        # Text between markers without a checksum was typed by a person; empty markers are there to be filled.
+        self.edited = (
+            self.recorded != text_hash(self.interior) if self.recorded is not None else bool(self.interior.strip())
+        )
+        self.path = templates.find(template_name(region.name), sources.planning)
+        self.shown = templates.shown_path(str(self.path), sources.planning)
         kind = RECORD_REGIONS.get(region.name)
-        context = sources.context(region.name)
-        failures = sources.failures(kind) if kind is not None else []
-        text: str | None = None
-        if edited and (failures or not forced):
-            text = None if failures else _render_quietly(region.name, context, planning)
-            if text is None or _normal(text) != _normal(interior):
-                outcomes.append(Outcome(region.name, line, "hand-edit", template=shown))
-                continue
-            # The text is what rendering gives: only the checksum is stale (a merge resolved by hand, say).
+        self.context = sources.context(region.name)
+        self.failures = sources.failures(kind) if kind is not None else []
+        self.grown = 0  # how many lines rendering added to the body (removed, when negative)
+
+    def outcome(self) -> Outcome:
+        """Keep the region, report why it cannot be rendered, or render it into the body's lines."""
+        text = self._edit()
+        if isinstance(text, Outcome):
+            return text
+        source = self._template_source()
+        if isinstance(source, Outcome):
+            return source
+        inputs = input_hash(self.region.name, source, self.context)
+        if self._fresh(inputs):
+            return self._outcome("fresh")
+        if self.failures:
+            return self._outcome("blocked", _blocked(self.failures))
+        rendered = text if text is not None else self._render(source)
+        return rendered if isinstance(rendered, Outcome) else self._replace(rendered, inputs)
+
+    def _edit(self) -> str | Outcome | None:
+        """For a region edited by hand that is not to be overwritten (not forced, or its records cannot be read):
+        the hand-edit outcome, or the rendered text when it is exactly the region's text (only its checksum is
+        stale: a merge resolved by hand, say). None for any other region."""
+        if not self.edited or (self.forced and not self.failures):
+            return None
+        text = None if self.failures else _render_quietly(self.region.name, self.context, self.sources.planning)
+        if text is None or _normal(text) != _normal(self.interior):
+            return self._outcome("hand-edit")
+        return text
+
+    def _fresh(self, inputs: str) -> bool:
+        """Tell whether the region is as planstate wrote it, from these very inputs."""
+        return not self.edited and self.recorded is not None and self.region.attrs.get("in") == inputs
+
+    def _template_source(self) -> str | Outcome:
+        """The text of the region's template, or the template error of a template that cannot be read."""
+        from planstate.text import templates
+
         try:
-            source = templates.source(path, planning)
+            return templates.source(self.path, self.sources.planning)
         except OSError as exc:
-            outcomes.append(Outcome(region.name, line, "template-error", f"cannot read template: {exc}", shown))
-            continue
+            return self._outcome("template-error", f"cannot read template: {exc}")
+        except PlanstateError as exc:  # an override that is not a regular file inside the workspace
+            return self._outcome("template-error", f"cannot read template: {exc.message}")
+
+    def _render(self, source: str) -> str | Outcome:
+        """The region rendered from its template's `source`, or the template error."""
+        try:
+            return render(self.region.name, self.context, self.sources.planning, source)
         except PlanstateError as exc:
-            outcomes.append(Outcome(region.name, line, "template-error", f"cannot read template: {exc.message}", shown))
-            continue
-        inputs = input_hash(region.name, source, context)
-        if not edited and recorded is not None and region.attrs.get("in") == inputs:
-            outcomes.append(Outcome(region.name, line, "fresh", template=shown))
-            continue
-        if failures:
-            outcomes.append(Outcome(region.name, line, "blocked", _blocked(failures), shown))
-            continue
-        if text is None:
-            try:
-                text = render(region.name, context, planning, source)
-            except PlanstateError as exc:
-                outcomes.append(Outcome(region.name, line, "template-error", exc.message, shown, exc.line))
-                continue
+            return self._outcome("template-error", exc.message, exc.line)
+
+    def _replace(self, text: str, inputs: str) -> Outcome:
+        """Put the rendered text and a fresh begin line into the body's lines, unless nothing would change."""
+        lines, begin, end = self.lines, self.begin, self.end
         ending = "\r\n" if lines[begin].endswith("\r\n") else "\n"
         new_interior = text.replace("\n", ending)
         sha = text_hash(new_interior)
-        if new_interior == interior and recorded == sha:
-            outcomes.append(Outcome(region.name, line, "fresh", template=shown))
-            continue
+        if new_interior == self.interior and self.recorded == sha:
+            return self._outcome("fresh")
         new_lines = split_lines(new_interior)
-        lines[begin] = begin_line(region, sha, inputs, ending)
+        lines[begin] = begin_line(self.region, sha, inputs, ending)
         lines[begin + 1 : end] = new_lines
-        offset += len(new_lines) - (end - begin - 1)
-        if edited and _normal(text) == _normal(interior):
-            outcomes.append(Outcome(region.name, line, "rendered", STALE_CHECKSUM, shown))
-        else:
-            outcomes.append(Outcome(region.name, line, "forced" if edited else "rendered", template=shown))
-    troubles = [(first_line + t.at, t.message) for t in layout.troubles]
-    return Plan("".join(lines), outcomes, troubles)
+        self.grown = len(new_lines) - (end - begin - 1)
+        if self.edited and _normal(text) == _normal(self.interior):
+            return self._outcome("rendered", STALE_CHECKSUM)
+        return self._outcome("forced" if self.edited else "rendered")
+
+    def _outcome(self, status: str, message: str = "", template_line: int | None = None) -> Outcome:
+        return Outcome(self.region.name, self.line, status, message, self.shown, template_line)
 
 
 def _normal(text: str) -> str:
@@ -406,30 +249,37 @@ def render(name: str, context: dict[str, Any], planning: Path | None = None, sou
     (builtin.py). Raises PlanstateError naming the template file and line when the template
     fails (whatever it raises) or its output would contain a planstate marker line.
     """
-    from planstate.render import builtin
     from planstate.text import templates
 
-    text = builtin.render(name, source, context) if source is not None else None
-    if text is None:
-        template = templates.load(template_name(name), planning)
-        try:
-            text = template.render(**context)
-        except Exception as exc:  # a user's template can raise anything: it is a template error, never a crash
-            raise templates.template_failure(exc, template, planning) from None
-        shown = template.filename or template_name(name)
-    else:
-        shown = template_name(name)
+    text, shown = _template_output(name, context, planning, source)
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     while lines and not lines[-1]:
         lines.pop()
     for number, line in enumerate(lines, start=1):
-        if _CANDIDATE.match(line):
+        if looks_like_marker(line):
             raise PlanstateError(
                 "template output contains a planstate marker line; regions cannot hold markers",
                 file=templates.shown_path(shown, planning),
                 line=number,
             )
     return "\n".join(lines) + "\n" if lines else ""
+
+
+def _template_output(name: str, context: dict[str, Any], planning: Path | None, source: str | None) -> tuple[str, str]:
+    """A region's template output, and the template's file as messages name it: the built-in template in Python
+    when `source` is one of them (builtin.py), else through Jinja."""
+    from planstate.render import builtin
+    from planstate.text import templates
+
+    text = builtin.render(name, source, context) if source is not None else None
+    if text is not None:
+        return text, template_name(name)
+    template = templates.load(template_name(name), planning)
+    try:
+        text = template.render(**context)
+    except Exception as exc:  # a user's template can raise anything: it is a template error, never a crash
+        raise templates.template_failure(exc, template, planning) from None
+    return text, template.filename or template_name(name)
 
 
 # ---------------------------------------------------------------------------- one document
@@ -513,51 +363,27 @@ def split_body(raw: bytes) -> tuple[str, int]:
     return rest[close.end() :].decode("utf-8", errors="surrogateescape"), rest[: close.end()].count(b"\n") + 1
 
 
-class Hunk(NamedTuple):
-    """One git conflict block: its marker lines (0-based line indexes of the file) and the lines of each side."""
+class Resolution(NamedTuple):
+    """A file's git conflicts as rendering takes them: its text with the conflicts resolved when they lie inside
+    generated regions (else as it was), the regions they touched, and the (first, last) file lines of each conflict
+    that keeps rendering away."""
 
-    start: int  # the `<<<<<<<` line
-    stop: int  # the `>>>>>>>` line
-    ours: list[str]
-    theirs: list[str]
-
-
-_OURS = re.compile(r"<{7}(?: |\r?\n|$)")
-_BASE = re.compile(r"\|{7}(?: |\r?\n|$)")
-_SPLIT = re.compile(r"={7}\r?\n?$")
-_THEIRS = re.compile(r">{7}(?: |\r?\n|$)")
+    text: bytes
+    touched: set[str]
+    refused: list[tuple[int, int]]
 
 
-def conflict_hunks(lines: list[str]) -> list[Hunk] | None:
-    """The git conflict blocks of a file's lines (both the `merge` and the `diff3` style); None when a block is
-    not closed, so the conflict cannot be understood."""
-    hunks: list[Hunk] = []
-    index = 0
-    while index < len(lines):
-        if not _OURS.match(lines[index]):
-            index += 1
-            continue
-        start = index
-        ours: list[str] = []
-        theirs: list[str] = []
-        side: list[str] | None = ours
-        index += 1
-        while index < len(lines) and not _THEIRS.match(lines[index]):
-            line = lines[index]
-            if _OURS.match(line):
-                return None  # a conflict inside a conflict: not one git writes
-            if _BASE.match(line) and side is ours:
-                side = None  # diff3: the common ancestor's lines, kept by neither side
-            elif _SPLIT.match(line) and side is not theirs:
-                side = theirs
-            elif side is not None:
-                side.append(line)
-            index += 1
-        if index == len(lines) or side is not theirs:
-            return None
-        hunks.append(Hunk(start, index, ours, theirs))
-        index += 1
-    return hunks
+def conflicts_for_render(raw: bytes) -> Resolution:
+    """A file's git conflicts as rendering takes them: resolved when they all lie inside generated regions
+    (`resolve_region_conflicts`); otherwise each is refused, and rendering leaves the file alone ((1, 1) when a
+    conflict cannot be read)."""
+    hunks = conflict_hunks(split_lines(raw.decode("utf-8", errors="surrogateescape"))) if b"<<<<<<<" in raw else []
+    resolved = resolve_region_conflicts(raw) if hunks else None
+    if resolved is not None:
+        return Resolution(*resolved, [])
+    if hunks == []:
+        return Resolution(raw, set(), [])
+    return Resolution(raw, set(), [(h.start + 1, h.stop + 1) for h in hunks or []] or [(1, 1)])
 
 
 def resolve_region_conflicts(raw: bytes) -> tuple[bytes, set[str]] | None:
@@ -568,31 +394,36 @@ def resolve_region_conflicts(raw: bytes) -> tuple[bytes, set[str]] | None:
     A conflict lies inside regions when every line of both sides is a marker line of a region or text
     between a region's markers, as each side reads when all conflicts take that side.
     """
-    text = raw.decode("utf-8", errors="surrogateescape")
-    lines = split_lines(text)
+    lines = split_lines(raw.decode("utf-8", errors="surrogateescape"))
     hunks = conflict_hunks(lines)
     if not hunks:
         return None
-    sides = []
+    resolved: list[tuple[str, set[str]]] = []
     for pick in ("ours", "theirs"):
-        out: list[str] = []
-        spans: list[tuple[int, int]] = []  # each hunk's lines in this side's text: [first, last)
-        cursor = 0
-        for hunk in hunks:
-            out.extend(lines[cursor : hunk.start])
-            chosen = hunk.ours if pick == "ours" else hunk.theirs
-            spans.append((len(out), len(out) + len(chosen)))
-            out.extend(chosen)
-            cursor = hunk.stop + 1
-        out.extend(lines[cursor:])
-        joined = "".join(out)
-        body, body_line = split_body(joined.encode("utf-8", errors="surrogateescape"))
+        text, spans = _side(lines, hunks, pick)
+        body, body_line = split_body(text.encode("utf-8", errors="surrogateescape"))
         touched = _regions_holding(body, body_line, spans)
         if touched is None:
             return None
-        sides.append((joined, touched))
-    (ours_text, touched), _theirs = sides
+        resolved.append((text, touched))
+    ours_text, touched = resolved[0]
     return ours_text.encode("utf-8", errors="surrogateescape"), touched
+
+
+def _side(lines: list[str], hunks: list[Hunk], pick: str) -> tuple[str, list[tuple[int, int]]]:
+    """The text as one side (`ours` or `theirs`) reads when every conflict takes that side, and each hunk's lines
+    in that text: [first, last)."""
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for hunk in hunks:
+        out.extend(lines[cursor : hunk.start])
+        chosen = hunk.ours if pick == "ours" else hunk.theirs
+        spans.append((len(out), len(out) + len(chosen)))
+        out.extend(chosen)
+        cursor = hunk.stop + 1
+    out.extend(lines[cursor:])
+    return "".join(out), spans
 
 
 def _regions_holding(body: str, body_line: int, spans: list[tuple[int, int]]) -> set[str] | None:
@@ -604,15 +435,23 @@ def _regions_holding(body: str, body_line: int, spans: list[tuple[int, int]]) ->
     offset = body_line - 1  # file line index of the body's first line
     touched: set[str] = set()
     for first, last in spans:
-        if first == last:  # an empty side: its place must be between a region's markers
-            holder = next((r for r in layout.regions if r.begin < first - offset <= r.end), None)
-            if holder is None:
-                return None
-            touched.add(holder.name)
-            continue
-        for index in range(first - offset, last - offset):
-            holder = next((r for r in layout.regions if r.begin <= index <= r.end), None)
-            if holder is None:
-                return None
-            touched.add(holder.name)
+        names = _holders(layout.regions, first - offset, last - offset)
+        if names is None:
+            return None
+        touched |= names
     return touched
+
+
+def _holders(regions: list[Region], first: int, last: int) -> set[str] | None:
+    """The names of the regions holding body lines [first, last), or None when one is outside every region; an
+    empty range must lie between a region's markers."""
+    if first == last:
+        holder = next((r for r in regions if r.begin < first <= r.end), None)
+        return None if holder is None else {holder.name}
+    names: set[str] = set()
+    for index in range(first, last):
+        holder = next((r for r in regions if r.begin <= index <= r.end), None)
+        if holder is None:
+            return None
+        names.add(holder.name)
+    return names

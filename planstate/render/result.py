@@ -109,26 +109,19 @@ def render_file(ctx: Context, initiative: Initiative, *, force: bool = False, wr
     from planstate.core.errors import UsageError
     from planstate.core.files import atomic_write, read_bytes, real_target, remove_stale_temp_files
     from planstate.model.validation import check
-    from planstate.render.regions import conflict_hunks, resolve_region_conflicts, split_lines
+    from planstate.render.regions import conflicts_for_render
     from planstate.text.document import Document
 
     path = initiative.state_path
     shown = ctx.display(path)
     before = read_bytes(path, ctx.root, ctx.root.parent)
-    text = before
-    touched: set[str] = set()
-    if b"<<<<<<<" in before:
-        hunks = conflict_hunks(split_lines(before.decode("utf-8", errors="surrogateescape")))
-        resolved = resolve_region_conflicts(before) if hunks else None
-        if resolved is None and hunks != []:
-            lines = [(h.start + 1, h.stop + 1) for h in hunks or []] or [(1, 1)]
-            problems = [
-                (first, f"unresolved git conflict (lines {first}-{last}) outside generated regions; resolve it by hand")
-                for first, last in lines
-            ]
-            return RenderedFile(path, shown, before, before, None, False, problems)
-        if resolved is not None:
-            text, touched = resolved
+    text, touched, refused = conflicts_for_render(before)
+    if refused:
+        problems = [
+            (first, f"unresolved git conflict (lines {first}-{last}) outside generated regions; resolve it by hand")
+            for first, last in refused
+        ]
+        return RenderedFile(path, shown, before, before, None, False, problems)
     doc = Document.from_bytes(text, shown)
     if not doc.has_front_matter:
         raise UsageError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)

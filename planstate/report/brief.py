@@ -15,7 +15,7 @@ from pathlib import Path
 from statistics import mean
 from typing import TYPE_CHECKING, Any
 
-from planstate.check.checks import CONTRADICTIONS, Finding
+from planstate.check.findings import CONTRADICTIONS, Finding
 from planstate.core.clock import now as clock_now
 from planstate.core.clock import parse_datetime
 from planstate.model.derived import percent_of

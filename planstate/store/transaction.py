@@ -302,12 +302,7 @@ class Transaction:
         except PlanstateError as exc:
             if not done:
                 raise
-            what = exc.message.split("; nothing was written")[0]
-            message = (
-                f"{what}; already written: {', '.join(done)}; not written: {', '.join(remaining)}. "
-                "Run `planstate check` to see the state before running the command again"
-            )
-            raise type(exc)(message, file=exc.file, line=exc.line, column=exc.column, field=exc.field) from None
+            raise written_in_part(exc, done, remaining) from None
 
     def _create(self, path: Path, data: bytes) -> None:
         """Create a new record file; its folder must be a real folder inside the workspace (a symlinked one that
@@ -326,6 +321,17 @@ class Transaction:
 
 
 _CHANGED = "changed on disk while planstate was updating it (an editor saving?)"
+
+
+def written_in_part(exc: PlanstateError, done: list[str], remaining: list[str]) -> PlanstateError:
+    """The error of a write of several files that failed after writing some (`done`): it names them, and the
+    files not written."""
+    what = exc.message.split("; nothing was written")[0]
+    message = (
+        f"{what}; already written: {', '.join(done)}; not written: {', '.join(remaining)}. "
+        "Run `planstate check` to see the state before running the command again"
+    )
+    return type(exc)(message, file=exc.file, line=exc.line, column=exc.column, field=exc.field)
 
 
 def _work_of(data: Any, transition: bool) -> Any:

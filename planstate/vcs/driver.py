@@ -21,8 +21,10 @@ from planstate.core.errors import PlanstateError
 from planstate.core.layout import HISTORY_FILE, PLANNING, STATE_FILE
 from planstate.model.kinds import RECORD_KINDS, SCHEMA_VERSION
 from planstate.model.validation import problems_for
-from planstate.render.regions import RECORD_REGIONS, Layout, parse, split_lines
+from planstate.render.regions import RECORD_REGIONS
+from planstate.text.conflicts import write_hunk
 from planstate.text.document import Document
+from planstate.text.markers import Layout, parse, split_lines
 from planstate.text.paths import format_path
 from planstate.vcs import merge
 from planstate.vcs.merge import MISSING, Conflict
@@ -342,32 +344,32 @@ def _mark(doc: Document, conflicts: list[Conflict], labels: tuple[str, str], mar
     if not conflicts:
         return data
     newline = doc.newline
-    text = data.decode("utf-8", "surrogateescape")
-    lines = split_lines(text)
-    groups = [[c] for c in conflicts]
-    hunks = [_hunk(data, doc.path, group, lines) for group in groups]
-    while True:  # overlapping or touching hunks become one hunk for all their fields
-        order = sorted(range(len(hunks)), key=lambda i: hunks[i][0])
-        touching = next(((a, b) for a, b in itertools.pairwise(order) if hunks[b][0] <= hunks[a][1]), None)
-        if touching is None:
-            break
-        a, b = touching
-        groups[a] = groups[a] + groups[b]
-        hunks[a] = _hunk(data, doc.path, groups[a], lines)
-        del groups[b], hunks[b]
-    for (start, end, theirs), group in sorted(zip(hunks, groups, strict=True), key=lambda h: h[0][0], reverse=True):
+    lines = split_lines(data.decode("utf-8", "surrogateescape"))
+    hunks = sorted(_hunks(data, doc.path, conflicts, lines), key=lambda h: h[0][0], reverse=True)
+    for (start, end, theirs), group in hunks:
         where = ", ".join(format_path(c.path) for c in group)
         ours_part = lines[start:end]
         if ours_part and not ours_part[-1].endswith("\n"):
             ours_part[-1] += newline
-        lines[start:end] = [
-            f"{'<' * marker_size} {labels[0]}: {where}{newline}",
-            *ours_part,
-            f"{'=' * marker_size}{newline}",
-            *theirs,
-            f"{'>' * marker_size} {labels[1]}: {where}{newline}",
-        ]
+        lines[start:end] = write_hunk(ours_part, theirs, labels, where, newline, marker_size)
     return "".join(lines).encode("utf-8", "surrogateescape")
+
+
+def _hunks(
+    data: bytes, path: str | None, conflicts: list[Conflict], lines: list[str]
+) -> list[tuple[tuple[int, int, list[str]], list[Conflict]]]:
+    """The hunks to mark: each with the fields it holds; the fields whose lines overlap or touch share one."""
+    groups = [[c] for c in conflicts]
+    hunks = [_hunk(data, path, group, lines) for group in groups]
+    while True:
+        order = sorted(range(len(hunks)), key=lambda i: hunks[i][0])
+        touching = next(((a, b) for a, b in itertools.pairwise(order) if hunks[b][0] <= hunks[a][1]), None)
+        if touching is None:
+            return list(zip(hunks, groups, strict=True))
+        a, b = touching
+        groups[a] = groups[a] + groups[b]
+        hunks[a] = _hunk(data, path, groups[a], lines)
+        del groups[b], hunks[b]
 
 
 def _hunk(data: bytes, path: str | None, group: list[Conflict], lines: list[str]) -> tuple[int, int, list[str]]:
@@ -382,19 +384,23 @@ def _hunk(data: bytes, path: str | None, group: list[Conflict], lines: list[str]
         else:
             alt.set(segments, conflict.theirs)
     other = split_lines(alt.to_bytes().decode("utf-8", "surrogateescape"))
-    prefix = 0
-    while prefix < min(len(lines), len(other)) and lines[prefix] == other[prefix]:
-        prefix += 1
-    suffix = 0
-    while (
-        suffix < min(len(lines), len(other)) - prefix
-        and lines[len(lines) - 1 - suffix] == other[len(other) - 1 - suffix]
-    ):
-        suffix += 1
+    prefix, suffix = _common_ends(lines, other)
     theirs = other[prefix : len(other) - suffix]
     if theirs and not theirs[-1].endswith("\n"):
         theirs[-1] += "\n"
     return prefix, len(lines) - suffix, theirs
+
+
+def _common_ends(lines: list[str], other: list[str]) -> tuple[int, int]:
+    """How many lines two texts share at their start, and then how many at their end."""
+    shortest = min(len(lines), len(other))
+    prefix = 0
+    while prefix < shortest and lines[prefix] == other[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < shortest - prefix and lines[len(lines) - 1 - suffix] == other[len(other) - 1 - suffix]:
+        suffix += 1
+    return prefix, suffix
 
 
 def _shown(value: Any) -> str:

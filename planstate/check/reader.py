@@ -1,0 +1,277 @@
+"""Reading the workspace's files for checks: each at most once per check, again only when its stat identity changed.
+
+A check reads each file once (`Reader`), parses its front matter through the front-matter cache,
+and shares the bytes and data between the rules (`FileRead`). The watcher keeps one Reader for its
+whole life: files whose stat identity did not change (and that no event named) are not read again.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from planstate.check.findings import Finding
+from planstate.core.errors import PlanstateError
+from planstate.core.files import MAX_FILE_BYTES, read_bytes
+from planstate.model.schema import Problem
+from planstate.store import recordfiles
+from planstate.text.conflicts import Conflict, conflict_blocks
+
+if TYPE_CHECKING:
+    from planstate.store.context import Context
+    from planstate.text.document import Document
+
+
+class FileRead:
+    """One planning file as one check read it: its bytes (or why they could not be read), its front matter, and
+    what the per-file rules found in it (computed once per content)."""
+
+    __slots__ = (
+        "_doc",
+        "conflicts",
+        "data",
+        "entries",
+        "error",
+        "findings",
+        "identity",
+        "item",
+        "kind",
+        "path",
+        "problems",
+        "raw",
+        "read_failed",
+        "shown",
+        "valid",
+    )
+
+    def __init__(self, path: Path, shown: str, kind: str) -> None:
+        self.path = path
+        self.shown = shown
+        self.kind = kind
+        self.identity: tuple[int, ...] | None = None  # (device, inode, size, mtime, ctime) of the bytes read
+        self.raw: bytes | None = None
+        self.error: PlanstateError | None = None  # why it cannot be read or parsed
+        self.read_failed = False  # the error happened reading the bytes, not parsing them
+        self.conflicts: list[Conflict] = []
+        self.data: Any = None
+        self.problems: list[Problem] = []  # schema problems
+        self.valid = False  # front matter is a mapping without schema problems
+        self.findings: list[Finding] | None = None  # the per-file findings, once computed
+        self.entries: list[dict[str, Any]] = []  # history.jsonl: its entries
+        self.item: dict[str, Any] | None = None  # a valid record as the regions show it
+        self._doc: Document | None = None
+
+    @property
+    def mapping(self) -> dict[str, Any] | None:
+        """The front matter when it is a mapping."""
+        return self.data if isinstance(self.data, dict) else None
+
+    def doc(self) -> Document:
+        """The parsed document (for locating fields), parsed on first use."""
+        if self._doc is None:
+            from planstate.text.document import Document
+
+            assert self.raw is not None
+            self._doc = Document.from_bytes(self.raw, self.shown)
+        return self._doc
+
+    def finding(
+        self,
+        code: str,
+        segments: list[Any],
+        message: str,
+        hint: str,
+        *,
+        initiative: Path | None = None,
+        stable: str | None = None,
+    ) -> Finding:
+        """A finding about one of this file's fields (`segments`, its path), located at that field's line."""
+        line, column = self.doc().locate(segments)
+        name = ".".join(str(s) for s in segments)
+        return Finding(code, self.shown, line, column, message, hint, name, initiative, stable=stable)
+
+
+class Reader:
+    """Reads workspace files for checks: each at most once per check, with safe-path checks done per folder.
+
+    Between checks (the watcher keeps one Reader), a file whose stat identity is unchanged and that no
+    event named is not read again.
+    """
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self._memo: dict[Path, FileRead] = {}
+        self._listings: dict[Path, tuple[tuple[int, ...], list[Path]]] = {}
+        self._seen: set[Path] = set()
+        self._folders: dict[Path, bool] = {}
+        self._root_real: Path | None = None
+        self.reads = 0  # files actually read (for benchmarks)
+
+    def forget(self, paths: Iterable[Path]) -> None:
+        """Read these files (and list their folders) again next time, whatever their stat says: change events
+        named them."""
+        for path in paths:
+            self._memo.pop(path, None)
+            self._listings.pop(path, None)
+            self._listings.pop(path.parent, None)
+
+    def listing(self, folder: Path) -> list[Path]:
+        """The record files of a folder; listed again only when the folder's stat identity changed (a file was
+        added, removed or renamed) or an event named it."""
+        try:
+            info = os.stat(folder)
+        except OSError:
+            self._listings.pop(folder, None)
+            return []
+        identity = _identity(info)
+        known = self._listings.get(folder)
+        if known is not None and known[0] == identity:
+            return known[1]
+        files = recordfiles.files(folder)
+        self._listings[folder] = (identity, files)
+        return files
+
+    def begin(self) -> None:
+        """Start a check: folders are looked at afresh (they may have been moved or replaced by links)."""
+        self._seen = set()
+        self._folders = {}
+        self._root_real = None
+
+    def end(self) -> None:
+        """End a check: forget the files it did not see (deleted, or no longer part of the workspace)."""
+        for path in [p for p in self._memo if p not in self._seen]:
+            del self._memo[path]
+
+    def file(self, path: Path, kind: str) -> FileRead:
+        """The file at `path` read as `kind` (state, decision, blocker, session, history)."""
+        self._seen.add(path)
+        memo = self._memo.get(path)
+        if memo is not None and memo.kind == kind and _unchanged(path, memo.identity):
+            return memo
+        found = self._read(path, kind)
+        self._memo[path] = found
+        return found
+
+    def _read(self, path: Path, kind: str) -> FileRead:
+        found = FileRead(path, self.ctx.display(path), kind)
+        self.reads += 1
+        if self._inside(path.parent):
+            _read_plainly(found)
+        if found.raw is None:  # a link, a folder, a huge or vanished file: the careful reader says what is wrong
+            try:
+                found.raw = read_bytes(path, self.ctx.root, self.ctx.root.parent)
+            except PlanstateError as exc:
+                found.error, found.read_failed = exc, True
+                return found
+        found.conflicts = conflict_blocks(found.raw)
+        if kind == "history":
+            _history_lines(found)
+        else:
+            self._parse(found)
+        return found
+
+    def _parse(self, found: FileRead) -> None:
+        """Parse a file's front matter and validate it."""
+        from planstate.model.validation import problems_for
+
+        assert found.raw is not None
+        try:
+            found.data, found._doc = self._front_matter(found.path, found.raw, found.shown)
+        except PlanstateError as exc:
+            found.error = exc
+            return
+        found.problems = problems_for(found.kind, found.data)
+        found.valid = isinstance(found.data, dict) and not found.problems
+
+    def _front_matter(self, path: Path, raw: bytes, shown: str) -> tuple[Any, Document | None]:
+        """The front matter of a file's bytes, through the workspace's front-matter cache, and the document when
+        it had to be parsed."""
+        ctx = self.ctx
+
+        def parse(data: bytes) -> Any:
+            from planstate.text.document import Document
+
+            doc = Document.from_bytes(data, shown)
+            if not doc.has_front_matter:
+                raise PlanstateError("has no front matter (it must start with a '---' line)", file=shown, line=1)
+            parsed.append(doc)  # kept for locating findings: parsing costs more than anything else here
+            return doc.data
+
+        parsed: list[Document] = []
+        data = ctx.cached_parse(path, raw, parse)
+        return data, (parsed[0] if parsed else None)
+
+    def _inside(self, folder: Path) -> bool:
+        """Tell whether a folder is inside the workspace once links are followed (looked at once per check)."""
+        known = self._folders.get(folder)
+        if known is None:
+            try:
+                if self._root_real is None:
+                    self._root_real = self.ctx.root.resolve()
+                real = folder.resolve()
+                known = real == self._root_real or self._root_real in real.parents
+            except (OSError, RuntimeError):
+                known = False
+            self._folders[folder] = known
+        return known
+
+
+def _identity(info: os.stat_result) -> tuple[int, ...]:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _read_all(fd: int, limit: int) -> bytes | None:
+    """Read an open file to its end; None when it is larger than `limit`."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return None if size > limit else b"".join(chunks)
+
+
+def _unchanged(path: Path, identity: tuple[int, ...] | None) -> bool:
+    """Tell whether the regular file at `path` still has the stat identity it had when it was read."""
+    if identity is None:
+        return False
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and _identity(info) == identity
+
+
+def _read_plainly(found: FileRead) -> None:
+    """Read a regular file of sane size without following a link at its name, and note its stat identity; leaves
+    `found.raw` None when that is not possible."""
+    try:
+        fd = os.open(found.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_FILE_BYTES:
+            raw = _read_all(fd, MAX_FILE_BYTES)
+            if raw is not None:
+                found.raw, found.identity = raw, _identity(info)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _history_lines(found: FileRead) -> None:
+    """Parse history.jsonl's lines: its entries, and as its "data" the problems of the lines that are no entry."""
+    from planstate.store import history
+
+    assert found.raw is not None
+    found.entries, problems = history.parse(found.raw, found.shown)
+    found.problems = []
+    found.findings = None
+    found.data = problems

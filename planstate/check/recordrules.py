@@ -1,0 +1,198 @@
+"""Rules about an initiative's records: ids and file names, references to phases and records, active sessions.
+
+Sessions are checked against the clock too: an active session whose heartbeat is old is stale.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from planstate.check.findings import Finding
+from planstate.check.reader import FileRead
+from planstate.core.clock import parse_datetime
+from planstate.core.durations import show
+from planstate.core.layout import LOCAL
+from planstate.model.kinds import State, phase_numbers, phase_reference, record_reference
+
+if TYPE_CHECKING:
+    from planstate.store.context import Context
+    from planstate.store.initiatives import Initiative
+
+Records = dict[str, list[FileRead]]  # an initiative's record files whose front matter is a mapping, by kind
+
+
+def references(ctx: Context, initiative: Initiative, records: Records, state: dict[str, Any] | None) -> list[Finding]:
+    """Duplicate ids, file names that disagree with their ids, and references to missing phases or records."""
+    out, ids = identities(ctx, records)
+    every_id = {record_id for by_kind in ids.values() for record_id in by_kind}
+    numbers = phase_numbers(State(state)) if state is not None else None
+    folder = ctx.display(initiative.folder("decision")) + "/"
+    for found in records["decision"]:
+        out += decision_references(found, ids["decision"], numbers, folder)
+    for found in records["session"]:
+        out += session_references(found, ids["session"])
+    for found in records["blocker"]:
+        out += blocker_references(found, numbers, every_id)
+    return out
+
+
+def identities(ctx: Context, records: Records) -> tuple[list[Finding], dict[str, dict[str, Path]]]:
+    """Records of one kind with the same id, and records whose file name does not start with their id; and the
+    ids of each kind, with the file of each."""
+    out: list[Finding] = []
+    ids: dict[str, dict[str, Path]] = {kind: {} for kind in records}
+    for kind, items in records.items():
+        for found in items:
+            record_id = found.data.get("id")
+            if not isinstance(record_id, str):
+                continue
+            first = ids[kind].setdefault(record_id, found.path)
+            if first != found.path:
+                message = f"id {record_id} is also the id of {ctx.display(first)}"
+                hint = "give one of them a new id and rename its file to start with it"
+                out.append(found.finding("duplicate-id", ["id"], message, hint))
+            out += _file_name(found, record_id)
+    return out, ids
+
+
+def _file_name(found: FileRead, record_id: str) -> list[Finding]:
+    """A record whose file name is neither `<id>.md` nor `<id>-<slug>.md`."""
+    name = found.path.name
+    if name == f"{record_id}.md" or name.startswith(f"{record_id}-"):
+        return []
+    message = f"the file name {name} does not start with its id {record_id}"
+    hint = f"rename the file to start with '{record_id}-' (`git mv`), or correct the id"
+    return [found.finding("filename-id-mismatch", ["id"], message, hint)]
+
+
+def decision_references(
+    found: FileRead, decisions: dict[str, Path], numbers: range | None, folder: str
+) -> list[Finding]:
+    """A decision's `supersedes` or `superseded_by` naming a missing decision (of `folder`), and a `phase` outside
+    the phase `numbers`."""
+    out: list[Finding] = []
+    for key in ("supersedes", "superseded_by"):
+        target = found.data.get(key)
+        if isinstance(target, str) and target not in decisions:
+            message = f"{key} names decision {target}, which does not exist in {folder}"
+            hint = "correct the id; commands accept a unique prefix, and `planstate decision list` shows them"
+            out.append(found.finding("missing-reference", [key], message, hint))
+    number = found.data.get("phase")
+    if _number(number) and numbers is not None and number not in numbers:
+        message = f"phase names phase {number}, but phases are numbered {_range(numbers)}"
+        hint = "correct the phase number, or set it to null"
+        out.append(found.finding("missing-reference", ["phase"], message, hint))
+    return out
+
+
+def session_references(found: FileRead, sessions: dict[str, Path]) -> list[Finding]:
+    """A session's `resumed_from` naming a missing session."""
+    target = found.data.get("resumed_from")
+    if not isinstance(target, str) or target in sessions:
+        return []
+    message = f"resumed_from names session {target}, which does not exist"
+    return [found.finding("missing-reference", ["resumed_from"], message, "correct the id, or set it to null")]
+
+
+def blocker_references(found: FileRead, numbers: range | None, every_id: set[str]) -> list[Finding]:
+    """A blocker's `affects` items that name a phase outside the phase `numbers` or a record no record has."""
+    affects = found.data.get("affects")
+    if not isinstance(affects, list):
+        return []
+    out: list[Finding] = []
+    for index, item in enumerate(affects):
+        if isinstance(item, str):
+            out += _affected(found, index, item, numbers, every_id)
+    return out
+
+
+def _affected(found: FileRead, index: int, item: str, numbers: range | None, every_id: set[str]) -> list[Finding]:
+    """What is missing that one `affects` item names."""
+    out: list[Finding] = []
+    phase = phase_reference(item)
+    if phase is not None and numbers is not None and phase not in numbers:
+        message = f"affects names phase {phase}, but phases are numbered {_range(numbers)}"
+        out.append(found.finding("missing-reference", ["affects", index], message, "correct the phase number"))
+    record_id = record_reference(item)
+    if record_id is not None and record_id not in every_id:
+        message = f"affects names record {record_id}, which does not exist in this initiative"
+        out.append(found.finding("missing-reference", ["affects", index], message, "correct the id or remove the item"))
+    return out
+
+
+# ---------------------------------------------------------------------------- sessions
+
+
+class ActiveSession:
+    """An active session seen by the last check: what the clock-driven rule needs to look at it again."""
+
+    __slots__ = ("id", "read", "started")
+
+    def __init__(self, read: FileRead, record_id: str, started: datetime | None) -> None:
+        self.read = read
+        self.id = record_id
+        self.started = started
+
+
+def sessions(
+    ctx: Context, items: list[FileRead], now: datetime, stale_after: float
+) -> tuple[list[Finding], list[ActiveSession]]:
+    """More than one active session; active sessions whose heartbeat is older than `stale_after` seconds. Also
+    the active sessions, for `stale` to look at again as the clock moves."""
+    active = [found for found in items if found.data.get("status") == "active"]
+    out = [_another_active(found, active) for found in active[1:]]
+    seen: list[ActiveSession] = []
+    for found in active:
+        record_id = found.data.get("id")
+        if not isinstance(record_id, str):
+            continue
+        session = ActiveSession(found, record_id, parse_datetime(found.data.get("started")))
+        seen.append(session)
+        finding = stale(ctx, session, now, stale_after)
+        if finding is not None:
+            out.append(finding)
+    return out, seen
+
+
+def _another_active(found: FileRead, active: list[FileRead]) -> Finding:
+    others = ", ".join(str(other.data.get("id")) for other in active if other is not found)
+    hint = (
+        f"end a session that is over with `planstate session end --session {found.data.get('id')}`; "
+        "parallel agents may each have one"
+    )
+    return found.finding("multiple-active-sessions", ["status"], f"is active, and so is {others}", hint)
+
+
+def stale(ctx: Context, session: ActiveSession, now: datetime, stale_after: float) -> Finding | None:
+    """The stale-session finding of an active session as of `now`, if it is stale: its heartbeat (machine-local),
+    else its start, is older than `stale_after` seconds."""
+    beat = ctx.root / LOCAL / "heartbeats" / session.id
+    try:
+        last = datetime.fromtimestamp(beat.stat().st_mtime, tz=now.tzinfo)
+        source = "its last heartbeat"
+    except OSError:
+        if session.started is None:
+            return None
+        last, source = session.started, "its start; there is no heartbeat on this machine"
+    age = (now - last).total_seconds()
+    if age <= stale_after:
+        return None
+    return session.read.finding(
+        "stale-session",
+        ["status"],
+        f"is active, but its last sign of life was {show(age)} ago ({source})",
+        f"if its agent is gone, `planstate session end --session {session.id}` ends it, or "
+        "`planstate session reap` marks every stale session crashed",
+        stable="stale",  # the age in the message grows by the minute; it stays one finding
+    )
+
+
+def _number(value: Any) -> bool:
+    """Tell whether a value is an integer (and not a boolean)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _range(numbers: range) -> str:
+    return f"{numbers.start} to {numbers.stop - 1}" if len(numbers) else "(there are no phases)"

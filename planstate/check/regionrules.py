@@ -1,0 +1,124 @@
+"""Rules about STATE.md's generated regions: malformed markers, hand edits, template errors, stale regions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from planstate.check.findings import Finding
+from planstate.check.reader import FileRead
+from planstate.model.schema import Problem
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from planstate.render.regions import Outcome
+    from planstate.store.context import Context
+    from planstate.store.initiatives import Initiative
+
+Loader = Callable[[str], tuple[list[dict[str, Any]], list[str]]]
+
+
+def regions(
+    ctx: Context, initiative: Initiative, state: FileRead, data: dict[str, Any], records: dict[str, list[FileRead]]
+) -> list[Finding]:
+    """Plan a render of STATE.md's regions from the files this check read, and report what it would do or cannot."""
+    from planstate.render.regions import plan, split_body
+    from planstate.render.sources import Sources
+    from planstate.text.markers import has_markers
+
+    assert state.raw is not None
+    body, body_line = split_body(state.raw)
+    if not has_markers(body):
+        return []
+    result = plan(Sources(data, ctx, initiative, loader=_loader(records)), body, body_line)
+    hint = "fix or delete the marker lines; planstate leaves the text around them alone until then"
+    out = [Finding("malformed-region", state.shown, line, None, message, hint) for line, message in result.troubles]
+    for outcome in result.outcomes:
+        report = _OUTCOMES.get(outcome.status)
+        if report is not None:
+            out.append(report(state.shown, initiative.dir, outcome))
+    return out
+
+
+def _loader(records: dict[str, list[FileRead]]) -> Loader:
+    """The records the regions show, from the files this check read (each record's row made once per content), and
+    the files that cannot be shown."""
+    from planstate.render.sources import invalid_record, region_item, unusable
+
+    def load(kind: str) -> tuple[list[dict[str, Any]], list[str]]:
+        items: list[dict[str, Any]] = []
+        failures: list[str] = []
+        for found in records[kind]:
+            if found.error is not None:
+                failures.append(unusable(found.shown, found.error))
+            elif not found.valid:
+                problem = found.problems[0] if found.problems else Problem((), "front matter is not a mapping")
+                failures.append(invalid_record(found.shown, problem))
+            else:
+                if found.item is None:
+                    found.item = region_item(kind, found.path, found.data)
+                items.append(found.item)
+        return items, failures
+
+    return load
+
+
+def _hand_edit(file: str, initiative: Path, outcome: Outcome) -> Finding:
+    return Finding(
+        "hand-edit",
+        file,
+        outcome.line,
+        None,
+        f"region {outcome.name} was edited by hand; planstate keeps it until you decide",
+        "move your text outside the markers, then run `planstate render --force`",
+        field=f"region {outcome.name}",
+    )
+
+
+def _stale(file: str, initiative: Path, outcome: Outcome) -> Finding:
+    return Finding(
+        "stale-region",
+        file,
+        outcome.line,
+        None,
+        f"region {outcome.name} {outcome.message or 'does not show the current state'}",
+        "run `planstate render` or `planstate check --fix`",
+        field=f"region {outcome.name}",
+        initiative=initiative,
+    )
+
+
+def _blocked(file: str, initiative: Path, outcome: Outcome) -> Finding:
+    return Finding(
+        "stale-region",
+        file,
+        outcome.line,
+        None,
+        f"region {outcome.name} may not show the current state and {outcome.message}",
+        "fix that record file (its own finding says how), then run `planstate render`",
+        field=f"region {outcome.name}",
+        can_fix=False,
+    )
+
+
+def _template_error(file: str, initiative: Path, outcome: Outcome) -> Finding:
+    reason = outcome.message.removeprefix("template error: ")
+    return Finding(
+        "template-error",
+        outcome.template or file,
+        outcome.template_line,
+        None,
+        f"region {outcome.name} of {file} cannot be rendered: {reason}",
+        "fix your override in .planning/templates/regions/, or delete it to use the built-in template",
+        field=f"region {outcome.name}",
+    )
+
+
+# The finding of each region outcome that needs one (a region planned `rendered` is stale: `check --fix` renders it).
+_OUTCOMES: dict[str, Callable[[str, Path, Outcome], Finding]] = {
+    "hand-edit": _hand_edit,
+    "rendered": _stale,
+    "blocked": _blocked,
+    "template-error": _template_error,
+}

@@ -1,0 +1,80 @@
+"""Rules about the whole workspace: one active initiative, folders named after their ids, git drivers in place."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from planstate.check.findings import Finding
+from planstate.check.reader import FileRead
+from planstate.core.layout import STATE_FILE
+
+if TYPE_CHECKING:
+    from planstate.store.context import Context
+
+# What each git attribute needs in this clone's config, and what git does without it ({} names the files).
+_DRIVERS = {
+    "merge": ("merge.planstate.driver", "git silently merges {} as plain text"),
+    "diff": ("diff.planstate.textconv", "`git diff` shows {} raw text"),
+}
+
+
+def initiatives(ctx: Context) -> list[Finding]:
+    """More than one active initiative; an initiative whose folder name is not its id (the rules of `validate`)."""
+    out: list[Finding] = []
+    for error in ctx.initiative_problems():
+        if error.field == "lifecycle.state":
+            hint = "keep one active; `planstate initiative switch SLUG` pauses the others"
+            out.append(Finding.from_error("multiple-active-initiatives", error, hint))
+        else:
+            hint = "rename the folder to the initiative's id, or correct the id"
+            out.append(Finding.from_error("filename-id-mismatch", error, hint))
+    return out
+
+
+def no_second_active(finding: Finding, reads: dict[Path, FileRead]) -> Finding:
+    """The finding, not fixable when it is a history repair that would record a move to `active` while another
+    initiative is active too: `resume --activate` would refuse that move, and so does `check --fix`."""
+    if finding.code != "history-mismatch" or not finding.fixable or finding.initiative is None:
+        return finding
+    found = reads.get(finding.initiative / STATE_FILE)
+    data = found.mapping if found is not None else None
+    if not isinstance(data, dict) or data.get("lifecycle", {}).get("state") != "active":
+        return finding
+    hint = "another initiative is active too: keep one active first, with `planstate initiative switch SLUG`"
+    return dataclasses.replace(finding, hint=hint, can_fix=False)
+
+
+def drivers(ctx: Context, paths: Iterable[Path]) -> list[Finding]:
+    """`merge=planstate` or `diff=planstate` on the planning files at `paths` while this clone's git config defines
+    no such driver: git silently merges them as text (or diffs their raw text). Silent outside a git work tree."""
+    from planstate.vcs.gitsetup import unconfigured
+
+    root = ctx.root
+    names = sorted(str(path.relative_to(root)) for path in paths if root in path.parents)
+    return [_missing_driver(ctx, attribute, files) for attribute, files in unconfigured(root, names).items()]
+
+
+def _missing_driver(ctx: Context, attribute: str, files: list[str]) -> Finding:
+    """The finding of a git attribute (`merge` or `diff`) that applies to `files` without its driver."""
+    from planstate.vcs.gitsetup import attribute_line
+
+    root = ctx.root
+    key, effect = _DRIVERS[attribute]
+    one = len(files) == 1
+    effect = effect.format(("it" if one else "them") if attribute == "merge" else ("its" if one else "their"))
+    where = attribute_line(root, attribute)
+    file, line = (os.path.relpath(where[0], root.parent), where[1]) if where else (ctx.display(root), None)
+    count = f"{len(files)} planning file{'s' if len(files) != 1 else ''}"
+    return Finding(
+        f"{attribute}-driver-missing",
+        file,
+        line,
+        None,
+        f"{attribute}=planstate applies to {count}, but this clone's git config has no {key}: {effect}",
+        "run `planstate git install`; git config is per clone, so once in every clone",
+        stable=f"{attribute}=planstate",
+    )
