@@ -334,7 +334,7 @@ class Reader:
         return found
 
     def _read(self, path: Path, kind: str) -> FileRead:
-        from planstate.core.files import MAX_FILE_BYTES
+        from planstate.core.files import MAX_FILE_BYTES, read_all
 
         found = FileRead(path, self.ws.display(path), kind)
         self.reads += 1
@@ -347,7 +347,7 @@ class Reader:
                 try:
                     info = os.fstat(fd)
                     if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_FILE_BYTES:
-                        raw = _read_all(fd, MAX_FILE_BYTES)
+                        raw = read_all(fd, MAX_FILE_BYTES)
                         if raw is not None:
                             found.raw, found.identity = raw, _identity(info)
                 except OSError:
@@ -417,19 +417,6 @@ class Reader:
 
 def _identity(info: os.stat_result) -> tuple[int, ...]:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-
-
-def _read_all(fd: int, limit: int) -> bytes | None:
-    """Read an open file to its end; None when it is larger than `limit`."""
-    chunks: list[bytes] = []
-    size = 0
-    while size <= limit:
-        chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return None if size > limit else b"".join(chunks)
 
 
 def record_files(folder: Path) -> list[Path]:
