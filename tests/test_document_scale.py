@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from planstate.text import document, nodes
+from planstate.text import nodes, spans
 from planstate.text.document import Document
 from planstate.text.spans import LineIndex
 
@@ -28,7 +28,7 @@ def test_locating_every_key_of_a_large_front_matter_builds_each_index_once(monke
             super().__init__(text, first_line)
 
     monkeypatch.setattr(nodes, "key_index", key_index)
-    monkeypatch.setattr(document, "LineIndex", CountedLineIndex)
+    monkeypatch.setattr(spans, "LineIndex", CountedLineIndex)
     text = "---\n" + "".join(f"key{i}: {i}\n" for i in range(KEYS)) + "nested:\n  inner: [a, b]\n---\nbody\n"
     doc = Document.from_bytes(text.encode())
     assert not indexed and not lines  # parsing builds neither

@@ -5,15 +5,17 @@ from __future__ import annotations
 import copy
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planstate.core.errors import EditError, ParseError, UsageError
-from planstate.text import envelope, limits, parser, splice
+from planstate.text import envelope, limits, parser
 from planstate.text.nodes import Children, Step
 from planstate.text.paths import Segment, format_path, get_in, parse_path
 from planstate.text.paths import child as child_value
 from planstate.text.plaindata import Op, apply_op, diff, same, to_plain
-from planstate.text.spans import LineIndex
+
+if TYPE_CHECKING:
+    from planstate.text.spans import LineIndex
 
 _MISSING = object()
 
@@ -120,6 +122,8 @@ class Document:
 
     def _position(self, index: int) -> tuple[int, int]:
         """File line and column (1-based) of a character index in the front matter text."""
+        from planstate.text.spans import LineIndex
+
         first_line = self._head.count("\n") + 1
         lines = self._lines
         if lines is None or lines.text is not self._text or lines.first_line != first_line:
@@ -244,6 +248,8 @@ class Document:
         """
         if not self._head or not all(op.kind == "replace" and _one_line_scalar(op.value) for op in ops):
             return False
+        from planstate.text import splice
+
         saved = self._save()
         try:
             expected = copy.deepcopy(self._data)
@@ -322,6 +328,8 @@ class Document:
             self._create_front_matter()
         steps = self._resolve(list(op.path if op.kind != "add" else op.path[:-1]))
         target = steps[-1] if steps else None
+        from planstate.text import splice
+
         editor = splice.Splice(
             self._text, self._root, self._merges, self.newline, literals=self._literals, path=self.path
         )
