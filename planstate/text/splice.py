@@ -83,16 +83,20 @@ def splice_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
     return buf.text
 
 
-# ---------------------------------------------------------------------------- replace
-
-
-class Replace:
-    """Replace the value at a step: inline where it fits, else as a block under its key or dash."""
+class _Edit:
+    """One kind of edit, working in a Splice's text."""
 
     def __init__(self, edit: Splice) -> None:
         self.edit = edit
         self.buf = edit.buf
         self.geo = edit.geo
+
+
+# ---------------------------------------------------------------------------- replace
+
+
+class Replace(_Edit):
+    """Replace the value at a step: inline where it fits, else as a block under its key or dash."""
 
     def run(self, step: Step | None, value: Any) -> None:
         """Write `value` in place of the node at `step` (None: the whole front matter)."""
@@ -223,13 +227,8 @@ def _inline_text(step: Step, value: Any) -> str:
 # ---------------------------------------------------------------------------- add a key
 
 
-class AddKey:
+class AddKey(_Edit):
     """Add a key at the end of a mapping, written like its siblings."""
-
-    def __init__(self, edit: Splice) -> None:
-        self.edit = edit
-        self.buf = edit.buf
-        self.geo = edit.geo
 
     def run(self, step: Step | None, key: Segment, value: Any) -> None:
         """Add `key: value` at the end of the mapping at `step` (None: the top level)."""
@@ -275,13 +274,8 @@ def _flow_pair(key: Segment, value: Any) -> str:
 # ---------------------------------------------------------------------------- append and insert
 
 
-class _ListEdit:
+class _ListEdit(_Edit):
     """What appending and inserting share: the new item's lines, written like its neighbour."""
-
-    def __init__(self, edit: Splice) -> None:
-        self.edit = edit
-        self.buf = edit.buf
-        self.geo = edit.geo
 
     def item_lines(self, node: Any, neighbour: Any, value: Any) -> list[str]:
         """The lines of a new item of the block sequence `node`: a flow mapping when `neighbour` is one."""
@@ -359,13 +353,8 @@ class Insert(_ListEdit):
 # ---------------------------------------------------------------------------- delete
 
 
-class Delete:
+class Delete(_Edit):
     """Delete a mapping entry or list item, removing only its own lines."""
-
-    def __init__(self, edit: Splice) -> None:
-        self.edit = edit
-        self.buf = edit.buf
-        self.geo = edit.geo
 
     def run(self, step: Step | None) -> None:
         """Delete the mapping entry or list item at `step` (None: everything)."""
