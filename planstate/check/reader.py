@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from planstate.check.findings import Finding
 from planstate.core.errors import PlanstateError
-from planstate.core.files import MAX_FILE_BYTES, read_bytes
+from planstate.core.files import MAX_FILE_BYTES, read_all, read_bytes
 from planstate.model.schema import Problem
 from planstate.store import recordfiles
 from planstate.text.conflicts import Conflict, conflict_blocks
@@ -223,19 +223,6 @@ def _identity(info: os.stat_result) -> tuple[int, ...]:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
-def _read_all(fd: int, limit: int) -> bytes | None:
-    """Read an open file to its end; None when it is larger than `limit`."""
-    chunks: list[bytes] = []
-    size = 0
-    while size <= limit:
-        chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return None if size > limit else b"".join(chunks)
-
-
 def _unchanged(path: Path, identity: tuple[int, ...] | None) -> bool:
     """Tell whether the regular file at `path` still has the stat identity it had when it was read."""
     if identity is None:
@@ -257,7 +244,7 @@ def _read_plainly(found: FileRead) -> None:
     try:
         info = os.fstat(fd)
         if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_FILE_BYTES:
-            raw = _read_all(fd, MAX_FILE_BYTES)
+            raw = read_all(fd, MAX_FILE_BYTES)
             if raw is not None:
                 found.raw, found.identity = raw, _identity(info)
     except OSError:

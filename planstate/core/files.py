@@ -77,17 +77,22 @@ def _read_limited(path: Path) -> bytes | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= MAX_FILE_BYTES:
-            chunk = os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
+        return read_all(fd, MAX_FILE_BYTES)
     finally:
         os.close(fd)
-    return None if size > MAX_FILE_BYTES else b"".join(chunks)
+
+
+def read_all(fd: int, limit: int) -> bytes | None:
+    """Read an open file from its position to its end; None when that is more than `limit` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return None if size > limit else b"".join(chunks)
 
 
 Guard = Callable[[], None]  # raises to stop a write at the last moment (the workspace lock is no longer held)

@@ -10,7 +10,6 @@ docs/format.md).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.core.digests import sha256_hex
 from planstate.core.errors import PlanstateError
+from planstate.text import envelope
 from planstate.text.conflicts import Hunk, conflict_hunks
 from planstate.text.markers import HASH_CHARS, Region, begin_line, looks_like_marker, parse, split_lines, text_hash
 from planstate.text.markers import NAMES as NAMES  # the region names: rendering's as much as the markers'
@@ -343,24 +343,17 @@ def render_new(doc: Document, planning: Path | None = None) -> Plan:
 
 # ---------------------------------------------------------------------------- the body of a file, and merges
 
-_CLOSE = re.compile(rb"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
-_OPEN = re.compile(rb"---[ \t]*(?:\r?\n|\Z)")
-
 
 def split_body(raw: bytes) -> tuple[str, int]:
     """A planning file's markdown body and the file line it starts on, without parsing the YAML.
 
-    Follows document.py's rule (the front matter ends at the first `---` or `...` line after the
-    opening `---` line); a file without front matter is all body.
+    The front matter is found by the envelope's delimiter rule (text/envelope.py); a file without front matter
+    is all body, and one whose front matter is never closed has none.
     """
-    rest = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
-    opening = _OPEN.match(rest)
-    if opening is None:
-        return rest.decode("utf-8", errors="surrogateescape"), 1
-    close = _CLOSE.search(rest, opening.end())
-    if close is None or (close.start() != opening.end() and rest[close.start() - 1 : close.start()] != b"\n"):
+    parts = envelope.split(raw)
+    if not parts.closed:
         return "", 1
-    return rest[close.end() :].decode("utf-8", errors="surrogateescape"), rest[: close.end()].count(b"\n") + 1
+    return parts.body.decode("utf-8", errors="surrogateescape"), parts.body_line
 
 
 class Resolution(NamedTuple):

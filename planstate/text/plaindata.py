@@ -14,30 +14,40 @@ def to_plain(value: Any, _memo: dict[int, Any] | None = None) -> Any:
     """Convert ruamel round-trip objects into plain dict, list, str, int, float, bool, dates."""
     memo = {} if _memo is None else _memo
     if isinstance(value, dict):
-        if id(value) in memo:
-            return memo[id(value)]
-        out: dict[Any, Any] = {}
-        memo[id(value)] = out
-        for k, v in value.items():
-            out[to_plain(k, memo)] = to_plain(v, memo)
-        return out
+        return _plain_dict(value, memo)
     if isinstance(value, list):
-        if id(value) in memo:
-            return memo[id(value)]
-        items: list[Any] = []
-        memo[id(value)] = items
-        items.extend(to_plain(v, memo) for v in value)
-        return items
+        return _plain_list(value, memo)
     if value is None or type(value) in (str, int, float, bool):
         return value
-    if isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, str):
-        return str(value)
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
+    return _plain_scalar(value, memo)
+
+
+def _plain_dict(value: dict[Any, Any], memo: dict[int, Any]) -> dict[Any, Any]:
+    """A plain copy of a mapping; one copy per original, so shared (aliased) values stay shared."""
+    if id(value) in memo:
+        return memo[id(value)]  # type: ignore[no-any-return]
+    out: dict[Any, Any] = {}
+    memo[id(value)] = out
+    for k, v in value.items():
+        out[to_plain(k, memo)] = to_plain(v, memo)
+    return out
+
+
+def _plain_list(value: list[Any], memo: dict[int, Any]) -> list[Any]:
+    """A plain copy of a sequence; one copy per original, so shared (aliased) values stay shared."""
+    if id(value) in memo:
+        return memo[id(value)]  # type: ignore[no-any-return]
+    items: list[Any] = []
+    memo[id(value)] = items
+    items.extend(to_plain(v, memo) for v in value)
+    return items
+
+
+def _plain_scalar(value: Any, memo: dict[int, Any]) -> Any:
+    """A plain value for a ruamel scalar subclass, a date, a `!!set`, a tuple or a tagged scalar."""
+    for kind in (bool, str, int, float):  # bool before int: a bool is an int too
+        if isinstance(value, kind):
+            return kind(value)
     if isinstance(value, datetime):
         return datetime(
             value.year,
@@ -100,34 +110,46 @@ def diff(old: Any, new: Any, path: tuple[Segment, ...] = (), *, inserts: bool = 
     if same(old, new):
         return []
     if isinstance(old, dict) and isinstance(new, dict) and old and new:
-        ops: list[Op] = []
-        for key in old:
-            if not _has_key(new, key):
-                ops.append(Op("delete", (*path, key)))
-        for key, value in new.items():
-            if _has_key(old, key):
-                ops.extend(diff(old[key], value, (*path, key), inserts=inserts))
-            else:
-                ops.append(Op("add", (*path, key), value))
-        return ops
+        return _diff_mappings(old, new, path, inserts)
     if isinstance(old, list) and isinstance(new, list) and old and new:
-        if len(new) >= len(old) and all(same(x, y) for x, y in zip(old, new, strict=False)):
-            return [Op("append", path, v) for v in new[len(old) :]]
-        removed = _removed_indexes(old, new)
-        if removed is not None:
-            return [Op("delete", (*path, i)) for i in reversed(removed)]
-        inserted = _insertions(old, new, path) if inserts else None
-        if inserted is not None:
-            return inserted
-        ops = []
-        for i in range(min(len(old), len(new))):
-            ops.extend(diff(old[i], new[i], (*path, i), inserts=inserts))
-        if len(new) > len(old):
-            ops.extend(Op("append", path, v) for v in new[len(old) :])
-        else:
-            ops.extend(Op("delete", (*path, i)) for i in reversed(range(len(new), len(old))))
-        return ops
+        return _diff_lists(old, new, path, inserts)
     return [Op("replace", path, new)]
+
+
+def _diff_mappings(old: dict[Any, Any], new: dict[Any, Any], path: tuple[Segment, ...], inserts: bool) -> list[Op]:
+    """Delete the keys `new` lacks, change the values of the keys both have, add the keys `old` lacks."""
+    ops = [Op("delete", (*path, key)) for key in old if not _has_key(new, key)]
+    for key, value in new.items():
+        if _has_key(old, key):
+            ops.extend(diff(old[key], value, (*path, key), inserts=inserts))
+        else:
+            ops.append(Op("add", (*path, key), value))
+    return ops
+
+
+def _diff_lists(old: list[Any], new: list[Any], path: tuple[Segment, ...], inserts: bool) -> list[Op]:
+    """Appends, deletions or insertions when that is all that changed; else each item in place."""
+    if len(new) >= len(old) and all(same(x, y) for x, y in zip(old, new, strict=False)):
+        return [Op("append", path, v) for v in new[len(old) :]]
+    removed = _removed_indexes(old, new)
+    if removed is not None:
+        return [Op("delete", (*path, i)) for i in reversed(removed)]
+    inserted = _insertions(old, new, path) if inserts else None
+    if inserted is not None:
+        return inserted
+    return _diff_items(old, new, path, inserts)
+
+
+def _diff_items(old: list[Any], new: list[Any], path: tuple[Segment, ...], inserts: bool) -> list[Op]:
+    """Change each item in place, then append the items `old` lacks or delete those `new` lacks."""
+    ops: list[Op] = []
+    for i in range(min(len(old), len(new))):
+        ops.extend(diff(old[i], new[i], (*path, i), inserts=inserts))
+    if len(new) > len(old):
+        ops.extend(Op("append", path, v) for v in new[len(old) :])
+    else:
+        ops.extend(Op("delete", (*path, i)) for i in reversed(range(len(new), len(old))))
+    return ops
 
 
 def _has_key(mapping: dict[Any, Any], key: Any) -> bool:

@@ -1,0 +1,76 @@
+"""Front-matter YAML text to ruamel round-trip nodes and plain data, with every error at its file position."""
+
+from __future__ import annotations
+
+import io
+from typing import Any, NamedTuple
+
+from planstate.core.errors import ParseError
+from planstate.text.limits import Expansion, Position, check_expansion, scanner_class
+from planstate.text.plaindata import to_plain
+
+
+class Parsed(NamedTuple):
+    """A parsed front matter: its node tree, its plain data, and what edits must know about aliases and merges."""
+
+    root: Any  # None when the front matter is empty
+    data: Any
+    shared: set[int]  # ids of nodes reached through aliases
+    merges: dict[int, list[tuple[Any, Any]]]  # `<<` entries of each mapping, which ruamel drops from its nodes
+
+
+def parse(text: str, position: Position, where: str | None) -> Parsed:
+    """Parse front-matter text (YAML 1.2, round-trip) within the parse limits; ParseError at the problem's place."""
+    if not text.strip():
+        return Parsed(None, None, set(), {})
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    try:
+        root, data, expansion = _load(text, position, where)
+    except MarkedYAMLError as exc:
+        raise _marked_error(exc, position, where) from None
+    except YAMLError as exc:
+        raise _plain_error(exc, position, where) from None
+    except RecursionError:
+        raise ParseError("front matter nests too deeply", file=where, line=2, column=1) from None
+    return Parsed(root, to_plain(data), expansion.shared, expansion.merges)
+
+
+def _load(text: str, position: Position, where: str | None) -> tuple[Any, Any, Expansion]:
+    """Compose the node tree, check it against the limits, then construct the data from it."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.Scanner = scanner_class()
+    try:  # as YAML.load does; a `%YAML` or `%TAG` line needs it
+        from ruamel.yaml.docinfo import DocInfo
+
+        yaml.doc_infos.append(DocInfo())
+    except ImportError:  # pragma: no cover - older ruamel.yaml keeps no document info
+        pass
+    constructor, _parser = yaml.get_constructor_parser(io.StringIO(text))
+    root = constructor.composer.get_single_node()
+    expansion = check_expansion(root, position, where)
+    data = constructor.construct_document(root) if root is not None else None
+    return root, data, expansion
+
+
+def _marked_error(exc: Any, position: Position, where: str | None) -> ParseError:
+    """A ruamel error with marks, at its problem (naming the line of its context, when it has both)."""
+    mark = exc.problem_mark or exc.context_mark
+    problem = exc.problem or exc.context or "invalid YAML"
+    if exc.context and exc.problem and exc.context_mark is not None and exc.problem_mark is not None:
+        ctx_line, _ = position(exc.context_mark.index)
+        problem = f"{problem} ({exc.context} at line {ctx_line})"
+    line, col = position(mark.index) if mark is not None else (2, 1)
+    return ParseError(problem, file=where, line=line, column=col)
+
+
+def _plain_error(exc: Any, position: Position, where: str | None) -> ParseError:
+    """A ruamel error without marks (a reader error has a character position)."""
+    at = getattr(exc, "position", None)
+    line, col = position(at) if isinstance(at, int) else (2, 1)
+    message = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
+    if hasattr(exc, "character") and hasattr(exc, "reason"):
+        message = f"{exc.reason}: {exc.character!r}"
+    return ParseError(message, file=where, line=line, column=col)
