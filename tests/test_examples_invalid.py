@@ -60,6 +60,10 @@ EXPECTED: dict[str, Expected] = {
     "state/updated-not-a-timestamp": Expected(
         "ValidationError", 8, 1, "updated", "expected an ISO 8601 timestamp, got 'yesterday'"
     ),
+    "state/updated-no-such-day": Expected("ValidationError", 8, 1, "updated", "(day is out of range for month)"),
+    "state/created-no-such-month": Expected("ValidationError", 7, 1, "created", "(month must be in 1..12)"),
+    "state/updated-hour-25": Expected("ValidationError", 8, 1, "updated", "(hour must be in 0..23)"),
+    "decision/date-no-such-day": Expected("ValidationError", 5, 1, "date", "(day is out of range for month)"),
     "decision/alternatives-not-a-list": Expected("ValidationError", 10, 1, "alternatives", "expected a list"),
     "decision/date-not-a-date": Expected("ValidationError", 5, 1, "date", "expected a date (YYYY-MM-DD)"),
     "decision/id-missing": Expected("ValidationError", 2, 1, "id", "is required"),

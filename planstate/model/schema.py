@@ -205,7 +205,7 @@ class DateTime(Kind[datetime]):
         """Append a Problem to `out` for each way `value` does not fit."""
         if isinstance(value, bool) or parse_datetime(value) is None:
             shown = repr(value) if isinstance(value, str) else _type_name(value)
-            out.append(Problem(path, f"expected an ISO 8601 timestamp, got {shown}"))
+            out.append(Problem(path, f"expected an ISO 8601 timestamp, got {shown}{_no_such(value, datetime)}"))
 
     def read(self, raw: Any, owner: Any = None, key: Any = None) -> datetime:
         """Turn raw data into the typed value returned by attribute access."""
@@ -228,6 +228,11 @@ class Date(Kind[date]):
     json = {"type": "string", "format": "date"}  # noqa: RUF012
     expects = "a date (YYYY-MM-DD)"
 
+    def check(self, value: Any, path: Path, out: list[Problem]) -> None:
+        """Append a Problem to `out` for each way `value` does not fit."""
+        if not self.fits(value):
+            out.append(Problem(path, f"expected {self.expects}, got {_type_name(value)}{_no_such(value, date)}"))
+
     def fits(self, value: Any) -> bool:
         """Tell whether `value` is a date, or text that reads as one."""
         if isinstance(value, date):
@@ -247,6 +252,18 @@ class Date(Kind[date]):
         if isinstance(raw, date):
             return raw
         return date.fromisoformat(str(raw).strip())
+
+
+def _no_such(value: Any, kind: type[date]) -> str:
+    """Why text shaped like a date or timestamp is none (`2026-02-30`: " (day is out of range for month)")."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        kind.fromisoformat(value.strip())
+    except ValueError as exc:
+        reason = str(exc)
+        return "" if reason.startswith("Invalid isoformat") else f" ({reason})"
+    return ""
 
 
 class Scalar(Kind[Any]):

@@ -42,6 +42,7 @@ def _load(text: str, position: Position, where: str | None) -> tuple[Any, Any, E
 
     yaml = YAML(typ="rt")
     yaml.Scanner = scanner_class()
+    yaml.Constructor = constructor_class()
     try:  # as YAML.load does; a `%YAML` or `%TAG` line needs it
         from ruamel.yaml.docinfo import DocInfo
 
@@ -53,6 +54,29 @@ def _load(text: str, position: Position, where: str | None) -> tuple[Any, Any, E
     expansion = check_expansion(root, position, where)
     data = constructor.construct_document(root) if root is not None else None
     return root, data, expansion
+
+
+_constructor: list[Any] = []
+
+
+def constructor_class() -> Any:
+    """ruamel's round-trip constructor, except that a timestamp or date that does not exist (`2026-02-30`,
+    `T25:00:00Z`) stays the text it is: validation then reports it at its field, where a crash would have
+    stopped every command, the ones that could repair it included."""
+    if _constructor:
+        return _constructor[0]
+    from ruamel.yaml.constructor import RoundTripConstructor
+
+    class Constructor(RoundTripConstructor):
+        def construct_yaml_timestamp(self, node: Any, values: Any = None) -> Any:
+            try:
+                return super().construct_yaml_timestamp(node, values)
+            except ValueError:  # well-formed, but no such day or time
+                return str(node.value)
+
+    Constructor.add_constructor("tag:yaml.org,2002:timestamp", Constructor.construct_yaml_timestamp)
+    _constructor.append(Constructor)
+    return Constructor
 
 
 def _marked_error(exc: Any, position: Position, where: str | None) -> ParseError:
