@@ -87,7 +87,7 @@ class Draft:
 
         out: list[FileChange] = []
         path = self.initiative.state_path
-        after = self.doc.to_bytes() if self._doc is not None else self.text
+        after = self.doc.check_writable() if self._doc is not None else self.text
         if after != self.state_before:
             out.append(FileChange(path, self.ctx.display(path), self.state_before, after))
         if self.appended:

@@ -69,7 +69,7 @@ class Fields:
         targets = [(path, self._writable_path(path)) for path, _value in pairs]
         for (path, segs), (_path, value) in zip(targets, pairs, strict=True):
             self._refuse_blank(value, lookup(State, tuple(segs))[1], path)
-        with self.ctx.transaction() as tx:
+        with self.ctx.transaction(oversize=True) as tx:  # it may shorten an over-long file
             state = tx.state()
             data = state.to_data()
             before = {path: _peek(data, segs) for path, segs in targets}
@@ -153,7 +153,7 @@ class Fields:
         field, _kind = lookup(State, tuple(segs))
         if field is not None and field.required and not isinstance(segs[-1], int) and field.name == segs[-1]:
             raise UsageError("is required and cannot be removed", file=self._shown(), field=path)
-        with self.ctx.transaction() as tx:
+        with self.ctx.transaction(oversize=True) as tx:  # it may shorten an over-long file
             state = tx.state()
             data = state.to_data()
             before = _peek(data, segs)

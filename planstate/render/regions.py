@@ -20,8 +20,13 @@ from planstate.core.digests import sha256_hex
 from planstate.core.errors import PlanstateError
 from planstate.text import envelope
 from planstate.text.conflicts import Hunk, conflict_hunks
+from planstate.text.limits import MAX_FRONT_MATTER
 from planstate.text.markers import HASH_CHARS, Region, begin_line, looks_like_marker, parse, split_lines, text_hash
 from planstate.text.markers import NAMES as NAMES  # the region names: rendering's as much as the markers'
+
+# A region shows parts of the front matter and the records with some markup, so twice the longest front matter is
+# room enough; a template that writes more (an override's loop gone wrong) fails, and never makes the file unreadable.
+MAX_REGION = 2 * MAX_FRONT_MATTER
 
 if TYPE_CHECKING:
     from planstate.render.sources import Sources
@@ -252,6 +257,11 @@ def render(name: str, context: dict[str, Any], planning: Path | None = None, sou
     from planstate.text import templates
 
     text, shown = _template_output(name, context, planning, source)
+    if len(text) > MAX_REGION:
+        raise PlanstateError(
+            f"template output is {len(text):,} characters; a region holds at most {MAX_REGION:,}",
+            file=templates.shown_path(shown, planning),
+        )
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     while lines and not lines[-1]:
         lines.pop()

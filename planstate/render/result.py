@@ -127,7 +127,7 @@ def render_file(ctx: Context, initiative: Initiative, *, force: bool = False, wr
         raise UsageError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)
     check(doc, "state")
     result = refresh(ctx, doc, initiative, force=True if force else touched, warn=False)
-    after = doc.to_bytes()
+    after = doc.check_writable() if write else doc.to_bytes()
     written = False
     if write and after != before:
         # STATE.md is written here without a Transaction because only its body changes: a transaction

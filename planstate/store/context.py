@@ -101,10 +101,10 @@ class Context:
         except ValueError:
             return str(path)
 
-    def read_document(self, path: Path) -> Document:
-        """Read and parse one workspace file."""
+    def read_document(self, path: Path, *, oversize: bool = False) -> Document:
+        """Read and parse one workspace file (`oversize`: also a front matter over the size limit, see Document)."""
         data = read_bytes(path, self.root, self.root.parent)
-        return Document.from_bytes(data, self.display(path))
+        return Document.from_bytes(data, self.display(path), repair=oversize)
 
     def state_document(self) -> Document:
         """The parsed STATE.md of the initiative acted on (front matter not yet validated)."""
@@ -206,7 +206,7 @@ class Context:
             yield
 
     @contextmanager
-    def transaction(self, *, explicit: bool = False) -> Iterator[Transaction]:
+    def transaction(self, *, explicit: bool = False, oversize: bool = False) -> Iterator[Transaction]:
         """A write: hold the lock, let the caller load and change files, then validate and write them all.
 
         Nothing is written when the body raises or any changed file fails validation. See transaction.py.
@@ -214,6 +214,8 @@ class Context:
         must name its initiative, reads may still show the most recently changed one.
         `explicit=True` is for operations that name every initiative they change themselves
         (`initiative new`, `initiative switch`): the target, guessed or not, plays no part.
+        `oversize=True` reads files over the front-matter size limit, for the writes that can shorten them
+        (`set`, `unset`); what they write must still meet the limit.
         """
         from planstate.store.transaction import Transaction
 
@@ -223,7 +225,7 @@ class Context:
         with self.lock:
             self._writing += guarded
             try:
-                tx = Transaction(self)
+                tx = Transaction(self, oversize=oversize)
                 yield tx
                 tx.commit()
             finally:

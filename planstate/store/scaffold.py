@@ -73,7 +73,7 @@ def initiative_files(
     if "planstate:begin" in doc.body:
         render_regions(doc)
     trigger = trigger or ("init" if state == "active" and reason is None else "create")
-    files = {STATE_FILE: doc.to_bytes()}
+    files = {STATE_FILE: doc.check_writable()}
     files[HISTORY_FILE] = history.line(history.entry(when, None, state, trigger, reason, actor)).encode("utf-8")
     for folder in RECORD_FOLDERS.values():
         files[f"{folder}/.gitkeep"] = b""

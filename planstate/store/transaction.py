@@ -73,8 +73,9 @@ class Written:
 class Transaction:
     """The files one operation reads and changes; see the module docstring for the commit order."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, *, oversize: bool = False) -> None:
         self.ctx = ctx
+        self.oversize = oversize  # read files over the front-matter limit (a write that shortens them)
         self._staged: dict[Path, Staged] = {}
         self._history: dict[Path, list[dict[str, Any]]] = {}
         self._repairs: set[Path] = set()
@@ -93,7 +94,7 @@ class Transaction:
         staged = self._staged.get(key)
         if staged is not None:
             return staged
-        doc = self.ctx.read_document(path)
+        doc = self.ctx.read_document(path, oversize=self.oversize)
         doc.require_front_matter()
         data = doc.data
         if not isinstance(data, dict):
@@ -175,14 +176,14 @@ class Transaction:
             if staged.created:
                 if not same(staged.data, staged.doc.data):  # changed through its model after tx.create
                     staged.doc.update(staged.data)
-                pending.append((staged, staged.doc.to_bytes()))
+                pending.append((staged, staged.doc.check_writable()))
                 continue
             if staged.kind == "state":
                 staged.data["updated"] = now()
             staged.doc.update(staged.data)
             if staged.kind == "state" and staged.initiative is not None:
                 self.ctx.refresh_regions(staged.doc, staged.initiative)
-            new = staged.doc.to_bytes()
+            new = staged.doc.check_writable()
             if new != staged.original:
                 pending.append((staged, new))
         if problems:

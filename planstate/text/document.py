@@ -40,11 +40,15 @@ class Document:
     # ----------------------------------------------------------------- reading
 
     @classmethod
-    def from_bytes(cls, data: bytes, path: str | Path | None = None) -> Document:
-        """Split `data` into BOM, front matter and body, and parse the front matter."""
+    def from_bytes(cls, data: bytes, path: str | Path | None = None, *, repair: bool = False) -> Document:
+        """Split `data` into BOM, front matter and body, and parse the front matter.
+
+        `repair` reads a front matter over the size limit (up to limits.REPAIR_FRONT_MATTER), for a command
+        that is about to shorten it; writing it back still has to meet the limit (`check_writable`).
+        """
         where = str(path) if path is not None else None
         parts = envelope.decode(data, where)
-        limits.check_length(parts.text, where)
+        limits.check_length(parts.text, where, limits.REPAIR_FRONT_MATTER if repair else limits.MAX_FRONT_MATTER)
         return cls(parts.bom, parts.head, parts.text, parts.tail, parts.body, where)
 
     @classmethod
@@ -55,6 +59,12 @@ class Document:
     def to_bytes(self) -> bytes:
         """Return the file's bytes: the original bytes wherever nothing was changed."""
         return self._envelope().to_bytes()
+
+    def check_writable(self) -> bytes:
+        """The file's bytes, after checking a read would accept them (UsageError naming the limit otherwise)."""
+        data = self.to_bytes()
+        limits.check_writable(self._text, len(data), self.path)
+        return data
 
     def _envelope(self) -> envelope.Envelope:
         """The file as it is now, in its envelope."""

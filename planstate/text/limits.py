@@ -17,14 +17,37 @@ MAX_DEPTH = 100  # nested collections; deeper flow nesting makes the YAML scanne
 Position = Callable[[int], tuple[int, int]]  # a character index of the front matter -> file line and column
 
 
-def check_length(text: str, where: str | None) -> None:
-    """Refuse front matter longer than MAX_FRONT_MATTER characters."""
-    if len(text) > MAX_FRONT_MATTER:
+REPAIR_FRONT_MATTER = 4 * MAX_FRONT_MATTER  # how long a front matter a repair (`set`, `unset`) may still read
+
+
+def check_length(text: str, where: str | None, limit: int = MAX_FRONT_MATTER) -> None:
+    """Refuse front matter longer than `limit` characters (MAX_FRONT_MATTER unless a repair reads it)."""
+    if len(text) > limit:
         raise ParseError(
             f"front matter is {len(text):,} characters; planstate reads at most {MAX_FRONT_MATTER:,}",
             file=where,
             line=2,
             column=1,
+        )
+
+
+def check_writable(text: str, size: int, where: str | None) -> None:
+    """Refuse to write a file a read would refuse: front matter over MAX_FRONT_MATTER characters, or a file over
+    MAX_FILE_BYTES (no write may produce what planstate cannot read back)."""
+    from planstate.core.errors import UsageError
+    from planstate.core.files import MAX_FILE_BYTES
+
+    if len(text) > MAX_FRONT_MATTER:
+        raise UsageError(
+            f"the front matter would be {len(text):,} characters; planstate reads at most {MAX_FRONT_MATTER:,}, "
+            "so nothing was written (shorten or remove a long value)",
+            file=where,
+        )
+    if size > MAX_FILE_BYTES:
+        raise UsageError(
+            f"the file would be {size / (1 << 20):.1f} MB; planstate reads files up to {MAX_FILE_BYTES >> 20} MB, "
+            "so nothing was written",
+            file=where,
         )
 
 
