@@ -238,6 +238,13 @@ def diff_driver_missing(p: Path) -> Where:
     return attributes_without_config(p, "diff.planstate")
 
 
+def stale_temp_file(p: Path) -> Where:
+    """A temp file a killed `decision add` left; pid 4194303 is above every pid_max Linux allows but one."""
+    name = ".dec-1ng9h0a3b4c5-use-jose.md.4194303.9f2c01ab.tmp"
+    (p / ".planning" / "decisions" / name).write_text("---\nschema_version: 1\n")
+    return f".planning/decisions/{name}", None
+
+
 CASES: dict[str, Callable[[Path], Where]] = {
     "parse-error": parse_error,
     "schema-error": schema_error,
@@ -262,6 +269,7 @@ CASES: dict[str, Callable[[Path], Where]] = {
     "missing-file": missing_file,
     "merge-driver-missing": merge_driver_missing,
     "diff-driver-missing": diff_driver_missing,
+    "stale-temp-file": stale_temp_file,
 }
 ENV = {"PLANSTATE_NOW": "2026-01-01T00:00:00Z"}
 

@@ -128,6 +128,7 @@ class Checker:
         records: dict[str, list[FileRead]] = {}
         for kind in RECORD_FOLDERS:
             records[kind] = [self.file(path, kind) for path in self.reader.listing(initiative.folder(kind))]
+        self.findings += workspacerules.temp_files(self.ctx, initiative)
         log_path = initiative.history_path
         log = self.file(log_path, "history") if log_path.exists() else None
         self.findings += staterules.history(initiative, log, self.ctx.display(log_path), data)

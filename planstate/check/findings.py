@@ -55,6 +55,7 @@ CODES: dict[str, Code] = {
     "missing-file": Code(WARNING, False, "a file named in resume_context.files_modified does not exist"),
     "merge-driver-missing": Code(WARNING, False, "merge=planstate applies, but this clone has no merge driver for it"),
     "diff-driver-missing": Code(WARNING, False, "diff=planstate applies, but this clone has no textconv for it"),
+    "stale-temp-file": Code(ERROR, True, "a temp file a killed write left in .planning/ (git would commit it)"),
 }
 # Codes `--fix` repairs in general; a finding says for itself when its case is one it cannot repair (a history
 # move the lifecycle forbids, a region whose records cannot be read) or can (a conflict only in regions).

@@ -42,6 +42,7 @@ class Draft:
         self.touched: set[str] = set()  # regions a resolved conflict touched: rendered even if they look hand-edited
         self.log_before: bytes | None = None  # history.jsonl's bytes, read by the history repair (None: no file)
         self.appended: list[dict[str, Any]] = []  # history entries to append
+        self.removed: list[Path] = []  # temp files killed writes left, to delete
         self._doc: Document | None = None
         self._data: dict[str, Any] | None = None
 
@@ -82,7 +83,7 @@ class Draft:
 
     def changes(self) -> list[FileChange]:
         """The files the repairs change, with their bytes before and after: STATE.md, then history.jsonl."""
-        from planstate.render.result import FileChange
+        from planstate.render.result import FileChange, Removal
         from planstate.store import history
 
         out: list[FileChange] = []
@@ -97,6 +98,10 @@ class Draft:
                 history.line(item) for item in self.appended
             ).encode("utf-8")
             out.append(FileChange(log, self.ctx.display(log), old, new))
+        for path in self.removed:
+            before = _current(self.ctx, path)
+            if before is not None:
+                out.append(Removal(path, self.ctx.display(path), before))
         return out
 
     def write(self) -> None:
@@ -107,7 +112,7 @@ class Draft:
 
         self.doc.require_front_matter()
         check(self.doc, "state")
-        changes = self.changes()
+        changes = [change for change in self.changes() if not change.removed]
         expected = {self.initiative.state_path: self.state_before, self.initiative.history_path: self.log_before}
         for change in changes:
             if _current(self.ctx, change.path) != expected[change.path]:
@@ -117,6 +122,12 @@ class Draft:
                     file=change.shown,
                 )
         _replace(self.ctx, [(change, expected[change.path]) for change in changes])
+        from planstate.check.workspacerules import left_by_killed_writes
+
+        still = set(left_by_killed_writes(self.initiative))  # their processes are gone: nobody writes them now
+        for path in self.removed:
+            if path in still:
+                os.unlink(path)
 
 
 # ---------------------------------------------------------------------------- the repair of each fixable code
@@ -176,6 +187,13 @@ def render_regions(draft: Draft) -> None:
     refresh(draft.ctx, draft.doc, draft.initiative, force=draft.touched, warn=False)
 
 
+def remove_temp_files(draft: Draft) -> None:
+    """stale-temp-file: delete the temp files killed writes left in the initiative's folders."""
+    from planstate.check.workspacerules import left_by_killed_writes
+
+    draft.removed = left_by_killed_writes(draft.initiative)
+
+
 # Each fixable code's repair, in the order they apply: git conflicts before the front matter is read, then the
 # front matter, then the history (to the repaired lifecycle), and the regions last, which show all of it.
 REPAIRS: dict[str, Repair] = {
@@ -184,6 +202,7 @@ REPAIRS: dict[str, Repair] = {
     "derived-mismatch": recompute_derived,
     "phase-name-mismatch": recompute_derived,
     "history-mismatch": repair_history,
+    "stale-temp-file": remove_temp_files,
     "stale-region": render_regions,
 }
 

@@ -14,6 +14,7 @@ from planstate.core.layout import STATE_FILE
 
 if TYPE_CHECKING:
     from planstate.store.context import Context
+    from planstate.store.initiatives import Initiative
 
 # What each git attribute needs in this clone's config, and what git does without it ({} names the files).
 _DRIVERS = {
@@ -46,6 +47,32 @@ def no_second_active(finding: Finding, reads: dict[Path, FileRead]) -> Finding:
         return finding
     hint = "another initiative is active too: keep one active first, with `planstate initiative switch SLUG`"
     return dataclasses.replace(finding, hint=hint, can_fix=False)
+
+
+def temp_files(ctx: Context, initiative: Initiative) -> list[Finding]:
+    """Temp files a killed write left in the folders of an initiative (`.STATE.md.123.ab12cd34.tmp`): git shows
+    them, so they get committed; `--fix` deletes them."""
+    return [
+        Finding(
+            code="stale-temp-file",
+            file=ctx.display(path),
+            line=None,
+            column=None,
+            message="a temp file left by a planstate write that was killed; nothing reads it",
+            hint="`planstate check --fix` deletes it",
+            initiative=initiative.dir,
+        )
+        for path in left_by_killed_writes(initiative)
+    ]
+
+
+def left_by_killed_writes(initiative: Initiative) -> list[Path]:
+    """The temp files killed writes left in an initiative's folder and its record folders."""
+    from planstate.core.files import stale_temp_files
+    from planstate.model.kinds import RECORD_FOLDERS
+
+    folders = [initiative.dir, *map(initiative.folder, RECORD_FOLDERS)]
+    return [path for folder in folders for path in stale_temp_files(folder)]
 
 
 def drivers(ctx: Context, paths: Iterable[Path]) -> list[Finding]:

@@ -208,23 +208,30 @@ def create_exclusive(path: Path, data: bytes, *, guard: Guard | None = None) -> 
     fsync_dir(path.parent)
 
 
-def remove_stale_temp_files(folder: Path) -> None:
-    """Delete temp files left by planstate writers that were killed (their process is gone).
+def stale_temp_files(folder: Path) -> list[Path]:
+    """The temp files in `folder` left by planstate writers that were killed (their process is gone), by name.
 
-    Only names planstate makes are touched: `.<name>.<pid>.<8 hex digits>.tmp`.
+    Only names planstate makes count: `.<name>.<pid>.<8 hex digits>.tmp`.
     """
     try:
-        names = os.listdir(folder)
+        names = sorted(os.listdir(folder))
     except OSError:
-        return
+        return []
+    out = []
     for name in names:
         match = _TEMP_NAME.fullmatch(name)
         if match is None:
             continue
         pid = int(match.group(1))
-        if pid == os.getpid() or _alive(pid):
-            continue
-        _unlink(folder / name)
+        if pid != os.getpid() and not _alive(pid):
+            out.append(folder / name)
+    return out
+
+
+def remove_stale_temp_files(folder: Path) -> None:
+    """Delete the temp files in `folder` left by planstate writers that were killed (see stale_temp_files)."""
+    for path in stale_temp_files(folder):
+        _unlink(path)
 
 
 _TEMP_NAME = re.compile(r"\..+\.([0-9]+)\.[0-9a-f]{8}\.tmp")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from planstate.render.regions import Plan, refresh
 
@@ -25,17 +25,29 @@ class FileChange:
     shown: str
     before: bytes
     after: bytes
+    removed: ClassVar[bool] = False  # the file goes (see Removal)
 
     def diff(self) -> str:
-        """The change as a unified diff (`a/FILE`, `b/FILE`), empty when nothing changes."""
+        """The change as a unified diff (`a/FILE`, `b/FILE`, or `/dev/null` for a removed file), empty when nothing
+        changes."""
         import difflib
 
         old = self.before.decode("utf-8", errors="surrogateescape").splitlines(keepends=True)
         new = self.after.decode("utf-8", errors="surrogateescape").splitlines(keepends=True)
         out = []
-        for line in difflib.unified_diff(old, new, f"a/{self.shown}", f"b/{self.shown}"):
+        target = "/dev/null" if self.removed else f"b/{self.shown}"
+        for line in difflib.unified_diff(old, new, f"a/{self.shown}", target):
             out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
         return "".join(out)
+
+
+class Removal(FileChange):
+    """A file that goes: its bytes before, none after."""
+
+    removed = True
+
+    def __init__(self, path: Path, shown: str, before: bytes) -> None:
+        super().__init__(path, shown, before, b"")
 
 
 @dataclass
