@@ -58,7 +58,8 @@ def merge_text(
 ) -> tuple[bytes, int] | None:
     """Git's own three-way text merge (`git merge-file`): the result and its number of conflicts.
 
-    `labels` name ours, base and theirs in the conflict markers. None when git is missing or fails.
+    `labels` name ours, base and theirs in the conflict markers. None when git is missing; PlanstateError with
+    git's own words when it refuses (binary files).
     """
     import tempfile
 
@@ -75,7 +76,9 @@ def merge_text(
         except (OSError, subprocess.SubprocessError):
             return None
     if done.returncode < 0 or done.returncode > 127:
-        return None
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        reason = said[-1].removeprefix("error: ") if said else f"exit {done.returncode}"
+        raise PlanstateError(f"git merge-file: {reason}")
     return done.stdout, done.returncode
 
 

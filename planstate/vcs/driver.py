@@ -66,15 +66,24 @@ def merge_driver(
     ours_label: str = "ours",
     theirs_label: str = "theirs",
 ) -> int:
-    """Merge the files git names into `ours`; 0 when clean, 1 with conflict markers (git then reports a conflict)."""
+    """Merge the files git names into `ours`; 0 when clean, 1 with conflict markers (git then reports a conflict).
+
+    What cannot be merged (a side that is missing or binary) is refused with PlanstateError, and `ours` is left
+    as it is: git then reports the file as conflicted, with our side in the work tree.
+    """
     name = path or ours
     sides = [_read(p) for p in (base, ours, theirs)]
+    for data, side in zip(sides, ("base", "ours", "theirs"), strict=True):
+        if b"\0" in data:
+            raise PlanstateError(
+                f"cannot merge binary files ({side} has NUL bytes); our side is kept as it is", file=name
+            )
     labels = (ours_label, theirs_label)
     try:
         result = merge_bytes(*sides, name=name, marker_size=marker_size, labels=labels, planning=planning_of(name))
     except Exception as exc:  # a bug of ours must not cost the user the merge: git's line merge still works
         if isinstance(exc, PlanstateError) and "merge-file" in exc.message:
-            raise
+            raise PlanstateError(f"{exc.message}; our side is kept as it is", file=name) from None
         result = _text_merge(
             sides[0], sides[1], sides[2], labels, marker_size, f"planstate failed ({type(exc).__name__}: {exc})"
         )
@@ -412,7 +421,9 @@ def _shown(value: Any) -> str:
 
 
 def _read(path: str) -> bytes:
+    """One of the three versions git passes; a missing or unreadable one is refused (never read as empty, which
+    would merge into a truncated file)."""
     try:
         return Path(path).read_bytes()
-    except FileNotFoundError:
-        return b""
+    except OSError as exc:
+        raise PlanstateError(f"cannot be read: {exc.strerror}; nothing was merged", file=path) from None
