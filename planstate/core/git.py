@@ -91,27 +91,37 @@ def changed_since(project: Path, since: datetime | None) -> list[str] | None:
     top = toplevel(project)
     if top is None:
         return None
-    names: set[str] = set()
-    if since is not None:
-        committed = _git(
-            project,
-            "log",
-            "-z",
-            f"--since={since.isoformat()}",
-            "--name-only",
-            "--pretty=format:",
-            "--relative",
-            "--",
-            ".",
-        )
-        if committed is None:
-            return None
-        # commits are separated by an empty name; git may start a commit's names with the newline of its header
-        names.update(name.lstrip("\n") for name in committed.split("\0") if name.strip("\n"))
+    committed = _committed_since(project, since) if since is not None else set()
+    if committed is None:
+        return None
     status = _git(project, "status", "--porcelain", "-z", "--untracked-files=all", "--", ".")
     if status is None:
         return None
-    prefix = _relative_prefix(top, project)
+    return sorted(committed | _status_names(status, _relative_prefix(top, project)))
+
+
+def _committed_since(project: Path, since: datetime) -> set[str] | None:
+    """The files of `project` that commits made after `since` changed; None when git cannot answer."""
+    committed = _git(
+        project,
+        "log",
+        "-z",
+        f"--since={since.isoformat()}",
+        "--name-only",
+        "--pretty=format:",
+        "--relative",
+        "--",
+        ".",
+    )
+    if committed is None:
+        return None
+    # commits are separated by an empty name; git may start a commit's names with the newline of its header
+    return {name.lstrip("\n") for name in committed.split("\0") if name.strip("\n")}
+
+
+def _status_names(status: str, prefix: str) -> set[str]:
+    """The files `git status --porcelain -z` lists, relative to the folder whose `prefix` it prints them with."""
+    names: set[str] = set()
     entries = iter(status.split("\0"))
     for entry in entries:
         if len(entry) < 4:
@@ -122,7 +132,7 @@ def changed_since(project: Path, since: datetime | None) -> list[str] | None:
         if prefix and path.startswith(prefix):
             path = path[len(prefix) :]
         names.add(path)
-    return sorted(names)
+    return names
 
 
 def _relative_prefix(top: Path, project: Path) -> str:
@@ -251,8 +261,19 @@ def files_at(folder: Path, commit: str) -> dict[str, bytes]:
     if listing.returncode != 0:
         message = listing.stderr.decode("utf-8", errors="replace").strip().splitlines()
         raise RevisionError(f"git ls-tree {commit[:12]} failed: {message[0] if message else 'no reason given'}")
-    wanted: list[tuple[str, str]] = []  # (object id, path below `under`)
-    for entry in listing.stdout.split(b"\0"):
+    wanted = _regular_files(listing.stdout, prefix)
+    if not wanted:
+        return {}
+    batch = _git_bytes(folder, ["cat-file", "--batch"], "".join(f"{oid}\n" for oid, _ in wanted).encode("ascii"))
+    if batch.returncode != 0:
+        raise RevisionError(f"git cat-file failed: {batch.stderr.decode('utf-8', errors='replace').strip()}")
+    return _blobs(batch.stdout, wanted)
+
+
+def _regular_files(listing: bytes, prefix: str) -> list[tuple[str, str]]:
+    """(object id, path below `prefix`) of the regular files `git ls-tree -r -z` lists under `prefix`."""
+    wanted: list[tuple[str, str]] = []
+    for entry in listing.split(b"\0"):
         if not entry:
             continue
         meta, _, name = entry.partition(b"\t")
@@ -260,13 +281,13 @@ def files_at(folder: Path, commit: str) -> dict[str, bytes]:
         path = name.decode("utf-8", errors="surrogateescape")
         if kind == b"blob" and mode in (b"100644", b"100755") and path.startswith(prefix):
             wanted.append((object_id.decode("ascii"), path[len(prefix) :]))
-    if not wanted:
-        return {}
-    batch = _git_bytes(folder, ["cat-file", "--batch"], "".join(f"{oid}\n" for oid, _ in wanted).encode("ascii"))
-    if batch.returncode != 0:
-        raise RevisionError(f"git cat-file failed: {batch.stderr.decode('utf-8', errors='replace').strip()}")
+    return wanted
+
+
+def _blobs(data: bytes, wanted: list[tuple[str, str]]) -> dict[str, bytes]:
+    """The contents `git cat-file --batch` answered for `wanted`, in its order: path -> bytes."""
     out: dict[str, bytes] = {}
-    data, at = batch.stdout, 0
+    at = 0
     for blob, path in wanted:
         end = data.index(b"\n", at)
         header = data[at:end].split(b" ")

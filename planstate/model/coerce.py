@@ -49,6 +49,18 @@ def read_yaml_value(text: str, field: str | None = None) -> Any:
 
 def _dropped(yaml: Any, text: str) -> str:
     """The first run of characters of `text` that no YAML token covers (a comment, stray text); empty if none."""
+    covered = _covered(yaml, text)
+    start = next((i for i, ch in enumerate(text) if not covered[i] and not ch.isspace()), None)
+    if start is None:
+        return ""
+    end = start
+    while end < len(text) and not covered[end] and text[end] != "\n":
+        end += 1
+    return text[start:end]
+
+
+def _covered(yaml: Any, text: str) -> list[bool]:
+    """For each character of `text`, whether a YAML token covers it."""
     from ruamel.yaml.tokens import StreamEndToken
 
     covered = [False] * len(text)
@@ -57,13 +69,7 @@ def _dropped(yaml: Any, text: str) -> str:
             break
         for i in range(token.start_mark.index, min(token.end_mark.index, len(text))):
             covered[i] = True
-    start = next((i for i, ch in enumerate(text) if not covered[i] and not ch.isspace()), None)
-    if start is None:
-        return ""
-    end = start
-    while end < len(text) and not covered[end] and text[end] != "\n":
-        end += 1
-    return text[start:end]
+    return covered
 
 
 def _accepts(kind: Kind[Any], value: Any) -> bool:

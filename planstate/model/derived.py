@@ -27,27 +27,43 @@ def phase_duration(phase: Phase) -> float | None:
 
 def recompute(state: State) -> None:
     """Refresh every derived copy in `state` from its sources; leaves unchanged values alone."""
+    _progress(state)
+    _durations(state)
+    _phase_name(state)
+
+
+def _progress(state: State) -> None:
+    """`progress`: phases completed of the total, the percent and its bar (when there are phases or a block)."""
+    if not (state.phases or state.progress.exists() or state.structure.exists()):
+        return
     total = len(phase_numbers(state))
     done = sum(1 for p in state.phases if p.status == "completed")
-    if state.phases or state.progress.exists() or state.structure.exists():
-        progress = state.progress
-        percent = percent_of(done, total)
-        _put(progress, "phases_total", total)
-        _put(progress, "phases_completed", done)
-        _put(progress, "percent", percent)
-        _put(progress, "bar", progress_bar(percent))
+    progress = state.progress
+    percent = percent_of(done, total)
+    _put(progress, "phases_total", total)
+    _put(progress, "phases_completed", done)
+    _put(progress, "percent", percent)
+    _put(progress, "bar", progress_bar(percent))
+
+
+def _durations(state: State) -> None:
+    """Each phase's `duration_seconds` (whole seconds as an int); null where it can no longer be computed."""
     for phase in state.phases:
         seconds = phase_duration(phase)
         if seconds is not None:
             _put(phase, "duration_seconds", int(seconds) if seconds == int(seconds) else seconds)
         elif "duration_seconds" in phase._data():
             _put(phase, "duration_seconds", None)
-    if state.position.exists():
-        current = (
-            phase_at(state, state.position.phase) if isinstance(state.position._data().get("phase"), int) else None
-        )
-        if current is not None:
-            _put(state.position, "phase_name", current.name)
+
+
+def _phase_name(state: State) -> None:
+    """`position.phase_name`: the name of the phase the position points at, when it points at one."""
+    position = state.position
+    if not position.exists() or not isinstance(position._data().get("phase"), int):
+        return
+    current = phase_at(state, position.phase)
+    if current is not None:
+        _put(position, "phase_name", current.name)
 
 
 def _put(model: object, key: str, value: object) -> None:

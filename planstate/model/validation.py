@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC
 from typing import Any
 
@@ -14,50 +15,72 @@ from planstate.text.paths import format_path
 
 def state_rules(data: Any) -> list[Problem]:
     """Cross-field rules of STATE.md that a per-field schema cannot express."""
-    problems: list[Problem] = []
     if not isinstance(data, dict):
-        return problems
+        return []
     state = State(data)
-    structure = data.get("structure")
-    phases = data.get("phases")
-    if isinstance(structure, dict) and isinstance(phases, list):
-        total = structure.get("phases_total")
-        if isinstance(total, int) and total != len(phases):
-            problems.append(Problem(("phases",), f"lists {len(phases)} phases but structure.phases_total is {total}"))
-    position = data.get("position")
-    if isinstance(position, dict) and isinstance(position.get("phase"), int):
-        try:
-            numbers = phase_numbers(state)
-        except (TypeError, ValueError):
-            numbers = range(0)
-        if isinstance(phases, list) and len(numbers) and position["phase"] not in numbers:
-            problems.append(
-                Problem(
-                    ("position", "phase"),
-                    f"{position['phase']} is not a phase; phases are numbered {numbers.start} to {numbers.stop - 1}",
-                )
-            )
-    if isinstance(phases, list):
-        active = [i for i, p in enumerate(phases) if isinstance(p, dict) and p.get("status") == "active"]
-        if len(active) > 1:
-            problems.append(Problem(("phases", active[1], "status"), "more than one phase is active"))
-        elif active and isinstance(position, dict) and isinstance(position.get("phase"), int):
-            problems.extend(_active_is_current(state, active[0], position["phase"], phases[active[0]]))
-    if isinstance(phases, list):
-        problems.extend(_ends_after_start(phases))
-    lifecycle = data.get("lifecycle")
-    if isinstance(lifecycle, dict) and lifecycle.get("state") == "completed" and not lifecycle.get("completed_at"):
-        problems.append(Problem(("lifecycle", "completed_at"), "is required when the state is completed"))
-    return problems
+    return [problem for rule in STATE_RULES for problem in rule(data, state)]
 
 
-def _ends_after_start(phases: list[Any]) -> list[Problem]:
+def _phases_total(data: dict[str, Any], state: State) -> list[Problem]:
+    """`structure.phases_total` is the number of phases listed."""
+    structure, phases = data.get("structure"), data.get("phases")
+    if not (isinstance(structure, dict) and isinstance(phases, list)):
+        return []
+    total = structure.get("phases_total")
+    if isinstance(total, int) and total != len(phases):
+        return [Problem(("phases",), f"lists {len(phases)} phases but structure.phases_total is {total}")]
+    return []
+
+
+def _position_is_a_phase(data: dict[str, Any], state: State) -> list[Problem]:
+    """`position.phase` is the number of a listed phase."""
+    current = _current(data)
+    if current is None:
+        return []
+    numbers = _numbers(state)
+    if not isinstance(data.get("phases"), list) or not len(numbers) or current in numbers:
+        return []
+    message = f"{current} is not a phase; phases are numbered {numbers.start} to {numbers.stop - 1}"
+    return [Problem(("position", "phase"), message)]
+
+
+def _one_active_phase(data: dict[str, Any], state: State) -> list[Problem]:
+    """At most one phase is active."""
+    active = _active(data)
+    return [Problem(("phases", active[1], "status"), "more than one phase is active")] if len(active) > 1 else []
+
+
+def _active_is_current(data: dict[str, Any], state: State) -> list[Problem]:
+    """The active phase must be the current one: a hand edit that moves only one of them leaves no command
+    able to finish either phase."""
+    active, current = _active(data), _current(data)
+    if len(active) != 1 or current is None:
+        return []
+    numbers = _numbers(state)
+    if active[0] >= len(numbers) or current not in numbers:
+        return []  # a position out of range is its own problem
+    number = numbers[active[0]]
+    if number == current:
+        return []
+    name = data["phases"][active[0]].get("name")
+    named = f" ({name})" if isinstance(name, str) else ""
+    return [
+        Problem(
+            ("position", "phase"),
+            f"is {current} but phase {number}{named} is active; the active phase is always the current one "
+            f"(fix: `planstate position --phase {number}`)",
+        )
+    ]
+
+
+def _ends_after_start(data: dict[str, Any], state: State) -> list[Problem]:
     """A phase cannot complete before it started: its duration, the average and every estimate built on it
     would be negative."""
     from planstate.core.clock import parse_datetime
 
+    phases = data.get("phases")
     out: list[Problem] = []
-    for index, phase in enumerate(phases):
+    for index, phase in enumerate(phases if isinstance(phases, list) else []):
         if not isinstance(phase, dict):
             continue
         started, completed = parse_datetime(phase.get("started")), parse_datetime(phase.get("completed"))
@@ -67,27 +90,46 @@ def _ends_after_start(phases: list[Any]) -> list[Problem]:
     return out
 
 
-def _active_is_current(state: State, index: int, current: int, phase: dict[str, Any]) -> list[Problem]:
-    """The active phase must be the current one: a hand edit that moves only one of them leaves no command
-    able to finish either phase."""
+def _completed_when(data: dict[str, Any], state: State) -> list[Problem]:
+    """A completed initiative says when it completed."""
+    lifecycle = data.get("lifecycle")
+    if isinstance(lifecycle, dict) and lifecycle.get("state") == "completed" and not lifecycle.get("completed_at"):
+        return [Problem(("lifecycle", "completed_at"), "is required when the state is completed")]
+    return []
+
+
+# In the order their problems are reported.
+STATE_RULES: tuple[Callable[[dict[str, Any], State], list[Problem]], ...] = (
+    _phases_total,
+    _position_is_a_phase,
+    _one_active_phase,
+    _active_is_current,
+    _ends_after_start,
+    _completed_when,
+)
+
+
+def _current(data: dict[str, Any]) -> int | None:
+    """The current phase's number, when `position.phase` gives one."""
+    position = data.get("position")
+    phase = position.get("phase") if isinstance(position, dict) else None
+    return phase if isinstance(phase, int) else None
+
+
+def _active(data: dict[str, Any]) -> list[int]:
+    """The indexes of the active phases."""
+    phases = data.get("phases")
+    if not isinstance(phases, list):
+        return []
+    return [i for i, p in enumerate(phases) if isinstance(p, dict) and p.get("status") == "active"]
+
+
+def _numbers(state: State) -> range:
+    """The phases' numbers (none when the phases cannot be numbered)."""
     try:
-        numbers = phase_numbers(state)
+        return phase_numbers(state)
     except (TypeError, ValueError):
-        return []
-    if index >= len(numbers) or current not in numbers:
-        return []  # a position out of range is its own problem
-    number = numbers[index]
-    if number == current:
-        return []
-    name = phase.get("name")
-    named = f" ({name})" if isinstance(name, str) else ""
-    return [
-        Problem(
-            ("position", "phase"),
-            f"is {current} but phase {number}{named} is active; the active phase is always the current one "
-            f"(fix: `planstate position --phase {number}`)",
-        )
-    ]
+        return range(0)
 
 
 def problems_for(kind: str, data: Any) -> list[Problem]:

@@ -167,23 +167,34 @@ class BlockerAPI:
                 raise UsageError(f"{blocker.id}: {exc.message}", **where) from None
             when = now()
             blocker.status = target
-            note = ""
-            if command == "bypass":
-                blocker.workaround = workaround
-                note = workaround or ""
-            elif command == "resolve":
-                blocker.resolution = resolution
-                blocker.resolved = when
-                note = resolution or ""
-            elif command == "activate" and source == "bypassed":
-                blocker.workaround = None  # it no longer works; the log keeps what it was
-                note = reason or "the workaround stopped working"
-            else:
-                note = reason or ""
+            note = _record_move(blocker, command, source, when, reason, workaround, resolution)
             blocker.log.append(f"{format_datetime(when)} {source} → {target}" + (f": {note}" if note else ""))
             data = blocker.to_data()
         ctx.save_cache()
         return Entry(KIND, str(data["id"]), record.path, ctx.display(record.path), data)
+
+
+def _record_move(
+    blocker: Any,
+    command: str,
+    source: Any,
+    when: datetime,
+    reason: str | None,
+    workaround: str | None,
+    resolution: str | None,
+) -> str:
+    """Set the fields a move records on the blocker's model (workaround, resolution, when); return its log note."""
+    if command == "bypass":
+        blocker.workaround = workaround
+        return workaround or ""
+    if command == "resolve":
+        blocker.resolution = resolution
+        blocker.resolved = when
+        return resolution or ""
+    if command == "activate" and source == "bypassed":
+        blocker.workaround = None  # it no longer works; the log keeps what it was
+        return reason or "the workaround stopped working"
+    return reason or ""
 
 
 def _sortable(value: Any) -> float:

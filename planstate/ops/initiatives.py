@@ -17,9 +17,11 @@ from planstate.core.layout import INITIATIVES, STATE_FILE
 from planstate.model.kinds import to_json
 from planstate.ops import lifecycle
 from planstate.ops.phases import checked_state, refusal
-from planstate.store.initiatives import Summary, check_slug, discover, summarize
+from planstate.store.initiatives import Summary, check_slug, discover, named, summarize
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
     from planstate.store.transaction import Transaction
@@ -207,18 +209,14 @@ class InitiativeAPI:
 
         ctx = self.ctx
         check_slug(slug)
-        title = title if title is not None else slug.replace("-", " ").capitalize()
-        if not title.strip():
-            raise UsageError("the title must not be empty")
+        title = _title(slug, title)
         folder = ctx.root / INITIATIVES
         # The outer transaction changes nothing itself: it holds the (re-entrant) workspace lock from
         # the checks, across the commit that pauses the active initiative, to the new folder's rename.
         # It names its initiatives itself, so it never acts on a guessed target.
         with ctx.transaction(explicit=True):
             summaries = _summaries(ctx)
-            taken = {s.slug for s in summaries}
-            if slug in taken or (folder / slug).exists():
-                raise UsageError(f"initiative {slug!r} already exists (initiatives: {', '.join(sorted(taken))})")
+            _refuse_taken(slug, summaries, folder)
             active = [s for s in summaries if s.state == "active"]
             state = "active" if switch or not active else "paused"
             reason = None if state == "active" else f"created while {active[0].slug} is active"
@@ -247,14 +245,10 @@ class InitiativeAPI:
 
     def _pause(self, active: list[Summary], reason: str) -> list[Transitioned]:
         """Pause the given active initiatives in one transaction (committed before the caller goes on)."""
-        done = []
         with self.ctx.transaction(explicit=True) as tx:
             for s in active:
-                state = checked_state(tx, s.initiative)
-                lifecycle.apply(tx, s.initiative, "pause", reason=reason, trigger="initiative switch")
-                when = state.lifecycle.since
-                done.append(Transitioned(s.slug, "active", "paused", reason, when, "initiative switch"))
-        return done
+                checked_state(tx, s.initiative)  # refuse a broken STATE.md before changing any
+            return _pause_all(tx, active, reason)
 
     def list(self, *, all: bool = False) -> Listing:
         """The initiatives, root first; archived ones only with `all`."""
@@ -279,13 +273,7 @@ class InitiativeAPI:
         ctx = self.ctx
         with ctx.transaction(explicit=True) as tx:
             summaries = _summaries(ctx)  # under the lock: nobody changes them while we decide
-            found = [s for s in summaries if s.slug == slug]
-            if not found:
-                known = ", ".join(s.slug for s in summaries)
-                raise UsageError(f"no initiative {slug!r} in this workspace (initiatives: {known})")
-            target = found[0]
-            if target.problem is not None:
-                raise UsageError(target.problem)
+            target = _named(summaries, slug)
             if target.state == "active":
                 return Switched(slug, True, [])
             active = [s for s in summaries if s.state == "active"]
@@ -296,12 +284,7 @@ class InitiativeAPI:
             source = state.lifecycle.state
             if not any(t.command == "resume" for t in lifecycle.allowed(source)):
                 raise refusal(tx, ["lifecycle", "state"], _cannot_switch(slug, source, active), target.initiative)
-            transitions = []
-            for s in active:
-                why = reason or f"switched to {slug}"
-                lifecycle.apply(tx, s.initiative, "pause", reason=why, trigger="initiative switch")
-                paused_at = checked_state(tx, s.initiative).lifecycle.since
-                transitions.append(Transitioned(s.slug, "active", "paused", why, paused_at, "initiative switch"))
+            transitions = _pause_all(tx, active, reason or f"switched to {slug}")
             why_resumed = reason or (f"switched from {', '.join(s.slug for s in active)}" if active else None)
             lifecycle.apply(tx, target.initiative, "resume", reason=why_resumed, trigger="initiative switch")
             transitions.append(
@@ -309,6 +292,39 @@ class InitiativeAPI:
             )
         ctx.forget_target()  # later calls through this context act on the initiative that is active now
         return Switched(slug, False, transitions)
+
+
+def _title(slug: str, title: str | None) -> str:
+    """A new initiative's title: as given (not blank), else its slug in words."""
+    title = title if title is not None else slug.replace("-", " ").capitalize()
+    if not title.strip():
+        raise UsageError("the title must not be empty")
+    return title
+
+
+def _refuse_taken(slug: str, summaries: list[Summary], folder: Path) -> None:
+    """Refuse a new initiative's slug that an initiative (or any folder in `initiatives/`) already has."""
+    taken = {s.slug for s in summaries}
+    if slug in taken or (folder / slug).exists():
+        raise UsageError(f"initiative {slug!r} already exists (initiatives: {', '.join(sorted(taken))})")
+
+
+def _named(summaries: list[Summary], slug: str) -> Summary:
+    """The initiative `slug` names; UsageError when there is none, or its STATE.md cannot be read."""
+    found = named(summaries, slug)
+    if found.problem is not None:
+        raise UsageError(found.problem)
+    return found
+
+
+def _pause_all(tx: Transaction, active: list[Summary], reason: str) -> list[Transitioned]:
+    """Pause the given active initiatives inside `tx` (`initiative switch`); what each went through."""
+    done = []
+    for s in active:
+        lifecycle.apply(tx, s.initiative, "pause", reason=reason, trigger="initiative switch")
+        paused_at = checked_state(tx, s.initiative).lifecycle.since
+        done.append(Transitioned(s.slug, "active", "paused", reason, paused_at, "initiative switch"))
+    return done
 
 
 def _cannot_switch(slug: str, source: str, active: list[Summary]) -> str:

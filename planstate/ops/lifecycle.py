@@ -11,6 +11,9 @@ from planstate.core.errors import UsageError
 from planstate.model.kinds import FINISHED, LIFECYCLE_STATES, ErrorInfo
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
+    from planstate.model.kinds import Lifecycle, State
     from planstate.store.initiatives import Initiative
     from planstate.store.transaction import Transaction
 
@@ -118,45 +121,71 @@ def apply(
     source = lifecycle.state
     target = target_of(source, command)
     if command == "complete":
-        unfinished = [p.name for p in state.phases if p.status not in FINISHED]
-        if unfinished:
-            line, column = tx.load("state", initiative.state_path, initiative).doc.locate(["phases"])
-            raise UsageError(
-                f"cannot complete: {len(unfinished)} phase{'s are' if len(unfinished) > 1 else ' is'} not finished "
-                f"({', '.join(unfinished)}); complete or skip {'them' if len(unfinished) > 1 else 'it'} first",
-                file=tx.ctx.display(initiative.state_path),
-                line=line,
-                column=column,
-                field="phases",
-            )
+        _refuse_unfinished(tx, initiative, state)
     when = now()
     who = actor or tx.ctx.actor
     lifecycle.state = target
     lifecycle.since = when
     lifecycle.reason = reason
     lifecycle.by = who
+    _keep_context(state, target, context)
+    _completion(state, target, when)
+    _error(lifecycle, source, command, target, reason, when)
+    if command == "resume":
+        lifecycle.resumed_at = when
+        lifecycle.resume_count = lifecycle.resume_count + 1
+    tx.log(initiative, history.entry(when, source, target, trigger or command, reason, who))
+    return source, target
+
+
+def _refuse_unfinished(tx: Transaction, initiative: Initiative, state: State) -> None:
+    """An initiative completes only when every phase is completed or skipped: UsageError naming the others."""
+    unfinished = [p.name for p in state.phases if p.status not in FINISHED]
+    if not unfinished:
+        return
+    many = len(unfinished) > 1
+    line, column = tx.load("state", initiative.state_path, initiative).doc.locate(["phases"])
+    raise UsageError(
+        f"cannot complete: {len(unfinished)} phase{'s are' if many else ' is'} not finished "
+        f"({', '.join(unfinished)}); complete or skip {'them' if many else 'it'} first",
+        file=tx.ctx.display(initiative.state_path),
+        line=line,
+        column=column,
+        field="phases",
+    )
+
+
+def _keep_context(state: State, target: str, context: str | None) -> None:
+    """A paused or suspended initiative keeps what was being worked on (`context`, else the current task), so
+    resuming can say it; in any other state it has none."""
+    lifecycle = state.lifecycle
     if target in ("paused", "suspended"):
         position = state.position
         lifecycle.context = context or (position.task if position.exists() else None)
     elif "context" in lifecycle._data():
         lifecycle.context = None
-    if target == "completed":
-        lifecycle.completed_at = when
-        if state.created is not None:  # seed 000: how long the whole initiative took
-            seconds = max(0.0, (when - state.created).total_seconds())
-            lifecycle.total_duration_seconds = int(seconds) if seconds == int(seconds) else seconds
-    else:  # reopened: completion is explicit, never left stale
+
+
+def _completion(state: State, target: str, when: datetime) -> None:
+    """Completing records when, and how long the whole initiative took since it was created; any other move
+    clears both, so a reopened initiative never shows a stale completion."""
+    lifecycle = state.lifecycle
+    if target != "completed":
         for key in ("completed_at", "total_duration_seconds"):
             if lifecycle._data().get(key) is not None:
                 lifecycle._writable()[key] = None
+        return
+    lifecycle.completed_at = when
+    if state.created is not None:
+        seconds = max(0.0, (when - state.created).total_seconds())
+        lifecycle.total_duration_seconds = int(seconds) if seconds == int(seconds) else seconds
+
+
+def _error(lifecycle: Lifecycle, source: str, command: str, target: str, reason: str | None, when: datetime) -> None:
+    """Entering `error` records the error (its retries carried over); retrying out of it counts one more retry."""
     if target == "error":
         previous = lifecycle.error
         retries = previous.retries if previous is not None else 0
         lifecycle.error = ErrorInfo({"message": reason or "no reason given", "at": when, "retries": retries})
-    if command == "resume":
-        lifecycle.resumed_at = when
-        lifecycle.resume_count = lifecycle.resume_count + 1
     if command == "retry" and source == "error" and lifecycle.error is not None:
         lifecycle.error.retries = lifecycle.error.retries + 1
-    tx.log(initiative, history.entry(when, source, target, trigger or command, reason, who))
-    return source, target

@@ -8,6 +8,7 @@ the pointer, and refuses while another phase is active.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from planstate.core.errors import UsageError
@@ -111,41 +112,65 @@ def set_position(
 
 def _position_value(tx: Transaction, state: State, name: str, value: Any) -> Any:
     """Check one position value; return it as it is written."""
-    path: list[Any] = ["position", name]
-    if name == "phase":
-        numbers = phase_numbers(state)
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise refusal(tx, path, f"expected a phase number, got {value!r}")
-        if not len(numbers):
-            raise refusal(tx, ["phases"], f"phase {value} is not a phase: this initiative has no phases")
-        if value not in numbers:
+    check = _POSITION_CHECKS.get(name, _text_value)
+    return check(tx, state, ["position", name], value)
+
+
+def _phase_value(tx: Transaction, state: State, path: list[Any], value: Any) -> Any:
+    """A phase number among the phases; refused while another phase is active (finish that one first)."""
+    numbers = phase_numbers(state)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise refusal(tx, path, f"expected a phase number, got {value!r}")
+    if not len(numbers):
+        raise refusal(tx, ["phases"], f"phase {value} is not a phase: this initiative has no phases")
+    if value not in numbers:
+        raise refusal(tx, path, f"{value} is not a phase; phases are numbered {numbers.start} to {numbers.stop - 1}")
+    for number, other in zip(numbers, state.phases, strict=False):
+        if other.status == "active" and number != value:
             raise refusal(
-                tx, path, f"{value} is not a phase; phases are numbered {numbers.start} to {numbers.stop - 1}"
+                tx,
+                ["phases", number - numbers.start, "status"],
+                f"cannot move to phase {value}: phase {number} ({other.name}) is active; "
+                "complete, fail or skip it first",
             )
-        for number, other in zip(numbers, state.phases, strict=False):
-            if other.status == "active" and number != value:
-                raise refusal(
-                    tx,
-                    ["phases", number - numbers.start, "status"],
-                    f"cannot move to phase {value}: phase {number} ({other.name}) is active; "
-                    "complete, fail or skip it first",
-                )
-        return value
-    if name == "status":
-        if value not in TASK_STATUSES:
-            raise refusal(tx, path, f"{value!r} is not one of: {', '.join(TASK_STATUSES)}")
-        return value
-    if name == "wave":
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-            raise refusal(tx, path, f"expected a whole number >= 0, got {value!r}")
-        return value
-    if name == "plan":
-        if isinstance(value, int) and not isinstance(value, bool):
-            if value < 0:
-                raise refusal(tx, path, f"expected a plan number >= 0 or a name, got {value!r}")
-            return value
+    return value
+
+
+def _status_value(tx: Transaction, state: State, path: list[Any], value: Any) -> Any:
+    """A task status."""
+    if value not in TASK_STATUSES:
+        raise refusal(tx, path, f"{value!r} is not one of: {', '.join(TASK_STATUSES)}")
+    return value
+
+
+def _wave_value(tx: Transaction, state: State, path: list[Any], value: Any) -> Any:
+    """A whole number >= 0, or None."""
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+        raise refusal(tx, path, f"expected a whole number >= 0, got {value!r}")
+    return value
+
+
+def _plan_value(tx: Transaction, state: State, path: list[Any], value: Any) -> Any:
+    """A plan number >= 0, or a plan's name (text)."""
+    if not isinstance(value, int) or isinstance(value, bool):
         return _text(tx, path, value)
+    if value < 0:
+        raise refusal(tx, path, f"expected a plan number >= 0 or a name, got {value!r}")
+    return value
+
+
+def _text_value(tx: Transaction, state: State, path: list[Any], value: Any) -> Any:
+    """Text, or None (an empty text clears the field)."""
     return _text(tx, path, value)
+
+
+# How each position field is checked; the others are text.
+_POSITION_CHECKS: dict[str, Callable[[Transaction, State, list[Any], Any], Any]] = {
+    "phase": _phase_value,
+    "status": _status_value,
+    "wave": _wave_value,
+    "plan": _plan_value,
+}
 
 
 def set_next(ctx: Context, text: str) -> Edited:

@@ -139,21 +139,7 @@ class SessionAPI:
             previous = _previous(found)
             record_id, path = recordfiles.new_path(initiative, KIND, who)
             when = now()
-            data: dict[str, Any] = {
-                "schema_version": SCHEMA_VERSION,
-                "id": record_id,
-                "agent": who,
-                "status": "active",
-                "started": when,
-                "ended": None,
-                "working_on": doing,
-                "completed": [],
-                "issues": [],
-                "handoff_reason": None,
-                "notes": None,
-                "context_usage": None,
-                "resumed_from": previous.id if previous else None,
-            }
+            data = _new_session(record_id, who, when, doing, previous)
             context = {**data, "resumed_status": previous.data.get("status") if previous else None}
             tx.create(KIND, path, data, records.body(ctx, KIND, context))
         ctx.save_cache()
@@ -307,52 +293,74 @@ class SessionAPI:
         found, problems = recordfiles.load_all(ctx, initiative, KIND)
         result.problems.extend(problems)
         slug = _slug(ctx, initiative)
-        latest: list[datetime] = []
+        latest: list[datetime] = []  # every session's last sign of life, for the initiative's activity
         for record in found:
             beat = last_heartbeat(ctx, record.id)
             started = parse_datetime(record.data.get("started"))
             seen = max((t for t in (beat, started) if t is not None), default=None)
             latest.extend(t for t in (seen, parse_datetime(record.data.get("ended"))) if t is not None)
-            if record.data.get("status") != "active" or seen is None or when - seen <= stale:
-                continue
-            invalid = problems_for(KIND, record.data)
-            if invalid:  # reap what it can; a hand-broken file is reported, not rewritten
-                result.problems.extend(located(ctx.read_document(record.path), invalid))
-                continue
-            result.crashed.append(
-                Crash(record.id, ctx.display(record.path), slug, str(record.data.get("agent")), seen, beat is not None)
-            )
-            if not result.dry_run:
-                session = tx.record(KIND, record.path)
-                session.status = "crashed"
-                session.ended = seen
-                since = "no heartbeat since" if beat is not None else "no heartbeat on this machine since it started"
-                session.issues.append(
-                    f"{since} {format_datetime(seen)} (stale after {durations.show(stale)}); "
-                    "marked crashed by `planstate session reap`"
-                )
-        if idle is None:
+            if record.data.get("status") == "active" and seen is not None and when - seen > stale:
+                self._crash(tx, record, slug, seen, beat is not None, stale, result)
+        if idle is not None:
+            self._abandon_if_idle(tx, initiative, slug, when, idle, latest, result)
+
+    def _crash(
+        self,
+        tx: Transaction,
+        record: recordfiles.Record,
+        slug: str,
+        seen: datetime,
+        beat: bool,
+        stale: timedelta,
+        result: Reaped,
+    ) -> None:
+        """Mark a stale active session crashed, noting its last sign of life in its issues."""
+        ctx = self.ctx
+        invalid = problems_for(KIND, record.data)
+        if invalid:  # reap what it can; a hand-broken file is reported, not rewritten
+            result.problems.extend(located(ctx.read_document(record.path), invalid))
             return
+        agent = str(record.data.get("agent"))
+        result.crashed.append(Crash(record.id, ctx.display(record.path), slug, agent, seen, beat))
+        if result.dry_run:
+            return
+        session = tx.record(KIND, record.path)
+        session.status = "crashed"
+        session.ended = seen
+        since = "no heartbeat since" if beat else "no heartbeat on this machine since it started"
+        session.issues.append(
+            f"{since} {format_datetime(seen)} (stale after {durations.show(stale)}); "
+            "marked crashed by `planstate session reap`"
+        )
+
+    def _abandon_if_idle(
+        self,
+        tx: Transaction,
+        initiative: Initiative,
+        slug: str,
+        when: datetime,
+        idle: timedelta,
+        latest: Sequence[datetime],
+        result: Reaped,
+    ) -> None:
+        """Move an active initiative without any activity for `idle` (sessions' included, `latest`) to abandoned."""
+        ctx = self.ctx
         state = _state_data(ctx, initiative)
         lifecycle = state.get("lifecycle") if isinstance(state.get("lifecycle"), dict) else {}
         if not isinstance(lifecycle, dict) or lifecycle.get("state") != "active":
             return
-        latest.extend(_activity(ctx, initiative, state))
-        last = max(latest, default=None)
+        last = max([*latest, *_activity(ctx, initiative, state)], default=None)
         if last is not None and when - last <= idle:
             return
         result.abandoned.append(Abandon(slug, ctx.display(initiative.state_path), last))
-        if not result.dry_run:
-            from planstate.ops import lifecycle as transitions
+        if result.dry_run:
+            return
+        from planstate.ops import lifecycle as transitions
 
-            quiet = f"no activity since {format_datetime(last)}" if last else "no activity found"
-            transitions.apply(
-                tx,
-                initiative,
-                "abandon",
-                reason=f"{quiet} (abandon after {durations.show(idle)})",
-                trigger=REAP_TRIGGER,
-            )
+        quiet = f"no activity since {format_datetime(last)}" if last else "no activity found"
+        transitions.apply(
+            tx, initiative, "abandon", reason=f"{quiet} (abandon after {durations.show(idle)})", trigger=REAP_TRIGGER
+        )
 
     # ------------------------------------------------------------------ helpers
 
@@ -374,20 +382,45 @@ class SessionAPI:
                 return recordfiles.find(ctx, initiative, KIND, named)
             except UsageError as exc:
                 raise UsageError(f"{ENV}={named}: {exc.message}") from None
-        found, _problems = recordfiles.load_all(ctx, initiative, KIND)
-        active = [r for r in found if r.data.get("status") == "active"]
-        mine = [r for r in active if r.data.get("agent") == ctx.actor]
-        for candidates in (mine, active):
-            if len(candidates) == 1:
-                return candidates[0]
-            if len(candidates) > 1:
-                listed = ", ".join(f"{r.id} ({r.data.get('agent')})" for r in candidates)
-                raise UsageError(
-                    f"{len(candidates)} sessions are active ({listed}); name one with --session ID or {ENV}"
-                )
-        raise UsageError(
-            f"no active session in {ctx.display(initiative.folder(KIND))}/; start one with `planstate session start`"
-        )
+        return _the_active_one(ctx, initiative)
+
+
+def _the_active_one(ctx: Context, initiative: Initiative) -> recordfiles.Record:
+    """The only active session of this agent, else the only active one of the initiative; UsageError when there
+    are several (name one) or none (start one)."""
+    found, _problems = recordfiles.load_all(ctx, initiative, KIND)
+    active = [r for r in found if r.data.get("status") == "active"]
+    mine = [r for r in active if r.data.get("agent") == ctx.actor]
+    for candidates in (mine, active):
+        if len(candidates) == 1:
+            return candidates[0]
+        if len(candidates) > 1:
+            listed = ", ".join(f"{r.id} ({r.data.get('agent')})" for r in candidates)
+            raise UsageError(f"{len(candidates)} sessions are active ({listed}); name one with --session ID or {ENV}")
+    raise UsageError(
+        f"no active session in {ctx.display(initiative.folder(KIND))}/; start one with `planstate session start`"
+    )
+
+
+def _new_session(
+    record_id: str, agent: str, when: datetime, working_on: str | None, previous: recordfiles.Record | None
+) -> dict[str, Any]:
+    """A new session's front matter, every field present; it continues `previous` when there is one."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "id": record_id,
+        "agent": agent,
+        "status": "active",
+        "started": when,
+        "ended": None,
+        "working_on": working_on,
+        "completed": [],
+        "issues": [],
+        "handoff_reason": None,
+        "notes": None,
+        "context_usage": None,
+        "resumed_from": previous.id if previous else None,
+    }
 
 
 def heartbeat_path(ctx: Context, session_id: str) -> Path:

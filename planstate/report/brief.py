@@ -9,6 +9,7 @@ the current time (how long a phase has run, stall detection) uses `planstate.cor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -33,7 +34,9 @@ from planstate.model.kinds import (
 from planstate.store import recordfiles
 
 if TYPE_CHECKING:
+    from planstate.check.checks import Checker
     from planstate.store.context import Context
+    from planstate.store.initiatives import Initiative
 
 RECENT_DECISIONS = 5
 SHOWN_BLOCKERS = 8
@@ -157,12 +160,7 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     if state_read is None or not state_read.valid or data is None:
         return out  # the facts below would come from a file that cannot be read, or from values known to be wrong
     state = State(data)
-    loaded: dict[str, list[recordfiles.Record]] = {}
-    unusable: dict[str, int] = {}
-    for kind in ("decision", "blocker", "session"):
-        reads = [checker.reads[p] for p in checker.reader.listing(initiative.folder(kind)) if p in checker.reads]
-        loaded[kind] = [recordfiles.Record(kind, r.path, r.data) for r in reads if r.valid]
-        unusable[kind] = sum(1 for r in reads if not r.valid)
+    loaded, unusable = _records(checker, initiative)
     history_read = checker.reads.get(initiative.history_path)
     entries = history_read.entries if history_read is not None and not history_read.read_failed else []
 
@@ -183,6 +181,17 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     out.files_modified = _files(ctx, state)
     out.verification = _verify(ctx, state, loaded["blocker"], loaded["session"])
     return out
+
+
+def _records(checker: Checker, initiative: Initiative) -> tuple[dict[str, list[recordfiles.Record]], dict[str, int]]:
+    """The valid records of each kind as the checks read them, and how many of each kind were not valid."""
+    loaded: dict[str, list[recordfiles.Record]] = {}
+    unusable: dict[str, int] = {}
+    for kind in ("decision", "blocker", "session"):
+        reads = [checker.reads[p] for p in checker.reader.listing(initiative.folder(kind)) if p in checker.reads]
+        loaded[kind] = [recordfiles.Record(kind, r.path, r.data) for r in reads if r.valid]
+        unusable[kind] = sum(1 for r in reads if not r.valid)
+    return loaded, unusable
 
 
 # What makes a state untrustworthy, most serious first: a merge left half done, a file that cannot be read, a
@@ -278,10 +287,7 @@ def active_seconds(start: datetime, end: datetime, entries: list[dict[str, Any]]
         if (at := parse_datetime(entry.get("at"))) is not None and entry.get("to") is not None
     )
     if not timeline:
-        lifecycle = state.lifecycle
-        if lifecycle.state != "active" and lifecycle.since is not None and lifecycle.since > start:
-            end = min(end, lifecycle.since)
-        return max(0, int((end - start).total_seconds()))
+        return _active_seconds_without_history(start, end, state)
     current = "active"  # before the first transition the initiative was being created: count it as active
     total = 0.0
     cursor = start
@@ -297,6 +303,14 @@ def active_seconds(start: datetime, end: datetime, entries: list[dict[str, Any]]
     if current == "active" and end > cursor:
         total += (end - cursor).total_seconds()
     return max(0, int(total))
+
+
+def _active_seconds_without_history(start: datetime, end: datetime, state: State) -> int:
+    """Whole seconds from `start` to `end`, or to when the lifecycle's `since` says a stopped initiative stopped."""
+    lifecycle = state.lifecycle
+    if lifecycle.state != "active" and lifecycle.since is not None and lifecycle.since > start:
+        end = min(end, lifecycle.since)
+    return max(0, int((end - start).total_seconds()))
 
 
 def _timing(state: State, current: dict[str, Any] | None) -> dict[str, Any]:
@@ -445,53 +459,59 @@ def _sessions(
     from planstate.check.checks import STALE_AFTER
     from planstate.ops.sessions import last_heartbeat
 
-    def started(r: recordfiles.Record) -> datetime:
-        """A sort key: the start, or the earliest time for a session without a readable one."""
-        return parse_datetime(r.data.get("started")) or datetime.min.replace(tzinfo=when.tzinfo)
+    def started(r: recordfiles.Record) -> tuple[datetime, str]:
+        """A sort key: the start (the earliest time for a session without a readable one), then the id."""
+        return parse_datetime(r.data.get("started")) or datetime.min.replace(tzinfo=when.tzinfo), r.id
 
-    seen: dict[str, datetime | None] = {}
+    seen: dict[str, datetime | None] = {}  # each session's last sign of life: its heartbeat or its start
     live: list[recordfiles.Record] = []
     over: list[recordfiles.Record] = []
     for record in items:
         times = (last_heartbeat(ctx, record.id), parse_datetime(record.data.get("started")))
-        seen[record.id] = max((t for t in times if t is not None), default=None)
-        latest = seen[record.id]
+        latest = seen[record.id] = max((t for t in times if t is not None), default=None)
         alive = latest is not None and (when - latest).total_seconds() <= STALE_AFTER
         (live if record.data.get("status") == "active" and alive else over).append(record)
-    active = [
-        {
-            "id": r.id,
-            "agent": r.data.get("agent"),
-            "started": r.data.get("started"),
-            "last_seen": seen[r.id],
-            "working_on": shorten(r.data["working_on"]) if r.data.get("working_on") else None,
-            "resumed_from": r.data.get("resumed_from"),
-        }
-        for r in sorted(live, key=lambda r: (started(r), r.id))
-    ]
+    active = [_live_session(r, seen[r.id]) for r in sorted(live, key=started)]
     summary = {"total": len(items), "unreadable": unusable, "active": active}
     if not over:
         return None, summary
-    last = max(over, key=lambda r: (started(r), r.id))
+    last = max(over, key=started)
+    return _last_session(last, seen[last.id], when), summary
+
+
+def _live_session(r: recordfiles.Record, last_seen: datetime | None) -> dict[str, Any]:
+    """A session that is alive, as the brief lists it."""
+    return {
+        "id": r.id,
+        "agent": r.data.get("agent"),
+        "started": r.data.get("started"),
+        "last_seen": last_seen,
+        "working_on": shorten(r.data["working_on"]) if r.data.get("working_on") else None,
+        "resumed_from": r.data.get("resumed_from"),
+    }
+
+
+def _last_session(last: recordfiles.Record, last_seen: datetime | None, when: datetime) -> dict[str, Any]:
+    """The session to pick up from: its handoff, what it completed and the issues it met (five of each), and how
+    long it has been silent when it is still `active`."""
     d = last.data
     silent = None
-    if d.get("status") == "active":
-        quiet_since = seen[last.id]
-        silent = int((when - quiet_since).total_seconds()) if quiet_since is not None else None
+    if d.get("status") == "active" and last_seen is not None:
+        silent = int((when - last_seen).total_seconds())
     return {
         "id": last.id,
         "agent": d.get("agent"),
         "status": d.get("status"),
         "started": d.get("started"),
         "ended": d.get("ended"),
-        "last_seen": seen[last.id],
+        "last_seen": last_seen,
         "silent_seconds": silent,
         "working_on": d.get("working_on"),
         "completed": [shorten(c) for c in d.get("completed") or []][:5],
         "issues": [shorten(i) for i in d.get("issues") or []][:5],
         "handoff_reason": d.get("handoff_reason"),
         "notes": shorten(d["notes"]) if d.get("notes") else None,
-    }, summary
+    }
 
 
 def _position(state: State) -> dict[str, Any] | None:
@@ -520,50 +540,75 @@ def _missing(ctx: Context, state: State) -> list[str]:
 def _verify(
     ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
 ) -> list[dict[str, Any]]:
-    """Seed 003's "Verify State": the resume context against the working tree and the phases."""
-    project = ctx.root.parent
-    flags: list[dict[str, Any]] = []
-    if not state.structure.exists():
-        flags.append(
-            {
-                "kind": "legacy_format",
-                "message": "legacy format: no structure snapshot; completion is inferred from completed phases",
-            }
-        )
-    listed = list(state.resume_context.files_modified)
+    """Verify the state before resuming from it: the resume context against the working tree, and the blockers
+    against the phases; one flag per doubt, in the order of `VERIFICATIONS`."""
+    return [flag for verify in VERIFICATIONS for flag in verify(ctx, state, blockers, sessions)]
+
+
+def _legacy_format(
+    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
+) -> list[dict[str, Any]]:
+    """A STATE.md without a structure snapshot: completion is only inferred."""
+    if state.structure.exists():
+        return []
+    message = "legacy format: no structure snapshot; completion is inferred from completed phases"
+    return [{"kind": "legacy_format", "message": message}]
+
+
+def _missing_files(
+    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
+) -> list[dict[str, Any]]:
+    """Files the resume context lists as modified that no longer exist."""
     missing = _missing(ctx, state)
-    if missing:
-        flags.append(
-            {
-                "kind": "missing_files",
-                "files": missing[:SHOWN_FILES],
-                "count": len(missing),
-                "message": f"{len(missing)} file{'s are' if len(missing) != 1 else ' is'} listed as modified "
-                f"but no longer exist{'s' if len(missing) == 1 else ''}",
-            }
-        )
+    if not missing:
+        return []
+    return [
+        {
+            "kind": "missing_files",
+            "files": missing[:SHOWN_FILES],
+            "count": len(missing),
+            "message": f"{len(missing)} file{'s are' if len(missing) != 1 else ' is'} listed as modified "
+            f"but no longer exist{'s' if len(missing) == 1 else ''}",
+        }
+    ]
+
+
+def _unrecorded_changes(
+    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
+) -> list[dict[str, Any]]:
+    """Files git says changed since the state's last news (see `_changes_since`) that the resume context does not
+    mention (planning files aside)."""
     from planstate.core import git
 
     since, event = _changes_since(state, sessions)
-    changed = git.changed_since(project, since)
-    if changed is not None:
-        planning = ctx.root.name + "/"
-        mentioned = {_norm(n) for n in listed}
-        unmentioned = [c for c in changed if not c.startswith(planning) and _norm(c) not in mentioned]
-        if unmentioned:
-            count = len(unmentioned)
-            files = f"{count} file{'s' if count != 1 else ''}"
-            changed_text = f"changed in git since {SINCE_TEXT[event]}" if event else "with uncommitted changes"
-            flags.append(
-                {
-                    "kind": "unrecorded_changes",
-                    "files": unmentioned[:SHOWN_GIT_FILES],
-                    "count": count,
-                    "since": since,
-                    "since_event": event,
-                    "message": f"{files} {changed_text} that the state does not mention",
-                }
-            )
+    changed = git.changed_since(ctx.root.parent, since)
+    if changed is None:
+        return []
+    planning = ctx.root.name + "/"
+    mentioned = {_norm(n) for n in state.resume_context.files_modified}
+    unmentioned = [c for c in changed if not c.startswith(planning) and _norm(c) not in mentioned]
+    if not unmentioned:
+        return []
+    count = len(unmentioned)
+    files = f"{count} file{'s' if count != 1 else ''}"
+    changed_text = f"changed in git since {SINCE_TEXT[event]}" if event else "with uncommitted changes"
+    return [
+        {
+            "kind": "unrecorded_changes",
+            "files": unmentioned[:SHOWN_GIT_FILES],
+            "count": count,
+            "since": since,
+            "since_event": event,
+            "message": f"{files} {changed_text} that the state does not mention",
+        }
+    ]
+
+
+def _blockers_on_completed_phases(
+    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
+) -> list[dict[str, Any]]:
+    """Open blockers that still affect a completed phase: the blocker or what it affects is out of date."""
+    flags = []
     for blocker in blockers:
         if blocker.data.get("status") not in OPEN_BLOCKERS:
             continue
@@ -580,6 +625,11 @@ def _verify(
                     }
                 )
     return flags
+
+
+VERIFICATIONS: tuple[
+    Callable[[Context, State, list[recordfiles.Record], list[recordfiles.Record]], list[dict[str, Any]]], ...
+] = (_legacy_format, _missing_files, _unrecorded_changes, _blockers_on_completed_phases)
 
 
 # What `since` of an unrecorded_changes flag is, in the words of its message.

@@ -23,7 +23,7 @@ from planstate.text.document import Document
 
 if TYPE_CHECKING:
     from planstate.store.cache import FrontMatterCache
-    from planstate.store.initiatives import Initiative
+    from planstate.store.initiatives import Initiative, Summary
     from planstate.store.transaction import Transaction
 
 
@@ -165,37 +165,35 @@ class Context:
 
         summaries = [summarize(self, i) for i in discover(self.root)]
         self.save_cache()
-        out: list[PlanstateError] = []
+        return self._extra_actives(summaries) + self._folders_not_slugs(summaries)
+
+    def _extra_actives(self, summaries: list[Summary]) -> list[PlanstateError]:
+        """Every active initiative after the first: at most one may be active."""
         active = [s for s in summaries if s.state == "active"]
+        out = []
         for extra in active[1:]:
-            doc = self.read_document(extra.initiative.state_path)
-            line, col = doc.locate("lifecycle.state")
             others = ", ".join(s.slug for s in active if s is not extra)
-            out.append(
-                PlanstateError(
-                    f"is active, but so is {others}; at most one initiative may be active",
-                    file=doc.path,
-                    line=line,
-                    column=col,
-                    field="lifecycle.state",
-                )
-            )
+            message = f"is active, but so is {others}; at most one initiative may be active"
+            out.append(self._located(extra.initiative.state_path, "lifecycle.state", message))
+        return out
+
+    def _folders_not_slugs(self, summaries: list[Summary]) -> list[PlanstateError]:
+        """Initiatives in `initiatives/` whose STATE.md names another slug than their folder."""
+        out = []
         for s in summaries:
             data = self.cached_data(s.initiative.state_path) if s.problem is None else None
             slug = data.get("initiative") if isinstance(data, dict) else None
-            if s.initiative.folder_slug is not None and isinstance(slug, str) and slug != s.initiative.folder_slug:
-                doc = self.read_document(s.initiative.state_path)
-                line, col = doc.locate("initiative")
-                out.append(
-                    PlanstateError(
-                        f"is {slug!r} but the folder is {INITIATIVES}/{s.initiative.folder_slug}/; they must match",
-                        file=doc.path,
-                        line=line,
-                        column=col,
-                        field="initiative",
-                    )
-                )
+            folder = s.initiative.folder_slug
+            if folder is not None and isinstance(slug, str) and slug != folder:
+                message = f"is {slug!r} but the folder is {INITIATIVES}/{folder}/; they must match"
+                out.append(self._located(s.initiative.state_path, "initiative", message))
         return out
+
+    def _located(self, path: Path, field: str, message: str) -> PlanstateError:
+        """An error at `field` of the file at `path`, with its line and column."""
+        doc = self.read_document(path)
+        line, col = doc.locate(field)
+        return PlanstateError(message, file=doc.path, line=line, column=col, field=field)
 
     # ------------------------------------------------------------ writing
 

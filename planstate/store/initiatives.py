@@ -110,11 +110,22 @@ def choose(ctx: Context, explicit: str | None) -> Choice:
         return Choice(found[0])  # the common case costs no parsing at all
     summaries = [summarize(ctx, i) for i in found]
     if explicit is not None:
-        for s in summaries:
-            if s.slug == explicit:
-                return Choice(s.initiative)
-        known = ", ".join(s.slug for s in summaries)
-        raise UsageError(f"no initiative {explicit!r} in this workspace (initiatives: {known})")
+        return Choice(named(summaries, explicit).initiative)
+    return _active_or_latest(summaries)
+
+
+def named(summaries: list[Summary], slug: str) -> Summary:
+    """The initiative whose slug is `slug`; UsageError listing the slugs there are when none is."""
+    for s in summaries:
+        if s.slug == slug:
+            return s
+    known = ", ".join(s.slug for s in summaries)
+    raise UsageError(f"no initiative {slug!r} in this workspace (initiatives: {known})")
+
+
+def _active_or_latest(summaries: list[Summary]) -> Choice:
+    """The active initiative (UsageError when several are), else the one whose lifecycle changed last: a guess
+    when several could be meant (archived ones only when all are)."""
     active = [s for s in summaries if s.state == "active"]
     if len(active) > 1:
         names = ", ".join(s.slug for s in active)

@@ -47,12 +47,7 @@ def initiative_files(
     from planstate.store import history
     from planstate.text import templates
 
-    if first_phase not in (0, 1):
-        raise UsageError("--first-phase must be 0 or 1")
-    if any(not name.strip() for name in phases):
-        raise UsageError("phase names must not be empty")
-    if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,62}", slug):
-        raise UsageError(f"initiative id {slug!r} must be a slug: lowercase letters, digits and '-'")
+    _refuse_bad_arguments(slug, phases, first_phase)
     when = now()
     context = {
         "initiative": slug,
@@ -78,6 +73,16 @@ def initiative_files(
     for folder in RECORD_FOLDERS.values():
         files[f"{folder}/.gitkeep"] = b""
     return files
+
+
+def _refuse_bad_arguments(slug: str, phases: list[str] | tuple[str, ...], first_phase: int) -> None:
+    """UsageError for a numbering base other than 0 or 1, a blank phase name or an id that is not a slug."""
+    if first_phase not in (0, 1):
+        raise UsageError("--first-phase must be 0 or 1")
+    if any(not name.strip() for name in phases):
+        raise UsageError("phase names must not be empty")
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,62}", slug):
+        raise UsageError(f"initiative id {slug!r} must be a slug: lowercase letters, digits and '-'")
 
 
 def materialize(files: dict[str, bytes], parent: Path, target: Path) -> None:

@@ -24,7 +24,7 @@ from planstate.core.errors import ConflictError, PlanstateError, UsageError, Val
 from planstate.core.files import atomic_write, create_exclusive, read_bytes, real_target, remove_stale_temp_files
 from planstate.core.layout import STATE_FILE
 from planstate.model.kinds import KINDS, READ_ONLY_STATES, State, read_only_message
-from planstate.model.schema import Kind, ListOf, Model, Nested, Nullable
+from planstate.model.schema import Kind, ListOf, Model, Nested, Nullable, Problem
 from planstate.model.validation import located, problems_for
 from planstate.store import history
 from planstate.text.document import Document
@@ -164,31 +164,31 @@ class Transaction:
         pending: list[tuple[Staged, bytes]] = []
         problems: list[PlanstateError] = []
         for staged in changed:
-            found = problems_for(staged.kind, staged.data)
-            if not found and staged.kind == "state":
-                from planstate.model.derived import recompute
-
-                recompute(State(staged.data))
-                found = problems_for(staged.kind, staged.data)
+            found = _problems(staged)
             if found:
                 problems.extend(located(staged.doc, found))
                 continue
-            if staged.created:
-                if not same(staged.data, staged.doc.data):  # changed through its model after tx.create
-                    staged.doc.update(staged.data)
-                pending.append((staged, staged.doc.check_writable()))
-                continue
-            if staged.kind == "state":
-                staged.data["updated"] = now()
-            staged.doc.update(staged.data)
-            if staged.kind == "state" and staged.initiative is not None:
-                self.ctx.refresh_regions(staged.doc, staged.initiative)
-            new = staged.doc.check_writable()
-            if new != staged.original:
+            new = self._spliced(staged)
+            if new is not None:
                 pending.append((staged, new))
         if problems:
             raise ValidationError(problems)
         return pending
+
+    def _spliced(self, staged: Staged) -> bytes | None:
+        """A valid file's new bytes (a STATE.md with `updated` now and its regions re-rendered); None when an
+        existing file comes out unchanged."""
+        if staged.created:
+            if not same(staged.data, staged.doc.data):  # changed through its model after tx.create
+                staged.doc.update(staged.data)
+            return staged.doc.check_writable()
+        if staged.kind == "state":
+            staged.data["updated"] = now()
+        staged.doc.update(staged.data)
+        if staged.kind == "state" and staged.initiative is not None:
+            self.ctx.refresh_regions(staged.doc, staged.initiative)
+        new = staged.doc.check_writable()
+        return new if new != staged.original else None
 
     # ---- archived and completed initiatives are read-only (seed 004)
 
@@ -347,21 +347,38 @@ def _work_of(data: Any, transition: bool) -> Any:
     return out
 
 
+def _problems(staged: Staged) -> list[Problem]:
+    """A changed file's problems; a valid STATE.md is checked again after its derived values are recomputed."""
+    found = problems_for(staged.kind, staged.data)
+    if not found and staged.kind == "state":
+        from planstate.model.derived import recompute
+
+        recompute(State(staged.data))
+        found = problems_for(staged.kind, staged.data)
+    return found
+
+
 def _without_derived(data: dict[str, Any], model: type[Model]) -> dict[str, Any]:
     """A copy of `data` without the derived fields of `model` and of its nested models."""
     out: dict[str, Any] = {}
     for key, value in data.items():
         field = model.fields.get(key) if isinstance(key, str) else None
-        if field is not None and field.derived:
-            continue
-        inner = _nested_model(field.kind) if field is not None else None
-        if inner is not None and isinstance(value, dict):
-            out[key] = _without_derived(value, inner)
-        elif inner is not None and isinstance(value, list):
-            out[key] = [_without_derived(v, inner) if isinstance(v, dict) else v for v in value]
-        else:
+        if field is None:
             out[key] = value
+        elif not field.derived:
+            out[key] = _inner_without_derived(value, _nested_model(field.kind))
     return out
+
+
+def _inner_without_derived(value: Any, model: type[Model] | None) -> Any:
+    """A field's value without the derived fields of its model: a nested mapping, or each mapping of a list."""
+    if model is None:
+        return value
+    if isinstance(value, dict):
+        return _without_derived(value, model)
+    if isinstance(value, list):
+        return [_without_derived(v, model) if isinstance(v, dict) else v for v in value]
+    return value
 
 
 def _nested_model(kind: Kind[Any]) -> type[Model] | None:

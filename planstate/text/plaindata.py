@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from datetime import date, datetime
 from typing import Any, NamedTuple
@@ -13,58 +14,22 @@ from planstate.text.paths import Segment, child, real_key
 def to_plain(value: Any, _memo: dict[int, Any] | None = None) -> Any:
     """Convert ruamel round-trip objects into plain dict, list, str, int, float, bool, dates."""
     memo = {} if _memo is None else _memo
-    if isinstance(value, dict):
-        return _plain_dict(value, memo)
-    if isinstance(value, list):
-        return _plain_list(value, memo)
-    if value is None or type(value) in (str, int, float, bool):
-        return value
-    return _plain_scalar(value, memo)
-
-
-def _plain_dict(value: dict[Any, Any], memo: dict[int, Any]) -> dict[Any, Any]:
-    """A plain copy of a mapping; one copy per original, so shared (aliased) values stay shared."""
-    if id(value) in memo:
-        return memo[id(value)]  # type: ignore[no-any-return]
-    out: dict[Any, Any] = {}
-    memo[id(value)] = out
-    for k, v in value.items():
-        out[to_plain(k, memo)] = to_plain(v, memo)
-    return out
-
-
-def _plain_list(value: list[Any], memo: dict[int, Any]) -> list[Any]:
-    """A plain copy of a sequence; one copy per original, so shared (aliased) values stay shared."""
-    if id(value) in memo:
-        return memo[id(value)]  # type: ignore[no-any-return]
-    items: list[Any] = []
-    memo[id(value)] = items
-    items.extend(to_plain(v, memo) for v in value)
-    return items
-
-
-def _plain_scalar(value: Any, memo: dict[int, Any]) -> Any:
-    """A plain value for a ruamel scalar subclass, a date, a `!!set`, a tuple or a tagged scalar."""
-    for kind in (bool, str, int, float):  # bool before int: a bool is an int too
-        if isinstance(value, kind):
-            return kind(value)
-    if isinstance(value, datetime):
-        return datetime(
-            value.year,
-            value.month,
-            value.day,
-            value.hour,
-            value.minute,
-            value.second,
-            value.microsecond,
-            value.tzinfo,
-        )
-    if isinstance(value, date):
-        return date(value.year, value.month, value.day)
+    if isinstance(value, dict | list):
+        return _plain_container(value, memo)
     if isinstance(value, AbstractSet):  # `!!set`, read by ruamel as a CommentedSet
         return {to_plain(v, memo): None for v in value}
     if isinstance(value, tuple):
         return [to_plain(v, memo) for v in value]
+    return _plain_scalar(value)
+
+
+def _plain_scalar(value: Any) -> Any:
+    """A scalar as the plain type it stands for (ruamel's subclasses carry formatting, tags the text itself)."""
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    for kind, plain in _PLAIN_SCALARS:
+        if isinstance(value, kind):
+            return plain(value)
     from ruamel.yaml.comments import TaggedScalar
 
     if isinstance(value, TaggedScalar):  # `!!str 12`, `!custom x`: the text itself
@@ -72,21 +37,60 @@ def _plain_scalar(value: Any, memo: dict[int, Any]) -> Any:
     return value
 
 
+def _plain_container(value: dict[Any, Any] | list[Any], memo: dict[int, Any]) -> Any:
+    """A mapping or list, converted once however often it is referenced (YAML anchors and aliases)."""
+    if id(value) in memo:
+        return memo[id(value)]
+    if isinstance(value, list):
+        items: list[Any] = []
+        memo[id(value)] = items
+        items.extend(to_plain(v, memo) for v in value)
+        return items
+    out: dict[Any, Any] = {}
+    memo[id(value)] = out
+    for k, v in value.items():
+        out[to_plain(k, memo)] = to_plain(v, memo)
+    return out
+
+
+def _plain_datetime(value: datetime) -> datetime:
+    return datetime(
+        value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond, value.tzinfo
+    )
+
+
+def _plain_date(value: date) -> date:
+    return date(value.year, value.month, value.day)
+
+
+# ruamel's scalar subclasses (ScalarFloat, TimeStamp ...) and the plain type each becomes; a subclass comes before
+# its base (bool before int, datetime before date), as the first match wins.
+_PLAIN_SCALARS: tuple[tuple[type[Any], Callable[[Any], Any]], ...] = (
+    (bool, bool),
+    (str, str),
+    (int, int),
+    (float, float),
+    (datetime, _plain_datetime),
+    (date, _plain_date),
+)
+
+
 def same(a: Any, b: Any) -> bool:
     """Compare plain values strictly: types matter (1 is not True, 1 is not 1.0), key order too."""
     if isinstance(a, dict):
-        return (
-            isinstance(b, dict)
-            and len(a) == len(b)
-            and all(same(x, y) and same(a[x], b[y]) for x, y in zip(a, b, strict=True))
-        )
+        return isinstance(b, dict) and _same_mapping(a, b)
     if isinstance(a, list):
         return isinstance(b, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     if type(a) is not type(b):
         return False
-    if isinstance(a, float) and a != a:
+    if isinstance(a, float) and a != a:  # NaN is the same as NaN here, though never equal to it
         return bool(b != b)
     return bool(a == b)
+
+
+def _same_mapping(a: dict[Any, Any], b: dict[Any, Any]) -> bool:
+    """The same keys in the same order, with the same values."""
+    return len(a) == len(b) and all(same(x, y) and same(a[x], b[y]) for x, y in zip(a, b, strict=True))
 
 
 class Op(NamedTuple):
@@ -110,14 +114,14 @@ def diff(old: Any, new: Any, path: tuple[Segment, ...] = (), *, inserts: bool = 
     if same(old, new):
         return []
     if isinstance(old, dict) and isinstance(new, dict) and old and new:
-        return _diff_mappings(old, new, path, inserts)
+        return _mapping_diff(old, new, path, inserts)
     if isinstance(old, list) and isinstance(new, list) and old and new:
-        return _diff_lists(old, new, path, inserts)
+        return _list_diff(old, new, path, inserts)
     return [Op("replace", path, new)]
 
 
-def _diff_mappings(old: dict[Any, Any], new: dict[Any, Any], path: tuple[Segment, ...], inserts: bool) -> list[Op]:
-    """Delete the keys `new` lacks, change the values of the keys both have, add the keys `old` lacks."""
+def _mapping_diff(old: dict[Any, Any], new: dict[Any, Any], path: tuple[Segment, ...], inserts: bool) -> list[Op]:
+    """Keys deleted, then each key of `new` in order: changed in place or added."""
     ops = [Op("delete", (*path, key)) for key in old if not _has_key(new, key)]
     for key, value in new.items():
         if _has_key(old, key):
@@ -127,8 +131,8 @@ def _diff_mappings(old: dict[Any, Any], new: dict[Any, Any], path: tuple[Segment
     return ops
 
 
-def _diff_lists(old: list[Any], new: list[Any], path: tuple[Segment, ...], inserts: bool) -> list[Op]:
-    """Appends, deletions or insertions when that is all that changed; else each item in place."""
+def _list_diff(old: list[Any], new: list[Any], path: tuple[Segment, ...], inserts: bool) -> list[Op]:
+    """Items appended, taken out or (with `inserts`) put in as such; any other change item by item."""
     if len(new) >= len(old) and all(same(x, y) for x, y in zip(old, new, strict=False)):
         return [Op("append", path, v) for v in new[len(old) :]]
     removed = _removed_indexes(old, new)
@@ -137,12 +141,12 @@ def _diff_lists(old: list[Any], new: list[Any], path: tuple[Segment, ...], inser
     inserted = _insertions(old, new, path) if inserts else None
     if inserted is not None:
         return inserted
-    return _diff_items(old, new, path, inserts)
+    return _item_by_item(old, new, path, inserts)
 
 
-def _diff_items(old: list[Any], new: list[Any], path: tuple[Segment, ...], inserts: bool) -> list[Op]:
-    """Change each item in place, then append the items `old` lacks or delete those `new` lacks."""
-    ops: list[Op] = []
+def _item_by_item(old: list[Any], new: list[Any], path: tuple[Segment, ...], inserts: bool) -> list[Op]:
+    """Each item compared with the one at its index; the extra items appended, or the missing ones deleted."""
+    ops = []
     for i in range(min(len(old), len(new))):
         ops.extend(diff(old[i], new[i], (*path, i), inserts=inserts))
     if len(new) > len(old):
@@ -199,22 +203,49 @@ def apply_op(data: Any, op: Op) -> Any:
         return copy.deepcopy(op.value)
     if data is None:
         data = {}
-    parent = data
-    for seg in op.path[:-1] if op.kind != "append" else op.path:
-        _found, parent = child(parent, seg)
-    last = op.path[-1] if op.path else None
-    if op.kind == "append":
-        parent.append(copy.deepcopy(op.value))
-    elif op.kind == "insert":
-        parent.insert(int(last), copy.deepcopy(op.value))  # type: ignore[arg-type]
-    elif op.kind == "add":
-        parent[last] = copy.deepcopy(op.value)
-    elif op.kind == "replace":
-        key = real_key(parent, last)
-        parent[key] = copy.deepcopy(op.value)
-    elif op.kind == "delete":
-        key = real_key(parent, last)
-        del parent[key]
-        if not data and not op.path[:-1]:
-            return None
+    parent = _parent(data, op)
+    edit = _EDITS.get(op.kind)
+    if edit is not None:
+        edit(parent, op.path[-1] if op.path else None, op.value)
+    if op.kind == "delete" and not data and not op.path[:-1]:
+        return None  # the last top-level key went: no front matter is left
     return data
+
+
+def _parent(data: Any, op: Op) -> Any:
+    """The mapping or list an edit changes: where its path leads but for the last step (an append's path ends at
+    the list itself)."""
+    parent = data
+    for seg in op.path if op.kind == "append" else op.path[:-1]:
+        _found, parent = child(parent, seg)
+    return parent
+
+
+def _append(parent: Any, last: Any, value: Any) -> None:
+    parent.append(copy.deepcopy(value))
+
+
+def _insert(parent: Any, last: Any, value: Any) -> None:
+    parent.insert(int(last), copy.deepcopy(value))
+
+
+def _add(parent: Any, last: Any, value: Any) -> None:
+    parent[last] = copy.deepcopy(value)
+
+
+def _replace(parent: Any, last: Any, value: Any) -> None:
+    parent[real_key(parent, last)] = copy.deepcopy(value)
+
+
+def _delete(parent: Any, last: Any, value: Any) -> None:
+    del parent[real_key(parent, last)]
+
+
+# What each kind of edit does to the mapping or list it ends in (`last` is the key or index in it).
+_EDITS: dict[str, Callable[[Any, Any, Any], None]] = {
+    "append": _append,
+    "insert": _insert,
+    "add": _add,
+    "replace": _replace,
+    "delete": _delete,
+}

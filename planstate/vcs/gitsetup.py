@@ -100,28 +100,37 @@ def block_spans(lines: list[str]) -> list[tuple[int, int]]:
     while index < len(lines):
         line = lines[index].strip()
         if _BEGIN.match(line):
-            stop = index + 1
-            while stop < len(lines) and not _BEGIN.match(lines[stop].strip()) and not _END.match(lines[stop].strip()):
-                stop += 1
-            if stop < len(lines) and _END.match(lines[stop].strip()):
-                spans.append((index, stop + 1))
-                index = stop + 1
-                continue
-            stop = index + 1
-            while stop < len(lines) and _rule(lines[stop]):
-                stop += 1
-            spans.append((index, stop))
-            index = stop
+            span = _from_begin(lines, index)
         elif _END.match(line):
-            start = index
-            floor = spans[-1][1] if spans else 0
-            while start > floor and _rule(lines[start - 1]):
-                start -= 1
-            spans.append((start, index + 1))
-            index += 1
+            span = _to_end(lines, index, spans[-1][1] if spans else 0)
         else:
             index += 1
+            continue
+        spans.append(span)
+        index = span[1]
     return spans
+
+
+def _from_begin(lines: list[str], begin: int) -> tuple[int, int]:
+    """The span a begin marker starts: through the next end marker, unless another begin comes first; without an
+    end, the begin and the rules right after it."""
+    stop = begin + 1
+    while stop < len(lines) and not _BEGIN.match(lines[stop].strip()) and not _END.match(lines[stop].strip()):
+        stop += 1
+    if stop < len(lines) and _END.match(lines[stop].strip()):
+        return begin, stop + 1
+    stop = begin + 1
+    while stop < len(lines) and _rule(lines[stop]):
+        stop += 1
+    return begin, stop
+
+
+def _to_end(lines: list[str], end: int, floor: int) -> tuple[int, int]:
+    """The span of an end marker without a begin: the rules right before it (not before `floor`) and the end."""
+    start = end
+    while start > floor and _rule(lines[start - 1]):
+        start -= 1
+    return start, end + 1
 
 
 def with_block(text: str) -> str:
@@ -308,25 +317,36 @@ def uninstall(ctx: Context) -> Report:
     path, shown, before = _read_attributes(ctx)
     report = Report("uninstall", shown, "absent" if before is None else "unchanged")
     if before is not None:
-        text = before.decode("utf-8", errors="surrogateescape")
-        after = without_block(text)
-        if after != text:
-            report.lines = len(_lines(text)) - len(_lines(after))
-            if after:
-                atomic_write(path, after.encode("utf-8", errors="surrogateescape"), expected=before, shown=shown)
-                report.attributes = "removed"
-            else:
-                path.unlink()
-                report.attributes = "deleted"
+        _remove_block(path, shown, before, report)
     report.git = git.toplevel(ctx.root) is not None
     if report.git:
-        current = git.config_values(ctx.root, CONFIG_PATTERN, local=True) or {}
-        for section in SECTIONS:
-            keys = {key: values[-1] for key, values in current.items() if key.startswith(section + ".")}
-            if keys:
-                git.config_remove_section(ctx.root, section)
-                report.config_removed.update(keys)
+        _remove_config(ctx, report)
     return report
+
+
+def _remove_block(path: Path, shown: str, before: bytes, report: Report) -> None:
+    """Take planstate's lines out of the attributes file, deleting the file when nothing else is left."""
+    text = before.decode("utf-8", errors="surrogateescape")
+    after = without_block(text)
+    if after == text:
+        return
+    report.lines = len(_lines(text)) - len(_lines(after))
+    if after:
+        atomic_write(path, after.encode("utf-8", errors="surrogateescape"), expected=before, shown=shown)
+        report.attributes = "removed"
+    else:
+        path.unlink()
+        report.attributes = "deleted"
+
+
+def _remove_config(ctx: Context, report: Report) -> None:
+    """Remove the `merge.planstate` and `diff.planstate` sections this clone's own git config has."""
+    current = git.config_values(ctx.root, CONFIG_PATTERN, local=True) or {}
+    for section in SECTIONS:
+        keys = {key: values[-1] for key, values in current.items() if key.startswith(section + ".")}
+        if keys:
+            git.config_remove_section(ctx.root, section)
+            report.config_removed.update(keys)
 
 
 def status(ctx: Context) -> Status:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Any, NamedTuple
 
@@ -82,42 +83,114 @@ def same(a: Any, b: Any) -> bool:
 def _value(
     rule: Rule, model: type[Model] | None, base: Any, ours: Any, theirs: Any, path: Path, out: list[Conflict]
 ) -> Any:
-    """The merged value at `path` (MISSING when the key goes away)."""
+    """The merged value at `path` (MISSING when the key goes away): the change when one side changed it, else what
+    its rule makes of two different changes."""
     if same(ours, theirs):
         return ours
     if same(base, ours):
         return theirs
     if same(base, theirs):
         return ours
-    name = rule.name
-    if name == "derived":
+    both = _Both(rule, model, base, ours, theirs, path, out)
+    return _BOTH_CHANGED.get(rule.name, _Both.conflict)(both)
+
+
+class _Both(NamedTuple):
+    """A value both sides changed, to different values: what a rule decides from, and where conflicts go."""
+
+    rule: Rule
+    model: type[Model] | None
+    base: Any
+    ours: Any
+    theirs: Any
+    path: Path
+    out: list[Conflict]
+
+    def conflict(self) -> Any:
+        """What a rule cannot decide: report a conflict at the path and keep our value."""
+        self.out.append(Conflict(self.path, self.base, self.ours, self.theirs))
+        return self.ours
+
+
+def _ours(both: _Both) -> Any:
+    """`derived`: either side's value will do, it is recomputed from the merged fields."""
+    return both.ours
+
+
+def _timestamp(both: _Both) -> Any:
+    """`latest` and `earliest`: the later (the earlier) of two timestamps."""
+    a, b = when(both.ours), when(both.theirs)
+    if a is None or b is None:
+        return both.conflict()
+    later, earlier = (both.ours, both.theirs) if a >= b else (both.theirs, both.ours)
+    return later if both.rule.name == "latest" else earlier
+
+
+def _final(both: _Both) -> Any:
+    """`final:STATUS`: the side that reached the final status, when only one did."""
+    final, ours, theirs = both.rule.final, both.ours, both.theirs
+    if ours == final and theirs != final:
         return ours
-    if name in ("latest", "earliest"):
-        a, b = when(ours), when(theirs)
-        if a is not None and b is not None:
-            later = ours if a >= b else theirs
-            earlier = theirs if later is ours else ours
-            return later if name == "latest" else earlier
-    elif name == "final":
-        if ours == rule.final and theirs != rule.final:
-            return ours
-        if theirs == rule.final and ours != rule.final:
-            return theirs
-    elif name == "lifecycle":
-        return _lifecycle(base, ours, theirs, path, out)
-    elif name in ("set", "log"):
-        if (
-            all(isinstance(v, list) or v is MISSING or v is None for v in (base, ours, theirs))
-            and isinstance(ours, list)
-            and isinstance(theirs, list)
-        ):
-            return union(_list(base), ours, theirs, ordered=name == "log")
-    elif name == "by_index" and isinstance(ours, list) and isinstance(theirs, list):
-        return _by_index(model, _list(base), ours, theirs, path, out)
-    if isinstance(ours, dict) and isinstance(theirs, dict) and name in ("nested", "map", "value"):
-        return _mapping_merge(model if name == "nested" else None, _mapping(base), ours, theirs, path, out)
-    out.append(Conflict(path, base, ours, theirs))
-    return ours
+    if theirs == final and ours != final:
+        return theirs
+    return both.conflict()
+
+
+_RANK = {"archived": 2, "completed": 1}
+
+
+def _lifecycle(both: _Both) -> Any:
+    """`lifecycle`, as one unit: archived, then completed, outrank the rest; else the later transition wins."""
+    ours, theirs = both.ours, both.theirs
+    if not (isinstance(ours, dict) and isinstance(theirs, dict)):
+        return both.conflict()
+    rank_o, rank_t = _RANK.get(str(ours.get("state")), 0), _RANK.get(str(theirs.get("state")), 0)
+    if rank_o != rank_t:
+        return ours if rank_o > rank_t else theirs
+    a, b = when(ours.get("since")), when(theirs.get("since"))
+    if a is not None and b is not None and a != b:
+        return ours if a > b else theirs
+    return both.conflict()
+
+
+def _union(both: _Both) -> Any:
+    """`set` and `log`: the union of two lists (a log's entries in time order)."""
+    base, ours, theirs = both.base, both.ours, both.theirs
+    lists = all(isinstance(v, list) or v is MISSING or v is None for v in (base, ours, theirs))
+    if not (lists and isinstance(ours, list) and isinstance(theirs, list)):
+        return both.conflict()
+    return union(_list(base), ours, theirs, ordered=both.rule.name == "log")
+
+
+def _items(both: _Both) -> Any:
+    """`by_index`: two lists, item by item."""
+    if not (isinstance(both.ours, list) and isinstance(both.theirs, list)):
+        return both.conflict()
+    return _by_index(both.model, _list(both.base), both.ours, both.theirs, both.path, both.out)
+
+
+def _keys(both: _Both) -> Any:
+    """`nested`, `map` and `value`: two mappings, key by key (a model's keys by their own rules)."""
+    if not (isinstance(both.ours, dict) and isinstance(both.theirs, dict)):
+        return both.conflict()
+    model = both.model if both.rule.name == "nested" else None
+    return _mapping_merge(model, _mapping(both.base), both.ours, both.theirs, both.path, both.out)
+
+
+# How each rule merges a value both sides changed to different values.
+_BOTH_CHANGED: dict[str, Callable[[_Both], Any]] = {
+    "value": _keys,
+    "nested": _keys,
+    "map": _keys,
+    "latest": _timestamp,
+    "earliest": _timestamp,
+    "final": _final,
+    "lifecycle": _lifecycle,
+    "set": _union,
+    "log": _union,
+    "by_index": _items,
+    "derived": _ours,
+}
 
 
 def _mapping_merge(
@@ -166,68 +239,60 @@ def _by_index(
     return result
 
 
-_RANK = {"archived": 2, "completed": 1}
-
-
-def _lifecycle(base: Any, ours: Any, theirs: Any, path: Path, out: list[Conflict]) -> Any:
-    """The lifecycle as one unit: archived, then completed, outrank the rest; else the later transition wins."""
-    if not (isinstance(ours, dict) and isinstance(theirs, dict)):
-        out.append(Conflict(path, base, ours, theirs))
-        return ours
-    rank_o, rank_t = _RANK.get(str(ours.get("state")), 0), _RANK.get(str(theirs.get("state")), 0)
-    if rank_o != rank_t:
-        return ours if rank_o > rank_t else theirs
-    a, b = when(ours.get("since")), when(theirs.get("since"))
-    if a is not None and b is not None and a != b:
-        return ours if a > b else theirs
-    out.append(Conflict(path, base, ours, theirs))
-    return ours
-
-
 def union(base: list[Any], ours: list[Any], theirs: list[Any], *, ordered: bool) -> list[Any]:
     """Items either side added, minus items either side removed (counted, so repeated items stay repeated).
 
     The base's items keep the base's order; the two sides' additions follow as two blocks whose order does not
     depend on which side is ours. With `ordered`, items that start with a timestamp are then sorted by it.
     """
-    counts_b, counts_o, counts_t = _counts(base), _counts(ours), _counts(theirs)
-    keep: dict[str, int] = {}
-    for key in {**counts_b, **counts_o, **counts_t}:
-        b, o, t = counts_b.get(key, 0), counts_o.get(key, 0), counts_t.get(key, 0)
-        keep[key] = t if o == b else o if t == b else max(o, t)
-    result: list[Any] = []
-    used: dict[str, int] = {}
-
-    def take(items: list[Any]) -> list[Any]:
-        taken = []
-        for item in items:
-            key = _key(item)
-            if used.get(key, 0) < keep.get(key, 0):
-                used[key] = used.get(key, 0) + 1
-                taken.append(item)
-        return taken
-
-    def added(items: list[Any]) -> list[Any]:
-        """A side's additions (occurrences beyond the base's count), found without looking at the other side."""
-        seen: dict[str, int] = {}
-        out = []
-        for item in items:
-            key = _key(item)
-            seen[key] = seen.get(key, 0) + 1
-            if seen[key] > counts_b.get(key, 0):
-                out.append(item)
-        return out
-
-    result = take(base)
+    counts_b = _counts(base)
+    keep = _kept(counts_b, _counts(ours), _counts(theirs))
     # The two blocks are ordered by their content, so an item both sides added lands in the same place whichever
     # side is ours.
-    for block in sorted((added(ours), added(theirs)), key=lambda block: [_key(item) for item in block]):
-        result.extend(take(block))
-    if ordered:
-        stamped = [(_item_time(item), item) for item in result]
-        if all(when is not None for when, _ in stamped):
-            result = [item for _, item in sorted(stamped, key=lambda pair: pair[0] or _EPOCH)]
-    return result
+    first, second = sorted((_added(ours, counts_b), _added(theirs, counts_b)), key=lambda b: [_key(i) for i in b])
+    result = _take([*base, *first, *second], keep)
+    return _by_time(result) if ordered else result
+
+
+def _kept(base: dict[str, int], ours: dict[str, int], theirs: dict[str, int]) -> dict[str, int]:
+    """How many times each item stays: as the side that changed its count says, the larger count when both did."""
+    keep: dict[str, int] = {}
+    for key in {**base, **ours, **theirs}:
+        b, o, t = base.get(key, 0), ours.get(key, 0), theirs.get(key, 0)
+        keep[key] = t if o == b else o if t == b else max(o, t)
+    return keep
+
+
+def _added(items: list[Any], base: dict[str, int]) -> list[Any]:
+    """A side's additions (occurrences beyond the base's count), found without looking at the other side."""
+    seen: dict[str, int] = {}
+    out = []
+    for item in items:
+        key = _key(item)
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] > base.get(key, 0):
+            out.append(item)
+    return out
+
+
+def _take(items: list[Any], keep: dict[str, int]) -> list[Any]:
+    """The items in order, each as many times as `keep` says at most."""
+    used: dict[str, int] = {}
+    taken = []
+    for item in items:
+        key = _key(item)
+        if used.get(key, 0) < keep.get(key, 0):
+            used[key] = used.get(key, 0) + 1
+            taken.append(item)
+    return taken
+
+
+def _by_time(items: list[Any]) -> list[Any]:
+    """Log items sorted by the time each starts with, when every one has one; else as they are."""
+    stamped = [(_item_time(item), item) for item in items]
+    if not all(when is not None for when, _ in stamped):
+        return items
+    return [item for _, item in sorted(stamped, key=lambda pair: pair[0] or _EPOCH)]
 
 
 def _counts(items: list[Any]) -> dict[str, int]:

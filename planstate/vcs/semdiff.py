@@ -7,7 +7,11 @@ what happened to them (added, accepted, superseded, resolved, ended ...); and ev
 that changed, as `path: old → new`. Derived fields and `updated` are left out: they follow from
 the rest. Files that cannot be read on either side are listed, never fatal.
 
-Values are compared as the canonical view shows them (planstate/canonical.py): a timestamp
+This module compares: which files and records to read, and what changed in them. What each status
+change or field appearance means, and how its line reads, is the tables of diffevents.py; how a line
+is written as text or markdown is difftext.py.
+
+Values are compared as the canonical view shows them (planstate/vcs/textconv.py): a timestamp
 written with or without quotes, or in another zone, is the same timestamp; key order and
 comments do not count. Phase paths use the phase number: `phases[2].name` is phase 2.
 """
@@ -21,39 +25,19 @@ from pathlib import Path
 from typing import Any
 
 from planstate.core.clock import parse_datetime
-from planstate.core.durations import show as show_duration
 from planstate.core.errors import ParseError, PlanstateError, UsageError
 from planstate.core.layout import HISTORY_FILE, PLANNING, STATE_FILE
-from planstate.model.kinds import Blocker, Decision, Phase, Session, State
+from planstate.model.kinds import Phase, State
 from planstate.model.schema import DateTime, Kind, ListOf, MapOf, Model, Nested, Nullable
-from planstate.text import filters
+from planstate.vcs import diffevents
+from planstate.vcs.diffevents import PHASES, RECORDS, Subject, added_items, entry_key, line, transition_line
+from planstate.vcs.difftext import Markdown, Plain, md, md_code
 from planstate.vcs.snapshot import Snapshot, at_revision, merge_base, split, working_tree
 from planstate.vcs.textconv import first_phase, iso_utc
 
 SECTIONS = ("lifecycle", "phases", "position", "decisions", "blockers", "sessions", "fields", "unreadable")
-RECORD_KINDS = {"decisions": ("decision", Decision), "blockers": ("blocker", Blocker), "sessions": ("session", Session)}
-# Phase fields a phase event (started, completed ...) explains, so they are not listed again as field changes.
-PHASE_EVENT_FIELDS = (
-    "status",
-    "started",
-    "completed",
-    "failed_at",
-    "attempts",
-    "previous",
-    "failure",
-    "skip_reason",
-    "checkpoint",
-    "evidence",
-)
-RECORD_EVENT_FIELDS = {
-    "decision": ("status", "superseded_by", "rejection"),
-    "blocker": ("status", "workaround", "resolution", "resolved", "log"),
-    "session": ("status", "ended", "completed", "issues", "handoff_reason", "notes", "context_usage"),
-}
 POSITION_FIELDS = ("position", "next_action")
-_LOG_LINE = re.compile(r"\S+ \S+ → \S+: (.*)", re.DOTALL)
 _MISSING: Any = object()
-MAX_SHOWN = 300  # characters of one value in the text and markdown output (JSON has it whole)
 
 
 class InitiativeDiff:
@@ -88,6 +72,29 @@ class InitiativeDiff:
             **{name: self.sections[name] for name in SECTIONS},
         }
 
+    def lines(self, f: Plain) -> list[str]:
+        """One line per change, section by section, written through `f` (plain or markdown)."""
+        s = self.sections
+        out = [transition_line(t, f) for t in s["lifecycle"]]
+        out.extend(line(PHASES, p, f) for p in s["phases"])
+        out.extend(f"{f.code(c['path'])}: {_change_text(c, f)}" for c in s["position"])
+        for subject in RECORDS:
+            out.extend(line(subject, r, f) for r in s[subject.section])
+        for c in s["fields"]:
+            name = c["file"].removeprefix(self.folder)
+            out.append(f"{f.code(name)}: {f.code(c['path'])}: {_change_text(c, f)}")
+        for u in s["unreadable"]:
+            side = "older side" if u["side"] == "old" else "newer side"
+            out.append(f"{f.strong('unreadable')} ({side}): {f.code(u['file'])}: {f.text(u['message'])}")
+        return out
+
+
+def _change_text(c: dict[str, Any], f: Plain) -> str:
+    """`old → new`; for an item of a list of values (`path[]`), `added X` or `removed X`."""
+    if c["path"].endswith("[]"):
+        return f"added {f.value(c['new'])}" if c["old"] is None else f"removed {f.value(c['old'])}"
+    return f"{f.value(c['old'])} → {f.value(c['new'])}"
+
 
 class SemanticDiff:
     """The comparison of two snapshots of `.planning/`: one InitiativeDiff per initiative that changed."""
@@ -110,8 +117,8 @@ class SemanticDiff:
             return f"the {snapshot.label}"
         short = snapshot.commit[:12]
         if snapshot.commit.startswith(snapshot.label):  # given as a commit id: once is enough
-            return _md_code(short) if code else short
-        return f"{_md_code(snapshot.label)} ({_md_code(short)})" if code else f"{snapshot.label} ({short})"
+            return md_code(short) if code else short
+        return f"{md_code(snapshot.label)} ({md_code(short)})" if code else f"{snapshot.label} ({short})"
 
     def to_dict(self) -> dict[str, Any]:
         """Stable JSON for programs: `from`/`to` (`revision`, `commit`; both null for the working tree), `empty`,
@@ -130,9 +137,10 @@ class SemanticDiff:
             return f"No changes in {PLANNING}/ from {span}."
         out = [f"Changes in {PLANNING}/ from {span}:"]
         for item in self.initiatives:
-            out.append("")
-            out.append(_text_heading(item))
-            out.extend(f"  {line}" for line in _lines(item, _Plain()))
+            title = f" {json.dumps(item.title, ensure_ascii=False)}" if item.title else ""
+            state = f", {item.state}" if item.state and item.status != "removed" else ""
+            out.extend(["", f"initiative {item.slug}{title} ({item.folder}): {item.status}{state}"])
+            out.extend(f"  {line}" for line in item.lines(Plain()))
         return "\n".join(out)
 
     def to_markdown(self) -> str:
@@ -142,12 +150,10 @@ class SemanticDiff:
             return f"No changes in `{PLANNING}/` ({span})."
         out = [f"## Changes in `{PLANNING}/` ({span})"]
         for item in self.initiatives:
-            out.append("")
-            title = f": {_md(item.title)}" if item.title else ""
+            title = f": {md(item.title)}" if item.title else ""
             status = {"added": " (added)", "removed": " (removed)"}.get(item.status, "")
-            out.append(f"### {_md_code(item.slug)}{title}{status}")
-            out.append("")
-            out.extend(f"- {line}" for line in _lines(item, _Markdown()))
+            out.extend(["", f"### {md_code(item.slug)}{title}{status}", ""])
+            out.extend(f"- {line}" for line in item.lines(Markdown()))
         return "\n".join(out)
 
 
@@ -184,9 +190,14 @@ def compare(old: Snapshot, new: Snapshot) -> SemanticDiff:
             where = split(path)
             key = where[0] if where is not None else ""
             if key not in found:
-                found[key] = InitiativeDiff(key, key.rsplit("/", 1)[-1] or "(root)", "", "changed", None)
+                found[key] = InitiativeDiff(key, _slug_of(key), "", "changed", None)
             found[key].sections["unreadable"].append({"file": f"{PLANNING}/{path}", "side": side, "message": message})
     return SemanticDiff(old, new, list(found.values()))
+
+
+def _slug_of(key: str) -> str:
+    """An initiative's slug from its folder when STATE.md does not say: `(root)` for `.planning/` itself."""
+    return key.rsplit("/", 1)[-1] or "(root)"
 
 
 class _Side:
@@ -245,6 +256,10 @@ class _Side:
             out.append(normalize(entry, None))
         return out
 
+    def changed(self, other: _Side, name: str) -> bool:
+        """Tell whether file `name` differs between this side and `other`."""
+        return self.files.get(name) != other.files.get(name)
+
 
 def _location_free(exc: PlanstateError) -> str:
     """An error's message with its line and column (the file is given beside it)."""
@@ -257,125 +272,103 @@ def _initiative(key: str, old_files: dict[str, bytes] | None, new_files: dict[st
     """Compare one initiative's files (only those whose bytes differ are read)."""
     before, after = _Side(key, old_files, "old"), _Side(key, new_files, "new")
     status = "added" if old_files is None else "removed" if new_files is None else "changed"
-    state_changed = before.files.get(STATE_FILE) != after.files.get(STATE_FILE)
-    old_state = before.front(STATE_FILE, State) if state_changed and status != "removed" else None
-    new_state = after.front(STATE_FILE, State) if state_changed else None
-    result = InitiativeDiff(key, "", "", status, None)
-    sections = result.sections
+    old_state, new_state = _states(before, after, removed=status == "removed")
+    result = _named(key, status, new_state or old_state or _quiet_front(after, before))
     if status != "removed":
-        if before.files.get(HISTORY_FILE) != after.files.get(HISTORY_FILE):
-            sections["lifecycle"] = _transitions(before.history(), after.history())
-            sections["fields"].extend(_history_removals(before, after))
-        if new_state is not None and (old_state is not None or status == "added"):
-            _state_changes(old_state or {}, new_state, sections, added=status == "added", file=after.path(STATE_FILE))
-        for folder, (kind, model) in RECORD_KINDS.items():
-            sections[folder] = _record_changes(before, after, folder, kind, model, sections["fields"])
-        sections["unreadable"] = before.problems + after.problems
-    shown = new_state or old_state or _quiet_front(after.files.get(STATE_FILE) or before.files.get(STATE_FILE))
-    result.slug = str(shown.get("initiative") or key.rsplit("/", 1)[-1] or "(root)")
-    result.title = str(shown.get("title") or "")
-    lifecycle = shown.get("lifecycle")
-    result.state = lifecycle.get("state") if isinstance(lifecycle, dict) else None
+        _fill(result.sections, before, after, old_state, new_state, added=status == "added")
     return result
 
 
-def _quiet_front(data: bytes | None) -> dict[str, Any]:
-    """A STATE.md's front matter for its name and title only: {} when it cannot be read (reported elsewhere)."""
+def _states(before: _Side, after: _Side, *, removed: bool) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """STATE.md's front matter on each side, read only when its bytes changed (and the older one only when the
+    initiative is still there)."""
+    if not before.changed(after, STATE_FILE):
+        return None, None
+    return (None if removed else before.front(STATE_FILE, State)), after.front(STATE_FILE, State)
+
+
+def _named(key: str, status: str, state: dict[str, Any]) -> InitiativeDiff:
+    """An initiative's diff, named by its STATE.md (`state`: the newer side's when it has one)."""
+    lifecycle = state.get("lifecycle")
+    return InitiativeDiff(
+        key,
+        str(state.get("initiative") or _slug_of(key)),
+        str(state.get("title") or ""),
+        status,
+        lifecycle.get("state") if isinstance(lifecycle, dict) else None,
+    )
+
+
+def _fill(
+    sections: dict[str, list[dict[str, Any]]],
+    before: _Side,
+    after: _Side,
+    old_state: dict[str, Any] | None,
+    new_state: dict[str, Any] | None,
+    *,
+    added: bool,
+) -> None:
+    """Every section of an initiative that exists on the newer side, in the order the changes are listed."""
+    if before.changed(after, HISTORY_FILE):
+        sections["lifecycle"] = diffevents.transitions(before.history(), after.history())
+        sections["fields"].extend(_history_removals(before, after))
+    if new_state is not None and (old_state is not None or added):
+        _state_changes(old_state or {}, new_state, sections, added=added, file=after.path(STATE_FILE))
+    for subject in RECORDS:
+        sections[subject.section] = _record_changes(before, after, subject, sections["fields"])
+    sections["unreadable"] = before.problems + after.problems
+
+
+def _quiet_front(after: _Side, before: _Side) -> dict[str, Any]:
+    """A STATE.md's front matter (the newer side's if it has one) for its name and title only: {} when it cannot
+    be read (reported elsewhere)."""
     from planstate.text.document import Document
 
     try:
-        front = Document.from_bytes(data or b"").data
+        front = Document.from_bytes(after.files.get(STATE_FILE) or before.files.get(STATE_FILE) or b"").data
     except PlanstateError:
         return {}
     return front if isinstance(front, dict) else {}
 
 
-def _transitions(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The history entries the newer side has and the older does not, oldest first, as transitions."""
-    seen: dict[str, int] = {}
-    for entry in old:
-        seen[_entry_key(entry)] = seen.get(_entry_key(entry), 0) + 1
-    out = []
-    for entry in new:
-        k = _entry_key(entry)
-        if seen.get(k):
-            seen[k] -= 1
-            continue
-        out.append(
-            {
-                "from": entry.get("from"),
-                "to": entry.get("to"),
-                "at": entry.get("at"),
-                "trigger": entry.get("trigger"),
-                "reason": entry.get("reason"),
-                "by": entry.get("by"),
-            }
-        )
-    return out
-
-
 def _history_removals(before: _Side, after: _Side) -> list[dict[str, Any]]:
     """Entries only the older history has: history is append-only, so a removal is worth showing."""
-    gone = _transitions(after.history(), before.history())
+    gone = diffevents.transitions(after.history(), before.history())
     shown = after.path(HISTORY_FILE)
     return [{"file": shown, "path": "(entry)", "old": entry, "new": None} for entry in gone]
 
 
-def _entry_key(entry: dict[str, Any]) -> str:
-    return json.dumps(entry, sort_keys=True, ensure_ascii=False, default=str)
+# ---------------------------------------------------------------------------- STATE.md
 
 
 def _state_changes(
     old: dict[str, Any], new: dict[str, Any], sections: dict[str, list[Any]], *, added: bool, file: str
 ) -> None:
     """Lifecycle, phases, position and field changes of STATE.md (`file`, as shown)."""
-    old_life, new_life = _dict(old.get("lifecycle")), _dict(new.get("lifecycle"))
-    if not sections["lifecycle"] and not added and old_life.get("state") != new_life.get("state"):
-        sections["lifecycle"].append(
-            {
-                "from": old_life.get("state"),
-                "to": new_life.get("state"),
-                "at": new_life.get("since"),
-                "trigger": None,
-                "reason": new_life.get("reason"),
-                "by": new_life.get("by"),
-            }
-        )
+    if not sections["lifecycle"] and not added:
+        sections["lifecycle"] = diffevents.state_transition(_dict(old.get("lifecycle")), _dict(new.get("lifecycle")))
     if added:
         return  # a new initiative: its transitions say enough; every field would be "added"
-    skip = {"updated", "phases", *POSITION_FIELDS}
-    if sections["lifecycle"]:
-        skip.add("lifecycle")
-    for name in POSITION_FIELDS:
-        sections["position"].extend(
-            _change(file, p, a, b)
-            for p, a, b in field_changes(old.get(name, _MISSING), new.get(name, _MISSING), name, _kind(State, name))
-        )
+    sections["position"] = [
+        _change(file, p, a, b)
+        for name in POSITION_FIELDS
+        for p, a, b in field_changes(old.get(name, _MISSING), new.get(name, _MISSING), name, _kind(State, name))
+    ]
+    _phase_changes(old, new, sections, file)
+    skip = ("updated", "phases", *POSITION_FIELDS, *(("lifecycle",) if sections["lifecycle"] else ()))
+    sections["fields"].extend(_own_changes(file, old, new, State, skip))
+
+
+def _phase_changes(old: dict[str, Any], new: dict[str, Any], sections: dict[str, list[Any]], file: str) -> None:
+    """Phase by phase (matched by number): its events, and the changes of fields no event explains."""
     old_phases, new_phases = _numbered(old), _numbered(new)
     for number in sorted(set(old_phases) | set(new_phases)):
-        before, after = old_phases.get(number), new_phases.get(number)
-        prefix = f"phases[{number}]"
-        if before is None or after is None:
-            phase = after if after is not None else before
-            event = "added" if after is not None else "removed"
-            sections["phases"].append({"phase": number, "name": _dict(phase).get("name"), "event": event})
-            continue
-        events = phase_events(number, _dict(before), _dict(after))
+        before, after = _present(old_phases.get(number)), _present(new_phases.get(number))
+        events = diffevents.events(PHASES, number, before, after, {})
         sections["phases"].extend(events)
-        covered = set(PHASE_EVENT_FIELDS) if events else set()
-        old_p, new_p = _dict(before), _dict(after)
-        for name in _ordered_keys(old_p, new_p, Phase):
-            if name in covered or _derived(Phase, name):
-                continue
-            found = field_changes(
-                old_p.get(name, _MISSING), new_p.get(name, _MISSING), f"{prefix}.{name}", _kind(Phase, name)
-            )
-            sections["fields"].extend(_change(file, p, a, b) for p, a, b in found)
-    for name in _ordered_keys(old, new, State):
-        if name in skip or _derived(State, name):
-            continue
-        found = field_changes(old.get(name, _MISSING), new.get(name, _MISSING), name, _kind(State, name))
-        sections["fields"].extend(_change(file, p, a, b) for p, a, b in found)
+        if before is not None and after is not None:
+            skip = PHASES.explains if events else ()
+            sections["fields"].extend(_own_changes(file, before, after, Phase, skip, f"phases[{number}]."))
 
 
 def _numbered(state: dict[str, Any]) -> dict[int, Any]:
@@ -387,101 +380,61 @@ def _numbered(state: dict[str, Any]) -> dict[int, Any]:
     return {first + i: phase for i, phase in enumerate(phases)}
 
 
-def phase_events(number: int, old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
-    """What happened to one phase: retried, started, completed, failed, skipped, or a new checkpoint result."""
-    name = new.get("name")
-    events: list[dict[str, Any]] = []
-    status, was = new.get("status", "pending"), old.get("status", "pending")
-    old_previous, new_previous = _list(old.get("previous")), _list(new.get("previous"))
-    base = {"phase": number, "name": name}
-    if len(new_previous) > len(old_previous):
-        last = _dict(new_previous[-1])
-        events.append(
-            {**base, "event": "retried", "attempt": new.get("attempts"), "previous_failure": last.get("failure")}
-        )
-        was = "pending"  # the new attempt starts from scratch: report where it got to
-    if status == was and not events:
-        if new.get("checkpoint") != old.get("checkpoint") and new.get("checkpoint") not in (None, "pending"):
-            events.append(
-                {
-                    **base,
-                    "event": "checkpoint",
-                    "checkpoint": new.get("checkpoint"),
-                    "evidence": new.get("evidence") or {},
-                }
-            )
-        return events
-    if status == "active":
-        if not events:  # after "retried", the phase is active again: that says it
-            events.append({**base, "event": "started", "started": new.get("started"), "attempt": new.get("attempts")})
-    elif status == "completed":
-        events.append(
-            {
-                **base,
-                "event": "completed",
-                "started": new.get("started"),
-                "completed": new.get("completed"),
-                "duration_seconds": _seconds(new.get("started"), new.get("completed")),
-                "checkpoint": new.get("checkpoint"),
-                "evidence": new.get("evidence") or {},
-            }
-        )
-    elif status == "failed":
-        events.append(
-            {
-                **base,
-                "event": "failed",
-                "failure": new.get("failure"),
-                "checkpoint": new.get("checkpoint"),
-                "evidence": new.get("evidence") or {},
-            }
-        )
-    elif status == "skipped":
-        events.append({**base, "event": "skipped", "reason": new.get("skip_reason")})
-    elif status != was:
-        events.append({**base, "event": "reset", "from": was, "to": status})
-    return events
+def _present(phase: Any) -> dict[str, Any] | None:
+    """A phase as its events read it: None when the list has no such item (or a null), else its mapping."""
+    return None if phase is None else _dict(phase)
 
 
-def _seconds(start: Any, end: Any) -> float | None:
-    a, b = parse_datetime(start), parse_datetime(end)
-    if a is None or b is None:
-        return None
-    value = (b - a).total_seconds()
-    return int(value) if value == int(value) else value
+def _own_changes(
+    file: str,
+    old: dict[str, Any],
+    new: dict[str, Any],
+    model: type[Model],
+    skip: tuple[str, ...],
+    prefix: str = "",
+) -> list[dict[str, Any]]:
+    """The field changes of a file's (or a phase's) own fields, but those in `skip` and derived ones."""
+    out: list[dict[str, Any]] = []
+    for name in _ordered_keys(old, new, model):
+        if name in skip or _derived(model, name):
+            continue
+        found = field_changes(old.get(name, _MISSING), new.get(name, _MISSING), prefix + name, _kind(model, name))
+        out.extend(_change(file, p, a, b) for p, a, b in found)
+    return out
 
 
 # ---------------------------------------------------------------------------- records
 
 
 def _record_changes(
-    before: _Side, after: _Side, folder: str, kind: str, model: type[Model], fields: list[dict[str, Any]]
+    before: _Side, after: _Side, subject: Subject, fields: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """The events of one record kind, by record id; other field changes go to `fields`."""
-    old_names = {n for n in before.files if n.startswith(folder + "/")}
-    new_names = {n for n in after.files if n.startswith(folder + "/")}
-    same = {n for n in old_names & new_names if before.files[n] == after.files[n]}
-    old_records = _by_id(before, sorted(old_names - same), model)
-    new_records = _by_id(after, sorted(new_names - same), model)
+    old_records, new_records = _changed_records(before, after, subject)
     events: list[dict[str, Any]] = []
     for record_id in sorted(set(old_records) | set(new_records), key=lambda i: _sort_key(old_records, new_records, i)):
         old_entry, new_entry = old_records.get(record_id), new_records.get(record_id)
-        name = (new_entry or old_entry)[0]  # type: ignore[index]
-        old_data = old_entry[1] if old_entry else None
-        new_data = new_entry[1] if new_entry else None
-        found = RECORD_EVENTS[kind](record_id, old_data, new_data, new_records)
-        for event in found:
-            event["file"] = after.path(name) if new_entry else before.path(name)
-        events.extend(found)
-        if old_data is None or new_data is None:
-            continue
-        covered = set(RECORD_EVENT_FIELDS[kind]) if found else set()
-        for key in _ordered_keys(old_data, new_data, model):
-            if key in covered or _derived(model, key):
-                continue
-            changes = field_changes(old_data.get(key, _MISSING), new_data.get(key, _MISSING), key, _kind(model, key))
-            fields.extend(_change(after.path(name), p, a, b) for p, a, b in changes)
+        old_data, new_data = old_entry[1] if old_entry else None, new_entry[1] if new_entry else None
+        found = diffevents.events(subject, record_id, old_data, new_data, new_records)
+        shown = after.path(new_entry[0]) if new_entry else before.path(old_records[record_id][0])
+        events.extend({**event, "file": shown} for event in found)
+        if old_data is not None and new_data is not None:
+            skip = subject.explains if found else ()
+            fields.extend(_own_changes(shown, old_data, new_data, subject.model, skip))
     return events
+
+
+_Record = tuple[str, dict[str, Any]]  # a record as read: its file name and its front matter
+
+
+def _changed_records(before: _Side, after: _Side, subject: Subject) -> tuple[dict[str, _Record], dict[str, _Record]]:
+    """The records of a kind on each side, by id, leaving out files whose bytes did not change."""
+    folder = subject.section + "/"
+    old_names = {n for n in before.files if n.startswith(folder)}
+    new_names = {n for n in after.files if n.startswith(folder)}
+    same = {n for n in old_names & new_names if before.files[n] == after.files[n]}
+    model = subject.model
+    return _by_id(before, sorted(old_names - same), model), _by_id(after, sorted(new_names - same), model)
 
 
 def _sort_key(old: dict[str, Any], new: dict[str, Any], record_id: str) -> tuple[str, str, str]:
@@ -492,9 +445,9 @@ def _sort_key(old: dict[str, Any], new: dict[str, Any], record_id: str) -> tuple
     return (str(made), str(data.get("title") or data.get("agent") or ""), record_id)
 
 
-def _by_id(side: _Side, names: list[str], model: type[Model]) -> dict[str, tuple[str, dict[str, Any]]]:
+def _by_id(side: _Side, names: list[str], model: type[Model]) -> dict[str, _Record]:
     """The readable records of `names` by id (the file's stem when it has none); the first of a duplicated id wins."""
-    out: dict[str, tuple[str, dict[str, Any]]] = {}
+    out: dict[str, _Record] = {}
     for name in names:
         data = side.front(name, model)
         if data is None:
@@ -505,128 +458,21 @@ def _by_id(side: _Side, names: list[str], model: type[Model]) -> dict[str, tuple
     return out
 
 
-def _decision_events(
-    record_id: str, old: dict[str, Any] | None, new: dict[str, Any] | None, records: dict[str, Any]
-) -> list[dict[str, Any]]:
-    """Added, removed, accepted, rejected, superseded (and by which decision)."""
-    data = new if new is not None else old or {}
-    base = {"id": record_id, "title": data.get("title"), "status": data.get("status", "accepted")}
-    if new is None:
-        return [{**base, "event": "removed"}]
-    if old is None:
-        return [{**base, "event": "added", "decision": new.get("decision"), "by": new.get("by")}]
-    status = new.get("status", "accepted")
-    if status == old.get("status", "accepted"):
-        return []
-    if status == "superseded":
-        by = new.get("superseded_by")
-        other = records.get(by) if isinstance(by, str) else None
-        title = other[1].get("title") if other else None
-        return [{**base, "event": "superseded", "superseded_by": by, "superseded_by_title": title}]
-    if status == "rejected":
-        return [{**base, "event": "rejected", "rejection": new.get("rejection")}]
-    if status == "accepted":
-        return [{**base, "event": "accepted"}]
-    return [{**base, "event": "status", "from": old.get("status", "accepted"), "to": status}]
-
-
-def _blocker_events(
-    record_id: str, old: dict[str, Any] | None, new: dict[str, Any] | None, records: dict[str, Any]
-) -> list[dict[str, Any]]:
-    """Added, removed, activated, bypassed (workaround), resolved (resolution)."""
-    data = new if new is not None else old or {}
-    base = {"id": record_id, "title": data.get("title"), "status": data.get("status")}
-    if new is None:
-        return [{**base, "event": "removed"}]
-    if old is None:
-        return [{**base, "event": "added", "description": new.get("description"), "affects": new.get("affects") or []}]
-    status, was = new.get("status"), old.get("status")
-    if status == was:
-        return []
-    new_log = _list(new.get("log"))[len(_list(old.get("log"))) :]
-    why = None
-    if new_log:
-        match = _LOG_LINE.match(str(new_log[-1]))
-        why = match.group(1) if match else None
-    if status == "active":
-        return [{**base, "event": "activated", "from": was, "reason": why}]
-    if status == "bypassed":
-        return [{**base, "event": "bypassed", "workaround": new.get("workaround")}]
-    if status == "resolved":
-        return [{**base, "event": "resolved", "resolution": new.get("resolution"), "resolved": new.get("resolved")}]
-    return [{**base, "event": "status", "from": was, "to": status}]
-
-
-def _session_events(
-    record_id: str, old: dict[str, Any] | None, new: dict[str, Any] | None, records: dict[str, Any]
-) -> list[dict[str, Any]]:
-    """Started (agent, working on), ended (handoff, completed items), crashed, removed."""
-    data = new if new is not None else old or {}
-    base = {"id": record_id, "agent": data.get("agent"), "status": data.get("status")}
-    if new is None:
-        return [{**base, "event": "removed"}]
-    events: list[dict[str, Any]] = []
-    if old is None:
-        events.append({**base, "event": "started", "started": new.get("started"), "working_on": new.get("working_on")})
-        old = {"status": "active"}
-    status, was = new.get("status"), old.get("status")
-    if status == was:
-        return events
-    completed = _added_items(old.get("completed"), new.get("completed"))
-    issues = _added_items(old.get("issues"), new.get("issues"))
-    if status == "ended":
-        events.append(
-            {
-                **base,
-                "event": "ended",
-                "ended": new.get("ended"),
-                "duration_seconds": _seconds(new.get("started"), new.get("ended")),
-                "handoff_reason": new.get("handoff_reason"),
-                "completed": completed,
-                "issues": issues,
-            }
-        )
-    elif status == "crashed":
-        events.append({**base, "event": "crashed", "ended": new.get("ended"), "issues": issues})
-    else:
-        events.append({**base, "event": "status", "from": was, "to": status})
-    return events
-
-
-RECORD_EVENTS = {"decision": _decision_events, "blocker": _blocker_events, "session": _session_events}
-
-
-def _added_items(old: Any, new: Any) -> list[Any]:
-    remaining = list(_list(old))
-    out = []
-    for item in _list(new):
-        if item in remaining:
-            remaining.remove(item)
-        else:
-            out.append(item)
-    return out
-
-
 # ---------------------------------------------------------------------------- field-level changes
 
 
 def normalize(value: Any, kind: Kind[Any] | None) -> Any:
     """Plain data as JSON-ready values, timestamps (where the schema has one, and datetimes anywhere) as ISO UTC."""
-    while isinstance(kind, Nullable):
-        kind = kind.inner
+    kind = _bare(kind)
     if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            child: Kind[Any] | None = None
-            if isinstance(kind, Nested):
-                field = kind.model.fields.get(str(key))
-                child = field.kind if field is not None else None
-            elif isinstance(kind, MapOf):
-                child = kind.value
-            out[str(key)] = normalize(item, child)
-        return out
+        return {str(key): normalize(item, _child(kind, str(key))) for key, item in value.items()}
     if isinstance(value, list):
         return [normalize(item, kind.item if isinstance(kind, ListOf) else None) for item in value]
+    return _scalar(value, kind)
+
+
+def _scalar(value: Any, kind: Kind[Any] | None) -> Any:
+    """A single value as JSON shows it: a timestamp (or a text the schema says is one) in ISO UTC, a date ISO."""
     if isinstance(kind, DateTime) and not isinstance(value, bool):
         parsed = parse_datetime(value)
         return iso_utc(parsed) if parsed is not None else value
@@ -643,48 +489,51 @@ def field_changes(old: Any, new: Any, path: str, kind: Kind[Any] | None) -> list
     Mappings are compared key by key, lists of single values as sets of items (`path[]`, one change
     per item added or removed), other lists item by item (`path[i]`); derived fields are skipped.
     """
-    while isinstance(kind, Nullable):
-        kind = kind.inner
+    kind = _bare(kind)
     if _equal(old, new):
         return []
     if isinstance(old, dict) and isinstance(new, dict):
-        model = kind.model if isinstance(kind, Nested) else None
-        out: list[tuple[str, Any, Any]] = []
-        for key in _ordered_keys(old, new, model):
-            child: Kind[Any] | None = None
-            if model is not None:
-                field = model.fields.get(key)
-                if field is not None and field.derived:
-                    continue
-                child = field.kind if field is not None else None
-            elif isinstance(kind, MapOf):
-                child = kind.value
-            out.extend(field_changes(old.get(key, _MISSING), new.get(key, _MISSING), f"{path}.{_segment(key)}", child))
-        return out
+        return _mapping_changes(old, new, path, kind)
     if isinstance(old, list) and isinstance(new, list):
-        item = kind.item if isinstance(kind, ListOf) else None
-        if all(not isinstance(v, dict | list) for v in (*old, *new)):
-            removed = _added_items(new, old)
-            added = _added_items(old, new)
-            return [(f"{path}[]", v, None) for v in removed] + [(f"{path}[]", None, v) for v in added]
-        out = []
-        for i in range(max(len(old), len(new))):
-            a = old[i] if i < len(old) else _MISSING
-            b = new[i] if i < len(new) else _MISSING
-            out.extend(field_changes(a, b, f"{path}[{i}]", item))
-        return out
+        return _list_changes(old, new, path, kind)
     return [(path, None if old is _MISSING else old, None if new is _MISSING else new)]
+
+
+def _mapping_changes(
+    old: dict[str, Any], new: dict[str, Any], path: str, kind: Kind[Any] | None
+) -> list[tuple[str, Any, Any]]:
+    """Key by key, the model's fields first; derived fields are left out."""
+    model = kind.model if isinstance(kind, Nested) else None
+    out: list[tuple[str, Any, Any]] = []
+    for key in _ordered_keys(old, new, model):
+        if model is not None and _derived(model, key):
+            continue
+        child = _child(kind, key)
+        out.extend(field_changes(old.get(key, _MISSING), new.get(key, _MISSING), f"{path}.{_segment(key)}", child))
+    return out
+
+
+def _list_changes(old: list[Any], new: list[Any], path: str, kind: Kind[Any] | None) -> list[tuple[str, Any, Any]]:
+    """A list of single values as a set (`path[]`: each item removed, then each added); others item by item."""
+    if all(not isinstance(v, dict | list) for v in (*old, *new)):
+        removed, added = added_items(new, old), added_items(old, new)
+        return [(f"{path}[]", v, None) for v in removed] + [(f"{path}[]", None, v) for v in added]
+    item = kind.item if isinstance(kind, ListOf) else None
+    out: list[tuple[str, Any, Any]] = []
+    for i in range(max(len(old), len(new))):
+        a = old[i] if i < len(old) else _MISSING
+        b = new[i] if i < len(new) else _MISSING
+        out.extend(field_changes(a, b, f"{path}[{i}]", item))
+    return out
 
 
 def _equal(a: Any, b: Any) -> bool:
     """Equal as data: key order does not count, types do (1 is not true, 1 is not 1.0)."""
     if a is _MISSING or b is _MISSING:
         return a is b
-    return (
-        _entry_key(a) == _entry_key(b)
-        if isinstance(a, dict | list) or isinstance(b, dict | list)
-        else (type(a) is type(b) and a == b)
-    )
+    if isinstance(a, dict | list) or isinstance(b, dict | list):
+        return entry_key(a) == entry_key(b)
+    return type(a) is type(b) and a == b
 
 
 def _ordered_keys(old: dict[str, Any], new: dict[str, Any], model: type[Model] | None) -> list[str]:
@@ -692,6 +541,22 @@ def _ordered_keys(old: dict[str, Any], new: dict[str, Any], model: type[Model] |
     keys = set(old) | set(new)
     declared = [k for k in (model.fields if model is not None else {}) if k in keys]
     return declared + sorted(keys - set(declared))
+
+
+def _bare(kind: Kind[Any] | None) -> Kind[Any] | None:
+    """A kind without its Nullable wrappers."""
+    while isinstance(kind, Nullable):
+        kind = kind.inner
+    return kind
+
+
+def _child(kind: Kind[Any] | None, key: str) -> Kind[Any] | None:
+    """The kind of the value under `key` of a mapping of `kind`: a model's field, a map's values, else unknown."""
+    if isinstance(kind, Nested):
+        return _kind(kind.model, key)
+    if isinstance(kind, MapOf):
+        return kind.value
+    return None
 
 
 def _segment(key: str) -> str:
@@ -714,207 +579,3 @@ def _change(file: str, path: str, old: Any, new: Any) -> dict[str, Any]:
 
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-# ---------------------------------------------------------------------------- text and markdown
-
-
-class _Plain:
-    """How the text output writes user text, values and code: as they are."""
-
-    def text(self, value: Any) -> str:
-        return _clip(" ".join(str(value).split()))
-
-    def value(self, value: Any) -> str:
-        return _clip(_value_text(value))
-
-    def code(self, value: Any) -> str:
-        return str(value)
-
-    def strong(self, value: str) -> str:
-        return value
-
-
-class _Markdown(_Plain):
-    """How the markdown output writes them: user text escaped (no raw HTML, no links), values and ids as code."""
-
-    def text(self, value: Any) -> str:
-        return _md(_clip(" ".join(str(value).split())))
-
-    def value(self, value: Any) -> str:
-        return _md_code(_clip(_value_text(value)))
-
-    def code(self, value: Any) -> str:
-        return _md_code(str(value))
-
-    def strong(self, value: str) -> str:
-        return f"**{value}**"
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "…"
-
-
-def _value_text(value: Any) -> str:
-    """A value on one line: strings in double quotes (JSON escapes), null, numbers and lists as JSON."""
-    if value is None:
-        return "null"
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _md(text: str) -> str:
-    """User text for markdown: one line, no raw HTML, and no emphasis, link, code or heading syntax."""
-    return re.sub(r"([\\`*_\[\]#!|~])", r"\\\1", filters.inline(text)).replace("@", "@\u200b")
-
-
-def _md_code(text: str) -> str:
-    return filters.code(text)
-
-
-def _text_heading(item: InitiativeDiff) -> str:
-    title = f" {json.dumps(item.title, ensure_ascii=False)}" if item.title else ""
-    state = f", {item.state}" if item.state and item.status != "removed" else ""
-    return f"initiative {item.slug}{title} ({item.folder}): {item.status}{state}"
-
-
-def _lines(item: InitiativeDiff, f: _Plain) -> list[str]:
-    """One line per change of an initiative, section by section, written through `f` (plain or markdown)."""
-    s = item.sections
-    out: list[str] = []
-    for t in s["lifecycle"]:
-        line = f"{f.strong('lifecycle')}: {t['from'] or '(none)'} → {t['to']}"
-        if t.get("trigger"):
-            line += f" ({f.code(t['trigger'])})"
-        if t.get("by"):
-            line += f" by {f.text(t['by'])}"
-        if t.get("at"):
-            line += f" at {f.text(t['at'])}"
-        if t.get("reason"):
-            line += f": {f.text(t['reason'])}"
-        out.append(line)
-    for p in s["phases"]:
-        out.append(_phase_line(p, f))
-    for c in s["position"]:
-        out.append(f"{f.code(c['path'])}: {_change_text(c, f)}")
-    for d in s["decisions"]:
-        out.append(_decision_line(d, f))
-    for b in s["blockers"]:
-        out.append(_blocker_line(b, f))
-    for e in s["sessions"]:
-        out.append(_session_line(e, f))
-    for c in s["fields"]:
-        name = c["file"].removeprefix(item.folder)
-        out.append(f"{f.code(name)}: {f.code(c['path'])}: {_change_text(c, f)}")
-    for u in s["unreadable"]:
-        side = "older side" if u["side"] == "old" else "newer side"
-        out.append(f"{f.strong('unreadable')} ({side}): {f.code(u['file'])}: {f.text(u['message'])}")
-    return out
-
-
-def _change_text(c: dict[str, Any], f: _Plain) -> str:
-    """`old → new`; for an item of a list of values (`path[]`), `added X` or `removed X`."""
-    if c["path"].endswith("[]"):
-        return f"added {f.value(c['new'])}" if c["old"] is None else f"removed {f.value(c['old'])}"
-    return f"{f.value(c['old'])} → {f.value(c['new'])}"
-
-
-def _phase_line(p: dict[str, Any], f: _Plain) -> str:
-    head = f"{f.strong('phase ' + str(p['phase']))} {f.text(p.get('name') or '')}".rstrip()
-    event = p["event"]
-    if event == "completed":
-        line = f"{head}: completed"
-        if p.get("duration_seconds") is not None:
-            line += f" in {show_duration(p['duration_seconds'])}"
-        return line + _checkpoint(p, f)
-    if event == "failed":
-        line = f"{head}: failed" + (f": {f.text(p['failure'])}" if p.get("failure") else "")
-        return line + _checkpoint(p, f)
-    if event == "skipped":
-        return f"{head}: skipped" + (f": {f.text(p['reason'])}" if p.get("reason") else "")
-    if event == "started":
-        attempt = p.get("attempt")
-        return f"{head}: started" + (f" (attempt {attempt})" if isinstance(attempt, int) and attempt > 1 else "")
-    if event == "retried":
-        line = f"{head}: retried (attempt {p.get('attempt')})"
-        return line + (f" after: {f.text(p['previous_failure'])}" if p.get("previous_failure") else "")
-    if event == "checkpoint":
-        return f"{head}:" + _checkpoint(p, f).removeprefix(";")
-    if event == "reset":
-        return f"{head}: {p['from']} → {p['to']}"
-    return f"{head}: {event}"
-
-
-def _checkpoint(p: dict[str, Any], f: _Plain) -> str:
-    if p.get("checkpoint") in (None, "pending"):
-        return ""
-    line = f"; checkpoint {p['checkpoint']}"
-    evidence = p.get("evidence") or {}
-    if evidence:
-        line += " (" + ", ".join(f"{f.text(k)}: {f.text(v)}" for k, v in sorted(evidence.items())) + ")"
-    return line
-
-
-def _record_head(kind: str, r: dict[str, Any], f: _Plain, label: Any) -> str:
-    return f"{f.strong(kind + ' ' + r['event'])}: {f.code(r['id'])} {f.text(label) if label else ''}".rstrip()
-
-
-def _decision_line(d: dict[str, Any], f: _Plain) -> str:
-    head = _record_head("decision", d, f, d.get("title"))
-    event = d["event"]
-    if event == "added":
-        line = f"{head} ({d.get('status')})"
-        return line + (f" by {f.text(d['by'])}" if d.get("by") else "")
-    if event == "superseded":
-        by = d.get("superseded_by")
-        title = f" {f.text(d['superseded_by_title'])}" if d.get("superseded_by_title") else ""
-        return f"{head}, by {f.code(by)}{title}" if by else head
-    if event == "rejected":
-        return head + (f": {f.text(d['rejection'])}" if d.get("rejection") else "")
-    if event == "status":
-        return f"{head}: {d['from']} → {d['to']}"
-    return head
-
-
-def _blocker_line(b: dict[str, Any], f: _Plain) -> str:
-    head = _record_head("blocker", b, f, b.get("title"))
-    event = b["event"]
-    if event == "added":
-        line = f"{head} ({b.get('status')})"
-        affects = b.get("affects") or []
-        return line + (f", affects {', '.join(f.text(a) for a in affects)}" if affects else "")
-    if event == "activated":
-        return head + (f": {f.text(b['reason'])}" if b.get("reason") else "")
-    if event == "bypassed":
-        return head + (f", workaround: {f.text(b['workaround'])}" if b.get("workaround") else "")
-    if event == "resolved":
-        return head + (f": {f.text(b['resolution'])}" if b.get("resolution") else "")
-    if event == "status":
-        return f"{head}: {b['from']} → {b['to']}"
-    return head
-
-
-def _session_line(e: dict[str, Any], f: _Plain) -> str:
-    head = _record_head("session", e, f, e.get("agent"))
-    event = e["event"]
-    if event == "started":
-        return head + (f", working on {f.text(e['working_on'])}" if e.get("working_on") else "")
-    if event == "ended":
-        line = head
-        if e.get("duration_seconds") is not None:
-            line += f" after {show_duration(e['duration_seconds'])}"
-        if e.get("handoff_reason"):
-            line += f", handoff: {f.text(e['handoff_reason'])}"
-        if e.get("completed"):
-            line += "; completed: " + "; ".join(f.text(c) for c in e["completed"])
-        if e.get("issues"):
-            line += "; issues: " + "; ".join(f.text(c) for c in e["issues"])
-        return line
-    if event == "crashed":
-        return head + ("; issues: " + "; ".join(f.text(c) for c in e["issues"]) if e.get("issues") else "")
-    if event == "status":
-        return f"{head}: {e['from']} → {e['to']}"
-    return head

@@ -68,26 +68,8 @@ def working_tree(planning: Path) -> Snapshot:
     """The planning files on disk under `planning` (the `.planning/` folder), tracked by git or not."""
     files: dict[str, bytes] = {}
     unreadable: dict[str, str] = {}
-    folders = [("", planning)]
-    initiatives = planning / INITIATIVES
-    if initiatives.is_dir():
-        folders += [
-            (f"{INITIATIVES}/{sub.name}/", sub)
-            for sub in sorted(initiatives.iterdir())
-            if not sub.name.startswith(".") and sub.is_dir()
-        ]
-    for prefix, folder in folders:
-        names = [STATE_FILE, HISTORY_FILE]
-        for records in RECORD_FOLDERS.values():
-            try:
-                names += sorted(
-                    f"{records}/{entry.name}"
-                    for entry in os.scandir(folder / records)
-                    if entry.name.endswith(".md") and not entry.name.startswith(".")
-                )
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-        for name in names:
+    for prefix, folder in _initiative_folders(planning):
+        for name in _planning_names(folder):
             path = folder / name
             if not os.path.lexists(path):
                 continue
@@ -96,6 +78,36 @@ def working_tree(planning: Path) -> Snapshot:
             except PlanstateError as exc:
                 unreadable[prefix + name] = exc.message
     return Snapshot(WORKING_TREE, None, files, unreadable)
+
+
+def _initiative_folders(planning: Path) -> list[tuple[str, Path]]:
+    """(path prefix inside `.planning/`, folder) of `.planning/` itself and of every folder in `initiatives/` (but
+    the staging dot-folders of `initiative new`)."""
+    folders = [("", planning)]
+    initiatives = planning / INITIATIVES
+    if initiatives.is_dir():
+        folders += [
+            (f"{INITIATIVES}/{sub.name}/", sub)
+            for sub in sorted(initiatives.iterdir())
+            if not sub.name.startswith(".") and sub.is_dir()
+        ]
+    return folders
+
+
+def _planning_names(folder: Path) -> list[str]:
+    """The names, inside an initiative's folder, of the planning files it may have: STATE.md, history.jsonl and
+    the `.md` files of its record folders."""
+    names = [STATE_FILE, HISTORY_FILE]
+    for records in RECORD_FOLDERS.values():
+        try:
+            names += sorted(
+                f"{records}/{entry.name}"
+                for entry in os.scandir(folder / records)
+                if entry.name.endswith(".md") and not entry.name.startswith(".")
+            )
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+    return names
 
 
 def at_revision(planning: Path, revision: str, *, label: str | None = None) -> Snapshot:

@@ -50,19 +50,33 @@ def kind_of(data: dict[str, Any], path: str) -> str | None:
     git hands textconv a temporary copy of an old version (`/tmp/XXXXXX_STATE.md`), so the
     content decides first and the folder (`decisions/`, ...) only when the content does not.
     """
-    record_id = data.get("id")
-    if "id" not in data and ("lifecycle" in data or "phases" in data or "structure" in data):
+    return _kind_by_content(data) or _kind_by_path(path)
+
+
+# The record kind an id's prefix names, and the keys only one kind of file has (first match wins).
+_ID_PREFIXES = (("dec-", "decision"), ("blk-", "blocker"), ("ses-", "session"))
+_SIGNATURES = (
+    ("decision", ("decision", "context")),
+    ("blocker", ("identified",)),
+    ("blocker", ("description", "status")),
+    ("session", ("agent", "started")),
+)
+
+
+def _kind_by_content(data: dict[str, Any]) -> str | None:
+    """The kind the keys say: a STATE.md block without an id, an id's prefix, else a kind's own keys."""
+    if "id" not in data and any(key in data for key in ("lifecycle", "phases", "structure")):
         return "state"
+    record_id = data.get("id")
     if isinstance(record_id, str):
-        for prefix, kind in (("dec-", "decision"), ("blk-", "blocker"), ("ses-", "session")):
+        for prefix, kind in _ID_PREFIXES:
             if record_id.startswith(prefix):
                 return kind
-    if "decision" in data and "context" in data:
-        return "decision"
-    if "identified" in data or ("description" in data and "status" in data):
-        return "blocker"
-    if "agent" in data and "started" in data:
-        return "session"
+    return next((kind for kind, keys in _SIGNATURES if all(key in data for key in keys)), None)
+
+
+def _kind_by_path(path: str) -> str | None:
+    """The kind the file's folder (`decisions/` ...) or name (`STATE.md`, or git's `XXXXXX_STATE.md`) says."""
     from planstate.model.kinds import RECORD_KINDS
 
     parts = path.replace("\\", "/").split("/")
@@ -171,26 +185,35 @@ def _value(value: Any, kind: Kind[Any] | None, path: str, out: list[str]) -> Non
     while isinstance(kind, Nullable):
         kind = kind.inner
     if isinstance(value, dict):
-        if isinstance(kind, Nested):
-            _mapping(value, kind.model, path + ".", out)
+        _dict_value(value, kind, path, out)
+    elif isinstance(value, list):
+        _list_value(value, kind, path, out)
+    else:
+        _scalar(value, kind, path, out)
+
+
+def _dict_value(value: dict[Any, Any], kind: Kind[Any] | None, path: str, out: list[str]) -> None:
+    """A mapping below `path`: a model's fields in its order, other keys sorted; `{}` when empty."""
+    if isinstance(kind, Nested):
+        _mapping(value, kind.model, path + ".", out)
+    else:
+        item = kind.value if isinstance(kind, MapOf) else None
+        for key in sorted(value, key=str):
+            _value(value[key], item, f"{path}.{_key(key)}", out)
+    if not value:
+        out.append(f"{path}: {{}}")
+
+
+def _list_value(value: list[Any], kind: Kind[Any] | None, path: str, out: list[str]) -> None:
+    """A list below `path`: scalars as `path[]` lines (a set's view: no index to shift), containers by index."""
+    item_kind = kind.item if isinstance(kind, ListOf) else None
+    if not value:
+        out.append(f"{path}: []")
+    for index, item in enumerate(value):
+        if isinstance(item, dict | list):
+            _value(item, item_kind, f"{path}[{index}]", out)
         else:
-            item = kind.value if isinstance(kind, MapOf) else None
-            for key in sorted(value, key=str):
-                _value(value[key], item, f"{path}.{_key(key)}", out)
-        if not value:
-            out.append(f"{path}: {{}}")
-        return
-    if isinstance(value, list):
-        item_kind = kind.item if isinstance(kind, ListOf) else None
-        if not value:
-            out.append(f"{path}: []")
-        for index, item in enumerate(value):
-            if isinstance(item, dict | list):
-                _value(item, item_kind, f"{path}[{index}]", out)
-            else:
-                _scalar(item, item_kind, f"{path}[]", out)
-        return
-    _scalar(value, kind, path, out)
+            _scalar(item, item_kind, f"{path}[]", out)
 
 
 def _scalar(value: Any, kind: Kind[Any] | None, path: str, out: list[str]) -> None:
@@ -219,12 +242,17 @@ def scalar_text(value: Any, kind: Kind[Any] | None = None) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        text = value.replace("\r\n", "\n")
-        if "\n" in text.rstrip("\n"):
-            return text.rstrip("\n")
-        text = text.rstrip("\n")
-        return text if text and text.strip() == text else json.dumps(text, ensure_ascii=False)
+        return _string_text(value)
     return str(value)
+
+
+def _string_text(value: str) -> str:
+    """A string as it is (LF line ends, no final newline); quoted as JSON when it is one line that is empty or has
+    spaces at an end, which the view would otherwise lose."""
+    text = value.replace("\r\n", "\n").rstrip("\n")
+    if "\n" in text:
+        return text
+    return text if text and text.strip() == text else json.dumps(text, ensure_ascii=False)
 
 
 def iso_utc(value: datetime) -> str:
