@@ -88,7 +88,7 @@ _version = Int(minimum=1)
 class Structure(Model):
     """The workflow structure snapshot taken at creation; the initiative completes against it."""
 
-    doc = "The workflow structure snapshot taken at creation (seed 000)."
+    doc = "The workflow structure snapshot taken at creation: the initiative completes against it."
     phases_total = Field(Int(minimum=0), "How many phases the workflow has.", required=True, example=4)
     first_phase = Field(
         Int(minimum=0, maximum=1),
@@ -145,7 +145,7 @@ class Phase(Model):
 class Position(Model):
     """Where work is: phase, plan, task, wave, status and sub-phase step."""
 
-    doc = "The current position (seed 003)."
+    doc = "The current position: phase, plan, task, wave, status and step."
     phase = Field(
         Int(minimum=0),
         "Number of the current phase; always a valid phase.",
@@ -159,7 +159,7 @@ class Position(Model):
     task = Field(_opt_text, "The task being worked on.", example="Implement token rotation endpoint")
     wave = Field(Nullable(Int(minimum=0)), "Current wave of parallel work.", example=1)
     status = Field(Enum(*TASK_STATUSES), "Status of the current task.", default="pending", example="in_progress")
-    step = Field(_opt_text, "Sub-phase step inside the current phase (seed 004).", example="tuning")
+    step = Field(_opt_text, "Sub-phase step inside the current phase.", example="tuning")
 
 
 class ErrorInfo(Model):
@@ -175,7 +175,7 @@ class ErrorInfo(Model):
 class Lifecycle(Model):
     """The lifecycle state with when, why and by whom it was entered."""
 
-    doc = "The lifecycle state (seeds 002 and 004) with when, why and by whom it was entered."
+    doc = "The lifecycle state, from the transition table, with when, why and by whom it was entered."
     state = Field(Enum(*LIFECYCLE_STATES), "The lifecycle state.", required=True, example="active")
     since = Field(_opt_time, "When the current state was entered.")
     reason = Field(_opt_text, "Why the current state was entered.")
@@ -205,7 +205,7 @@ class Progress(Model):
 class ResumeContext(Model):
     """What a returning agent needs beyond the position."""
 
-    doc = "Context for resuming (seed 003)."
+    doc = "Context for resuming: files touched, key implementations, open questions."
     files_modified = Field(ListOf(Str()), "Files touched in the current stretch of work.")
     key_implementations = Field(ListOf(Str()), "What was built, in a sentence each.")
     open_questions = Field(ListOf(Str()), "Questions still open.")
@@ -391,7 +391,7 @@ def record_reference(text: str) -> str | None:
 
 def is_complete(state: State) -> bool:
     """Whether the initiative is complete: the explicit lifecycle state, or for a legacy file
-    without a structure snapshot, every listed phase completed (seed 000's fallback)."""
+    without a structure snapshot (written before snapshots existed), every listed phase completed."""
     if state.lifecycle.exists() and state.lifecycle._data().get("state") == "completed":
         return True
     if state.structure.exists():

@@ -1,4 +1,4 @@
-"""Blockers: record, list, show, and move through seed 003's states (the TABLE below); one file per blocker.
+"""Blockers: record, list, show, and move through their states (the TABLE below); one file per blocker.
 
 Blocker commands write only blocker files, never STATE.md, so two clones recording
 blockers merge without conflict (see docs/architecture.md).
@@ -32,7 +32,7 @@ class Move(NamedTuple):
     target: str
 
 
-# Seed 003: [new] ─identify→ [active] ─resolve→ [resolved], and an active blocker with a
+# [new] ─identify→ [active] ─resolve→ [resolved], and an active blocker with a
 # workaround is [bypassed]. A bypassed blocker whose workaround stops working is active again;
 # any unresolved blocker may be resolved. Resolved is final: a blocker that comes back is a new one.
 TABLE: tuple[Move, ...] = tuple(

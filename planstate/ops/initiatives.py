@@ -1,4 +1,4 @@
-"""Initiative operations: lifecycle transitions, and creating, listing and switching initiatives (seeds 001, 002, 004).
+"""Initiative operations: lifecycle transitions, and creating, listing and switching initiatives.
 
 At most one initiative is active. Every write that makes one active checks the others under the
 workspace lock; `initiative switch` pauses the active one before it resumes the other, in one

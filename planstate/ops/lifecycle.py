@@ -26,7 +26,7 @@ class Transition(NamedTuple):
     target: str
 
 
-# (from, command, to). Seeds 002 and 004: a completed initiative can only be reopened or
+# (from, command, to). A completed initiative can only be reopened or
 # archived; archived is a soft delete that `reopen` undoes; failed and error are retried;
 # paused, suspended and abandoned are resumed.
 TABLE: tuple[Transition, ...] = tuple(

@@ -1,4 +1,4 @@
-"""Phase operations (seed 000): start, complete, fail, retry and skip the phases of the structure snapshot.
+"""Phase operations: start, complete, fail, retry and skip the phases of the structure snapshot.
 
 Rules: at most one phase is active; `position.phase` is always a valid phase number and never
 moves past the last one; completing (or skipping) the phase that leaves no unfinished phase
@@ -308,7 +308,7 @@ class PhaseAPI:
         source = state.lifecycle.state
         self._auto_resumed = False
         if source == "suspended":
-            # Seed 002: suspended is a technical pause that resumes by itself when work goes on; paused,
+            # Suspended is a technical pause that resumes by itself when work goes on; paused,
             # error and the rest were decisions or failures that a person or agent resumes explicitly.
             reason = f"work went on: planstate phase {verb} {number}"
             lifecycle.apply(tx, self.ctx.target, "resume", reason=reason, trigger="auto-resume")
@@ -460,7 +460,7 @@ def _activate(phase: Phase, when: datetime) -> None:
 
 def _reset_rerun(phase: Phase) -> None:
     """Keep the previous run of the phase in `previous`, then clear what it left: timing, checkpoint,
-    evidence, failure (seed 000: timing and checkpoints are history, never overwritten)."""
+    evidence, failure (timing and checkpoints are history, never overwritten)."""
     data = phase._data()
     if phase.status == "pending" and data.get("started") is None:
         return  # a first start: nothing ran yet, and evidence written beforehand belongs to this attempt

@@ -1,4 +1,4 @@
-"""Position, next action, resume context and tasks: the small STATE.md updates of seed 003's update table.
+"""Position, next action, resume context and tasks: the small, frequent STATE.md updates of ongoing work.
 
 Each operation is one transaction on the target initiative's STATE.md and returns the fields it
 changed. Phase statuses are not touched here (that is phases.py); `position --phase` only moves

@@ -3,9 +3,9 @@
 A session's file in `sessions/` is committed; its heartbeat is the modification time of
 `.planning/.local/heartbeats/<id>`, which is machine-local and never committed, so liveness
 never churns git. `reap` marks sessions whose last sign of life is too old as crashed, and
-with `abandon_after` moves initiatives without any activity to `abandoned` (seed 004). No
-session command ever completes an initiative (seed 002): ending or losing an agent is not
-finishing the work.
+with `abandon_after` moves initiatives without any activity to `abandoned` (stale work is
+marked, never kept active forever). No session command ever completes an initiative: ending or
+losing an agent is not finishing the work.
 """
 
 from __future__ import annotations
@@ -470,7 +470,7 @@ def _others(ctx: Context, active: list[recordfiles.Record]) -> str:
 
 
 def _previous(found: list[recordfiles.Record]) -> recordfiles.Record | None:
-    """The most recent session that ended or crashed: the one a new session continues (seed 003)."""
+    """The most recent session that ended or crashed: the one a new session continues from (its handoff)."""
     done = [r for r in found if r.data.get("status") in ("ended", "crashed")]
     if not done:
         return None

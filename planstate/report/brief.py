@@ -314,7 +314,7 @@ def _active_seconds_without_history(start: datetime, end: datetime, state: State
 
 
 def _timing(state: State, current: dict[str, Any] | None) -> dict[str, Any]:
-    """Average completed-phase duration, estimate of the time remaining, stall detection (seed 000)."""
+    """Average completed-phase duration, estimate of the time remaining, and whether the current phase stalled."""
     durations = [
         (p.completed - p.started).total_seconds()
         for p in state.phases
@@ -356,8 +356,8 @@ def _failed_checkpoints(state: State) -> list[dict[str, Any]]:
 
 
 def _status(state: State, current: dict[str, Any] | None, timing: dict[str, Any], blocked: list[dict[str, Any]]) -> str:
-    """Seed 000's order (completed, paused or another stopped state, checkpoint failed, possibly stalled, active),
-    with seed 003's `blocked` after a failed checkpoint: the current phase waits on an open blocker."""
+    """The status, first that applies: completed, paused or another stopped state, checkpoint failed, blocked (the
+    current phase waits on an open blocker), possibly stalled, active."""
     if is_complete(state):
         return "completed"
     lifecycle_state = state.lifecycle.state

@@ -1,8 +1,7 @@
 """Initiatives of a workspace: where each one lives, which one is active, which one a command acts on.
 
 The first initiative is `.planning/` itself (its STATE.md and record folders); further ones
-live in `.planning/initiatives/<slug>/` with the same layout. At most one is `active`
-(seed 001). A command acts on the one named by `--initiative`, else the active one, else
+live in `.planning/initiatives/<slug>/` with the same layout. At most one is `active`. A command acts on the one named by `--initiative`, else the active one, else
 (none active) the one whose lifecycle changed last; that last one is a guess when several
 could be meant, and `Workspace.transaction()` refuses to write on a guess.
 """

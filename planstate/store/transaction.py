@@ -190,7 +190,7 @@ class Transaction:
         new = staged.doc.check_writable()
         return new if new != staged.original else None
 
-    # ---- archived and completed initiatives are read-only (seed 004)
+    # ---- archived and completed initiatives are read-only
 
     def _refuse_read_only(self, changed: list[Staged]) -> None:
         """Refuse changes to an initiative that was archived or completed when read.
