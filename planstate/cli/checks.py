@@ -7,7 +7,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from planstate.cli import Registrar, out, print_json, workspace
+from planstate.cli.output import out, print_json
+from planstate.cli.parser import Registrar, workspace
 from planstate.core.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 FORMATS = ("text", "json", "github")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from planstate.cli import Registrar, out, workspace
+from planstate.cli.output import out
+from planstate.cli.parser import Registrar, workspace
 from planstate.core.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 _out = out  # short names used throughout this module

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from planstate.cli import Registrar, out, print_json, workspace
+from planstate.cli.output import out, print_json
+from planstate.cli.parser import Registrar, workspace
 from planstate.core.errors import EXIT_OK
 
 VERBS = {

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from planstate.cli import Registrar, out, print_json, warn, workspace
+from planstate.cli.output import out, print_json, warn
+from planstate.cli.parser import Registrar, workspace
 from planstate.core.errors import EXIT_OK
 
 if TYPE_CHECKING:

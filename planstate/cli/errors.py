@@ -1,0 +1,96 @@
+"""The error boundary of the command line: the one place where an exception becomes an exit code and one line.
+
+Expected errors (`PlanstateError`, a refused command line) print one line on stderr, or one JSON object with
+`--json`; Ctrl-C and a closed stdout end quietly; anything else is a bug: one line, and a crash log that
+carries what a bug report needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from types import TracebackType
+
+from planstate.cli.parser import CommandLineError
+from planstate.core.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, PlanstateError, UsageError
+
+
+class Boundary:
+    """Catch what escapes a command and turn it into `code`; use as `with Boundary(argv) as b: b.code = run()`.
+
+    `args` is the parsed command line once known: it says whether the command asked for `--json`, and which
+    command's help a usage error points at.
+    """
+
+    def __init__(self, arguments: list[str]) -> None:
+        self.arguments = arguments
+        self.args: argparse.Namespace | None = None
+        self.code = EXIT_OK
+
+    def __enter__(self) -> Boundary:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> bool:
+        if exc is None or not isinstance(exc, Exception | KeyboardInterrupt):
+            return False  # SystemExit (`--help`, `--version`) ends the process as it asks
+        self.code = self._report(exc)
+        return True
+
+    def _report(self, exc: Exception | KeyboardInterrupt) -> int:
+        """Print what `exc` means for the person or program running the command; return the exit code."""
+        if isinstance(exc, CommandLineError):
+            return self._usage(exc.message, exc.prog)
+        if isinstance(exc, PlanstateError):
+            if isinstance(exc, UsageError) and exc.file is None and not exc.field and exc.message.startswith("-"):
+                return self._usage(exc.message, self._prog())  # a bad option value: point at --help
+            if getattr(self.args, "json", False):
+                import json
+
+                sys.stderr.write(json.dumps(exc.to_dict(), ensure_ascii=False) + "\n")  # one line, like text errors
+            else:
+                sys.stderr.write(f"planstate: {exc}\n")
+            return exc.exit_code
+        if isinstance(exc, KeyboardInterrupt):
+            sys.stderr.write("planstate: interrupted\n")
+            return EXIT_INTERRUPTED
+        if isinstance(exc, BrokenPipeError):
+            from planstate.cli.output import silence_stdout
+
+            silence_stdout()
+            return EXIT_OK
+        log = _save_traceback(exc)  # an unexpected error is a bug: say so in one line, keep the trace
+        sys.stderr.write(f"planstate: internal error: {type(exc).__name__}: {exc} (traceback: {log})\n")
+        return EXIT_INTERNAL
+
+    def _prog(self) -> str:
+        """The command being run, as its usage names it (`planstate decision list`)."""
+        return str(getattr(self.args, "_prog", "planstate"))
+
+    def _usage(self, message: str, prog: str) -> int:
+        """Print `planstate: <command>: <message> (see `<prog> --help`)`, or its JSON with `--json`; return 2."""
+        command = prog.removeprefix("planstate").strip()
+        text = f"{message} (see `{prog} --help`)"
+        if self._json_requested():
+            import json
+
+            sys.stderr.write(json.dumps(UsageError(text, field=None).to_dict(), ensure_ascii=False) + "\n")
+        else:
+            sys.stderr.write(f"planstate: {command + ': ' if command else ''}{text}\n")
+        return EXIT_USAGE
+
+    def _json_requested(self) -> bool:
+        """Whether `--json` is among the arguments (before a `--`): a refused command line is then JSON too."""
+        arguments = self.arguments
+        return "--json" in (arguments[: arguments.index("--")] if "--" in arguments else arguments)
+
+
+def _save_traceback(exc: BaseException) -> str:
+    """Write the traceback of `exc` to a temp file and return its path."""
+    import os
+    import tempfile
+    import traceback
+
+    fd, path = tempfile.mkstemp(prefix="planstate-crash-", suffix=".log")
+    with os.fdopen(fd, "w") as handle:
+        handle.write("".join(traceback.format_exception(exc)))
+    return path
