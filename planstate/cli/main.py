@@ -13,12 +13,10 @@ import sys
 from collections.abc import Sequence
 
 from planstate.cli import output
+from planstate.cli.commands import COMMANDS
 from planstate.cli.errors import Boundary
 from planstate.cli.parser import VALUED, Handler, Parser, Registrar, common_options, usage_error
 from planstate.core.errors import EXIT_USAGE
-
-# Command groups, in the order `planstate --help` lists them; each module has `register(cli)`.
-GROUPS = ("core", "records", "flow", "lifecycle", "checks", "resume", "git")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -34,9 +32,7 @@ def _dispatch(arguments: list[str], boundary: Boundary) -> int:
     """Parse `arguments` and run the command's handler."""
     _refuse_undecodable(arguments)
     name = _command_name(arguments)
-    parser = build_parser(only=name) if name else build_parser()
-    if name and name not in parser.get_default("_built"):
-        parser = build_parser()  # not a command: the full parser says so and lists them
+    parser = build_parser(only=name if name in COMMANDS else None)  # not a command: the full parser says so
     args, extras = parser.parse_known_args(arguments)
     boundary.args = args
     if extras:  # reported by the command's own parser, so the pointer names its --help
@@ -49,7 +45,7 @@ def _dispatch(arguments: list[str], boundary: Boundary) -> int:
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """Build the argument parser with every command of every group (or, with `only`, just that command)."""
+    """Build the argument parser with every command (or, with `only`, just that one: only its module is imported)."""
     from planstate import __version__
 
     common = common_options(by=True)
@@ -67,9 +63,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"planstate {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     cli = Registrar(sub, [common], json_flag, only, without_by=[without_by])
-    for group in GROUPS:
-        importlib.import_module(f"planstate.cli.{group}").register(cli)
-    parser.set_defaults(_built=cli.built)
+    modules = [COMMANDS[only]] if only is not None else dict.fromkeys(COMMANDS.values())
+    for module in modules:
+        importlib.import_module(f"planstate.cli.commands.{module}").register(cli)
     return parser
 
 

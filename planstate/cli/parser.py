@@ -109,7 +109,6 @@ class Registrar:
         self._without_by = without_by if without_by is not None else parents
         self._json = json_flag
         self._only = only
-        self.built: list[str] = []
 
     def add(self, name: str, handler: Handler, help_text: str, *, json: bool = True, by: bool = True) -> Any:
         """Add a command; `json` gives it `--json`; `by=False` frees `--by` for the command's own use.
@@ -122,7 +121,6 @@ class Registrar:
         parents = [*common, self._json] if json else list(common)
         p = self._sub.add_parser(name, help=help_text, description=help_text, parents=parents)
         p.set_defaults(handler=handler, _prog=p.prog)
-        self.built.append(name)
         return p
 
     def group(self, name: str, help_text: str) -> Registrar:
@@ -132,7 +130,6 @@ class Registrar:
         p = self._sub.add_parser(name, help=help_text, description=help_text, parents=self._parents)
         p.set_defaults(handler=_missing_subcommand(p), _prog=p.prog)
         sub = p.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND", parser_class=Parser)
-        self.built.append(name)
         return Registrar(sub, self._parents, self._json, without_by=self._without_by)
 
 
