@@ -58,7 +58,7 @@ class Boundary:
 
             silence_stdout()
             return EXIT_OK
-        log = _save_traceback(exc)  # an unexpected error is a bug: say so in one line, keep the trace
+        log = _save_crash_log(_crash_log(exc, self.arguments))  # a bug: say so in one line, keep the details
         sys.stderr.write(f"planstate: internal error: {type(exc).__name__}: {exc} (traceback: {log})\n")
         return EXIT_INTERNAL
 
@@ -84,13 +84,47 @@ class Boundary:
         return "--json" in (arguments[: arguments.index("--")] if "--" in arguments else arguments)
 
 
-def _save_traceback(exc: BaseException) -> str:
-    """Write the traceback of `exc` to a temp file and return its path."""
+def _crash_log(exc: BaseException, arguments: list[str]) -> str:
+    """What a bug report needs, as markdown: the versions and platform, the command line, the traceback."""
     import os
-    import tempfile
+    import platform
+    import shlex
     import traceback
 
-    fd, path = tempfile.mkstemp(prefix="planstate-crash-", suffix=".log")
-    with os.fdopen(fd, "w") as handle:
-        handle.write("".join(traceback.format_exception(exc)))
+    from planstate import __version__
+
+    python = sys.version.replace("\n", "\n    ")
+    return (
+        "### version information\n\n"
+        "```\n"
+        f"planstate version: {__version__}\n"
+        f"sys.version:\n    {python}\n"
+        f"sys.executable: {sys.executable}\n"
+        f"os.name: {os.name}\n"
+        f"sys.platform: {sys.platform}\n"
+        f"platform: {platform.platform()}\n"
+        "```\n\n"
+        "### error information\n\n"
+        "```\n"
+        f"command line: {shlex.join(['planstate', *arguments])}\n"
+        f"internal error: {type(exc).__name__}: {exc}\n"
+        "```\n\n"
+        "```\n"
+        f"{''.join(traceback.format_exception(exc))}"
+        "```\n"
+    )
+
+
+def _save_crash_log(text: str) -> str:
+    """Write the crash log to a new file in the temp folder and return its path; on failure, print it instead."""
+    import os
+    import tempfile
+
+    try:
+        fd, path = tempfile.mkstemp(prefix="planstate-crash-", suffix=".log")
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
+            handle.write(text)
+    except OSError as exc:  # the log is all a bug report has: never lose it with the file
+        sys.stderr.write(text)
+        return f"not saved ({exc.strerror or exc}); printed above"
     return path
