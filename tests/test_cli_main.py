@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
 
 from planstate.cli.commands import COMMANDS
 from planstate.cli.main import build_parser
+
+Run = Callable[..., CompletedProcess[str]]
 
 
 def commands_of(parser: argparse.ArgumentParser) -> list[str]:
@@ -80,3 +85,81 @@ def test_an_internal_error_leaves_a_crash_log_for_the_bug_report(
     assert "internal error: RuntimeError: status went wrong\n" in text
     assert "Traceback (most recent call last):\n" in text
     assert "in broken_status\n" in text and text.rstrip().endswith("RuntimeError: status went wrong\n```")
+
+
+# ---------------------------------------------------------------------------- errors about an argument
+
+
+def without_position(project: Path) -> None:
+    """Remove the `position:` block from the project's STATE.md, as a hand edit might."""
+    import re
+
+    state = project / ".planning" / "STATE.md"
+    text = state.read_text(encoding="utf-8")
+    edited = re.sub(r"\nposition:\n(?:  .*\n)+", "\n", text, count=1)
+    assert edited != text
+    state.write_text(edited, encoding="utf-8")
+
+
+def test_api_errors_name_the_argument_as_python_spells_it(project: Path, tmp_path: Path) -> None:
+    """The API's errors speak of its keyword arguments, never of command-line options; `argument` names the one
+    each is about."""
+    from datetime import timedelta
+
+    from planstate.core.errors import UsageError
+    from planstate.workspace import Workspace
+
+    ws = Workspace.find(project, actor="tester")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    cases = [
+        (lambda: ws.decision.list(since="last week"), "since", "since 'last week' is not a date"),
+        (lambda: ws.blocker.list(since="99999999d"), "since", "since '99999999d' is too long"),
+        (lambda: ws.session.reap(stale_after="soon"), "stale_after", "stale_after 'soon' is not a duration"),
+        (lambda: ws.session.reap(abandon_after=timedelta(0)), "abandon_after", "abandon_after must be longer"),
+        (lambda: ws.phase.fail(1, reason=" "), "reason", "phase fail needs a reason (reason=R)"),
+        (lambda: Workspace.find(empty), "explicit", "or pass explicit=PATH (or set PLANSTATE_DIR)"),
+    ]
+    for call, argument, text in cases:
+        with pytest.raises(UsageError) as caught:
+            call()
+        assert (caught.value.argument, "--" in caught.value.message) == (argument, False), caught.value
+        assert text in caught.value.message
+    ws.session.start()
+    ws.session.start()
+    with pytest.raises(UsageError, match=r"refusing to start another \(exclusive=True\)") as caught:
+        ws.session.start(exclusive=True)
+    assert caught.value.argument == "exclusive"
+    with pytest.raises(UsageError, match=r"; name one with session=ID or PLANSTATE_SESSION$") as caught:
+        ws.session.heartbeat()
+    assert caught.value.argument == "session"
+    without_position(project)
+    with pytest.raises(UsageError, match=r"no position yet; give the phase too: phase=N$") as caught:
+        ws.position(task="t")
+    assert (caught.value.argument, caught.value.field) == ("phase", "position")
+
+
+def test_the_command_line_names_the_option(run: Run, project: Path) -> None:
+    """A bad value of an option points at the command's help, as argparse's own refusals do; a hint that names an
+    option is printed like any other error, in the option's words."""
+    result = run("session", "reap", "--abandon-after", "0s", cwd=project)
+    assert (result.returncode, result.stderr) == (
+        2,
+        "planstate: session reap: --abandon-after '0s' must be longer than zero "
+        "(see `planstate session reap --help`)\n",
+    )
+    result = run("phase", "fail", "1", "--reason", " ", cwd=project)
+    assert (result.returncode, result.stderr) == (2, "planstate: phase fail needs a reason (--reason R)\n")
+    result = run("decision", "list", "--since", "since=x", cwd=project)  # only the leading name is the argument
+    assert result.stderr.startswith("planstate: decision list: --since 'since=x' is not a date")
+    result = run("status", cwd=project.parent)  # no .planning/ here or above
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"planstate: no .planning/ folder in {project.parent} or any parent")
+    assert result.stderr.endswith("run `planstate init` or pass --dir PATH (or set PLANSTATE_DIR)\n")
+    without_position(project)
+    result = run("position", "--task", "t", "--json", cwd=project)
+    error = json.loads(result.stderr)
+    assert (error["file"], error["field"]) == (".planning/STATE.md", "position")
+    assert error["message"] == "cannot set the position: STATE.md has no position yet; give the phase too: --phase N"
+    result = run("task", "start", "t", cwd=project)  # task start has no --phase: the hint is a command to run
+    assert result.stderr.endswith("no position yet; set the phase first (`planstate position --phase N`)\n")

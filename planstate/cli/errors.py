@@ -41,8 +41,10 @@ class Boundary:
         if isinstance(exc, CommandLineError):
             return self._usage(exc.message, exc.prog)
         if isinstance(exc, PlanstateError):
-            if isinstance(exc, UsageError) and exc.file is None and not exc.field and exc.message.startswith("-"):
-                return self._usage(exc.message, self._prog())  # a bad option value: point at --help
+            if isinstance(exc, UsageError) and exc.argument is not None:
+                exc, about_value = _in_option_words(exc)
+                if about_value and exc.file is None and not exc.field:  # point at --help, as argparse does
+                    return self._usage(exc.message, self._prog())
             if getattr(self.args, "json", False):
                 import json
 
@@ -82,6 +84,30 @@ class Boundary:
         """Whether `--json` is among the arguments (before a `--`): a refused command line is then JSON too."""
         arguments = self.arguments
         return "--json" in (arguments[: arguments.index("--")] if "--" in arguments else arguments)
+
+
+# API arguments whose option has another name (`Workspace.find(explicit=PATH)` is `--dir PATH`).
+_OPTIONS = {"explicit": "--dir"}
+
+
+def _in_option_words(exc: UsageError) -> tuple[UsageError, bool]:
+    """`exc` with the argument it is about spelled as its option, in the two forms UsageError documents, and
+    whether it is about the option's value: a leading `since` becomes `--since` (True); else the last
+    `session=ID` becomes `--session ID` and `exclusive=True` `--exclusive` (False: a hint, and text quoted from the
+    caller comes before it, so only the last one is the hint)."""
+    import re
+
+    name = str(exc.argument)
+    option = _OPTIONS.get(name, "--" + name.replace("_", "-"))
+    message = exc.message
+    about_value = re.match(rf"{re.escape(name)}(?![\w-])", message) is not None
+    if about_value:
+        message = option + message[len(name) :]
+    elif hints := list(re.finditer(rf"(?<![\w.-]){re.escape(name)}=(True\b)?", message)):
+        hint = hints[-1]
+        message = message[: hint.start()] + (option if hint.group(1) else option + " ") + message[hint.end() :]
+    spelled = UsageError(message, argument=name, file=exc.file, line=exc.line, column=exc.column, field=exc.field)
+    return spelled, about_value
 
 
 def _crash_log(exc: BaseException, arguments: list[str]) -> str:

@@ -120,7 +120,8 @@ def choose(ctx: Context, explicit: str | None) -> Choice:
         names = ", ".join(s.slug for s in active)
         raise UsageError(
             f"{len(active)} initiatives are active ({names}); at most one may be. "
-            "Pass --initiative SLUG, or make one active with `planstate initiative switch SLUG`"
+            "Pass initiative=SLUG, or make one active with `planstate initiative switch SLUG`",
+            argument="initiative",
         )
     if active:
         return Choice(active[0].initiative)

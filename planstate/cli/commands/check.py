@@ -75,7 +75,7 @@ def stale_after(args: argparse.Namespace) -> float:
     """`--stale-after` in seconds (the duration grammar of durations.py, like `session reap`)."""
     from planstate.core.durations import parse
 
-    return parse(args.stale_after, "--stale-after").total_seconds()
+    return parse(args.stale_after, "stale_after").total_seconds()
 
 
 def count(number: int, noun: str) -> str:
