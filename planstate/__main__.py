@@ -2,6 +2,6 @@
 
 import sys
 
-from planstate.cli import main
+from planstate.cli.main import main
 
 sys.exit(main())

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from planstate.cli import build_parser
+from planstate.cli.main import build_parser
 from planstate.core.errors import EXIT_CONFLICT, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from planstate.model.validation import problems_for
 from planstate.text.document import Document

@@ -34,7 +34,7 @@ def test_wheel_contains_templates_and_console_script(tmp_path: Path) -> None:
     for template in templates:
         assert f"planstate/templates/{template.relative_to(REPO / 'templates').as_posix()}" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "planstate = planstate.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "planstate = planstate.cli.main:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_installed_wheel_renders_init_from_its_own_templates(tmp_path: Path) -> None:
@@ -67,7 +67,7 @@ def test_installed_wheel_renders_init_from_its_own_templates(tmp_path: Path) -> 
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]); import planstate; "
         "assert planstate.__file__.startswith(sys.argv[1]), planstate.__file__; "
-        "from planstate.cli import main; sys.exit(main(['init', '--dir', sys.argv[2], '--title', 'Wheel']))"
+        "from planstate.cli.main import main; sys.exit(main(['init', '--dir', sys.argv[2], '--title', 'Wheel']))"
     )
     done = subprocess.run([sys.executable, "-c", code, str(target), str(project)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from conftest import REPO, state_file
 
-from planstate.cli import build_parser
+from planstate.cli.main import build_parser
 from planstate.core.errors import UsageError
 from planstate.text.document import Document
 from planstate.workspace import Workspace

@@ -22,7 +22,7 @@ EACH = 50
 # inside the process: real processes contend for the lock without paying Python's start-up 400 times.
 WRITER = """
 import os, sys, time
-from planstate.cli import main
+from planstate.cli.main import main
 go, writer, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 while not os.path.exists(go):
     time.sleep(0.002)

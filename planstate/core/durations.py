@@ -1,4 +1,4 @@
-"""Durations: one grammar for every option that takes one (`90s`, `30m`, `1.5h`, `1h30m`, `2d`, `1w`) and one way
+"""Durations: one grammar for every argument that takes one (`90s`, `30m`, `1.5h`, `1h30m`, `2d`, `1w`) and one way
 of showing them to people (`45s`, `12m`, `2h 30m`, `3d 4h`)."""
 
 from __future__ import annotations
@@ -19,18 +19,21 @@ MAX_SECONDS = 100 * 365 * 86400
 EXAMPLES = "90s, 30m, 1.5h, 1h30m, 2d, 1w"
 
 
-def parse(text: str, option: str = "duration") -> timedelta:
-    """Read a duration such as `30m`, `1.5h` or `1h30m`; UsageError naming `option` when it is not one."""
+def parse(text: str, argument: str | None = None) -> timedelta:
+    """Read a duration such as `30m`, `1.5h` or `1h30m`; a UsageError about `argument` (the parameter `text` was
+    given as, named first in the message) when it is not one."""
     cleaned = text.strip().lower()
+    subject = f"{argument} {text!r}" if argument else repr(text)
     if not _WHOLE.fullmatch(cleaned):
         raise UsageError(
-            f"{option} {text!r} is not a duration; write numbers with units (s, m, h, d, w), e.g. {EXAMPLES}"
+            f"{subject} is not a duration; write numbers with units (s, m, h, d, w), e.g. {EXAMPLES}",
+            argument=argument,
         )
     seconds = sum(float(amount) * _UNITS[unit] for amount, unit in _PART.findall(cleaned))
     if seconds <= 0:
-        raise UsageError(f"{option} {text!r} must be longer than zero")
+        raise UsageError(f"{subject} must be longer than zero", argument=argument)
     if not math.isfinite(seconds) or seconds > MAX_SECONDS:
-        raise UsageError(f"{option} {text!r} is too long; durations are at most 100 years")
+        raise UsageError(f"{subject} is too long; durations are at most 100 years", argument=argument)
     whole = round(seconds)
     return timedelta(seconds=whole if abs(seconds - whole) < 1e-9 else seconds)
 

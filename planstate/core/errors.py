@@ -62,7 +62,27 @@ class PlanstateError(Exception):
 
 
 class UsageError(PlanstateError):
-    """The command was called wrongly: a bad path, a bad value, a missing workspace."""
+    """The call was wrong: a bad path, a bad value, a missing workspace.
+
+    `argument` names the keyword argument of the API call the error is about, as Python spells it (`since`,
+    `first_phase`). The message names it the same way: first, when the error is about that argument's value
+    (`since 'last week' is not a date …`), or else as `name=VALUE` in a hint that comes after any text quoted from
+    the caller or the files (`2 sessions are active (…); name one with session=ID`). A shell says it in its own
+    words: the command line prints `--since 'last week' …` and `--session ID`.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        argument: str | None = None,
+        file: str | Path | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        super().__init__(message, file=file, line=line, column=column, field=field)
+        self.argument = argument
 
 
 class ParseError(PlanstateError):

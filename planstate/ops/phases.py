@@ -120,12 +120,22 @@ def _pin_legacy_numbering(data: dict[str, Any]) -> None:
     data["structure"] = {"phases_total": len(data["phases"]), "first_phase": 0}
 
 
-def refusal(tx: Transaction, path: list[Any], message: str, initiative: Initiative | None = None) -> UsageError:
-    """A UsageError located at `path` of the initiative's STATE.md (file, line, column and field)."""
+def refusal(
+    tx: Transaction,
+    path: list[Any],
+    message: str,
+    initiative: Initiative | None = None,
+    *,
+    argument: str | None = None,
+) -> UsageError:
+    """A UsageError located at `path` of the initiative's STATE.md (file, line, column and field), about
+    `argument` when the message names one (see UsageError)."""
     target = initiative or tx.ctx.target
     staged = tx.load("state", target.state_path, target)
     line, column = staged.doc.locate(list(path))
-    return UsageError(message, file=staged.doc.path, line=line, column=column, field=format_path(path))
+    return UsageError(
+        message, argument=argument, file=staged.doc.path, line=line, column=column, field=format_path(path)
+    )
 
 
 def refuse_read_only(tx: Transaction, state: State, initiative: Initiative | None = None) -> None:
@@ -254,7 +264,7 @@ class PhaseAPI:
     def fail(self, number: int, *, reason: str) -> PhaseResult:
         """Mark the current, active phase failed, with why; `retry` starts it again."""
         if not reason or not reason.strip():
-            raise UsageError("phase fail needs a reason (--reason R)")
+            raise UsageError("phase fail needs a reason (reason=R)", argument="reason")
         with self.ctx.transaction() as tx:
             state, phase, _index = self._prepare(tx, number, "fail")
             self._require_current_active(tx, state, number, "fail")

@@ -50,13 +50,15 @@ class _Tracker:
         return Edited(ctx.display(ctx.state_path), changes)
 
 
-def _positioned(tx: Transaction, state: State, what: str) -> None:
-    """Refuse position edits on a STATE.md that has no position (a position needs a phase to point at)."""
+def _positioned(tx: Transaction, state: State, what: str, hint: str, argument: str | None = None) -> None:
+    """Refuse position edits on a STATE.md that has no position (a position needs a phase to point at); `hint` says
+    how to give it one, naming `argument` when the call could have."""
     if state.position.exists():
         return
     if not len(phase_numbers(state)):
         raise refusal(tx, ["phases"], f"cannot set {what}: this initiative has no phases, so it has no position")
-    raise refusal(tx, ["position"], f"cannot set {what}: STATE.md has no position yet; give the phase too (--phase N)")
+    message = f"cannot set {what}: STATE.md has no position yet; {hint}"
+    raise refusal(tx, ["position"], message, argument=argument)
 
 
 def _text(tx: Transaction, path: list[Any], value: Any, *, empty_is_null: bool = True) -> str | None:
@@ -95,12 +97,12 @@ def set_position(
     }
     given = {k: v for k, v in given.items() if v is not UNSET}
     with ctx.transaction() as tx:
-        # `--phase` is how a hand-edited pointer is put right, so a problem at position.phase does not stop it
+        # `phase` is how a hand-edited pointer is put right, so a problem at position.phase does not stop it
         state = checked_state(tx, repairs=("position.phase",) if "phase" in given else ())
         refuse_read_only(tx, state)
         tracker = _Tracker(state, [f"position.{k}" for k in POSITION_FIELDS])
         if "phase" not in given:
-            _positioned(tx, state, "the position")
+            _positioned(tx, state, "the position", "give the phase too: phase=N", argument="phase")
         values = {name: _position_value(tx, state, name, value) for name, value in given.items()}
         position = state.position
         for name, value in values.items():  # phase first (dict order above): a new position starts with it
@@ -244,7 +246,7 @@ class TaskAPI:
             state = checked_state(tx)
             refuse_read_only(tx, state)
             tracker = _Tracker(state, paths)
-            _positioned(tx, state, "a task")
+            _positioned(tx, state, "a task", "set the phase first (`planstate position --phase N`)")
             position = state.position
             position.task = _text(tx, ["position", "task"], text, empty_is_null=False)
             position.status = "in_progress"

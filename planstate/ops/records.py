@@ -134,7 +134,7 @@ def choice(value: str | None, allowed: Sequence[str], name: str) -> str | None:
 
 
 def since(value: str | date | datetime | None, now: datetime) -> datetime | None:
-    """The start of a `--since` window: an ISO date or timestamp, or a duration back from now (`2d`, `12h`)."""
+    """The start of a `since` window: an ISO date or timestamp, or a duration back from now (`2d`, `12h`)."""
     if value is None:
         return None
     if isinstance(value, datetime | date):
@@ -144,12 +144,16 @@ def since(value: str | date | datetime | None, now: datetime) -> datetime | None
     raw = value.strip()
     if raw and raw[0].isdigit() and raw[-1].lower() in "smhdw" and not re.search(r"[-:T]", raw):
         try:
-            return now - durations.parse(raw, "--since")
+            return now - durations.parse(raw, "since")
         except OverflowError:
-            raise UsageError(f"--since {value!r} reaches back before the year 1; give a date instead") from None
+            raise UsageError(
+                f"since {value!r} reaches back before the year 1; give a date instead", argument="since"
+            ) from None
     found = parse_datetime(raw)
     if found is None:
-        raise UsageError(f"--since {value!r} is not a date (2026-11-20), a timestamp or a duration (2d, 12h)")
+        raise UsageError(
+            f"since {value!r} is not a date (2026-11-20), a timestamp or a duration (2d, 12h)", argument="since"
+        )
     return found
 
 
@@ -168,7 +172,7 @@ def listing(
 ) -> Listing:
     """The records of `kind` in the target initiative for a list command.
 
-    Those with `status` when given, else those whose status `shown` keeps; with `after` (a `--since`
+    Those with `status` when given, else those whose status `shown` keeps; with `after` (a `since`
     value), only those whose `dated` field is at or after it; sorted by `order`. The listing also
     carries the files that could not be read and the records that do not validate.
     """

@@ -133,8 +133,9 @@ class SessionAPI:
             active = [r for r in found if r.data.get("status") == "active"]
             if active and exclusive:
                 raise UsageError(
-                    f"{_others(ctx, active)}; refusing to start another (--exclusive). End a finished one with "
-                    "`planstate session end --session ID`; `planstate session reap` marks stale ones crashed"
+                    f"{_others(ctx, active)}; refusing to start another (exclusive=True). End a finished one with "
+                    "`planstate session end --session ID`; `planstate session reap` marks stale ones crashed",
+                    argument="exclusive",
                 )
             previous = _previous(found)
             record_id, path = recordfiles.new_path(initiative, KIND, who)
@@ -251,10 +252,10 @@ class SessionAPI:
     ) -> Reaped:
         """Mark active sessions without a sign of life for `stale_after` crashed; with `abandon_after`, move
         active initiatives without any activity for that long to abandoned. Every initiative unless the
-        workspace was opened on one (`--initiative`). Idempotent; with `dry_run` nothing is written."""
+        workspace was opened on one (`initiative`). Idempotent; with `dry_run` nothing is written."""
         ctx = self.ctx
-        stale = _duration(stale_after, "--stale-after")
-        idle = _duration(abandon_after, "--abandon-after") if abandon_after is not None else None
+        stale = _duration(stale_after, "stale_after")
+        idle = _duration(abandon_after, "abandon_after") if abandon_after is not None else None
         from planstate.store.initiatives import discover
 
         scope = [ctx.target] if ctx.initiative_slug else discover(ctx.root)
@@ -396,7 +397,10 @@ def _the_active_one(ctx: Context, initiative: Initiative) -> recordfiles.Record:
             return candidates[0]
         if len(candidates) > 1:
             listed = ", ".join(f"{r.id} ({r.data.get('agent')})" for r in candidates)
-            raise UsageError(f"{len(candidates)} sessions are active ({listed}); name one with --session ID or {ENV}")
+            raise UsageError(
+                f"{len(candidates)} sessions are active ({listed}); name one with session=ID or {ENV}",
+                argument="session",
+            )
     raise UsageError(
         f"no active session in {ctx.display(initiative.folder(KIND))}/; start one with `planstate session start`"
     )
@@ -495,13 +499,13 @@ def _usage(value: float | str | None) -> float | str | None:
     return int(number) if number.is_integer() and "." not in text else number
 
 
-def _duration(value: str | timedelta, option: str) -> timedelta:
-    """A duration from text (`30m`) or a timedelta, which must be positive."""
+def _duration(value: str | timedelta, argument: str) -> timedelta:
+    """A duration from text (`30m`) or a timedelta, which must be positive; errors are about `argument`."""
     if isinstance(value, timedelta):
         if value.total_seconds() <= 0:
-            raise UsageError(f"{option} must be longer than zero")
+            raise UsageError(f"{argument} must be longer than zero", argument=argument)
         return value
-    return durations.parse(value, option)
+    return durations.parse(value, argument)
 
 
 def _slug(ctx: Context, initiative: Initiative) -> str:

@@ -259,7 +259,8 @@ def locate(explicit: str | Path | None, start: str | Path | None) -> tuple[Path,
             return folder / PLANNING, None
     raise UsageError(
         f"no {PLANNING}/ folder in {here} or any parent folder; run `planstate init` "
-        "or pass --dir (or set PLANSTATE_DIR)"
+        "or pass explicit=PATH (or set PLANSTATE_DIR)",
+        argument="explicit",
     )
 
 

@@ -1,9 +1,10 @@
 """Initiatives of a workspace: where each one lives, which one is active, which one a command acts on.
 
 The first initiative is `.planning/` itself (its STATE.md and record folders); further ones
-live in `.planning/initiatives/<slug>/` with the same layout. At most one is `active`. A command acts on the one named by `--initiative`, else the active one, else
-(none active) the one whose lifecycle changed last; that last one is a guess when several
-could be meant, and `Workspace.transaction()` refuses to write on a guess.
+live in `.planning/initiatives/<slug>/` with the same layout. At most one is `active`. A
+command acts on the one it names, else the active one, else (none active) the one whose
+lifecycle changed last; that last one is a guess when several could be meant, and a
+transaction refuses to write on a guess.
 """
 
 from __future__ import annotations
@@ -130,7 +131,8 @@ def _active_or_latest(summaries: list[Summary]) -> Choice:
         names = ", ".join(s.slug for s in active)
         raise UsageError(
             f"{len(active)} initiatives are active ({names}); at most one may be. "
-            "Pass --initiative SLUG, or make one active with `planstate initiative switch SLUG`"
+            "Pass initiative=SLUG, or make one active with `planstate initiative switch SLUG`",
+            argument="initiative",
         )
     if active:
         return Choice(active[0].initiative)

@@ -1,12 +1,30 @@
-"""The `resume` command: the brief a returning agent reads first, and `--activate` to resume a stopped initiative."""
+"""`planstate resume`: the brief a returning agent reads first, and `--activate` to resume a stopped initiative."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from planstate.cli import Registrar, out, print_json, workspace
+from planstate.cli.output import out, print_json
+from planstate.cli.parser import Registrar, option_error, workspace
 from planstate.core.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+
+
+def register(cli: Registrar) -> None:
+    """Add `resume`."""
+    p = cli.add("resume", cmd_resume, "the resume brief: where you are, what was being done, what is next")
+    p.add_argument(
+        "--activate",
+        action="store_true",
+        help="first resume the initiative (paused, suspended or abandoned → active), then print the brief",
+    )
+    p.add_argument("--reason", metavar="TEXT", help="why it is resumed (with --activate; kept in the history)")
+    p.add_argument(
+        "--budget",
+        type=int,
+        metavar="CHARS",
+        help="keep the brief under CHARS characters, dropping the least important parts first",
+    )
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -16,7 +34,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     from planstate.report.brief import DEFAULT_BUDGET, MIN_BUDGET, fit
 
     if args.budget is not None and args.budget < MIN_BUDGET:
-        raise UsageError(f"--budget must be at least {MIN_BUDGET} characters, not {args.budget}")
+        option_error(args, f"--budget must be at least {MIN_BUDGET} characters, not {args.budget}")
     if args.reason is not None and not args.activate:
         raise UsageError("resume --reason records why it was resumed: add --activate to resume")
     ws = workspace(args)
@@ -51,7 +69,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 def _activation_line(activated: dict[str, Any], moved: Any) -> str:
     """The line `--activate` prints above the brief: the transition, or that there was nothing to resume; a long
     reason is shortened here (the history keeps it whole) so the brief keeps most of the budget."""
-    from planstate.cli.lifecycle import transition_line
+    from planstate.cli.results import transition_line
     from planstate.report.brief import ACTIVATION_LIMIT, shorten
 
     if activated["already_active"]:
@@ -74,20 +92,3 @@ def _activate(ws: Any, reason: str | None) -> tuple[dict[str, Any], Any]:
         }, None
     moved = ws.resume(reason=reason)
     return {**moved.to_dict(), "already_active": False}, moved
-
-
-def register(cli: Registrar) -> None:
-    """Add the resume command."""
-    p = cli.add("resume", cmd_resume, "the resume brief: where you are, what was being done, what is next")
-    p.add_argument(
-        "--activate",
-        action="store_true",
-        help="first resume the initiative (paused, suspended or abandoned → active), then print the brief",
-    )
-    p.add_argument("--reason", metavar="TEXT", help="why it is resumed (with --activate; kept in the history)")
-    p.add_argument(
-        "--budget",
-        type=int,
-        metavar="CHARS",
-        help="keep the brief under CHARS characters, dropping the least important parts first",
-    )

@@ -1,0 +1,53 @@
+"""`planstate init`: create .planning/ with STATE.md, the record folders and a .gitignore."""
+
+from __future__ import annotations
+
+import argparse
+
+from planstate.cli.output import out
+from planstate.cli.parser import Registrar
+from planstate.core.errors import EXIT_OK
+
+
+def register(cli: Registrar) -> None:
+    """Add `init`."""
+    p = cli.add(
+        "init",
+        cmd_init,
+        "create .planning/ with STATE.md, decisions/, blockers/, sessions/ (--initiative names its id)",
+    )
+    p.add_argument("--title", help="title of the initiative (default: the folder name)")
+    p.add_argument("--phase", action="append", metavar="NAME", help="a phase name; repeat in order")
+    p.add_argument("--first-phase", type=int, choices=(0, 1), default=1, help="number of the first phase (0 or 1)")
+    p.add_argument("--next", metavar="TEXT", help="the first next action")
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    """Create .planning/ with STATE.md, record folders and a .gitignore."""
+    import os
+
+    from planstate.core.files import absolute
+    from planstate.core.layout import PLANNING
+    from planstate.workspace import Workspace
+
+    project = absolute(getattr(args, "dir", None) or os.environ.get("PLANSTATE_DIR") or ".")
+    if project.name == PLANNING:  # --dir names the workspace itself, not its project
+        project = project.parent
+    ws = Workspace.init(
+        project,
+        title=args.title,
+        phases=args.phase or [],
+        first_phase=args.first_phase,
+        initiative=getattr(args, "initiative", None),  # for init, --initiative names the new one
+        actor=getattr(args, "by", None),
+        next_action=args.next,
+    )
+    state = ws.state()
+    if args.json:
+        from planstate.cli.display import dump_json
+
+        out(dump_json({"workspace": str(ws.root), "initiative": state.initiative, "title": state.title}))
+    else:
+        out(f"Created {ws.ctx.display(ws.root)}/ for {state.title!r} (initiative {state.initiative}).")
+        out("Next: `planstate status` shows where it stands; `planstate set PATH VALUE` changes it.")
+    return EXIT_OK

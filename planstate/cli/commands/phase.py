@@ -1,0 +1,125 @@
+"""`planstate phase …`: start, complete, fail, retry or skip a phase."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from planstate.cli.output import out, print_json, warn
+from planstate.cli.parser import Registrar, workspace
+from planstate.core.errors import EXIT_OK
+
+
+def register(cli: Registrar) -> None:
+    """Add the `phase` group: start, complete, fail, retry, skip."""
+    group = cli.group("phase", "start, complete, fail, retry or skip a phase")
+    for subcommand in (_start, _complete, _fail, _retry, _skip):
+        subcommand(group)
+
+
+def _start(group: Registrar) -> None:
+    p = group.add("start", cmd_start, "start a pending phase (or the current one again after a reopen)")
+    p.add_argument("number", type=int, metavar="N", help="the phase number")
+
+
+def cmd_start(args: argparse.Namespace) -> int:
+    """Start a phase."""
+    return print_phase(args, workspace(args).phase.start(args.number))
+
+
+def _complete(group: Registrar) -> None:
+    p = group.add("complete", cmd_complete, "complete the current phase; the last one completes the initiative")
+    p.add_argument("number", type=int, metavar="N", help="the phase number (must be the current phase)")
+    p.add_argument(
+        "--checkpoint",
+        choices=("passed", "failed"),
+        default="passed",
+        help="the checkpoint result (default passed; failed keeps the phase active to retry)",
+    )
+    p.add_argument(
+        "--evidence",
+        action="append",
+        metavar="KEY=VALUE",
+        help="evidence for the checkpoint, e.g. tests=42/45 (repeat; values read as YAML scalars)",
+    )
+
+
+def cmd_complete(args: argparse.Namespace) -> int:
+    """Complete the current phase with its checkpoint result and evidence."""
+    from planstate.ops.phases import parse_pairs
+
+    evidence = parse_pairs(args.evidence or [])
+    result = workspace(args).phase.complete(args.number, checkpoint=args.checkpoint, evidence=evidence)
+    return print_phase(args, result)
+
+
+def _fail(group: Registrar) -> None:
+    p = group.add("fail", cmd_fail, "mark the current phase failed")
+    p.add_argument("number", type=int, metavar="N", help="the phase number (must be the current phase)")
+    p.add_argument("--reason", required=True, metavar="R", help="why it failed")
+
+
+def cmd_fail(args: argparse.Namespace) -> int:
+    """Mark the current phase failed."""
+    return print_phase(args, workspace(args).phase.fail(args.number, reason=args.reason))
+
+
+def _retry(group: Registrar) -> None:
+    p = group.add("retry", cmd_retry, "start the current phase again after it or its checkpoint failed")
+    p.add_argument("number", type=int, metavar="N", help="the phase number (must be the current phase)")
+
+
+def cmd_retry(args: argparse.Namespace) -> int:
+    """Start a failed phase again."""
+    return print_phase(args, workspace(args).phase.retry(args.number))
+
+
+def _skip(group: Registrar) -> None:
+    p = group.add("skip", cmd_skip, "skip the current phase and move on")
+    p.add_argument("number", type=int, metavar="N", help="the phase number (must be the current phase)")
+    p.add_argument("--reason", metavar="R", help="why it is skipped")
+
+
+def cmd_skip(args: argparse.Namespace) -> int:
+    """Skip the current phase and move on."""
+    return print_phase(args, workspace(args).phase.skip(args.number, reason=args.reason))
+
+
+def print_phase(args: argparse.Namespace, result: Any) -> int:
+    """Print what a phase command did: one line (warnings on stderr), or the result as JSON."""
+    if args.json:
+        print_json(result.to_dict())
+    else:
+        if result.auto_resumed:
+            out(f"{result.initiative}: suspended → active (auto-resume: work went on)")
+        out(phase_line(result))
+    for line in result.warnings:  # after the result, so `--json` stdout stays one document
+        warn(line)
+    return EXIT_OK
+
+
+def phase_line(r: Any) -> str:
+    """One line saying what a phase command did (a PhaseResult)."""
+    head = f"phase {r.phase} ({r.name}): "
+    if r.action == "complete" and r.checkpoint == "failed":
+        return head + f"checkpoint failed; the phase stays active (`planstate phase retry {r.phase}` starts it again)"
+    if r.action == "retry" and r.previous == "active":
+        return head + f"retrying after a failed checkpoint (attempt {r.attempts})"
+    text = head + f"{r.previous} → {r.status}"
+    if r.action == "complete":
+        from planstate.core.durations import show
+
+        took = f" in {show(r.duration_seconds)}" if r.duration_seconds is not None else ""
+        text += f"{took}, checkpoint passed"
+    if r.action in ("start", "retry"):
+        text += f" (attempt {r.attempts})"
+    if r.action == "fail" and r.failure:
+        text += f" ({r.failure})"
+    if r.action in ("complete", "skip"):
+        if r.next_phase is not None:
+            text += f"; phase {r.next_phase} ({r.next_phase_name}) started"
+        elif r.initiative_completed:
+            text += f"; initiative {r.initiative} completed"
+        elif r.unfinished:
+            text += f"; still unfinished: phase {', '.join(str(n) for n in r.unfinished)}"
+    return text

@@ -1,0 +1,43 @@
+"""`planstate render`: re-render the generated regions of STATE.md (`--check` only says whether it would)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from planstate.cli.output import err, out, print_json
+from planstate.cli.parser import Registrar, workspace
+from planstate.core.errors import EXIT_FINDINGS, EXIT_OK
+
+
+def register(cli: Registrar) -> None:
+    """Add `render`."""
+    p = cli.add("render", cmd_render, "re-render the generated regions of STATE.md")
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 if a region is stale or edited")
+    p.add_argument("--diff", action="store_true", help="print the unified diff of what changes")
+    p.add_argument("--force", action="store_true", help="also overwrite regions that were edited by hand")
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    """Re-render the generated regions of STATE.md."""
+    report = workspace(args).render(check=args.check, force=args.force)
+    if args.json:
+        data: dict[str, Any] = report.to_dict()
+        if args.diff:
+            data["diff"] = report.diff()
+        print_json(data)
+    else:
+        if args.diff and report.diff():
+            out(report.diff())
+        for rendered in report.files:
+            names = [o.name for o in rendered.plan.changed] if rendered.plan is not None else []
+            if rendered.changed:
+                verb = "would render" if args.check else "rendered"
+                out(f"{rendered.shown}: {verb} {', '.join(names)}")
+            elif not rendered.problems:
+                out(f"{rendered.shown}: up to date")
+            for line, message in rendered.problems:
+                err(f"planstate: {rendered.shown}:{line}: {message}")
+    if args.check:
+        return EXIT_OK if report.clean else EXIT_FINDINGS
+    return EXIT_FINDINGS if any(f.problems for f in report.files) else EXIT_OK

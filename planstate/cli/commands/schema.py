@@ -1,0 +1,36 @@
+"""`planstate schema [KIND]`: print the JSON Schema of a file kind, or of every kind."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from planstate.cli.output import out
+from planstate.cli.parser import Registrar
+from planstate.core.errors import EXIT_OK
+
+
+def register(cli: Registrar) -> None:
+    """Add `schema`."""
+    p = cli.add("schema", cmd_schema, "print the JSON Schema of a file kind")
+    p.add_argument("name", nargs="?", choices=("state", "decision", "blocker", "session", "history"), help="file kind")
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    """Print the JSON Schema of a file kind (or of all kinds)."""
+    from planstate.cli.display import dump_json
+    from planstate.model.kinds import KINDS
+
+    def schema_of(name: str) -> dict[str, Any]:
+        model = KINDS[name]
+        return {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": f"planstate {name}",
+            **model.json_schema(),
+        }
+
+    if args.name:
+        out(dump_json(schema_of(args.name)))
+    else:
+        out(dump_json({name: schema_of(name) for name in KINDS}))
+    return EXIT_OK

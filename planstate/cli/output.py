@@ -1,0 +1,48 @@
+"""Where the command line writes: results to stdout, warnings and errors to stderr, and how the streams are set up."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import Any
+
+
+def out(text: str) -> None:
+    """Print a line (or lines) to stdout."""
+    sys.stdout.write(text + ("\n" if not text.endswith("\n") else ""))
+
+
+def err(text: str) -> None:
+    """Print a line to stderr as it is."""
+    sys.stderr.write(text + "\n")
+
+
+def warn(text: str) -> None:
+    """Print a one-line warning to stderr."""
+    err(f"planstate: warning: {text}")
+
+
+def print_json(value: Any) -> None:
+    """Print a result as JSON."""
+    from planstate.cli.display import dump_json
+
+    out(dump_json(value))
+
+
+def tolerant_streams() -> None:
+    """Never fail on output a terminal's encoding cannot show: escape it (the work is already done)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
+def silence_stdout() -> None:
+    """After the reader of stdout went away, point stdout at /dev/null so the exit flush cannot fail."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)

@@ -1,0 +1,87 @@
+"""Results several commands print alike: a value of STATE.md, the fields an edit changed, a lifecycle transition,
+and records written, listed and shown."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from planstate.cli.output import out, print_json, warn
+from planstate.core.errors import EXIT_OK
+
+if TYPE_CHECKING:
+    from planstate.ops.records import Entry, Listing
+
+
+def print_value(args: argparse.Namespace, value: Any) -> int:
+    """Print one value of STATE.md as `planstate get PATH` does: bare or as a YAML block, or JSON."""
+    from planstate.cli.display import dump_json, value_text
+
+    out(dump_json(value) if args.json else value_text(value))
+    return EXIT_OK
+
+
+def print_edited(args: argparse.Namespace, result: Any) -> int:
+    """Print the fields an edit changed (`FILE: PATH: OLD → NEW`), or the result as JSON."""
+    from planstate.cli.display import short
+
+    if args.json:
+        print_json(result.to_dict())
+        return EXIT_OK
+    if not result.changes:
+        out(f"{result.file}: no change")
+    for change in result.changes:
+        out(f"{result.file}: {change.path}: {short(change.old)} → {short(change.new)}")
+    return EXIT_OK
+
+
+def transition_line(result: Any) -> str:
+    """`<initiative>: <from> → <to>`, with the reason when there is one."""
+    text = f"{result.initiative}: {result.source} → {result.target}"
+    return f"{text} ({result.reason})" if result.reason else text
+
+
+def print_entry(args: argparse.Namespace, entry: Entry, text: str) -> int:
+    """Print a written record: its warnings on stderr, then `text` (or the record as JSON)."""
+    for line in entry.warnings:
+        warn(line)
+    if args.json:
+        print_json(entry.to_dict())
+    else:
+        out(text)
+    return EXIT_OK
+
+
+def print_listing(args: argparse.Namespace, listing: Listing, columns: list[str], empty: str) -> int:
+    """Print a list: unreadable files as warnings, then one line per record (or a JSON list)."""
+    for problem in listing.problems:
+        warn(f"skipped {problem}")
+    for problem in listing.invalid:
+        warn(f"listed as it is, but it does not validate: {problem}")
+    if args.json:
+        print_json(listing.to_list())
+        return EXIT_OK
+    if not listing:
+        out(empty)
+    for entry in listing:
+        cells = [entry.id, *(_cell(entry.data.get(c)) for c in columns)]
+        out("  ".join(cells))
+    return EXIT_OK
+
+
+def _cell(value: Any) -> str:
+    from planstate.cli.display import short
+
+    if value is None:
+        return "-"
+    return value if isinstance(value, str) else short(value, 40)
+
+
+def print_record(args: argparse.Namespace, entry: Entry, note: str = "") -> int:
+    """Print one record: its path and `note`, then its file as it is on disk (or JSON with the body under `body`)."""
+    if args.json:
+        print_json(entry.to_dict())
+        return EXIT_OK
+    out(f"# {entry.shown}{note}")
+    out(entry.path.read_text(encoding="utf-8", errors="replace"))
+    return EXIT_OK
