@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from planstate.model.kinds import KINDS, LIFECYCLE_STATES  # noqa: E402
-from planstate.model.schema import ListOf, Model, Nested, Nullable  # noqa: E402
+from planstate.model.schema import ListOf, Model, Nested  # noqa: E402
+from planstate.model.types import Nullable  # noqa: E402
 from planstate.ops.lifecycle import TABLE, allowed  # noqa: E402
 from planstate.vcs.mergerules import MEANING, RULES  # noqa: E402
 

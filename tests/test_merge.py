@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planstate.model.kinds import KINDS
-from planstate.model.schema import ListOf, Model, Nested, Nullable
+from planstate.model.schema import ListOf, Model, Nested
+from planstate.model.types import Nullable
 from planstate.vcs import merge
 from planstate.vcs.merge import MISSING, same
 from planstate.vcs.mergerules import MEANING, RULES

@@ -12,7 +12,8 @@ from planstate.check.fixes import position_target
 from planstate.check.reader import FileRead
 from planstate.core.errors import ParseError, PlanstateError
 from planstate.model.kinds import KINDS, State, phase_numbers
-from planstate.model.schema import ListOf, Model, Nested, Nullable
+from planstate.model.schema import ListOf, Model, Nested
+from planstate.model.types import Nullable
 from planstate.text.conflicts import Conflict
 
 

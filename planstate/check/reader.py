@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from planstate.check.findings import Finding
 from planstate.core.errors import PlanstateError
 from planstate.core.files import MAX_FILE_BYTES, read_all, read_bytes
-from planstate.model.schema import Problem
+from planstate.model.types import Problem
 from planstate.store import recordfiles
 from planstate.text.conflicts import Conflict, conflict_blocks
 

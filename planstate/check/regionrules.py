@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from planstate.check.findings import Finding
 from planstate.check.reader import FileRead
-from planstate.model.schema import Problem
+from planstate.model.types import Problem
 
 if TYPE_CHECKING:
     from pathlib import Path

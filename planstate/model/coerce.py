@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from planstate.core.errors import UsageError
-from planstate.model.schema import Enum, Kind, Nullable, OneOf, Problem, Str
+from planstate.model.types import Enum, Kind, Nullable, OneOf, Problem, Str
 from planstate.text.plaindata import to_plain
 
 NULLS = ("null", "Null", "NULL", "~")

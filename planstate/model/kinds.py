@@ -10,24 +10,8 @@ import re
 from datetime import date, datetime
 from typing import Any
 
-from planstate.model.schema import (
-    Bool,
-    Date,
-    DateTime,
-    Enum,
-    Field,
-    Int,
-    ListOf,
-    ListView,
-    MapOf,
-    Model,
-    Nested,
-    Nullable,
-    Number,
-    OneOf,
-    Scalar,
-    Str,
-)
+from planstate.model.schema import Field, ListOf, ListView, MapOf, Model, Nested
+from planstate.model.types import Bool, Date, DateTime, Enum, Int, Nullable, Number, OneOf, Scalar, Str
 
 SCHEMA_VERSION = 1
 

@@ -8,7 +8,8 @@ from typing import Any
 
 from planstate.core.errors import PlanstateError, ValidationError
 from planstate.model.kinds import KINDS, SCHEMA_VERSION, State, phase_numbers
-from planstate.model.schema import Model, Problem
+from planstate.model.schema import Model
+from planstate.model.types import Problem
 from planstate.text.document import Document
 from planstate.text.paths import format_path
 

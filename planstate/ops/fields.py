@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from planstate.core.errors import PlanstateError, UsageError
 from planstate.model.kinds import State, to_json
-from planstate.model.schema import Kind, ListOf, Nested, Nullable, lookup
+from planstate.model.schema import ListOf, Nested, lookup
+from planstate.model.types import Kind, Nullable
 from planstate.text.paths import delete_in, format_path, get_in, parse_path, set_in
 from planstate.text.plaindata import same
 
@@ -135,7 +136,7 @@ class Fields:
 
     def _refuse_blank(self, value: Any, kind: Kind[Any] | None, path: str) -> None:
         """Refuse text that is empty or only spaces for a field that must hold text (a title, a phase name)."""
-        from planstate.model.schema import Str
+        from planstate.model.types import Str
 
         if isinstance(kind, Str) and kind.min_length > 0 and isinstance(value, str) and not value.strip():
             raise UsageError("must not be empty or only spaces", file=self._shown(), field=path)

@@ -24,7 +24,8 @@ from planstate.core.errors import ConflictError, PlanstateError, UsageError, Val
 from planstate.core.files import atomic_write, create_exclusive, read_bytes, real_target, remove_stale_temp_files
 from planstate.core.layout import STATE_FILE
 from planstate.model.kinds import KINDS, READ_ONLY_STATES, State, read_only_message
-from planstate.model.schema import Kind, ListOf, Model, Nested, Nullable, Problem
+from planstate.model.schema import ListOf, Model, Nested
+from planstate.model.types import Kind, Nullable, Problem
 from planstate.model.validation import located, problems_for
 from planstate.store import history
 from planstate.text.document import Document

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Any, NamedTuple
 
-from planstate.model.schema import ListOf, Model, Nested, Nullable
+from planstate.model.schema import ListOf, Model, Nested
+from planstate.model.types import Nullable
 from planstate.vcs.mergerules import MODELS, Rule, rule_for
 
 Path = tuple[str | int, ...]

@@ -28,7 +28,8 @@ from planstate.core.clock import parse_datetime
 from planstate.core.errors import ParseError, PlanstateError, UsageError
 from planstate.core.layout import HISTORY_FILE, PLANNING, STATE_FILE
 from planstate.model.kinds import Phase, State
-from planstate.model.schema import DateTime, Kind, ListOf, MapOf, Model, Nested, Nullable
+from planstate.model.schema import ListOf, MapOf, Model, Nested
+from planstate.model.types import DateTime, Kind, Nullable
 from planstate.vcs import diffevents
 from planstate.vcs.diffevents import PHASES, RECORDS, Subject, added_items, entry_key, line, transition_line
 from planstate.vcs.difftext import Markdown, Plain, md, md_code

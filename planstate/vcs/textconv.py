@@ -22,7 +22,8 @@ from typing import Any
 
 from planstate.core.clock import parse_datetime
 from planstate.core.layout import STATE_FILE
-from planstate.model.schema import DateTime, Kind, ListOf, MapOf, Model, Nested, Nullable
+from planstate.model.schema import ListOf, MapOf, Model, Nested
+from planstate.model.types import DateTime, Kind, Nullable
 
 BODY_SEPARATOR = "--- body ---"
 _VOLATILE = re.compile(r"[ \t]+(?:sha|in)=[^\s>]*")
