@@ -12,7 +12,15 @@ import sys
 from types import TracebackType
 
 from planstate.cli.parser import CommandLineError
-from planstate.core.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, PlanstateError, UsageError
+from planstate.core.errors import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    LockTimeout,
+    PlanstateError,
+    UsageError,
+)
 
 
 class Boundary:
@@ -45,6 +53,10 @@ class Boundary:
                 exc, about_value = _in_option_words(exc)
                 if about_value and exc.file is None and not exc.field:  # point at --help, as argparse does
                     return self._usage(exc.message, self._prog())
+            if isinstance(exc, LockTimeout):
+                exc = LockTimeout(
+                    f"{exc.message} (set --lock-timeout or PLANSTATE_LOCK_TIMEOUT to wait longer)", file=exc.file
+                )
             if getattr(self.args, "json", False):
                 import json
 

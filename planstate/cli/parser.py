@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from planstate.core.errors import EXIT_USAGE
+from planstate.core.lock import DEFAULT_TIMEOUT
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -168,7 +169,7 @@ def common_options(*, by: bool) -> argparse.ArgumentParser:
         type=float,
         default=argparse.SUPPRESS,
         metavar="SECONDS",
-        help="how long a write waits for the workspace lock (default 10; env PLANSTATE_LOCK_TIMEOUT)",
+        help=f"how long a write waits for the workspace lock (default {DEFAULT_TIMEOUT:g}; env PLANSTATE_LOCK_TIMEOUT)",
     )
     return common
 
