@@ -353,3 +353,36 @@ def test_concurrent_switches_leave_exactly_one_active(
     for item in listed:
         folder = project / item["dir"]
         assert entries(folder / "history.jsonl")[-1]["to"] == item["state"]  # history agrees with the file
+
+
+def conflicted(path: Path) -> None:
+    """Put git's conflict markers around next_action in a STATE.md, as a merge by hand leaves them."""
+    text = path.read_text()
+    line = next(x for x in text.splitlines() if x.startswith("next_action:"))
+    path.write_text(text.replace(line, f"<<<<<<< HEAD\n{line}\n=======\nnext_action: theirs\n>>>>>>> feature", 1))
+
+
+def test_an_unreadable_active_initiative_stops_reads_instead_of_showing_another(run: Run, project: Path) -> None:
+    ok(run("initiative", "new", "reset", "--switch", cwd=project))
+    path = sub(project, "reset") / "STATE.md"
+    conflicted(path)
+    line = next(n for n, x in enumerate(path.read_text().splitlines(), start=1) if x.startswith("<<<<<<<"))
+    before = snapshot(project)
+    for command in (["status"], ["resume"], ["get", "position"], ["set", "next_action", "x"]):
+        error = refused(run(*command, cwd=project), f"initiatives/reset/STATE.md:{line}:1: unresolved git conflict")
+        assert "Demo" not in error
+    for command in (["initiative", "switch", "demo"], ["initiative", "new", "third"]):
+        refused(run(*command, cwd=project), "unresolved git conflict")  # the broken one may be active: no second
+    assert snapshot(project) == before
+    listing = ok(run("initiative", "list", cwd=project)).stdout
+    assert "reset" in listing and "unresolved git conflict" in listing
+    finding = run("check", cwd=project)
+    assert finding.returncode == 1
+    assert f"STATE.md:{line}: error conflict-marker: unresolved git conflict" in finding.stdout
+    ok(run("--initiative", "demo", "status", cwd=project))  # named explicitly, the readable one still answers
+
+
+def test_a_readable_active_initiative_is_served_while_a_paused_one_is_broken(run: Run, project: Path) -> None:
+    ok(run("initiative", "new", "later", cwd=project))
+    conflicted(sub(project, "later") / "STATE.md")
+    assert ok(run("status", cwd=project)).stdout.startswith("demo: Demo")

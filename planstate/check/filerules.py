@@ -14,7 +14,7 @@ from planstate.core.errors import ParseError, PlanstateError
 from planstate.model.kinds import KINDS, State, phase_numbers
 from planstate.model.schema import ListOf, Model, Nested
 from planstate.model.types import Nullable
-from planstate.text.conflicts import Conflict
+from planstate.text.conflicts import Conflict, describe
 
 
 def file_findings(found: FileRead) -> list[Finding]:
@@ -55,9 +55,9 @@ def conflict(found: FileRead, block: Conflict) -> Finding:
 
 def _conflict_words(found: FileRead, block: Conflict, confined: bool) -> tuple[str, str]:
     """The message and hint of a conflict-marker finding."""
-    first, last, name = block
+    name = block.field
+    message = describe(block)
     if name is not None:
-        message = f"unresolved merge conflict on {name} (lines {first}-{last}): both sides changed it differently"
         # STATE.md's regions show the field: rendering them from the value kept is the safe fix that follows
         then = "`planstate check`"
         if found.kind == "state":
@@ -65,10 +65,9 @@ def _conflict_words(found: FileRead, block: Conflict, confined: bool) -> tuple[s
         hint = f"keep one side's lines for {name}, delete the three marker lines, run {then}, then "
         return message, hint + f"`git add {found.shown}`"
     if confined:
-        message = f"unresolved git conflict (lines {first}-{last}), only inside generated regions"
+        message += ", only inside generated regions"
         hint = "run `planstate check --fix` (or `planstate render`): the regions are rendered again from the "
         return message, hint + "merged files"
-    message = f"unresolved git conflict (lines {first}-{last})"
     return message, "keep the right side, delete the <<<<<<<, ======= and >>>>>>> lines, then run `planstate check`"
 
 

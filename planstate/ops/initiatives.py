@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from planstate.core.errors import UsageError
+from planstate.core.errors import PlanstateError, UsageError
 from planstate.core.layout import INITIATIVES, STATE_FILE
 from planstate.model.kinds import to_json
 from planstate.ops import lifecycle
 from planstate.ops.phases import checked_state, refusal
-from planstate.store.initiatives import Summary, check_slug, discover, named, summarize
+from planstate.store.initiatives import Summary, active_ones, check_slug, discover, named, summarize
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -217,7 +217,7 @@ class InitiativeAPI:
         with ctx.transaction(explicit=True):
             summaries = _summaries(ctx)
             _refuse_taken(slug, summaries, folder)
-            active = [s for s in summaries if s.state == "active"]
+            active = active_ones(summaries)
             state = "active" if switch or not active else "paused"
             reason = None if state == "active" else f"created while {active[0].slug} is active"
             files = initiative_files(
@@ -256,8 +256,8 @@ class InitiativeAPI:
         summaries = _summaries(ctx)
         try:
             current: Initiative | None = ctx.target
-        except UsageError:
-            current = None  # two active ones, or --initiative naming none: list anyway, mark none
+        except PlanstateError:
+            current = None  # two active ones, one unreadable, or a slug naming none: list anyway, mark none
         rows = []
         hidden = 0
         for s in summaries:
@@ -265,7 +265,7 @@ class InitiativeAPI:
                 hidden += 1
                 continue
             shown = ctx.display(s.initiative.dir)
-            rows.append(Listed(s.slug, s.title, s.state, s.since, shown, s.initiative == current, s.problem))
+            rows.append(Listed(s.slug, s.title, s.state, s.since, shown, s.initiative == current, _said(s.problem)))
         return Listing(rows, hidden)
 
     def switch(self, slug: str, *, reason: str | None = None) -> Switched:
@@ -276,7 +276,7 @@ class InitiativeAPI:
             target = _named(summaries, slug)
             if target.state == "active":
                 return Switched(slug, True, [])
-            active = [s for s in summaries if s.state == "active"]
+            active = active_ones(summaries)
             # Load the active ones first: a transaction writes STATE.md files in the order it loaded them.
             for s in active:
                 checked_state(tx, s.initiative)
@@ -302,6 +302,11 @@ def _title(slug: str, title: str | None) -> str:
     return title
 
 
+def _said(problem: PlanstateError | None) -> str | None:
+    """An initiative's read problem as listed: the error's one line."""
+    return None if problem is None else str(problem)
+
+
 def _refuse_taken(slug: str, summaries: list[Summary], folder: Path) -> None:
     """Refuse a new initiative's slug that an initiative (or any folder in `initiatives/`) already has."""
     taken = {s.slug for s in summaries}
@@ -313,7 +318,7 @@ def _named(summaries: list[Summary], slug: str) -> Summary:
     """The initiative `slug` names; UsageError when there is none, or its STATE.md cannot be read."""
     found = named(summaries, slug)
     if found.problem is not None:
-        raise UsageError(found.problem)
+        raise found.problem
     return found
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.core.clock import parse_datetime
-from planstate.core.errors import UsageError
+from planstate.core.errors import PlanstateError, UsageError
 from planstate.core.layout import HISTORY_FILE, INITIATIVES, STATE_FILE
 from planstate.model.kinds import RECORD_FOLDERS, SLUG
 
@@ -59,7 +59,7 @@ class Summary(NamedTuple):
     title: str
     state: str
     since: datetime | None
-    problem: str | None = None  # when its STATE.md could not be read
+    problem: PlanstateError | None = None  # why its STATE.md could not be read
 
 
 def discover(planning: Path) -> list[Initiative]:
@@ -76,13 +76,11 @@ def discover(planning: Path) -> list[Initiative]:
 
 def summarize(ctx: Context, initiative: Initiative) -> Summary:
     """Read an initiative's slug, title and lifecycle state (through the front-matter cache)."""
-    from planstate.core.errors import PlanstateError
-
     try:
         data: Any = ctx.cached_data(initiative.state_path)
     except PlanstateError as exc:
         slug = initiative.folder_slug or "(root)"
-        return Summary(initiative, slug, "", "unknown", None, str(exc))
+        return Summary(initiative, slug, "", "unknown", None, exc)
     data = data if isinstance(data, dict) else {}
     lifecycle: dict[str, Any] = data["lifecycle"] if isinstance(data.get("lifecycle"), dict) else {}
     named = data.get("initiative")
@@ -114,6 +112,15 @@ def choose(ctx: Context, explicit: str | None) -> Choice:
     return _active_or_latest(summaries)
 
 
+def active_ones(summaries: list[Summary]) -> list[Summary]:
+    """The active initiatives, for a write that changes which one is: an unreadable one's own error instead, since
+    it may be active too."""
+    for s in summaries:
+        if s.problem is not None:
+            raise s.problem
+    return [s for s in summaries if s.state == "active"]
+
+
 def named(summaries: list[Summary], slug: str) -> Summary:
     """The initiative whose slug is `slug`; UsageError listing the slugs there are when none is."""
     for s in summaries:
@@ -125,7 +132,8 @@ def named(summaries: list[Summary], slug: str) -> Summary:
 
 def _active_or_latest(summaries: list[Summary]) -> Choice:
     """The active initiative (UsageError when several are), else the one whose lifecycle changed last: a guess
-    when several could be meant (archived ones only when all are)."""
+    when several could be meant (archived ones only when all are). With none readably active, an initiative whose
+    STATE.md cannot be read may be the active one: its own error, rather than another initiative's state."""
     active = [s for s in summaries if s.state == "active"]
     if len(active) > 1:
         names = ", ".join(s.slug for s in active)
@@ -136,6 +144,9 @@ def _active_or_latest(summaries: list[Summary]) -> Choice:
         )
     if active:
         return Choice(active[0].initiative)
+    unreadable = [s.problem for s in summaries if s.problem is not None]
+    if unreadable:
+        raise unreadable[0]  # it may be the active one: answering from another initiative would be a guess
     candidates = [s for s in summaries if s.state != "archived"] or summaries
     epoch = datetime.min.replace(tzinfo=UTC)
     chosen = max(candidates, key=lambda s: s.since or epoch).initiative

@@ -33,6 +33,14 @@ class Conflict(NamedTuple):
     field: str | None
 
 
+def describe(block: Conflict) -> str:
+    """What a conflict block is, in the words every command uses (check's finding, a refused read)."""
+    first, last, name = block
+    if name is not None:
+        return f"unresolved merge conflict on {name} (lines {first}-{last}): both sides changed it differently"
+    return f"unresolved git conflict (lines {first}-{last})"
+
+
 class Hunk(NamedTuple):
     """One git conflict block: its marker lines (0-based line indexes of the file) and the lines of each side."""
 

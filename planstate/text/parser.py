@@ -6,6 +6,7 @@ import io
 from typing import Any, NamedTuple
 
 from planstate.core.errors import ParseError
+from planstate.text.conflicts import conflict_blocks, describe
 from planstate.text.limits import Expansion, Position, check_expansion, scanner_class
 from planstate.text.plaindata import to_plain
 
@@ -28,9 +29,9 @@ def parse(text: str, position: Position, where: str | None) -> Parsed:
     try:
         root, data, expansion = _load(text, position, where)
     except MarkedYAMLError as exc:
-        raise _marked_error(exc, position, where) from None
+        raise _conflict_error(text, position, where) or _marked_error(exc, position, where) from None
     except YAMLError as exc:
-        raise _plain_error(exc, position, where) from None
+        raise _conflict_error(text, position, where) or _plain_error(exc, position, where) from None
     except RecursionError:
         raise ParseError("front matter nests too deeply", file=where, line=2, column=1) from None
     return Parsed(root, to_plain(data), expansion.shared, expansion.merges)
@@ -77,6 +78,21 @@ def constructor_class() -> Any:
     Constructor.add_constructor("tag:yaml.org,2002:timestamp", Constructor.construct_yaml_timestamp)
     _constructor.append(Constructor)
     return Constructor
+
+
+def _conflict_error(text: str, position: Position, where: str | None) -> ParseError | None:
+    """The first git conflict block of front matter that does not parse: the cause, said as `check` says it."""
+    blocks = conflict_blocks(text.encode("utf-8", errors="surrogateescape"))
+    if not blocks:
+        return None
+    block = blocks[0]
+    start = 0
+    for _ in range(block.first - 1):
+        start = text.index("\n", start) + 1
+    line, _col = position(start)
+    shift = line - block.first  # the front matter's lines are numbered from the file's start
+    moved = block._replace(first=block.first + shift, last=block.last + shift)
+    return ParseError(describe(moved), file=where, line=line, column=1, field=block.field)
 
 
 def _marked_error(exc: Any, position: Position, where: str | None) -> ParseError:
