@@ -1118,7 +1118,7 @@ def test_any_text_reads_back_identical(value: str, where: tuple[str, str]) -> No
     [
         (b"---\ntitle: [unclosed\n---\n", 3, 1, "expected ',' or ']'"),
         (b"---\na: 1\nb: : x\n---\n", 3, 4, "mapping values are not allowed"),
-        (b"---\na: 1\n  b: 2\n---\n", 3, 4, "mapping values are not allowed"),
+        (b"---\na: 1\n  b: 2\n---\n", 3, 3, "indentation: this line starts at column 3; expected column 1"),
         (b'---\na: 1\nb: "unterminated\n---\n', 4, 1, "end of stream"),
         (b"---\r\na: 1\r\nb: : x\r\n---\r\n", 3, 4, "mapping values are not allowed"),
         (b"\xef\xbb\xbf---\na: 1\nb: : x\n---\n", 3, 4, "mapping values are not allowed"),

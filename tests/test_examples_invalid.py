@@ -38,6 +38,13 @@ class Expected(NamedTuple):
 EXPECTED: dict[str, Expected] = {
     "state/alias-bomb": Expected("ParseError", 2, 1, None, "expands to more than 100,000 values through aliases"),
     "state/attempts-negative": Expected("ValidationError", 20, 5, "phases.0.attempts", "-1 is less than 0"),
+    "state/git-conflict-markers": Expected("ParseError", 47, 1, None, "unresolved git conflict (lines 47-51)"),
+    "state/indentation-one-space-short": Expected(
+        "ParseError", 17, 4, None, "indentation: this line starts at column 4; expected column 5, like line 16"
+    ),
+    "state/indentation-two-spaces-deep": Expected(
+        "ParseError", 13, 5, None, "indentation: this line starts at column 5; expected column 3, like line 12"
+    ),
     "state/duplicate-key": Expected("ParseError", 7, 1, None, 'found duplicate key "title"'),
     "state/newer-schema-version": Expected("ValidationError", 4, 1, "schema_version", "2 is newer than this planstate"),
     "state/no-front-matter": Expected("UsageError", 1, None, None, "has no front matter"),

@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 from planstate.core.errors import ParseError
 from planstate.text.conflicts import conflict_blocks, describe
+from planstate.text.indentation import misplaced
 from planstate.text.limits import Expansion, Position, check_expansion, scanner_class
 from planstate.text.plaindata import to_plain
 
@@ -29,7 +30,7 @@ def parse(text: str, position: Position, where: str | None) -> Parsed:
     try:
         root, data, expansion = _load(text, position, where)
     except MarkedYAMLError as exc:
-        raise _conflict_error(text, position, where) or _marked_error(exc, position, where) from None
+        raise _conflict_error(text, position, where) or _marked_error(exc, text, position, where) from None
     except YAMLError as exc:
         raise _conflict_error(text, position, where) or _plain_error(exc, position, where) from None
     except RecursionError:
@@ -95,14 +96,22 @@ def _conflict_error(text: str, position: Position, where: str | None) -> ParseEr
     return ParseError(describe(moved), file=where, line=line, column=1, field=block.field)
 
 
-def _marked_error(exc: Any, position: Position, where: str | None) -> ParseError:
-    """A ruamel error with marks, at its problem (naming the line of its context, when it has both)."""
+def _marked_error(exc: Any, text: str, position: Position, where: str | None) -> ParseError:
+    """A ruamel error with marks, at its problem (naming the line of its context, when it has both); a line that
+    breaks the indentation of its block is named as that."""
     mark = exc.problem_mark or exc.context_mark
     problem = exc.problem or exc.context or "invalid YAML"
     if exc.context and exc.problem and exc.context_mark is not None and exc.problem_mark is not None:
         ctx_line, _ = position(exc.context_mark.index)
         problem = f"{problem} ({exc.context} at line {ctx_line})"
     line, col = position(mark.index) if mark is not None else (2, 1)
+    if mark is not None and (wrong := misplaced(text, mark.line + 1)) is not None:
+        shift = line - (mark.line + 1)  # the front matter's lines are numbered from the file's start
+        problem = (
+            f"indentation: this line starts at column {wrong.column}; expected column {wrong.expected}, "
+            f"like line {wrong.sibling + shift}"
+        )
+        return ParseError(problem, file=where, line=line, column=wrong.column)
     return ParseError(problem, file=where, line=line, column=col)
 
 
