@@ -105,7 +105,10 @@ class Workspace:
         project_dir = absolute(project)
         target = project_dir / PLANNING
         if target.exists() or target.is_symlink():
-            raise UsageError(f"{target} already exists; planstate init never overwrites a workspace")
+            raise UsageError(
+                f"{target} already exists; planstate init never overwrites a workspace "
+                "(to plan another piece of work in it: `planstate initiative new SLUG`)"
+            )
         if not project_dir.is_dir():
             raise UsageError(f"{project_dir} is not a folder")
         title = title or project_dir.name.replace("-", " ").replace("_", " ").strip() or "Untitled"

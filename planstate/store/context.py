@@ -279,14 +279,22 @@ def locate(explicit: str | Path | None, start: str | Path | None) -> tuple[Path,
             )
         return planning, selected
     here = absolute(start if start is not None else ".")
-    for folder in (here, *here.parents):
-        if (folder / PLANNING).is_dir():
-            return folder / PLANNING, None
+    found = nearest(here)
+    if found is not None:
+        return found, None
     raise UsageError(
         f"no {PLANNING}/ folder in {here} or any parent folder; run `planstate init` "
         "or pass explicit=PATH (or set PLANSTATE_DIR)",
         argument="explicit",
     )
+
+
+def nearest(folder: Path) -> Path | None:
+    """The `.planning/` folder in `folder` or the nearest of its parents that has one."""
+    for candidate in (folder, *folder.parents):
+        if (candidate / PLANNING).is_dir():
+            return candidate / PLANNING
+    return None
 
 
 def _planning_of(path: Path) -> tuple[Path | None, str | None]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from planstate.cli.output import out
 from planstate.cli.parser import Registrar
@@ -28,11 +29,13 @@ def cmd_init(args: argparse.Namespace) -> int:
 
     from planstate.core.files import absolute
     from planstate.core.layout import PLANNING
+    from planstate.store.context import nearest
     from planstate.workspace import Workspace
 
     project = absolute(getattr(args, "dir", None) or os.environ.get("PLANSTATE_DIR") or ".")
     if project.name == PLANNING:  # --dir names the workspace itself, not its project
         project = project.parent
+    above = nearest(project.parent)  # a workspace this project sits inside: commands here would stop finding it
     ws = Workspace.init(
         project,
         title=args.title,
@@ -43,11 +46,20 @@ def cmd_init(args: argparse.Namespace) -> int:
         next_action=args.next,
     )
     state = ws.state()
+    warnings = []
+    if above is not None:
+        warnings.append(
+            f"{above} is a workspace this folder is inside; commands run here now act on the new one "
+            f"(to plan more work in {above} instead, remove {ws.root} and run `planstate initiative new SLUG` there)"
+        )
     if args.json:
         from planstate.cli.display import dump_json
 
-        out(dump_json({"workspace": str(ws.root), "initiative": state.initiative, "title": state.title}))
+        data = {"workspace": str(ws.root), "initiative": state.initiative, "title": state.title, "warnings": warnings}
+        out(dump_json(data))
     else:
         out(f"Created {ws.ctx.display(ws.root)}/ for {state.title!r} (initiative {state.initiative}).")
         out("Next: `planstate status` shows where it stands; `planstate set PATH VALUE` changes it.")
+    for warning in warnings:
+        sys.stderr.write(f"planstate: warning: {warning}\n")
     return EXIT_OK

@@ -1,0 +1,46 @@
+"""`planstate init` where a workspace already is: it points at `initiative new` instead of leaving people stuck."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from subprocess import CompletedProcess
+
+Run = Callable[..., CompletedProcess[str]]
+
+
+def test_init_where_a_workspace_exists_points_at_initiative_new(run: Run, project: Path) -> None:
+    before = (project / ".planning" / "STATE.md").read_bytes()
+    result = run("init", "--title", "Other", cwd=project)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1
+    assert "already exists; planstate init never overwrites a workspace" in result.stderr
+    assert "`planstate initiative new SLUG`" in result.stderr
+    assert (project / ".planning" / "STATE.md").read_bytes() == before
+
+
+def test_init_inside_a_workspace_warns_and_points_at_initiative_new(run: Run, project: Path) -> None:
+    inner = project / "services" / "api"
+    inner.mkdir(parents=True)
+    result = run("init", "--title", "API", cwd=inner)
+    assert result.returncode == 0
+    assert (inner / ".planning" / "STATE.md").is_file()
+    [warning] = result.stderr.splitlines()
+    assert warning.startswith(f"planstate: warning: {project / '.planning'} is a workspace this folder is inside")
+    assert "`planstate initiative new SLUG`" in warning
+    again = run("init", "--title", "API 2", "--json", cwd=project / "services")
+    assert again.returncode == 0
+    assert json.loads(again.stdout)["warnings"] == [
+        warning.removeprefix("planstate: warning: ").replace(
+            str(inner / ".planning"), str(project / "services" / ".planning")
+        )
+    ]
+    assert run("check", cwd=inner).returncode == 0
+
+
+def test_init_in_a_fresh_folder_warns_about_nothing(run: Run, tmp_path: Path) -> None:
+    result = run("init", "--title", "Fresh", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert json.loads(result.stdout)["warnings"] == []
