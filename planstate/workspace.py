@@ -220,7 +220,7 @@ class Workspace:
 
     @property
     def decision(self) -> DecisionAPI:
-        """The decision commands: `ws.decision.add(...)`, `.list()`, `.show(id)`, `.supersede(id, by=...)`."""
+        """The decision commands: `ws.decision.add(...)`, `.list()`, `.show(id)`, `.supersede(old, new)`."""
         from planstate.ops.decisions import DecisionAPI
 
         return DecisionAPI(self.ctx)

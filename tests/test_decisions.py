@@ -309,14 +309,14 @@ def test_supersede_a_hand_made_decision_keeps_every_other_byte(run: Run, project
     )
     assert after == expected
     ok(run("validate", cwd=project))
-    refused(run("decision", "supersede", "adr-007", "--by", str(new["id"]), cwd=project), f"superseded by {new['id']}")
+    refused(run("decision", "supersede", "adr-007", str(new["id"]), cwd=project), f"superseded by {new['id']}")
 
 
 def test_supersede_command_sets_both_sides(run: Run, project: Path) -> None:
     old = add(run, project, "Use REST")
     new = add(run, project, "Use gRPC")
     state_before = state_file(project).read_bytes()
-    result = ok(run("decision", "supersede", str(old["id"])[:-2], "--by", str(new["id"]), cwd=project))
+    result = ok(run("decision", "supersede", str(old["id"])[:-2], str(new["id"]), cwd=project))
     assert result.stdout == f"Decision {old['id']} is now superseded by {new['id']} ({old['path']}).\n"
     old_text = (project / str(old["path"])).read_text()
     new_text = (project / str(new["path"])).read_text()
@@ -330,10 +330,10 @@ def test_supersede_json_and_api(run: Run, project: Path) -> None:
     ws = Workspace.find(project)
     old = ws.decision.add(context="c", decision="A", reason="r")
     new = ws.decision.add(context="c", decision="B", reason="r")
-    result = ws.decision.supersede(old.id, by=new.id)
+    result = ws.decision.supersede(old.id, new.id)
     assert result.old.data["status"] == "superseded" and result.new.data["supersedes"] == old.id
     third = ws.decision.add(context="c", decision="C", reason="r")
-    data = json.loads(ok(run("decision", "supersede", new.id, "--by", third.id, "--json", cwd=project)).stdout)
+    data = json.loads(ok(run("decision", "supersede", new.id, third.id, "--json", cwd=project)).stdout)
     assert data["superseded"]["id"] == new.id and data["superseded"]["superseded_by"] == third.id
     assert data["by"]["id"] == third.id and data["by"]["supersedes"] == new.id
 
@@ -342,28 +342,31 @@ def test_supersede_keeps_an_existing_supersedes_and_takes_the_actor_before_the_c
     a = add(run, project, "A")
     b = add(run, project, "B")
     c = add(run, project, "C", "--supersedes", str(a["id"]))
-    ok(run("--by", "carol", "decision", "supersede", str(b["id"]), "--by", str(c["id"]), cwd=project))
+    ok(run("--by", "carol", "decision", "supersede", str(b["id"]), str(c["id"]), cwd=project))
     c_text = (project / str(c["path"])).read_text()
     assert f"supersedes: {a['id']}\n" in c_text  # it named one already; the old one still points here
     assert f"superseded_by: {c['id']}\n" in (project / str(b["path"])).read_text()
+    d = add(run, project, "D")
+    ok(run("decision", "supersede", str(c["id"]), str(d["id"]), "--by", "dave", cwd=project))  # --by is who acts
+    assert f"superseded_by: {d['id']}\n" in (project / str(c["path"])).read_text()
 
 
 def test_supersede_refusals(run: Run, project: Path) -> None:
     a = add(run, project, "A")
     b = add(run, project, "B", "--supersedes", str(a["id"]))
     c = add(run, project, "C")
-    refused(run("decision", "supersede", str(c["id"]), "--by", str(c["id"]), cwd=project), "cannot supersede itself")
+    refused(run("decision", "supersede", str(c["id"]), str(c["id"]), cwd=project), "cannot supersede itself")
     refused(
-        run("decision", "supersede", str(c["id"]), "--by", str(a["id"]), cwd=project),
+        run("decision", "supersede", str(c["id"]), str(a["id"]), cwd=project),
         f"decision {a['id']} is itself superseded by {b['id']}",
     )
     refused(
-        run("decision", "supersede", str(a["id"]), "--by", str(c["id"]), cwd=project),
+        run("decision", "supersede", str(a["id"]), str(c["id"]), cwd=project),
         f"{a['id']} is already superseded by {b['id']}",
         f"{a['path']}:13:1: superseded_by: ",
     )
-    refused(run("decision", "supersede", str(c["id"]), cwd=project), "required: --by")
-    refused(run("decision", "supersede", "nope", "--by", str(c["id"]), cwd=project), "no decision with id 'nope'")
+    refused(run("decision", "supersede", str(c["id"]), cwd=project), "required: NEW")
+    refused(run("decision", "supersede", "nope", str(c["id"]), cwd=project), "no decision with id 'nope'")
     # A cycle can only come from hand edits: b supersedes a, and someone wrote that a supersedes c.
     a_path = project / str(a["path"])
     a_path.write_text(
@@ -374,7 +377,7 @@ def test_supersede_refusals(run: Run, project: Path) -> None:
     a_path.write_text(a_path.read_text().replace("supersedes: null", f"supersedes: {c['id']}"))
     before = {p: p.read_bytes() for p in decisions(project)}
     refused(
-        run("decision", "supersede", str(a["id"]), "--by", str(c["id"]), cwd=project),
+        run("decision", "supersede", str(a["id"]), str(c["id"]), cwd=project),
         "would make a cycle",
         f"({a['id']} supersedes {c['id']})",
     )
@@ -427,7 +430,7 @@ def test_after_creation_the_body_belongs_to_people(run: Run, project: Path) -> N
     edited = path.read_text().replace("## Notes\n", "## Notes\n\nMy own words.\n")
     path.write_text(edited)
     new = add(run, project, "B")
-    ok(run("decision", "supersede", str(old["id"]), "--by", str(new["id"]), cwd=project))
+    ok(run("decision", "supersede", str(old["id"]), str(new["id"]), cwd=project))
     assert path.read_text().split("\n---\n", 1)[1] == edited.split("\n---\n", 1)[1]
 
 
@@ -473,7 +476,7 @@ def test_a_proposed_decision_is_accepted_or_rejected(run: Run, project: Path) ->
     before = path.read_bytes()
     refused(run("decision", "accept", str(proposed["id"]), cwd=project), "already accepted", f"{proposed['path']}:")
     line = refused(run("decision", "reject", str(proposed["id"]), cwd=project), "an accepted decision is replaced")
-    assert f"`planstate decision supersede {proposed['id']} --by NEW`" in line
+    assert f"`planstate decision supersede {proposed['id']} NEW`" in line
     assert path.read_bytes() == before
 
     other = add(run, project, "Use Postgres", "--proposed")

@@ -117,8 +117,8 @@ CASES: dict[str, Case] = {
         ("decision", "show", "@dec"), lambda ws: ws.decision.show(_id(ws, "decision")), setup=_records
     ),
     "decision supersede": Case(
-        ("decision", "supersede", "@old", "--by", "@new"),
-        lambda ws: ws.decision.supersede(_ids_of(ws, "decision")[0], by=_ids_of(ws, "decision")[1]),
+        ("decision", "supersede", "@old", "@new"),
+        lambda ws: ws.decision.supersede(_ids_of(ws, "decision")[0], _ids_of(ws, "decision")[1]),
         setup=_two_decisions,
     ),
     "blocker add": Case(

@@ -132,33 +132,34 @@ class DecisionAPI:
         self.ctx.save_cache()
         return records.entry(self.ctx, record, body=doc.body)
 
-    def supersede(self, id: str, *, by: str) -> Superseded:
-        """Mark decision `id` superseded by decision `by` (which then names `id` in `supersedes` if it named none)."""
+    def supersede(self, id: str, new: str) -> Superseded:
+        """Mark decision `id` superseded by decision `new` (which then names `id` in `supersedes` if it named none)."""
         ctx = self.ctx
         initiative = ctx.target
         with ctx.transaction() as tx:
             records.refuse_read_only(ctx, initiative)
             old_record = _supersedable(tx, initiative, id)
-            new_record = recordfiles.find(ctx, initiative, KIND, by)
+            new_record = recordfiles.find(ctx, initiative, KIND, new)
             if new_record.path == old_record.path:
-                raise UsageError(f"decision {old_record.id} cannot supersede itself", field="by")
-            new = records.editable(tx, KIND, new_record.path)
-            if new.status == "superseded" or new.superseded_by:
+                raise UsageError(f"decision {old_record.id} cannot supersede itself", field="superseded_by")
+            replacement = records.editable(tx, KIND, new_record.path)
+            if replacement.status == "superseded" or replacement.superseded_by:
                 raise UsageError(
-                    f"decision {new.id} is itself superseded by {new.superseded_by or 'another decision'}; "
+                    f"decision {replacement.id} is itself superseded by "
+                    f"{replacement.superseded_by or 'another decision'}; "
                     f"supersede {old_record.id} by the decision that is current",
                     **records.located(tx, KIND, new_record.path, "status"),
                 )
-            _refuse_cycle(ctx, initiative, old_record.id, new.id)
+            _refuse_cycle(ctx, initiative, old_record.id, replacement.id)
             old = tx.record(KIND, old_record.path)
             old.status = "superseded"
-            old.superseded_by = new.id
-            if not new.supersedes:
-                new.supersedes = old.id
+            old.superseded_by = replacement.id
+            if not replacement.supersedes:
+                replacement.supersedes = old.id
         ctx.save_cache()
         return Superseded(
             Entry(KIND, old.id, old_record.path, ctx.display(old_record.path), old.to_data()),
-            Entry(KIND, new.id, new_record.path, ctx.display(new_record.path), new.to_data()),
+            Entry(KIND, replacement.id, new_record.path, ctx.display(new_record.path), replacement.to_data()),
         )
 
     def accept(self, id: str) -> Entry:
@@ -201,7 +202,7 @@ def _settled(decision: Decision, command: str) -> str:
         return "it is already accepted"
     return (
         "it is accepted; an accepted decision is replaced, not rejected: "
-        f"`planstate decision supersede {decision.id} --by NEW`"
+        f"`planstate decision supersede {decision.id} NEW`"
     )
 
 

@@ -74,15 +74,14 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _supersede(group: Registrar) -> None:
-    # `--by NEW` names the replacing decision here; who acts goes before the command (`planstate --by NAME ...`).
-    p = group.add("supersede", cmd_supersede, "mark a decision superseded by another", by=False)
-    p.add_argument("id", metavar="ID", help="the decision replaced")
-    p.add_argument("--by", dest="new", required=True, metavar="ID", help="the decision that replaces it")
+    p = group.add("supersede", cmd_supersede, "mark decision OLD superseded by decision NEW")
+    p.add_argument("id", metavar="OLD", help="the decision replaced")
+    p.add_argument("new", metavar="NEW", help="the decision that replaces it")
 
 
 def cmd_supersede(args: argparse.Namespace) -> int:
     """Mark a decision superseded by another."""
-    result = workspace(args).decision.supersede(args.id, by=args.new)
+    result = workspace(args).decision.supersede(args.id, args.new)
     if args.json:
         print_json(result.to_dict())
     else:
