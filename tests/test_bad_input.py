@@ -260,7 +260,7 @@ BAD_ARGUMENTS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     (("--lock-timeout", "nan", "set", "title", "x"), ("lock timeout",)),
     (("--lock-timeout", "-1", "set", "title", "x"), ("lock timeout",)),
     (("--lock-timeout", "soon", "set", "title", "x"), ("invalid float",)),
-    (("bogus",), ("invalid choice",)),
+    (("bogus",), ("unknown command 'bogus'",)),
     (("get",), ("required",)),
     (("set",), ("required",)),
     (("schema", "nosuch"), ("invalid choice",)),

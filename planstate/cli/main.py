@@ -60,7 +60,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "concurrent change, 4 internal error. See docs/cli.md.",
         parents=[common],
     )
-    parser.add_argument("--version", action="version", version=f"planstate {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"planstate {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     cli = Registrar(sub, [common], json_flag, only, without_by=[without_by])
     modules = [COMMANDS[only]] if only is not None else dict.fromkeys(COMMANDS.values())

@@ -74,6 +74,21 @@ class Parser(argparse.ArgumentParser):
         """Raise the refusal for the boundary to print with a pointer to this command's --help (exit 2)."""
         usage_error(message, self.prog)
 
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """Refuse a value outside an argument's choices, suggesting the closest one (a mistyped command, mostly)."""
+        if action.choices is None or value in action.choices:
+            return
+        from planstate.core.suggest import did_you_mean
+
+        choices = [str(c) for c in action.choices]
+        if isinstance(action, argparse._SubParsersAction):
+            word = "subcommand" if action.dest.endswith("_command") else "command"
+            raise argparse.ArgumentError(None, f"unknown {word} {value!r}{did_you_mean(str(value), choices)}")
+        listed = ", ".join(choices)
+        raise argparse.ArgumentError(
+            action, f"invalid choice: {value!r}{did_you_mean(str(value), choices)} (choose from {listed})"
+        )
+
 
 class _Skipped:
     """Stands in for the parser of a command that is not being run, so `register()` code can stay simple."""

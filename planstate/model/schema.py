@@ -348,6 +348,14 @@ def vars_of(cls: type) -> dict[str, Any]:
     return out
 
 
+def field_names(model: type[Model], path: Path) -> list[str]:
+    """The names the schema declares at `path` (a mapping's fields), for suggesting one in place of a typo."""
+    _field, kind = lookup(model, path) if path else (None, Nested(model))
+    while isinstance(kind, Nullable):
+        kind = kind.inner
+    return list(kind.model.fields) if isinstance(kind, Nested) else []
+
+
 def lookup(model: type[Model], path: Path) -> tuple[Field[Any] | None, Kind[Any] | None]:
     """Find the declared field and the kind of the value at a data path.
 

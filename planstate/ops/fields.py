@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from planstate.core.errors import PlanstateError, UsageError
 from planstate.model.kinds import State, to_json
-from planstate.model.schema import ListOf, Nested, lookup
+from planstate.model.schema import ListOf, Nested, field_names, lookup
 from planstate.model.types import Kind, Nullable
 from planstate.text.paths import delete_in, format_path, get_in, parse_path, set_in
 from planstate.text.plaindata import same
@@ -168,7 +168,7 @@ class Fields:
         field, kind = lookup(State, tuple(segs))
         if kind is None:
             raise UsageError(
-                "is not a field of STATE.md (see `planstate schema state` for the fields)",
+                f"is not a field of STATE.md{_suggestion(segs)} (see `planstate schema state` for the fields)",
                 file=self._shown(),
                 field=format_path(segs),
             )
@@ -219,6 +219,18 @@ def _managed_inside(kind: Any, prefix: str = "") -> tuple[str, str] | None:
         if found is not None:
             return found
     return None
+
+
+def _suggestion(segs: list[Any]) -> str:
+    """`; did you mean 'PATH'?` for a path the schema does not know, when a declared name is close to the
+    first segment it does not know."""
+    from planstate.core.suggest import closest
+
+    for i, seg in enumerate(segs):
+        if lookup(State, tuple(segs[: i + 1]))[1] is None:
+            name = closest(str(seg), field_names(State, tuple(segs[:i])))
+            return "" if name is None else f"; did you mean {format_path([*segs[:i], name, *segs[i + 1 :]])!r}?"
+    return ""
 
 
 def _peek(data: Any, segs: list[Any]) -> Any:

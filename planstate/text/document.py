@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planstate.core.errors import EditError, ParseError, UsageError
+from planstate.core.suggest import closest
 from planstate.text import envelope, limits, parser
 from planstate.text.nodes import Children, Step
 from planstate.text.paths import Segment, format_path, get_in, parse_path
@@ -109,11 +110,14 @@ class Document:
         segments = parse_path(path)
         value = self._data
         for i, seg in enumerate(segments):
-            found, value = child_value(value, seg)
+            found, child = child_value(value, seg)
             if not found:
                 if default is not _MISSING:
                     return default
-                raise UsageError(f"no value at {format_path(segments[: i + 1])}", file=self.path)
+                name = closest(str(seg), map(str, value)) if isinstance(value, dict) else None
+                hint = "" if name is None else f"; did you mean {format_path([*segments[:i], name])!r}?"
+                raise UsageError(f"no value at {format_path(segments[: i + 1])}{hint}", file=self.path)
+            value = child
         return copy.deepcopy(value)
 
     def locate(self, path: str | list[Segment]) -> tuple[int, int]:
