@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from planstate.core.errors import EXIT_USAGE
@@ -47,6 +47,12 @@ class _Formatter(argparse.HelpFormatter):
 
     def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
         super().__init__(prog, indent_increment, max_help_position, width if width is not None else _columns() - 2)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        """Wrap a description or epilog, except the indented command lines of an `examples:` epilog."""
+        if not text.startswith("examples:\n"):
+            return super()._fill_text(text, width, indent)
+        return "\n".join(indent + line for line in text.splitlines())
 
 
 def _columns() -> int:
@@ -126,8 +132,18 @@ class Registrar:
         self._json = json_flag
         self._only = only
 
-    def add(self, name: str, handler: Handler, help_text: str, *, json: bool = True, by: bool = True) -> Any:
-        """Add a command; `json` gives it `--json`; `by=False` frees `--by` for the command's own use.
+    def add(
+        self,
+        name: str,
+        handler: Handler,
+        help_text: str,
+        *,
+        json: bool = True,
+        by: bool = True,
+        examples: Sequence[str] = (),
+    ) -> Any:
+        """Add a command; `json` gives it `--json`; `by=False` frees `--by` for the command's own use; `examples`
+        are command lines its --help shows at the end.
 
         Returns the command's parser, to add arguments to.
         """
@@ -135,7 +151,8 @@ class Registrar:
             return _Skipped()
         common = self._parents if by else self._without_by
         parents = [*common, self._json] if json else list(common)
-        p = self._sub.add_parser(name, help=help_text, description=help_text, parents=parents)
+        epilog = "examples:\n" + "\n".join(f"  {line}" for line in examples) if examples else None
+        p = self._sub.add_parser(name, help=help_text, description=help_text, parents=parents, epilog=epilog)
         p.set_defaults(handler=handler, _prog=p.prog)
         return p
 

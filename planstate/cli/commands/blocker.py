@@ -20,7 +20,12 @@ def register(cli: Registrar) -> None:
 
 
 def _add(group: Registrar) -> None:
-    p = group.add("add", cmd_add, "record a blocker (status new; --active if it blocks work now)")
+    p = group.add(
+        "add",
+        cmd_add,
+        "record a blocker (status new; --active if it blocks work now)",
+        examples=["planstate blocker add --description 'Staging DB is down' --affects 'phase 2' --active"],
+    )
     p.add_argument("--description", required=True, help="what is blocking")
     p.add_argument("--affects", action="append", metavar="X", help="what it blocks, e.g. 'phase 3'; repeat")
     p.add_argument("--blocked-task", action="append", metavar="TASK", help="a task that cannot proceed; repeat")

@@ -15,7 +15,12 @@ FORMATS = ("text", "json", "github")
 
 def register(cli: Registrar) -> None:
     """Add `check`."""
-    p = cli.add("check", cmd_check, "check the workspace for drift (exit 1 on errors)")
+    p = cli.add(
+        "check",
+        cmd_check,
+        "check the workspace for drift (exit 1 on errors)",
+        examples=["planstate check", "planstate check --fix", "planstate check --json"],
+    )
     p.add_argument(
         "--format", choices=FORMATS, default=None, help="output format: text (default), json or github annotations"
     )

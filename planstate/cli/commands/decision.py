@@ -18,7 +18,15 @@ def register(cli: Registrar) -> None:
 
 
 def _add(group: Registrar) -> None:
-    p = group.add("add", cmd_add, "record a decision (never writes STATE.md)")
+    p = group.add(
+        "add",
+        cmd_add,
+        "record a decision (never writes STATE.md)",
+        examples=[
+            "planstate decision add --context 'Sessions must survive restarts' --decision 'Store them in Redis' "
+            "--reason 'Already run in prod' --alternative Postgres",
+        ],
+    )
     p.add_argument("--context", required=True, help="where the decision was needed")
     p.add_argument("--decision", required=True, help="what was decided")
     p.add_argument("--reason", required=True, help="why this choice")
@@ -74,7 +82,12 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _supersede(group: Registrar) -> None:
-    p = group.add("supersede", cmd_supersede, "mark decision OLD superseded by decision NEW")
+    p = group.add(
+        "supersede",
+        cmd_supersede,
+        "mark decision OLD superseded by decision NEW",
+        examples=["planstate decision supersede dec-1ng9pk dec-1nh2aa"],
+    )
     p.add_argument("id", metavar="OLD", help="the decision replaced")
     p.add_argument("new", metavar="NEW", help="the decision that replaces it")
 

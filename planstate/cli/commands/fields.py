@@ -12,14 +12,38 @@ from planstate.core.errors import EXIT_OK, UsageError
 
 def register(cli: Registrar) -> None:
     """Add `set`, `append` and `unset`."""
-    p = cli.add("set", cmd_set, "set fields of STATE.md (all pairs in one transaction)")
-    p.add_argument("pairs", nargs="+", metavar="PATH VALUE", help="dotted path and value (see docs/cli.md, Values)")
-
-    p = cli.add("append", cmd_append, "append an item to a list field")
+    p = cli.add(
+        "set",
+        cmd_set,
+        "set fields of STATE.md (all pairs in one transaction)",
+        examples=[
+            "planstate set next_action 'Write the migration'",
+            "planstate set position.plan 2 position.wave 1",
+            "planstate set resume_context.files_modified '[src/db.py, tests/test_db.py]'",
+        ],
+    )
+    values = "text for a text field (null clears it), YAML for the rest (3, true, [a, b])"
+    p.add_argument(
+        "pairs",
+        nargs="+",
+        metavar="PATH VALUE",
+        help=f"dotted path and value: {values}; `planstate schema state` lists the fields",
+    )
+    p = cli.add(
+        "append",
+        cmd_append,
+        "append an item to a list field",
+        examples=["planstate append resume_context.files_modified src/auth.py"],
+    )
     p.add_argument("path", metavar="PATH", help="dotted path of a list, e.g. resume_context.files_modified")
-    p.add_argument("value", metavar="VALUE", help="the item (see docs/cli.md, Values)")
+    p.add_argument("value", metavar="VALUE", help="the item, typed as for `set`")
 
-    p = cli.add("unset", cmd_unset, "remove an optional field or a list item")
+    p = cli.add(
+        "unset",
+        cmd_unset,
+        "remove an optional field or a list item",
+        examples=["planstate unset position.wave", "planstate unset resume_context.open_questions.0"],
+    )
     p.add_argument("path", metavar="PATH", help="dotted path, e.g. position.wave")
 
 

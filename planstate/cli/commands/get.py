@@ -10,7 +10,12 @@ from planstate.cli.results import print_value
 
 def register(cli: Registrar) -> None:
     """Add `get`."""
-    p = cli.add("get", cmd_get, "print the value at a dotted path of STATE.md's front matter")
+    p = cli.add(
+        "get",
+        cmd_get,
+        "print the value at a dotted path of STATE.md's front matter",
+        examples=["planstate get next_action", "planstate get position --json"],
+    )
     p.add_argument("path", metavar="PATH", help="dotted path, e.g. position.task or phases.0.status")
 
 

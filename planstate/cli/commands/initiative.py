@@ -18,7 +18,12 @@ def register(cli: Registrar) -> None:
 
 
 def _new(group: Registrar) -> None:
-    p = group.add("new", cmd_new, "create an initiative in .planning/initiatives/SLUG/")
+    p = group.add(
+        "new",
+        cmd_new,
+        "create an initiative in .planning/initiatives/SLUG/",
+        examples=["planstate initiative new billing --title 'Billing v2' --phase Design --phase Build --switch"],
+    )
     p.add_argument("slug", metavar="SLUG", help="its id: lowercase letters, digits and '-'")
     p.add_argument("--title", help="its title (default: from the slug)")
     p.add_argument("--phase", action="append", metavar="NAME", help="a phase name; repeat in order")

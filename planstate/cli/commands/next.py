@@ -10,7 +10,12 @@ from planstate.cli.results import print_edited, print_value
 
 def register(cli: Registrar) -> None:
     """Add `next`."""
-    p = cli.add("next", cmd_next, "show or set the next action")
+    p = cli.add(
+        "next",
+        cmd_next,
+        "show or set the next action",
+        examples=["planstate next", "planstate next 'Run the migration'"],
+    )
     p.add_argument("text", nargs="?", metavar="TEXT", help="what to do next (several lines are kept)")
 
 

@@ -28,7 +28,12 @@ def cmd_start(args: argparse.Namespace) -> int:
 
 
 def _complete(group: Registrar) -> None:
-    p = group.add("complete", cmd_complete, "complete the current phase; the last one completes the initiative")
+    p = group.add(
+        "complete",
+        cmd_complete,
+        "complete the current phase; the last one completes the initiative",
+        examples=["planstate phase complete 2 --evidence tests=41/41 --evidence review=approved"],
+    )
     p.add_argument("number", type=int, metavar="N", help="the phase number (must be the current phase)")
     p.add_argument(
         "--checkpoint",
@@ -54,7 +59,12 @@ def cmd_complete(args: argparse.Namespace) -> int:
 
 
 def _fail(group: Registrar) -> None:
-    p = group.add("fail", cmd_fail, "mark the current phase failed")
+    p = group.add(
+        "fail",
+        cmd_fail,
+        "mark the current phase failed",
+        examples=["planstate phase fail 2 --reason 'integration tests flaky on CI'"],
+    )
     p.add_argument("number", type=int, metavar="N", help="the phase number (must be the current phase)")
     p.add_argument("--reason", required=True, metavar="R", help="why it failed")
 

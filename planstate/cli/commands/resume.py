@@ -12,7 +12,12 @@ from planstate.core.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 def register(cli: Registrar) -> None:
     """Add `resume`."""
-    p = cli.add("resume", cmd_resume, "the resume brief: where you are, what was being done, what is next")
+    p = cli.add(
+        "resume",
+        cmd_resume,
+        "the resume brief: where you are, what was being done, what is next",
+        examples=["planstate resume", "planstate resume --json"],
+    )
     p.add_argument(
         "--activate",
         action="store_true",

@@ -18,7 +18,12 @@ def register(cli: Registrar) -> None:
 
 
 def _start(group: Registrar) -> None:
-    p = group.add("start", cmd_start, "start a session (warns if another is active)")
+    p = group.add(
+        "start",
+        cmd_start,
+        "start a session (warns if another is active)",
+        examples=["planstate session start --agent claude-code", "planstate session start --json"],
+    )
     p.add_argument("--agent", help="who works (default: --by, PLANSTATE_ACTOR or $USER)")
     p.add_argument("--working-on", metavar="TEXT", help="what the session works on")
     p.add_argument("--exclusive", action="store_true", help="refuse to start while another session is active")

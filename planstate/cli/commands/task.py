@@ -16,7 +16,12 @@ def register(cli: Registrar) -> None:
 
 
 def _start(group: Registrar) -> None:
-    p = group.add("start", cmd_start, "start a task: position.task, status in_progress")
+    p = group.add(
+        "start",
+        cmd_start,
+        "start a task: position.task, status in_progress",
+        examples=["planstate task start 'Add the users table' --plan 1"],
+    )
     p.add_argument("text", metavar="TEXT", help="the task")
     p.add_argument("--plan", metavar="P", help="the plan it belongs to (a number or a name)")
     p.add_argument("--wave", metavar="W", help="the wave it belongs to")
