@@ -31,4 +31,5 @@ COMMANDS: dict[str, str] = {
     "resume": "resume",
     "diff": "diff",
     "git": "git",
+    "completion": "completion",
 }
