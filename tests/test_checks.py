@@ -124,7 +124,7 @@ def stale_region(p: Path) -> Where:
 
 def hand_edit(p: Path) -> Where:
     edit(state_file(p), "- **Task:** none (pending)", "- **Task:** typed by hand")
-    return STATE, line_of(state_file(p), "<!-- planstate:begin position")
+    return STATE, line_of(state_file(p), "- **Task:** typed by hand")  # the edited line
 
 
 def malformed_region(p: Path) -> Where:

@@ -297,7 +297,7 @@ def test_a_hand_edit_inside_a_region_is_kept_until_render_force(run: Run, projec
     assert "- **Task:** my own words" in path.read_text()
     assert region_text(path, "next") == "Something else\n"  # ...and still renders the other regions
     assert written.stderr == (  # ...and says, in one line, which region it left alone and why
-        "planstate: warning: .planning/STATE.md:70: region position not rendered: it was edited by hand; "
+        "planstate: warning: .planning/STATE.md:72: region position not rendered: it was edited by hand; "
         "kept until `planstate render --force`\n"
     )
     ok(run("set", "position.task", "Write tests", cwd=project))  # even when the region's inputs change

@@ -65,6 +65,7 @@ class Outcome(NamedTuple):
     message: str = ""
     template: str = ""
     template_line: int | None = None
+    discarded: str | None = None  # `forced`: the hand-edited text the rendering replaced
 
 
 class Plan:
@@ -177,8 +178,19 @@ class _Job:
             return None
         text = None if self.failures else _render_quietly(self.region.name, self.context, self.sources.planning)
         if text is None or _normal(text) != _normal(self.interior):
-            return self._outcome("hand-edit")
+            return self._outcome("hand-edit", line=self._edited_line(text))
         return text
+
+    def _edited_line(self, rendered: str | None) -> int:
+        """The file line of the first line of the region that differs from what planstate would write there (the
+        begin marker's line when that cannot be rendered)."""
+        if rendered is None:
+            return self.line
+        ours = _normal(rendered).split("\n")
+        for index, line in enumerate(_normal(self.interior).split("\n")):
+            if index >= len(ours) or line != ours[index]:
+                return self.line + 1 + index
+        return self.line + 1 + len(ours) - 1
 
     def _fresh(self, inputs: str) -> bool:
         """Tell whether the region is as planstate wrote it, from these very inputs."""
@@ -216,10 +228,16 @@ class _Job:
         self.grown = len(new_lines) - (end - begin - 1)
         if self.edited and _normal(text) == _normal(self.interior):
             return self._outcome("rendered", STALE_CHECKSUM)
-        return self._outcome("forced" if self.edited else "rendered")
+        if self.edited:
+            return self._outcome("forced")._replace(discarded=self.interior)
+        return self._outcome("rendered")
 
-    def _outcome(self, status: str, message: str = "", template_line: int | None = None) -> Outcome:
-        return Outcome(self.region.name, self.line, status, message, self.shown, template_line)
+    def _outcome(
+        self, status: str, message: str = "", template_line: int | None = None, *, line: int | None = None
+    ) -> Outcome:
+        return Outcome(
+            self.region.name, self.line if line is None else line, status, message, self.shown, template_line
+        )
 
 
 def _normal(text: str) -> str:

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from planstate.render.regions import Plan, refresh
 
+DISCARDED = "discarded"  # under .planning/.local/: the hand edits `render --force` replaced, kept to be recovered
+
 if TYPE_CHECKING:
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
@@ -58,6 +60,7 @@ class RenderedFile(FileChange):
     written: bool = False
     conflicts: list[tuple[int, str]] = field(default_factory=list)  # (line, why) of conflicts left alone
     resolved: bool = False  # whether git conflicts inside regions were resolved
+    kept: dict[str, str] = field(default_factory=dict)  # region -> where its discarded hand edit was saved
 
     @property
     def changed(self) -> bool:
@@ -82,6 +85,7 @@ class RenderedFile(FileChange):
                 {"name": o.name, "line": o.line, "status": o.status, "message": o.message or None} for o in outcomes
             ],
             "problems": [{"line": line, "message": message} for line, message in self.problems],
+            "kept": [{"region": name, "file": where} for name, where in self.kept.items()],
         }
 
 
@@ -122,6 +126,7 @@ def render_file(ctx: Context, initiative: Initiative, *, force: bool = False, wr
     from planstate.core.files import atomic_write, read_bytes, real_target, remove_stale_temp_files
     from planstate.model.validation import check
     from planstate.render.regions import conflicts_for_render
+    from planstate.text.conflicts import Conflict, describe
     from planstate.text.document import Document
 
     path = initiative.state_path
@@ -130,7 +135,7 @@ def render_file(ctx: Context, initiative: Initiative, *, force: bool = False, wr
     text, touched, refused = conflicts_for_render(before)
     if refused:
         problems = [
-            (first, f"unresolved git conflict (lines {first}-{last}) outside generated regions; resolve it by hand")
+            (first, f"{describe(Conflict(first, last, None))} outside generated regions; resolve it by hand")
             for first, last in refused
         ]
         return RenderedFile(path, shown, before, before, None, False, problems)
@@ -141,7 +146,9 @@ def render_file(ctx: Context, initiative: Initiative, *, force: bool = False, wr
     result = refresh(ctx, doc, initiative, force=True if force else touched, warn=False)
     after = doc.check_writable() if write else doc.to_bytes()
     written = False
+    kept: dict[str, str] = {}
     if write and after != before:
+        kept = _keep_discarded(ctx, initiative, result)  # before the write: a hand edit is never only in memory
         # STATE.md is written here without a Transaction because only its body changes: a transaction
         # writes a file only when its front matter data changes. The workspace lock is held (taken again
         # here, it is re-entrant; render_initiative holds it from before the read), and
@@ -152,7 +159,32 @@ def render_file(ctx: Context, initiative: Initiative, *, force: bool = False, wr
             remove_stale_temp_files(target.parent)
             atomic_write(target, after, expected=before, shown=doc.path, guard=ctx.lock.verify)
         written = True
-    return RenderedFile(path, shown, before, after, result, written, resolved=bool(touched))
+    return RenderedFile(path, shown, before, after, result, written, resolved=bool(touched), kept=kept)
+
+
+def _keep_discarded(ctx: Context, initiative: Initiative, plan: Plan) -> dict[str, str]:
+    """Save the hand-edited text of each region `render --force` replaces under .planning/.local/discarded/, one
+    file per region, named by time, initiative and region; return where each went (as shown to people)."""
+    from planstate.core.clock import now
+    from planstate.core.files import atomic_write
+    from planstate.core.layout import LOCAL
+
+    kept: dict[str, str] = {}
+    folder = ctx.root / LOCAL / DISCARDED
+    stamp = now().strftime("%Y%m%dT%H%M%SZ")
+    slug = initiative.folder_slug or "root"
+    for outcome in plan.outcomes:
+        if outcome.discarded is None:
+            continue
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / f"{stamp}-{slug}-{outcome.name}.md"
+        number = 1
+        while target.exists():
+            number += 1
+            target = folder / f"{stamp}-{slug}-{outcome.name}-{number}.md"
+        atomic_write(target, outcome.discarded.encode("utf-8", errors="surrogateescape"))
+        kept[outcome.name] = ctx.display(target)
+    return kept
 
 
 def render_all(ctx: Context, *, check: bool = False, force: bool = False) -> RenderReport:

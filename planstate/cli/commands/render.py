@@ -36,6 +36,8 @@ def cmd_render(args: argparse.Namespace) -> int:
                 out(f"{rendered.shown}: {verb} {', '.join(names)}")
             elif not rendered.problems:
                 out(f"{rendered.shown}: up to date")
+            for name, where in rendered.kept.items():
+                out(f"{rendered.shown}: region {name}: the hand-edited text it replaced is kept in {where}")
             for line, message in rendered.problems:
                 err(f"planstate: {rendered.shown}:{line}: {message}")
     if args.check:
