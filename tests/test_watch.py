@@ -441,3 +441,17 @@ def test_the_ready_line_counts_in_words(project: Path) -> None:
     finally:
         process.proc.kill()
         process.proc.wait()
+
+
+def test_fix_waits_while_an_editor_has_the_file_open(watch: Callable[..., WatchProcess], project: Path) -> None:
+    path = state_file(project)
+    swap = path.with_name(f".{path.name}.swp")  # vim keeps it beside the file while its buffer is open
+    swap.write_bytes(b"b0VIM 9.0")
+    watcher = watch("--fix")
+    path.write_text(path.read_text().replace("  percent: 0\n", "  percent: 50\n"))
+    failed = watcher.wait_event("fix-failed")
+    assert ".STATE.md.swp" in failed["message"] and "not fixed while an editor has it open" in failed["message"]
+    assert "  percent: 50\n" in path.read_text()  # the editor's save would have undone a fix
+    swap.unlink()  # the editor closes the file: the fix that waited goes ahead
+    watcher.wait_event("fixed", "derived-mismatch")
+    assert "  percent: 0\n" in path.read_text()

@@ -228,17 +228,32 @@ def preview(ctx: Context, findings: list[Finding]) -> list[FileChange]:
 
 def fix(ctx: Context, findings: list[Finding]) -> list[str]:
     """Apply the safe fixes for `findings`, all or nothing per initiative, each under the workspace lock; return the
-    errors of fixes that failed."""
+    errors of fixes that failed, or were left because a file they write is open in an editor."""
     failures: list[str] = []
     for folder, codes in _fixable(findings).items():
         try:
+            initiative = _initiative_at(ctx, folder)
+            _refuse_open(ctx, initiative)
             with ctx.locked():
-                repaired(ctx, _initiative_at(ctx, folder), codes).write()
+                repaired(ctx, initiative, codes).write()
         except (LockTimeout, ConflictError):
             raise  # exit 3: nothing of this initiative was written, and running again may well work
         except PlanstateError as exc:
             failures.append(str(exc))
     return failures
+
+
+def _refuse_open(ctx: Context, initiative: Initiative) -> None:
+    """Refuse to fix files an editor has open: saving its buffer would undo the fix, after asking the person
+    "file changed, write anyway?" about a change they did not make."""
+    for path in (initiative.state_path, initiative.history_path):
+        lock = editor_lock(path)
+        if lock is not None:
+            raise PlanstateError(
+                f"not fixed while an editor has it open ({lock.name}): saving there would undo the fix; "
+                "close it, then check again",
+                file=ctx.display(path),
+            )
 
 
 # ---------------------------------------------------------------------------- what the rules ask of the fixes
@@ -288,6 +303,28 @@ def _statuses(data: dict[str, Any]) -> list[Any]:
 
 
 # ---------------------------------------------------------------------------- helpers
+
+# The files editors keep beside a file they have open: vim's swap files and emacs's lock link. A fix written under
+# an open editor is undone when the editor saves its buffer (after asking "file changed, write anyway?").
+EDITOR_LOCKS = (".{}.swp", ".{}.swo", ".{}.swn", ".#{}")
+
+
+def is_editor_lock(path: Path) -> bool:
+    """Whether `path` is an editor's lock or swap file for a file beside it (its coming and going matters)."""
+    name = path.name
+    return any(
+        name.startswith(head) and name.endswith(tail) and len(name) > len(head) + len(tail)
+        for head, tail in (pattern.split("{}") for pattern in EDITOR_LOCKS)
+    )
+
+
+def editor_lock(path: Path) -> Path | None:
+    """The lock or swap file an editor keeps beside `path` while it has the file open, if there is one."""
+    for pattern in EDITOR_LOCKS:
+        lock = path.with_name(pattern.format(path.name))
+        if os.path.lexists(lock):
+            return lock
+    return None
 
 
 def _fixable(findings: Iterable[Finding]) -> dict[Path, set[str]]:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
+from planstate.check.fixes import is_editor_lock
 from planstate.core.errors import PlanstateError, UsageError
 from planstate.core.layout import HISTORY_FILE, LOCAL, STATE_FILE
 
@@ -177,7 +178,8 @@ class Watcher:
             return False
         if not parts or parts[0] == LOCAL:
             return False
-        return is_dir or path.name.endswith(_SUFFIXES)
+        # an editor closing a file lets a fix that waited for it go ahead (see fixes.editor_lock)
+        return is_dir or path.name.endswith(_SUFFIXES) or (self.fix and is_editor_lock(path))
 
     # ------------------------------------------------------------------ checking
 
