@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# As an installed tool runs: PYTHONDONTWRITEBYTECODE would make every writer compile planstate's modules again.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 sys.path.insert(0, str(HERE.parent))
 
 WRITER = """
@@ -69,7 +71,7 @@ def run_writers(writers: int, ops: int, timeout: float) -> dict[str, float]:
         folder = Path(tmp)
         make_workspace(folder)
         go = folder / "go"
-        env = {**os.environ, "PLANSTATE_ACTOR": "bench", "PLANSTATE_LOCK_TIMEOUT": str(timeout)}
+        env = {**ENV, "PLANSTATE_ACTOR": "bench", "PLANSTATE_LOCK_TIMEOUT": str(timeout)}
         procs = [
             subprocess.Popen(
                 [sys.executable, "-c", WRITER, planstate_command(), str(go), str(n), str(ops)],
