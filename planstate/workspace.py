@@ -161,8 +161,8 @@ class Workspace:
         return State(doc.data)
 
     def get(self, path: str) -> Any:
-        """The value at a dotted path of STATE.md's front matter."""
-        return self.ctx.state_document().get(path)
+        """The value at a dotted path of STATE.md's front matter (a phase by its number: `phases.2.name`)."""
+        return self._fields().get(path)
 
     # ------------------------------------------------------------ writing
 

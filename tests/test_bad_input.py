@@ -195,7 +195,7 @@ def test_schema_violation_in_file(run: Run, run_all: RunAll, project: Path) -> N
     ("old", "new", "where"),
     [
         ("  first_phase: 1\n", "  first_phase: x\n", "structure.first_phase"),
-        ("    started: 2026-01-01T00:00:00Z\n", "    started: yesterday\n", "phases.0.started"),
+        ("    started: 2026-01-01T00:00:00Z\n", "    started: yesterday\n", "phases.1.started"),
         ("  phases_total: 3\n", "  phases_total: many\n", "structure.phases_total"),
         ("  phase: 1\n", "  phase: first\n", "position.phase"),
     ],
@@ -220,8 +220,8 @@ BAD_ARGUMENTS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     (("set", "position.phase", "abc"), ("position.phase", "planstate position --phase N|phase start N")),
     (("set", "position.status", "bogus"), ("position.status", "bogus")),
     (("set", "lifecycle.state", "paused"), ("lifecycle.state", "changed only by commands", "planstate pause")),
-    (("set", "phases.0.status", "completed"), ("phases.0.status", "planstate phase start")),
-    (("set", "phases.0", "{name: x}"), ("phases.0", "holds phases.0.status")),
+    (("set", "phases.1.status", "completed"), ("phases.1.status", "planstate phase start")),
+    (("set", "phases.1", "{name: x}"), ("phases.1", "holds phases.1.status")),
     (("append", "phases", "{name: x}"), ("phases", "holds phases[].status")),
     (("set", "structure.first_phase", "5"), ("structure.first_phase",)),
     (("set", "title", ""), ("title", "empty")),
@@ -230,13 +230,13 @@ BAD_ARGUMENTS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     (("append", "resume_context.files_modified", "'a' b"), ("resume_context.files_modified", "YAML")),
     (("set", "position.task", '"a" b'), ("position.task", "YAML")),
     (("set", "title", "D", "title", "E"), ("title", "given twice")),
-    (("set", "phases.0.name", "D", "phases[0].name", "E"), ("phases.0.name", "given twice")),
+    (("set", "phases.1.name", "D", "phases[1].name", "E"), ("phases.1.name", "given twice")),
     (("set", "title", "   "), ("title", "empty or only spaces")),
-    (("set", "phases.0.name", "\t"), ("phases.0.name", "empty or only spaces")),
+    (("set", "phases.1.name", "\t"), ("phases.1.name", "empty or only spaces")),
     (("set", "position.wave", "{a: 1}"), ("position.wave", "mapping")),
     (("set", "nosuch.field", "1"), ("nosuch.field", "not a field")),
     (("set", "title.x", "1"), ("title.x",)),
-    (("set", "phases.9.status", "completed"), ("phases.9",)),
+    (("set", "phases.10.status", "completed"), ("phases.10",)),
     (("set", "progress.percent", "50"), ("progress.percent", "derived")),
     (("set", "position.phase_name", "x"), ("position.phase_name", "derived")),
     (("set", "schema_version", "99"), ("schema_version", "newer")),
@@ -250,10 +250,12 @@ BAD_ARGUMENTS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     (("get", "["), ("bad path",)),
     (("unset", "title"), ("title", "required")),
     (("unset", "lifecycle.state"), ("lifecycle.state", "changed only by commands")),
-    (("unset", "phases.0.attempts"), ("phases.0.attempts", "planstate phase")),
+    (("unset", "phases.1.attempts"), ("phases.1.attempts", "planstate phase")),
     (("unset", "nosuch"), ("nosuch",)),
     (("unset", "resume_context.files_modified.3"), ("files_modified.3",)),
-    (("unset", "phases.0"), ("phases",)),
+    (("unset", "phases.1"), ("phases",)),
+    (("get", "phases.0.name"), ("phases.0.name", "there is no phase 0: phases are numbered from 1")),
+    (("set", "phases.0.name", "x"), ("phases.0.name", "there is no phase 0: phases are numbered from 1")),
     (("append", "title", "x"), ("title", "not a list")),
     (("append", "nosuch", "x"), ("nosuch",)),
     (("append", "history", "{a: 1}"), ("history",)),
@@ -519,8 +521,8 @@ def test_a_phase_that_completes_before_it_started_is_invalid(run: Run, project: 
     line = text[: match.start()].count("\n") + 1
     result = run("validate", cwd=project, timeout=TIMEOUT)
     assert result.returncode == 1
-    assert f".planning/STATE.md:{line}:5: phases.0.completed: is before the phase started (" in result.stdout
-    refuses(run, project, ("next", "x"), 2, "phases.0.completed: is before the phase started")
+    assert f".planning/STATE.md:{line}:5: phases.1.completed: is before the phase started (" in result.stdout
+    refuses(run, project, ("next", "x"), 2, "phases.1.completed: is before the phase started")
 
 
 def test_refusals_about_a_field_name_its_line(run: Run, project: Path) -> None:

@@ -548,7 +548,7 @@ def test_json_and_another_format_conflict(run: Run, project: Path) -> None:
 
 
 def test_messages_read_well(run: Run, project: Path) -> None:
-    """Plurals, hints without nested parentheses, the phase number beside a phase index."""
+    """Plurals, hints without nested parentheses, a phase by its number."""
     path = state_file(project)
     with Workspace.find(project).edit() as state:
         state.phases[0].status = "completed"
@@ -559,7 +559,7 @@ def test_messages_read_well(run: Run, project: Path) -> None:
     edit(path, "  - name: Design\n", "  - name: Design\n    duration_seconds: 5\n")
     decision(project, "dec-1b2k9qx7m4fa", supersedes="dec-0000000000zz")
     result = ok(run("check", cwd=project, env=ENV), 1).stdout
-    assert "phases.0.duration_seconds (phase 1) is 5 but the phases make it None" in result
+    assert "phases.1.duration_seconds is 5 but the phases make it None" in result
     assert "(correct the id; commands accept a unique prefix, and `planstate decision list` shows them)" in result
     assert result.endswith(" files checked: 4 errors, 0 warnings\n")
     assert "1 errors" not in result and "1 warnings" not in result

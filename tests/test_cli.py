@@ -93,8 +93,9 @@ def test_status_json_keys(run: Run, project: Path) -> None:
 
 def test_get_scalar_mapping_and_json(run: Run, project: Path) -> None:
     assert ok(run("get", "title", cwd=project)).stdout == "Demo\n"
-    assert ok(run("get", "phases.1.name", cwd=project)).stdout == "Build\n"
-    assert ok(run("get", "phases[2].name", cwd=project)).stdout == "Ship\n"
+    assert ok(run("get", "phases.1.name", cwd=project)).stdout == "Design\n"  # a phase by its number
+    assert ok(run("get", "phases.2.name", cwd=project)).stdout == "Build\n"
+    assert ok(run("get", "phases[3].name", cwd=project)).stdout == "Ship\n"  # the same notation, bracketed
     mapping = ok(run("get", "position", cwd=project)).stdout
     assert "phase: 1\n" in mapping
     assert "status: pending\n" in mapping

@@ -37,7 +37,7 @@ class Expected(NamedTuple):
 
 EXPECTED: dict[str, Expected] = {
     "state/alias-bomb": Expected("ParseError", 2, 1, None, "expands to more than 100,000 values through aliases"),
-    "state/attempts-negative": Expected("ValidationError", 20, 5, "phases.0.attempts", "-1 is less than 0"),
+    "state/attempts-negative": Expected("ValidationError", 20, 5, "phases.1.attempts", "-1 is less than 0"),
     "state/git-conflict-markers": Expected("ParseError", 47, 1, None, "unresolved git conflict (lines 47-51)"),
     "state/indentation-one-space-short": Expected(
         "ParseError", 17, 4, None, "indentation: this line starts at column 4; expected column 5, like line 16"
@@ -60,7 +60,7 @@ EXPECTED: dict[str, Expected] = {
     "state/title-missing": Expected("ValidationError", 2, 1, "title", "is required"),
     "state/title-not-text": Expected("ValidationError", 6, 1, "title", "expected a string, got a list"),
     "state/too-deep": Expected("ParseError", 7, 107, None, "nests more than 100 levels deep"),
-    "state/two-active-phases": Expected("ValidationError", 22, 5, "phases.1.status", "more than one phase is active"),
+    "state/two-active-phases": Expected("ValidationError", 22, 5, "phases.2.status", "more than one phase is active"),
     "state/unclosed-flow-sequence": Expected("ParseError", 7, 8, None, "expected ',' or ']'"),
     "state/unclosed-front-matter": Expected("ParseError", 1, 1, None, "opened with '---' on line 1 is never closed"),
     "state/unknown-lifecycle-state": Expected("ValidationError", 35, 3, "lifecycle.state", "'sleeping' is not one of"),

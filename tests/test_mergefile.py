@@ -87,7 +87,7 @@ def test_a_conflict_on_the_first_key_of_a_list_item_keeps_both_sides_valid() -> 
     ours = edited(BASE, ("phases[2].name", "OAuth 2"))
     theirs = edited(BASE, ("phases[2].name", "OAuth via SSO"))
     result = run_merge(BASE, ours, theirs)
-    assert [c.split(":")[0] for c in result.conflicts] == ["phases.2.name"]
+    assert [c.split(":")[0] for c in result.conflicts] == ["phases.3.name"]  # index 2: phase 3
     for side, name in (("ours", "OAuth 2"), ("theirs", "OAuth via SSO")):
         assert Document.from_bytes(take(result.data.decode(), side).encode()).data["phases"][2]["name"] == name
 

@@ -167,7 +167,7 @@ def test_a_failed_checkpoint_is_retried_then_passed(run: Run, project: Path) -> 
     for checkpoint in ("passed", "failed"):  # a failed checkpoint is retried, never passed over
         line = refused(
             run("phase", "complete", "1", "--checkpoint", checkpoint, "--evidence", "coverage=82", cwd=project),
-            "phases.0.checkpoint:",
+            "phases.1.checkpoint:",
             "phase 1's checkpoint failed; `planstate phase retry 1` first",
         )
         assert line.startswith("planstate: .planning/STATE.md:")
@@ -551,7 +551,7 @@ def test_a_rerun_after_reopen_keeps_the_completed_run(run: Run, project: Path) -
 
 
 def test_evidence_written_before_a_first_start_stays_with_it(run: Run, project: Path) -> None:
-    ok(run("set", "phases.1.evidence.design_doc", "docs/build.md", cwd=project))
+    ok(run("set", "phases.2.evidence.design_doc", "docs/build.md", cwd=project))
     ok(run("phase", "complete", "1", cwd=project))
     phase = data(project)["phases"][1]
     assert (phase["status"], phase["evidence"]) == ("active", {"design_doc": "docs/build.md"})

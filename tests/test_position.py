@@ -233,16 +233,16 @@ MANAGED = [
     ("set", "lifecycle.reason", "because"),
     ("set", "lifecycle.error.message", "x"),
     ("unset", "lifecycle.since"),
-    ("set", "phases.0.status", "completed"),
-    ("set", "phases.0.started", "2026-01-01T00:00:00Z"),
-    ("set", "phases.0.completed", "2026-01-01T00:00:00Z"),
-    ("set", "phases.1.attempts", "3"),
-    ("set", "phases.1.checkpoint", "passed"),
-    ("set", "phases.1.failure", "x"),
-    ("unset", "phases.0.attempts"),
-    ("set", "phases.2", "{name: Ship, status: completed}"),
+    ("set", "phases.1.status", "completed"),
+    ("set", "phases.1.started", "2026-01-01T00:00:00Z"),
+    ("set", "phases.1.completed", "2026-01-01T00:00:00Z"),
+    ("set", "phases.2.attempts", "3"),
+    ("set", "phases.2.checkpoint", "passed"),
+    ("set", "phases.2.failure", "x"),
+    ("unset", "phases.1.attempts"),
+    ("set", "phases.3", "{name: Ship, status: completed}"),
     ("append", "phases", "{name: Extra}"),
-    ("unset", "phases.2"),
+    ("unset", "phases.3"),
 ]
 
 
@@ -264,9 +264,9 @@ FIXED = [
     (("unset", "structure"), "structure: is changed only by commands: planstate init|initiative new"),
     (("set", "structure", "{phases_total: 3, first_phase: 0}"), "it is fixed at creation"),
     (("set", "initiative", "other"), "initiative: is changed only by commands: planstate init|initiative new"),
-    (("set", "phases.0.previous", "[]"), "planstate phase start|"),
-    (("append", "phases.0.previous", "{checkpoint: passed}"), "planstate phase start|"),
-    (("set", "phases.0.failed_at", "2026-01-01T00:00:00Z"), "planstate phase start|"),
+    (("set", "phases.1.previous", "[]"), "planstate phase start|"),
+    (("append", "phases.1.previous", "{checkpoint: passed}"), "planstate phase start|"),
+    (("set", "phases.1.failed_at", "2026-01-01T00:00:00Z"), "planstate phase start|"),
     (("set", "lifecycle.total_duration_seconds", "60"), "planstate pause|"),
 ]
 
@@ -315,7 +315,7 @@ def test_position_repairs_a_pointer_out_of_range(run: Run, project: Path) -> Non
 
 
 def test_unmanaged_phase_fields_stay_writable(run: Run, project: Path) -> None:
-    ok(run("set", "phases.0.name", "Design and plan", "phases.0.evidence.reviewed", "true", cwd=project))
+    ok(run("set", "phases.1.name", "Design and plan", "phases.1.evidence.reviewed", "true", cwd=project))
     phase = front(project)["phases"][0]
     assert (phase["name"], phase["evidence"]) == ("Design and plan", {"reviewed": True})
 

@@ -91,12 +91,12 @@ def test_phases_are_keyed_by_number_from_the_first_phase() -> None:
     assert front(view(base % 0 + phases)) == [
         "structure.phases_total: 2",
         "structure.first_phase: 0",
-        "phases[0].name: Zero",
-        "phases[0].status: completed",
-        "phases[1].name: One",
+        "phases.0.name: Zero",
+        "phases.0.status: completed",
+        "phases.1.name: One",
         "lifecycle.state: active",
     ]
-    assert front(view(base % 1 + phases))[2] == "phases[1].name: Zero"
+    assert front(view(base % 1 + phases))[2] == "phases.1.name: Zero"
 
 
 def test_attempts_lists_and_maps() -> None:
@@ -106,12 +106,12 @@ def test_attempts_lists_and_maps() -> None:
         "resume_context:\n  files_modified: [src/a.ts, src/b.ts]\n  open_questions: []\n---\n"
     )
     assert front(view(text)) == [
-        "phases[1].name: Build",
-        "phases[1].evidence.a: 1",
-        "phases[1].evidence.tests: 7/12",
-        "phases[1].previous[0].started: 2026-11-20T09:00:00Z",
-        "phases[1].previous[0].evidence: {}",
-        "phases[1].previous[0].failure: flaky",
+        "phases.1.name: Build",
+        "phases.1.evidence.a: 1",
+        "phases.1.evidence.tests: 7/12",
+        "phases.1.previous.0.started: 2026-11-20T09:00:00Z",
+        "phases.1.previous.0.evidence: {}",
+        "phases.1.previous.0.failure: flaky",
         "lifecycle.state: active",
         "resume_context.files_modified[]: src/a.ts",
         "resume_context.files_modified[]: src/b.ts",

@@ -15,6 +15,7 @@ from planstate.model.kinds import KINDS, State, phase_numbers
 from planstate.model.schema import ListOf, Model, Nested
 from planstate.model.types import Nullable
 from planstate.text.conflicts import Conflict, describe
+from planstate.text.paths import shown_path
 
 
 def file_findings(found: FileRead) -> list[Finding]:
@@ -111,7 +112,7 @@ def unknown(found: FileRead) -> list[Finding]:
         return []
     out: list[Finding] = []
     for segments in unknown_keys(KINDS[found.kind], found.data):
-        name = ".".join(str(s) for s in segments)
+        name = shown_path(segments, found.data)
         message = f"{name} is not a field of the format; planstate keeps it"
         hint = f"check the spelling against `planstate schema {found.kind}`; remove it if it is a typo"
         out.append(found.finding("unknown-key", list(segments), message, hint))

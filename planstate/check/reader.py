@@ -19,6 +19,7 @@ from planstate.core.files import MAX_FILE_BYTES, read_all, read_bytes
 from planstate.model.types import Problem
 from planstate.store import recordfiles
 from planstate.text.conflicts import Conflict, conflict_blocks
+from planstate.text.paths import shown_path
 
 if TYPE_CHECKING:
     from planstate.store.context import Context
@@ -90,7 +91,7 @@ class FileRead:
     ) -> Finding:
         """A finding about one of this file's fields (`segments`, its path), located at that field's line."""
         line, column = self.doc().locate(segments)
-        name = ".".join(str(s) for s in segments)
+        name = shown_path(segments, self.data)
         return Finding(code, self.shown, line, column, message, hint, name, initiative, stable=stable)
 
 

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 from planstate.check.findings import Finding
 from planstate.check.fixes import repair_allowed
 from planstate.check.reader import FileRead
-from planstate.model.kinds import FINISHED, State, phase_numbers
+from planstate.model.kinds import FINISHED, State
+from planstate.text.paths import shown_path
 
 if TYPE_CHECKING:
     from planstate.store.context import Context
@@ -25,13 +26,12 @@ def derived(initiative: Initiative, state: FileRead, data: dict[str, Any]) -> li
 
     expected = copy.deepcopy(data)
     recompute(State(expected))
-    first = phase_numbers(State(data)).start
     out: list[Finding] = []
     for segments in _derived_paths(data):
         found, value = get_in(data, segments)
         _, want = get_in(expected, segments)
         if found and value != want:
-            out.append(_mismatch(initiative, state, segments, value, want, first))
+            out.append(_mismatch(initiative, state, segments, value, want))
     return out
 
 
@@ -43,15 +43,12 @@ def _derived_paths(data: dict[str, Any]) -> list[list[Any]]:
     return paths
 
 
-def _mismatch(
-    initiative: Initiative, state: FileRead, segments: list[Any], value: Any, want: Any, first: int
-) -> Finding:
+def _mismatch(initiative: Initiative, state: FileRead, segments: list[Any], value: Any, want: Any) -> Finding:
     """The finding of a derived copy that is `value` where its source makes it `want`."""
-    name = ".".join(str(s) for s in segments)
+    name = shown_path(segments, state.data)
     code = "phase-name-mismatch" if name == "position.phase_name" else "derived-mismatch"
     source = "the current phase is named" if code == "phase-name-mismatch" else "the phases make it"
-    which = f" (phase {first + segments[1]})" if segments[0] == "phases" else ""
-    message = f"{name}{which} is {_show(value)} but {source} {_show(want)}"
+    message = f"{name} is {_show(value)} but {source} {_show(want)}"
     return state.finding(code, segments, message, _RECOMPUTED, initiative=initiative.dir)
 
 

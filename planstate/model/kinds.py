@@ -12,6 +12,7 @@ from typing import Any
 
 from planstate.model.schema import Field, ListOf, ListView, MapOf, Model, Nested
 from planstate.model.types import Bool, Date, DateTime, Enum, Int, Nullable, Number, OneOf, Scalar, Str
+from planstate.text.paths import first_phase
 
 SCHEMA_VERSION = 1
 
@@ -311,26 +312,8 @@ def phase_numbers(state: State) -> range:
 
 
 def legacy_first_phase(state: State) -> int:
-    """The numbering base of a file without a structure snapshot (written by an older tool): 0 when its
-    position is phase 0, or when the phase its position names (by `phase_name`, else by being the active
-    one) sits at that index counted from 0 and not from 1; else 1."""
-    data = state._data()
-    position, phases = data.get("position"), data.get("phases")
-    if not isinstance(position, dict) or not isinstance(phases, list):
-        return 1
-    number = position.get("phase")
-    if not isinstance(number, int) or isinstance(number, bool):
-        return 1
-    if number == 0:
-        return 0
-
-    def at(index: int, key: str) -> Any:
-        item = phases[index] if 0 <= index < len(phases) else None
-        return item.get(key) if isinstance(item, dict) else None
-
-    name = position.get("phase_name")
-    key, wanted = ("name", name) if isinstance(name, str) else ("status", "active")
-    return 0 if at(number, key) == wanted and at(number - 1, key) != wanted else 1
+    """The numbering base of a file without a structure snapshot (see text.paths.first_phase)."""
+    return first_phase(state._data())
 
 
 def phase_at(state: State, number: int) -> Phase | None:

@@ -11,7 +11,7 @@ from planstate.model.kinds import KINDS, SCHEMA_VERSION, State, phase_numbers
 from planstate.model.schema import Model
 from planstate.model.types import Problem
 from planstate.text.document import Document
-from planstate.text.paths import format_path
+from planstate.text.paths import shown_path
 
 
 def state_rules(data: Any) -> list[Problem]:
@@ -156,9 +156,10 @@ def problems_for(kind: str, data: Any) -> list[Problem]:
 def located(doc: Document, problems: list[Problem]) -> list[PlanstateError]:
     """Turn problems into errors carrying the file, line and column of each field."""
     out: list[PlanstateError] = []
+    data = doc.data if any(p.path for p in problems) else None
     for problem in problems:
         line, col = doc.locate(list(problem.path))
-        field = format_path(problem.path) or None
+        field = shown_path(problem.path, data) or None
         where = PlanstateError(problem.message, file=doc.path, line=line, column=col, field=field)
         out.append(ValidationError([where]))  # one problem each; its class says what kind of error it is
     return out

@@ -14,7 +14,7 @@ from planstate.core.errors import PlanstateError, UsageError
 from planstate.model.kinds import State, to_json
 from planstate.model.schema import ListOf, Nested, field_names, lookup
 from planstate.model.types import Kind, Nullable
-from planstate.text.paths import delete_in, format_path, get_in, parse_path, set_in
+from planstate.text.paths import data_path, delete_in, format_path, get_in, parse_path, set_in, shown_path
 from planstate.text.plaindata import same
 
 if TYPE_CHECKING:
@@ -61,6 +61,24 @@ class Fields:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
 
+    def get(self, path: str) -> Any:
+        """The value at a path of STATE.md's front matter, a phase by its number; a missing one names the closest
+        key there is."""
+        from planstate.core.suggest import closest
+
+        doc = self.ctx.state_document()
+        data = doc.data
+        segs = self._in(data, parse_path(path))
+        value = data
+        for depth, seg in enumerate(segs):
+            found, child = get_in(value, [seg])
+            if not found:
+                name = closest(str(seg), map(str, value)) if isinstance(value, dict) else None
+                hint = "" if name is None else f"; did you mean {shown_path([*segs[:depth], name], data)!r}?"
+                raise UsageError(f"no value at {shown_path(segs[: depth + 1], data)}{hint}", file=doc.path)
+            value = child
+        return value
+
     def set(self, values: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> Edited:
         """Set fields (dotted path to value) in one transaction; return what changed.
 
@@ -73,6 +91,7 @@ class Fields:
         with self.ctx.transaction(oversize=True) as tx:  # it may shorten an over-long file
             state = tx.state()
             data = state.to_data()
+            targets = [(path, self._in(data, segs)) for path, segs in targets]
             before = {path: _peek(data, segs) for path, segs in targets}
             for (_path, segs), (_same, value) in zip(targets, pairs, strict=True):
                 set_in(data, segs, value)
@@ -99,6 +118,7 @@ class Fields:
         with self.ctx.transaction() as tx:
             state = tx.state()
             data = state.to_data()
+            segs = self._in(data, segs)
             before = _peek(data, segs)
             items = list(before) if isinstance(before, list) else []
             items.append(value)
@@ -120,7 +140,7 @@ class Fields:
         return Edited(self._shown(), [Change(p, before[p], after[p]) for p in before if not same(before[p], after[p])])
 
     def _pairs(self, values: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
-        """The (path, value) pairs of a write; the same field twice (`phases.0` and `phases[0]` too) is refused."""
+        """The (path, value) pairs of a write; the same field twice (`phases.1` and `phases[1]` too) is refused."""
         pairs = list(values.items()) if isinstance(values, Mapping) else list(values)
         seen: dict[str, str] = {}
         for path, _value in pairs:
@@ -157,10 +177,19 @@ class Fields:
         with self.ctx.transaction(oversize=True) as tx:  # it may shorten an over-long file
             state = tx.state()
             data = state.to_data()
+            segs = self._in(data, segs)
             before = _peek(data, segs)
             if not delete_in(data, segs):
                 raise UsageError("has no value to remove", file=self._shown(), field=path)
         return Edited(self._shown(), [Change(path, before, None, removed=True)])
+
+    def _in(self, data: dict[str, Any], segs: list[Any]) -> list[Any]:
+        """The segments into `data` of a path as people write it (a phase by its number), refused with the file
+        named when it names no phase."""
+        try:
+            return data_path(segs, data)
+        except UsageError as exc:
+            raise UsageError(exc.message, file=self._shown(), field=exc.field) from None
 
     def _writable_path(self, path: str) -> list[Any]:
         """Check that a path names a field planstate lets a person set; return its segments."""
@@ -183,7 +212,8 @@ class Fields:
         """A refusal to write the field at `segs`, located at its line in STATE.md when the file has it."""
         line = column = None
         with contextlib.suppress(PlanstateError):  # a file that cannot be read: the refusal stands on its own
-            line, column = self.ctx.state_document().locate(list(segs))
+            doc = self.ctx.state_document()
+            line, column = doc.locate(data_path(segs, doc.data))
         return UsageError(message, file=self._shown(), line=line, column=column, field=format_path(segs))
 
     def _shown(self) -> str:

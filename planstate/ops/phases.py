@@ -31,7 +31,7 @@ from planstate.model.kinds import (
 )
 from planstate.model.validation import located, problems_for
 from planstate.ops import lifecycle
-from planstate.text.paths import format_path
+from planstate.text.paths import format_path, shown_path
 
 if TYPE_CHECKING:
     from planstate.store.context import Context
@@ -134,7 +134,7 @@ def refusal(
     staged = tx.load("state", target.state_path, target)
     line, column = staged.doc.locate(list(path))
     return UsageError(
-        message, argument=argument, file=staged.doc.path, line=line, column=column, field=format_path(path)
+        message, argument=argument, file=staged.doc.path, line=line, column=column, field=shown_path(path, staged.data)
     )
 
 

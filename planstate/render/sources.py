@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from planstate.model.derived import percent_of, phase_duration, progress_bar
 from planstate.model.kinds import FINISHED, KINDS, RECORD_FOLDERS, State, phase_at, phase_numbers, to_json
+from planstate.text.paths import format_path
 
 if TYPE_CHECKING:
     from planstate.store.context import Context
@@ -108,7 +109,7 @@ def unusable(shown: str, error: Exception) -> str:
 
 def invalid_record(shown: str, problem: Any) -> str:
     """Why a record that does not validate cannot be shown: `FILE does not validate (field: problem)`."""
-    field = ".".join(str(p) for p in problem.path)
+    field = format_path(problem.path)
     return f"{shown} does not validate ({field + ': ' if field else ''}{problem.message})"
 
 

@@ -18,6 +18,7 @@ from planstate.core.errors import ParseError, PlanstateError
 from planstate.core.files import read_bytes
 from planstate.core.layout import PLANNING
 from planstate.model.kinds import Transition, to_json
+from planstate.text.paths import format_path
 
 KEYS = ("at", "from", "to", "trigger", "reason", "by")
 GITATTRIBUTES = (
@@ -59,7 +60,7 @@ def parse(data: bytes, shown: str) -> tuple[list[dict[str, Any]], list[Planstate
             problems.append(ParseError("not a JSON object", file=shown, line=number))
             continue
         for problem in Transition.check_data(item):
-            field = ".".join(str(p) for p in problem.path)
+            field = format_path(problem.path)
             problems.append(PlanstateError(problem.message, file=shown, line=number, field=field or None))
         item["_line"] = number
         entries.append(item)

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planstate.core.errors import EditError, ParseError, UsageError
-from planstate.core.suggest import closest
 from planstate.text import envelope, limits, parser
 from planstate.text.nodes import Children, Step
 from planstate.text.paths import Segment, format_path, get_in, parse_path
@@ -114,9 +113,7 @@ class Document:
             if not found:
                 if default is not _MISSING:
                     return default
-                name = closest(str(seg), map(str, value)) if isinstance(value, dict) else None
-                hint = "" if name is None else f"; did you mean {format_path([*segments[:i], name])!r}?"
-                raise UsageError(f"no value at {format_path(segments[: i + 1])}{hint}", file=self.path)
+                raise UsageError(f"no value at {format_path(segments[: i + 1])}", file=self.path)
             value = child
         return copy.deepcopy(value)
 

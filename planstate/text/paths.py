@@ -1,4 +1,5 @@
-"""Field paths into front-matter data: the dotted notation (parse and format) and reading and editing by path."""
+"""Field paths into front-matter data: the dotted notation (parse and format), phases by number, and reading and
+editing by path."""
 
 from __future__ import annotations
 
@@ -57,6 +58,69 @@ def _split_dots(path: str) -> list[str]:
 def format_path(segments: list[Segment] | tuple[Segment, ...]) -> str:
     """Join segments back into a dotted path that `parse_path` reads back (indexes as `.2`, the documented form)."""
     return ".".join(re.sub(r"([\\.\[])", r"\\\1", s) if isinstance(s, str) else str(s) for s in segments)
+
+
+# ---------------------------------------------------------------------------- phases by number
+#
+# A person names a phase by its number, counted from the initiative's first phase (1, or 0 for a workflow that
+# numbers from 0), so `phases.2.status` is phase 2's status wherever a path is read or shown: get, set, check and
+# validate messages, textconv, diff and merge markers. The data underneath is a list, indexed from 0; these
+# functions are the one place where one becomes the other.
+
+PHASES = "phases"
+
+
+def first_phase(data: Any) -> int:
+    """The number of an initiative's first phase: `structure.first_phase`; for a file without a structure snapshot
+    (written by an older tool), 0 when its position is phase 0, or when the phase its position names (by
+    `phase_name`, else by being the active one) sits at that index counted from 0 and not from 1; else 1."""
+    if not isinstance(data, dict):
+        return 1
+    structure = data.get("structure")
+    first = structure.get("first_phase") if isinstance(structure, dict) else None
+    if isinstance(first, int) and not isinstance(first, bool) and first in (0, 1):
+        return first
+    position, phases = data.get("position"), data.get(PHASES)
+    if not isinstance(position, dict) or not isinstance(phases, list):
+        return 1
+    number = position.get("phase")
+    if not isinstance(number, int) or isinstance(number, bool):
+        return 1
+    if number == 0:
+        return 0
+
+    def at(index: int, key: str) -> Any:
+        item = phases[index] if 0 <= index < len(phases) else None
+        return item.get(key) if isinstance(item, dict) else None
+
+    name = position.get("phase_name")
+    key, wanted = ("name", name) if isinstance(name, str) else ("status", "active")
+    return 0 if at(number, key) == wanted and at(number - 1, key) != wanted else 1
+
+
+def _phase_step(segments: list[Segment], data: Any, sign: int) -> list[Segment]:
+    """`segments` with the phase number (sign 1) or list index (sign -1) of a `phases` path turned into the other."""
+    if len(segments) < 2 or segments[0] != PHASES or not isinstance(data, dict):
+        return list(segments)
+    step = segments[1]
+    if isinstance(step, str) and re.fullmatch(r"-?\d+", step):
+        step = int(step)
+    if not isinstance(step, int) or step < 0:
+        return list(segments)  # a key, or a negative index (counted from the end): the same in both notations
+    first = first_phase(data)
+    if sign < 0 and step < first:
+        raise UsageError(f"there is no phase {step}: phases are numbered from {first}", field=format_path(segments))
+    return [PHASES, step + sign * first, *segments[2:]]
+
+
+def data_path(path: str | list[Segment] | tuple[Segment, ...], data: Any) -> list[Segment]:
+    """The segments into `data` of a path as people write it (a phase by its number)."""
+    return _phase_step(parse_path(path), data, -1)
+
+
+def shown_path(segments: list[Segment] | tuple[Segment, ...], data: Any) -> str:
+    """A path into `data` as people read it (a phase by its number), in the dotted notation."""
+    return format_path(_phase_step(list(segments), data, 1))
 
 
 def child(value: Any, seg: Segment) -> tuple[bool, Any]:

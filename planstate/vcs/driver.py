@@ -25,7 +25,7 @@ from planstate.render.regions import RECORD_REGIONS
 from planstate.text.conflicts import write_hunk
 from planstate.text.document import Document
 from planstate.text.markers import Layout, parse, split_lines
-from planstate.text.paths import format_path
+from planstate.text.paths import shown_path
 from planstate.vcs import merge
 from planstate.vcs.merge import MISSING, Conflict
 
@@ -156,13 +156,16 @@ def merge_bytes(
     broken = problems_for(kind, merged.data) if not merged.conflicts else []
     if kind == "state" and not merged.conflicts and not body_conflicts and not broken:
         warnings += _render(out, planning)
-    warnings += [f"the merged front matter breaks a rule at {format_path(p.path)}: {p.message}" for p in broken]
+    warnings += [
+        f"the merged front matter breaks a rule at {shown_path(p.path, merged.data)}: {p.message}" for p in broken
+    ]
     try:
         text = _mark(out, merged.conflicts, labels, marker_size)
     except PlanstateError as exc:
         return _text_merge(base, ours, theirs, labels, marker_size, f"cannot mark the conflicts ({exc.message})")
     conflicts = [
-        f"{format_path(c.path)}: {_shown(c.ours)} (ours) vs {_shown(c.theirs)} (theirs)" for c in merged.conflicts
+        f"{shown_path(c.path, merged.data)}: {_shown(c.ours)} (ours) vs {_shown(c.theirs)} (theirs)"
+        for c in merged.conflicts
     ]
     if body_conflicts:
         conflicts.append(f"{body_conflicts} conflicting change{'s' if body_conflicts > 1 else ''} in the markdown body")
@@ -355,8 +358,9 @@ def _mark(doc: Document, conflicts: list[Conflict], labels: tuple[str, str], mar
     newline = doc.newline
     lines = split_lines(data.decode("utf-8", "surrogateescape"))
     hunks = sorted(_hunks(data, doc.path, conflicts, lines), key=lambda h: h[0][0], reverse=True)
+    merged = doc.data
     for (start, end, theirs), group in hunks:
-        where = ", ".join(format_path(c.path) for c in group)
+        where = ", ".join(shown_path(c.path, merged) for c in group)
         ours_part = lines[start:end]
         if ours_part and not ours_part[-1].endswith("\n"):
             ours_part[-1] += newline

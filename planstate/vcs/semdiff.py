@@ -13,13 +13,12 @@ is written as text or markdown is difftext.py.
 
 Values are compared as the canonical view shows them (planstate/vcs/textconv.py): a timestamp
 written with or without quotes, or in another zone, is the same timestamp; key order and
-comments do not count. Phase paths use the phase number: `phases[2].name` is phase 2.
+comments do not count. Paths are in planstate's one notation: `phases.2.name` is phase 2's name.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -30,11 +29,12 @@ from planstate.core.layout import HISTORY_FILE, PLANNING, STATE_FILE
 from planstate.model.kinds import Phase, State
 from planstate.model.schema import ListOf, MapOf, Model, Nested
 from planstate.model.types import DateTime, Kind, Nullable
+from planstate.text.paths import first_phase, format_path
 from planstate.vcs import diffevents
 from planstate.vcs.diffevents import PHASES, RECORDS, Subject, added_items, entry_key, line, transition_line
 from planstate.vcs.difftext import Markdown, Plain, md, md_code
 from planstate.vcs.snapshot import Snapshot, at_revision, merge_base, split, working_tree
-from planstate.vcs.textconv import first_phase, iso_utc
+from planstate.vcs.textconv import iso_utc
 
 SECTIONS = ("lifecycle", "phases", "position", "decisions", "blockers", "sessions", "fields", "unreadable")
 POSITION_FIELDS = ("position", "next_action")
@@ -369,7 +369,8 @@ def _phase_changes(old: dict[str, Any], new: dict[str, Any], sections: dict[str,
         sections["phases"].extend(events)
         if before is not None and after is not None:
             skip = PHASES.explains if events else ()
-            sections["fields"].extend(_own_changes(file, before, after, Phase, skip, f"phases[{number}]."))
+            prefix = format_path(["phases", number]) + "."
+            sections["fields"].extend(_own_changes(file, before, after, Phase, skip, prefix))
 
 
 def _numbered(state: dict[str, Any]) -> dict[int, Any]:
@@ -524,7 +525,7 @@ def _list_changes(old: list[Any], new: list[Any], path: str, kind: Kind[Any] | N
     for i in range(max(len(old), len(new))):
         a = old[i] if i < len(old) else _MISSING
         b = new[i] if i < len(new) else _MISSING
-        out.extend(field_changes(a, b, f"{path}[{i}]", item))
+        out.extend(field_changes(a, b, f"{path}.{i}", item))
     return out
 
 
@@ -561,7 +562,7 @@ def _child(kind: Kind[Any] | None, key: str) -> Kind[Any] | None:
 
 
 def _segment(key: str) -> str:
-    return re.sub(r"([\\.\[])", r"\\\1", key)
+    return format_path([key])
 
 
 def _derived(model: type[Model], name: str) -> bool:

@@ -5,8 +5,8 @@ useful when it fails, so it never raises: a file it cannot read as a planning fi
 conflict markers, binary data, another kind of markdown) comes out as its raw text, unchanged.
 
 The view of STATE.md or a record: each field on its own line as `path: value`, fields in the
-models' order and unknown keys after them (sorted), nested paths dotted, phases as `phases[N]`
-keyed by phase number, lists of strings one line per item (`key[]: item`), other lists by index,
+models' order and unknown keys after them (sorted), paths in planstate's one notation (dotted, a phase
+by its number: `phases.2.status`), lists of strings one line per item (`key[]: item`), other lists by index,
 mappings by sorted key, multi-line strings as `key: |` with the text indented below, timestamps
 as ISO 8601 UTC (`2026-11-22T08:00:00Z`). Then a separator line and the body, with the volatile
 attributes (`sha=`, `in=`) of generated-region begin markers removed, so re-renders don't churn.
@@ -24,6 +24,7 @@ from planstate.core.clock import parse_datetime
 from planstate.core.layout import STATE_FILE
 from planstate.model.schema import ListOf, MapOf, Model, Nested
 from planstate.model.types import DateTime, Kind, Nullable
+from planstate.text.paths import PHASES, format_path, shown_path
 
 BODY_SEPARATOR = "--- body ---"
 _VOLATILE = re.compile(r"[ \t]+(?:sha|in)=[^\s>]*")
@@ -132,14 +133,13 @@ def _state(data: dict[str, Any], out: list[str]) -> None:
     """STATE.md: phases are keyed by their number, counted from `structure.first_phase`."""
     from planstate.model.kinds import Phase, State
 
-    first = first_phase(data)
     for name, field in State.fields.items():
         if name not in data:
             continue
         phases = data[name]
         if name == "phases" and isinstance(phases, list):
             for index, phase in enumerate(phases):
-                prefix = f"phases[{first + index}]"
+                prefix = shown_path([PHASES, index], data)
                 if isinstance(phase, dict):
                     _mapping(phase, Phase, prefix + ".", out)
                 else:
@@ -147,17 +147,6 @@ def _state(data: dict[str, Any], out: list[str]) -> None:
             continue
         _value(data[name], field.kind, name, out)
     _unknown(data, State, "", out)
-
-
-def first_phase(data: dict[str, Any]) -> int:
-    """The number of the first phase: `structure.first_phase`, else as the models infer it for older files."""
-    structure = data.get("structure")
-    first = structure.get("first_phase") if isinstance(structure, dict) else None
-    if isinstance(first, int) and not isinstance(first, bool):
-        return first
-    from planstate.model.kinds import State, legacy_first_phase
-
-    return legacy_first_phase(State(data))
 
 
 def _mapping(data: dict[str, Any], model: type[Model] | None, prefix: str, out: list[str]) -> None:
@@ -178,7 +167,7 @@ def _unknown(data: dict[str, Any], model: type[Model] | None, prefix: str, out: 
 
 def _key(key: Any) -> str:
     """A mapping key as a path segment (dots and brackets in it escaped, as planstate paths do)."""
-    return re.sub(r"([\\.\[])", r"\\\1", str(key))
+    return format_path([str(key)])
 
 
 def _value(value: Any, kind: Kind[Any] | None, path: str, out: list[str]) -> None:
@@ -212,7 +201,7 @@ def _list_value(value: list[Any], kind: Kind[Any] | None, path: str, out: list[s
         out.append(f"{path}: []")
     for index, item in enumerate(value):
         if isinstance(item, dict | list):
-            _value(item, item_kind, f"{path}[{index}]", out)
+            _value(item, item_kind, f"{path}.{index}", out)
         else:
             _scalar(item, item_kind, f"{path}[]", out)
 

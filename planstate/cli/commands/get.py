@@ -16,7 +16,7 @@ def register(cli: Registrar) -> None:
         "print the value at a dotted path of STATE.md's front matter",
         examples=["planstate get next_action", "planstate get position --json"],
     )
-    p.add_argument("path", metavar="PATH", help="dotted path, e.g. position.task or phases.0.status")
+    p.add_argument("path", metavar="PATH", help="dotted path, e.g. position.task or phases.2.status (phase 2)")
 
 
 def cmd_get(args: argparse.Namespace) -> int:
