@@ -91,6 +91,34 @@ def _ends_after_start(data: dict[str, Any], state: State) -> list[Problem]:
     return out
 
 
+# What a phase's status rules out: fields that must be empty and checkpoint results it cannot have. The phase
+# commands never leave these together (ops/phases.py); a hand edit, or a merge that mixed two outcomes, can.
+CONTRADICTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "pending": (("completed", "failure", "failed_at"), ("passed", "failed")),
+    "active": (("completed",), ("passed",)),
+    "completed": (("failure", "failed_at"), ("failed",)),
+    "failed": (("completed",), ("passed",)),
+    "skipped": (("completed",), ("passed",)),
+}
+
+
+def _phase_coherent(data: dict[str, Any], state: State) -> list[Problem]:
+    """A phase's fields agree with its status: a completed phase has no failure, a failed one no completion."""
+    phases = data.get("phases")
+    out: list[Problem] = []
+    for index, phase in enumerate(phases if isinstance(phases, list) else []):
+        if not isinstance(phase, dict) or phase.get("status") not in CONTRADICTIONS:
+            continue
+        status = phase["status"]
+        empty, results = CONTRADICTIONS[status]
+        for field in empty:
+            if phase.get(field) is not None:
+                out.append(Problem(("phases", index, field), f"is set, but the phase is {status}"))
+        if phase.get("checkpoint") in results:
+            out.append(Problem(("phases", index, "checkpoint"), f"is {phase['checkpoint']}, but the phase is {status}"))
+    return out
+
+
 def _completed_when(data: dict[str, Any], state: State) -> list[Problem]:
     """A completed initiative says when it completed."""
     lifecycle = data.get("lifecycle")
@@ -106,6 +134,7 @@ STATE_RULES: tuple[Callable[[dict[str, Any], State], list[Problem]], ...] = (
     _one_active_phase,
     _active_is_current,
     _ends_after_start,
+    _phase_coherent,
     _completed_when,
 )
 

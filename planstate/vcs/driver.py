@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from planstate.core import git
 from planstate.core.errors import PlanstateError
 from planstate.core.layout import HISTORY_FILE, PLANNING, STATE_FILE
-from planstate.model.kinds import RECORD_KINDS, SCHEMA_VERSION
+from planstate.model.kinds import RECORD_KINDS, SCHEMA_VERSION, to_json
 from planstate.model.validation import problems_for
 from planstate.render.regions import RECORD_REGIONS
 from planstate.text.conflicts import write_hunk
@@ -167,10 +167,7 @@ def merge_bytes(
         text = _mark(out, merged.conflicts, labels, marker_size)
     except PlanstateError as exc:
         return _text_merge(base, ours, theirs, labels, marker_size, f"cannot mark the conflicts ({exc.message})")
-    conflicts = [
-        f"{shown_path(c.path, merged.data)}: {_shown(c.ours)} (ours) vs {_shown(c.theirs)} (theirs)"
-        for c in merged.conflicts
-    ]
+    conflicts = [_described(c, merged.data) for c in merged.conflicts]
     if body_conflicts:
         conflicts.append(f"{body_conflicts} conflicting change{'s' if body_conflicts > 1 else ''} in the markdown body")
     return FileMerge(text, conflicts, None, tuple(warnings))
@@ -466,11 +463,24 @@ def _common_ends(lines: list[str], other: list[str]) -> tuple[int, int]:
     return prefix, suffix
 
 
+def _described(conflict: Conflict, merged: Any) -> str:
+    """One conflict for people: where, and both sides' values (for a unit, such as a phase, the fields that differ)."""
+    where = shown_path(conflict.path, merged)
+    ours, theirs = conflict.ours, conflict.theirs
+    if not (isinstance(ours, dict) and isinstance(theirs, dict)):
+        return f"{where}: {_shown(ours)} (ours) vs {_shown(theirs)} (theirs)"
+    differ = [k for k in {**ours, **theirs} if not merge.same(ours.get(k, MISSING), theirs.get(k, MISSING))]
+    shown = "; ".join(
+        f"{k} {_shown(ours.get(k, MISSING))} (ours) vs {_shown(theirs.get(k, MISSING))} (theirs)" for k in differ
+    )
+    return f"{where} changed differently on each side: {shown}"
+
+
 def _shown(value: Any) -> str:
     """A value in a conflict message, short."""
     if value is MISSING:
         return "(removed)"
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    text = json.dumps(to_json(value), ensure_ascii=False, default=str)
     return text if len(text) <= 60 else text[:57] + "..."
 
 

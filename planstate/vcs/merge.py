@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from planstate.model.schema import ListOf, Model, Nested
 from planstate.model.types import Nullable
-from planstate.vcs.mergerules import MODELS, Rule, rule_for
+from planstate.vcs.mergerules import MODELS, UNITS, Rule, Unit, rule_for
 
 Path = tuple[str | int, ...]
 
@@ -202,9 +202,13 @@ def _mapping_merge(
     path: Path,
     out: list[Conflict],
 ) -> dict[str, Any]:
-    """Key by key: our keys in our order, then keys only they added; a model's keys by their rules."""
+    """Key by key: our keys in our order, then keys only they added; a model's keys by their rules (a unit whose
+    moves both sides changed differently is one conflict, see mergerules.UNITS)."""
     result: dict[str, Any] = {}
     keys = list(ours) + [k for k in theirs if k not in ours] + [k for k in base if k not in ours and k not in theirs]
+    unit = UNITS.get(model) if model is not None else None
+    apart = unit is not None and _moved_apart(unit, base, ours, theirs)
+    earlier = len(out)
     for key in keys:
         rule = rule_for(model, key) if model is not None else Rule("value")
         merged = _value(
@@ -218,7 +222,42 @@ def _mapping_merge(
         )
         if merged is not MISSING:
             result[key] = merged
+    if apart and unit is not None:
+        conflict = _unit_conflict(unit, base, ours, theirs, result, path)
+        out[earlier:] = [c for c in out[earlier:] if not _inside(c.path, path, unit.fields)] + [conflict]
     return result
+
+
+def _inside(at: Path, path: Path, fields: tuple[str, ...]) -> bool:
+    """Whether `at` is one of `fields` of the mapping at `path`, or inside one."""
+    return len(at) > len(path) and at[: len(path)] == path and at[len(path)] in fields
+
+
+def _moved_apart(unit: Unit, base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, Any]) -> bool:
+    """Whether both sides changed a unit's moves (a phase's status and checkpoint), to different values."""
+    b, o, t = ([side.get(k, MISSING) for k in unit.moves] for side in (base, ours, theirs))
+    return not same(o, t) and not same(b, o) and not same(b, t)
+
+
+def _unit_conflict(
+    unit: Unit,
+    base: dict[str, Any],
+    ours: dict[str, Any],
+    theirs: dict[str, Any],
+    result: dict[str, Any],
+    path: Path,
+) -> Conflict:
+    """Put our side of the unit back into the merged mapping and return one conflict for the whole unit: their
+    side is the merged mapping with their unit's fields, in our key order, so the markers hold only the lines
+    that differ."""
+    for key in unit.fields:
+        if key in ours:
+            result[key] = ours[key]
+        else:
+            result.pop(key, None)
+    other = {k: theirs.get(k, MISSING) if k in unit.fields else v for k, v in result.items()}
+    other.update({k: v for k, v in theirs.items() if k in unit.fields and k not in other})
+    return Conflict(path, base, dict(result), {k: v for k, v in other.items() if v is not MISSING})
 
 
 def _by_index(

@@ -191,6 +191,35 @@ RULES: dict[type[Model], dict[str, Rule]] = {
     Transition: {"at": LOG, "from": LOG, "to": LOG, "trigger": LOG, "reason": LOG, "by": LOG},
 }
 
+
+class Unit(NamedTuple):
+    """Fields that change together: when both sides changed the `moves` differently, the `fields` are one conflict
+    (never merged field by field into a mix of both outcomes); otherwise each field merges by its own rule."""
+
+    moves: tuple[str, ...]
+    fields: tuple[str, ...]
+
+
+# A phase's transition: one side completed phase 2 while the other failed it must not merge into a phase that
+# is completed with a failure. Moves are what `phase start|complete|fail|retry|skip` change first.
+UNITS: dict[type[Model], Unit] = {
+    Phase: Unit(
+        ("status", "checkpoint"),
+        (
+            "status",
+            "started",
+            "completed",
+            "checkpoint",
+            "evidence",
+            "failure",
+            "skip_reason",
+            "attempts",
+            "failed_at",
+            "previous",
+        ),
+    )
+}
+
 # Keys no model declares (a team's own fields) merge as `value`, or as `map` when both sides hold a mapping.
 UNKNOWN = VALUE
 
