@@ -89,3 +89,15 @@ def run_all(run: Callable[..., Completed]) -> Callable[..., list[Completed]]:
             return list(pool.map(lambda args: run(*args, **options), commands))
 
     return runner
+
+
+def outside_regions(path: Path) -> str:
+    """A STATE.md's text with each generated region (its marker lines included) left out: what a record command,
+    which renders only the regions, must leave exactly as it was."""
+    from planstate.text.markers import parse
+
+    layout = parse(path.read_text(encoding="utf-8"))
+    lines = list(layout.lines)
+    for region in reversed(layout.regions):
+        del lines[region.begin : region.end + 1]
+    return "".join(lines)

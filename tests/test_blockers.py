@@ -9,7 +9,7 @@ from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
-from conftest import state_file
+from conftest import outside_regions, state_file
 
 from planstate.core.errors import UsageError
 from planstate.model.kinds import BLOCKER_STATUSES
@@ -59,7 +59,7 @@ def move(run: Run, project: Path, *args: str, when: str = NOW) -> dict[str, obje
 
 
 def test_add_writes_a_new_blocker(run: Run, project: Path) -> None:
-    state_before = state_file(project).read_bytes()
+    state_before = outside_regions(state_file(project))
     result = ok(
         run(
             "blocker",
@@ -103,7 +103,7 @@ def test_add_writes_a_new_blocker(run: Run, project: Path) -> None:
     assert body == (
         "# Waiting for OAuth credentials from the customer\n\nAffects:\n\n- phase 3\n- OAuth login\n\n## Notes\n\n"
     )
-    assert state_file(project).read_bytes() == state_before
+    assert outside_regions(state_file(project)) == state_before
     ok(run("validate", cwd=project))
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
-from conftest import state_file
+from conftest import outside_regions, state_file
 
 from planstate.core.errors import UsageError
 from planstate.workspace import Workspace
@@ -52,7 +52,7 @@ def add(run: Run, project: Path, decision: str, *extra: str) -> dict[str, object
 
 
 def test_add_writes_one_file_with_front_matter_and_body(run: Run, project: Path) -> None:
-    state_before = state_file(project).read_bytes()
+    state_before = outside_regions(state_file(project))
     result = ok(
         run(
             "decision",
@@ -101,7 +101,7 @@ def test_add_writes_one_file_with_front_matter_and_body(run: Run, project: Path)
     assert body.startswith("# jose over jsonwebtoken\n")
     for part in ("JWT library for signing tokens", "Better TypeScript support", "- hand-written: too risky"):
         assert part in body
-    assert state_file(project).read_bytes() == state_before  # record commands never write STATE.md
+    assert outside_regions(state_file(project)) == state_before  # record commands render only the regions
     assert ok(run("validate", cwd=project)).stdout == "3 files valid\n"
 
 
@@ -315,14 +315,14 @@ def test_supersede_a_hand_made_decision_keeps_every_other_byte(run: Run, project
 def test_supersede_command_sets_both_sides(run: Run, project: Path) -> None:
     old = add(run, project, "Use REST")
     new = add(run, project, "Use gRPC")
-    state_before = state_file(project).read_bytes()
+    state_before = outside_regions(state_file(project))
     result = ok(run("decision", "supersede", str(old["id"])[:-2], str(new["id"]), cwd=project))
     assert result.stdout == f"Decision {old['id']} is now superseded by {new['id']} ({old['path']}).\n"
     old_text = (project / str(old["path"])).read_text()
     new_text = (project / str(new["path"])).read_text()
     assert "status: superseded\n" in old_text and f"superseded_by: {new['id']}\n" in old_text
     assert f"supersedes: {old['id']}\n" in new_text and "status: accepted\n" in new_text
-    assert state_file(project).read_bytes() == state_before
+    assert outside_regions(state_file(project)) == state_before
     ok(run("validate", cwd=project))
 
 

@@ -1,4 +1,5 @@
-"""Two real git clones record decisions and blockers on the same day with the same titles, then merge cleanly."""
+"""Two real git clones record decisions and blockers on the same day with the same titles, then merge cleanly
+(the merge driver installed), and `planstate check` is clean after each merge."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from subprocess import CompletedProcess
 
 import pytest
 
-from tests.gitutil import configure, git
+from tests.gitutil import configure, git, install_driver
 
 Run = Callable[..., CompletedProcess[str]]
 DAY = {"PLANSTATE_NOW": "2026-05-06T10:00:00Z"}
@@ -30,6 +31,7 @@ def test_two_clones_record_the_same_titles_and_merge_without_conflict(run: Run, 
     git(origin, "init", "--quiet", "--initial-branch=main")
     configure(origin, "origin")
     ok(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT", cwd=origin, env=DAY))
+    install_driver(run, origin)  # commits .gitattributes; each clone configures the driver again below
     git(origin, "add", "-A")
     git(origin, "commit", "--quiet", "-m", "planstate init")
     git(origin, "config", "receive.denyCurrentBranch", "updateInstead")
@@ -39,6 +41,7 @@ def test_two_clones_record_the_same_titles_and_merge_without_conflict(run: Run, 
         clone = tmp_path / name
         git(tmp_path, "clone", "--quiet", str(origin), name)
         configure(clone, name)
+        install_driver(run, clone)
         clones.append(clone)
     alice, bob = clones
 
@@ -63,9 +66,11 @@ def test_two_clones_record_the_same_titles_and_merge_without_conflict(run: Run, 
         blocker = run("blocker", "add", "--description", "Waiting for OAuth credentials", "--json", cwd=clone, env=env)
         made[clone.name] = [json.loads(ok(decision).stdout)["id"], json.loads(ok(blocker).stdout)["id"]]
         assert git(clone, "status", "--porcelain").stdout.splitlines() == [
+            " M .planning/STATE.md",
             "?? .planning/blockers/" + Path(json.loads(blocker.stdout)["path"]).name,
             "?? .planning/decisions/" + Path(json.loads(decision.stdout)["path"]).name,
-        ]  # only the two new files: no STATE.md change, no heartbeat or cache in git
+        ]  # the two new files and STATE.md's regions showing them: no heartbeat or cache in git
+        assert ok(run("check", cwd=clone)).stdout.endswith("0 errors, 0 warnings\n")
         git(clone, "add", "-A")
         git(clone, "commit", "--quiet", "-m", f"{clone.name}: decision and blocker")
 
@@ -75,6 +80,7 @@ def test_two_clones_record_the_same_titles_and_merge_without_conflict(run: Run, 
     assert len(git(bob, "log", "--merges", "--oneline").stdout.splitlines()) == 1  # a real merge, not a rebase
 
     assert ok(run("validate", cwd=bob)).stdout == "6 files valid\n"
+    assert ok(run("check", cwd=bob)).stdout.endswith("0 errors, 0 warnings\n")  # the regions show both sides' records
     decisions = json.loads(ok(run("decision", "list", "--json", cwd=bob)).stdout)
     assert sorted(d["id"] for d in decisions) == sorted([made["alice"][0], made["bob"][0]])
     assert {d["title"] for d in decisions} == {"Use jose for JWT"}
@@ -94,3 +100,5 @@ def test_two_clones_record_the_same_titles_and_merge_without_conflict(run: Run, 
     states = {b["id"]: b["status"] for b in json.loads(ok(run("blocker", "list", "--all", "--json", cwd=bob)).stdout)}
     assert states == {made["bob"][1]: "active", made["alice"][1]: "resolved"}
     ok(run("validate", cwd=bob))
+    assert ok(run("check", cwd=bob)).stdout.endswith("0 errors, 0 warnings\n")
+    assert git(bob, "status", "--porcelain").stdout == ""

@@ -11,7 +11,7 @@ from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
-from conftest import state_file
+from conftest import outside_regions, state_file
 
 from planstate.core.errors import UsageError
 from planstate.render.regions import render_new
@@ -87,7 +87,7 @@ def snapshot(project: Path) -> dict[str, tuple[bytes, int]]:
 
 
 def test_start_writes_the_session_and_its_heartbeat(run: Run, project: Path) -> None:
-    state_before = state_file(project).read_bytes()
+    state_before = outside_regions(state_file(project))
     result = ok(run("session", "start", "--working-on", "phase 1: schema", cwd=project, env=at(NOW)))
     (path,) = sessions(project)
     session_id = path.name[:16]
@@ -117,7 +117,7 @@ def test_start_writes_the_session_and_its_heartbeat(run: Run, project: Path) -> 
     beat = beat_file(project, session_id)
     assert beat.stat().st_mtime == epoch(NOW)
     assert f"session {session_id}\n" in beat.read_text()
-    assert state_file(project).read_bytes() == state_before
+    assert outside_regions(state_file(project)) == state_before
     assert ".local/" in (project / ".planning" / ".gitignore").read_text()  # heartbeats are never committed
     ok(run("validate", cwd=project))
 
@@ -236,7 +236,7 @@ def test_heartbeat_refuses_ended_and_crashed_sessions(run: Run, project: Path) -
 
 def test_end_records_what_happened_and_removes_the_heartbeat(run: Run, project: Path) -> None:
     made = start(run, project, "--working-on", "phase 1")
-    state_before = state_file(project).read_bytes()
+    state_before = outside_regions(state_file(project))
     result = ok(
         run(
             "session",
@@ -270,7 +270,7 @@ def test_end_records_what_happened_and_removes_the_heartbeat(run: Run, project: 
     ):
         assert line in text
     assert not beat_file(project, made["id"]).exists()
-    assert state_file(project).read_bytes() == state_before
+    assert outside_regions(state_file(project)) == state_before
     refused(run("session", "end", "--session", made["id"], cwd=project), f"already ended at {later(90)}")
     ok(run("validate", cwd=project))
 
@@ -366,7 +366,7 @@ def test_reap_marks_a_session_without_heartbeat_crashed(run: Run, project: Path)
     assert not beat.exists()
     assert "status: active\n" in (project / alive["path"]).read_text()
     changed = [name for name, value in snapshot(project).items() if before.get(name) != value]
-    assert changed == [f"sessions/{Path(stale['path']).name}"]  # STATE.md and the history untouched
+    assert changed == ["STATE.md", f"sessions/{Path(stale['path']).name}"]  # STATE.md's regions; not the history
 
     again = snapshot(project)
     assert ok(run("session", "reap", "--stale-after", "30m", cwd=project, env=at(later(61)))).stdout == (
@@ -536,7 +536,8 @@ def test_reap_warns_about_unreadable_sessions_and_reaps_the_rest(run: Run, proje
     (project / ".planning" / "sessions" / "ses-broken.md").write_text("---\nid: [\n---\n")
     result = run("session", "reap", cwd=project, env=at(later(60)))
     assert result.returncode == 0
-    assert result.stderr.startswith("planstate: warning: skipped .planning/sessions/ses-broken.md:")
+    assert "\nplanstate: warning: skipped .planning/sessions/ses-broken.md:" in "\n" + result.stderr
+    assert "region sessions not rendered: cannot re-render: .planning/sessions/ses-broken.md" in result.stderr
     assert result.stdout == f"marked session {made['id']} of tester crashed (last heartbeat {NOW})\n"
 
 
@@ -664,7 +665,8 @@ def test_start_warns_about_an_unreadable_session(run: Run, project: Path) -> Non
     (project / ".planning" / "sessions" / "ses-broken.md").write_text("---\nid: [\n---\n")
     result = run("session", "start", cwd=project)
     assert result.returncode == 0
-    assert result.stderr.startswith("planstate: warning: skipped .planning/sessions/ses-broken.md:")
+    assert "\nplanstate: warning: skipped .planning/sessions/ses-broken.md:" in "\n" + result.stderr
+    assert "region sessions not rendered: cannot re-render: .planning/sessions/ses-broken.md" in result.stderr
 
 
 def test_a_heartbeat_that_cannot_be_written_is_a_warning_at_start(run: Run, project: Path) -> None:

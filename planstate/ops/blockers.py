@@ -1,7 +1,7 @@
 """Blockers: record, list, show, and move through their states (the TABLE below); one file per blocker.
 
-Blocker commands write only blocker files, never STATE.md, so two clones recording
-blockers merge without conflict (see docs/architecture.md).
+Blocker commands write blocker files and, in the same transaction, only the regions of STATE.md
+that show records, so two clones recording blockers merge cleanly (see docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Decisions: record one (optionally superseding another), list, show and supersede; one file per decision.
 
-Decision commands write only decision files, never STATE.md, so two clones recording
-decisions merge without conflict (see docs/architecture.md).
+Decision commands write decision files and, in the same transaction, only the regions of STATE.md
+that show records, so two clones recording decisions merge cleanly (see docs/architecture.md).
 """
 
 from __future__ import annotations

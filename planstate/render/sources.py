@@ -74,18 +74,26 @@ class Sources:
 
 def load_records(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[dict[str, Any]], list[str]]:
     """The records of `kind` for the regions (through the front-matter cache), and why any file cannot be used."""
-    from planstate.model.validation import problems_for
     from planstate.store import recordfiles
 
     loaded, problems = recordfiles.load_all(ctx, initiative, kind)
+    items, failures = region_items(kind, [(record.path, ctx.display(record.path), record.data) for record in loaded])
+    return items, [unusable(problem.file or "", problem) for problem in problems] + failures
+
+
+def region_items(kind: str, records: list[tuple[Path, str, dict[str, Any]]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The valid ones of (path, path as shown, data) records of `kind` as region items, and why each other one
+    cannot be shown."""
+    from planstate.model.validation import problems_for
+
     items: list[dict[str, Any]] = []
-    failures = [unusable(problem.file or "", problem) for problem in problems]
-    for record in loaded:
-        invalid = problems_for(kind, record.data)
+    failures: list[str] = []
+    for path, shown, data in records:
+        invalid = problems_for(kind, data)
         if invalid:
-            failures.append(invalid_record(ctx.display(record.path), invalid[0]))
+            failures.append(invalid_record(shown, invalid[0]))
             continue
-        items.append(region_item(kind, record.path, record.data))
+        items.append(region_item(kind, path, data))
     return items, failures
 
 

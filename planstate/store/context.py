@@ -55,6 +55,9 @@ class Context:
         self._writing = 0  # depth of open transactions
         self._cache: FrontMatterCache | None = None
         self._prefetched: dict[Path, tuple[bytes, bool, Document]] = {}  # see transaction()
+        # The records a committing transaction is about to write (absolute path -> data): the regions it
+        # renders for STATE.md must show them, though they are not on disk yet (recordfiles.load_all).
+        self.pending: dict[Path, dict[str, Any]] = {}
         timeout = lock_timeout
         if timeout is None and os.environ.get("PLANSTATE_LOCK_TIMEOUT"):
             try:

@@ -60,7 +60,18 @@ def load_all(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[Reco
     """Every record of `kind` in an initiative, and the problems of files that could not be read."""
     records: list[Record] = []
     problems: list[PlanstateError] = []
-    for path in files(initiative.folder(kind)):
+    folder = initiative.folder(kind)
+    paths = files(folder)
+    if ctx.pending:  # a transaction's records about to be written count as they will be
+        where = folder.absolute()
+        named = {path.name: path for path in paths}
+        named.update({path.name: path for path in ctx.pending if path.parent == where and path.name not in named})
+        paths = [named[name] for name in sorted(named)]
+    for path in paths:
+        pending = ctx.pending.get(path.absolute())
+        if pending is not None:
+            records.append(Record(kind, path, pending))
+            continue
         try:
             data = ctx.cached_data(path)
         except PlanstateError as exc:

@@ -143,7 +143,12 @@ class Transaction:
         """Check, validate and splice every changed file, then write them all (see the module docstring)."""
         changed = [s for s in self._staged.values() if s.created or not same(s.data, s.doc.data)]
         self._refuse_read_only(changed)
-        pending = self._prepare(changed)
+        self.ctx.pending = {s.path.absolute(): s.data for s in changed if s.kind != "state"}
+        try:
+            pending = self._prepare(changed)
+            pending += self._record_regions(changed)
+        finally:
+            self.ctx.pending = {}
         order = {"created": 0, "record": 1, "state": 2}
         pending.sort(
             key=lambda item: order["created" if item[0].created else "state" if item[0].kind == "state" else "record"]
@@ -175,6 +180,45 @@ class Transaction:
         if problems:
             raise ValidationError(problems)
         return pending
+
+    def _record_regions(self, changed: list[Staged]) -> list[tuple[Staged, bytes]]:
+        """The STATE.md of each initiative whose records change, its regions rendered again with those records,
+        when this transaction does not write that STATE.md anyway; so every record command leaves its regions
+        current. Only the regions change: `updated` tracks changes of the truth, and two clones adding records
+        then differ only inside regions, which the merge driver renders again (`check --fix` without it).
+        A STATE.md that cannot be read or does not validate is left alone: the record still counts, and
+        validate and check report the file."""
+        from planstate.core.layout import INITIATIVES
+        from planstate.store.initiatives import Initiative
+
+        states = {s.path.absolute() for s in changed if s.kind == "state"}
+        root = self.ctx.root.absolute()
+        folders = sorted({s.path.parent.parent.absolute() for s in changed if s.kind != "state"})
+        out: list[tuple[Staged, bytes]] = []
+        for folder in folders:
+            if folder == root:
+                initiative = Initiative(self.ctx.root, None)
+            elif folder.parent == root / INITIATIVES:
+                initiative = Initiative(folder, folder.name)
+            else:
+                continue
+            path = initiative.state_path
+            if path.absolute() in states:
+                continue
+            try:
+                doc = self.ctx.read_document(path)
+                if "planstate:begin" not in doc.body or not isinstance(doc.data, dict):
+                    continue
+                if problems_for("state", doc.data):
+                    continue
+                original = doc.to_bytes()
+                self.ctx.refresh_regions(doc, initiative)
+                new = doc.check_writable()
+            except PlanstateError:
+                continue
+            if new != original:
+                out.append((Staged("state", path, doc, original, doc.data, initiative), new))
+        return out
 
     def _spliced(self, staged: Staged) -> bytes | None:
         """A valid file's new bytes (a STATE.md with `updated` now and its regions re-rendered); None when an

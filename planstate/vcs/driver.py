@@ -3,8 +3,9 @@
 The front matter merges field by field (merge.py, by the rules of mergerules.py) and is spliced
 into our side's text, so our comments and formatting stay. A field both sides changed
 differently gets standard conflict markers around its lines only. The body merges with
-`git merge-file`; generated regions are taken whole from the side that changed them and those
-rendered from the front matter are rendered again. history.jsonl merges as the union of its
+`git merge-file`; generated regions are taken whole from the side that changed them, then rendered
+again from the merged front matter and, for those that show records, from the records the merge
+will hold (recordsets.py). history.jsonl merges as the union of its
 entries. When a side does not parse, git's own text merge decides.
 """
 
@@ -14,7 +15,7 @@ import itertools
 import json
 import sys
 from pathlib import Path, PurePosixPath
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.core import git
 from planstate.core.errors import PlanstateError
@@ -28,6 +29,9 @@ from planstate.text.markers import Layout, parse, split_lines
 from planstate.text.paths import shown_path
 from planstate.vcs import merge
 from planstate.vcs.merge import MISSING, Conflict
+
+if TYPE_CHECKING:
+    from planstate.render.sources import Loader
 
 
 class FileMerge(NamedTuple):
@@ -155,7 +159,7 @@ def merge_bytes(
     out.set_body(body)
     broken = problems_for(kind, merged.data) if not merged.conflicts else []
     if kind == "state" and not merged.conflicts and not body_conflicts and not broken:
-        warnings += _render(out, planning)
+        warnings += _render(out, planning, name, (base, ours, theirs))
     warnings += [
         f"the merged front matter breaks a rule at {shown_path(p.path, merged.data)}: {p.message}" for p in broken
     ]
@@ -324,20 +328,21 @@ def _expand(body: str, chosen: dict[str, str]) -> str:
     return "".join(out)
 
 
-def _render(doc: Document, planning: Path | None) -> list[str]:
-    """Render again the regions drawn from the (valid) front matter; those that show records wait for `render`.
-
-    Git merges the record files apart from STATE.md (and not necessarily before it), so the driver cannot see
-    the merged records: their regions keep the text chosen above, and `planstate check` reports them if stale.
-    """
+def _render(doc: Document, planning: Path | None, name: str, versions: tuple[bytes, bytes, bytes]) -> list[str]:
+    """Render again the merged STATE.md's regions: those drawn from the (valid) front matter always, those that
+    show records from the records the merge will hold, when `git merge` says what it merges (recordsets.py).
+    Otherwise the record regions keep the text chosen above, and `planstate check --fix` renders them."""
     from planstate.render.regions import plan
     from planstate.render.sources import Sources
 
     data = doc.data
     if not isinstance(data, dict):
         return []
-    waiting = "the records are merged by git separately: run `planstate render` after the merge"
-    sources = Sources(data, planning=planning, loader=lambda kind: ([], [waiting]))
+    loader = _merged_records(planning, name, versions)
+    if loader is None:
+        waiting = "the driver cannot see the merged records: run `planstate check --fix` after the merge"
+        loader = lambda kind: ([], [waiting])  # noqa: E731
+    sources = Sources(data, planning=planning, loader=loader)
     result = plan(sources, doc.body, doc.body_line)
     doc.set_body(result.body)
     return [
@@ -345,6 +350,51 @@ def _render(doc: Document, planning: Path | None) -> list[str]:
         for o in result.outcomes
         if o.status in ("template-error",) and o.name not in RECORD_REGIONS
     ]
+
+
+def _merged_records(planning: Path | None, name: str, versions: tuple[bytes, bytes, bytes]) -> Loader | None:
+    """What the record regions of the merged STATE.md `name` show: the records the merge will hold, read and
+    validated like a render reads them from disk; None when the driver cannot know them."""
+    from planstate.render.sources import region_items, unusable
+    from planstate.vcs.recordsets import merged_records
+
+    if planning is None:
+        return None
+    inside = PurePosixPath(name.replace("\\", "/")).relative_to(PurePosixPath(planning.as_posix())).as_posix()
+    files = merged_records(planning, inside, versions, _merge_record)
+    if files is None:
+        return None
+    folder = inside.rpartition("/")[0]
+
+    def load(kind: str) -> tuple[list[dict[str, Any]], list[str]]:
+        records: list[tuple[Path, str, dict[str, Any]]] = []
+        failures: list[str] = []
+        for path, text in files.items():
+            if kind_of(path) != kind:
+                continue
+            shown = (planning / folder / path).as_posix()
+            if text is None:
+                failures.append(f"{shown} has a merge conflict")
+                continue
+            try:
+                record = Document.from_bytes(text, shown).data
+            except PlanstateError as exc:
+                failures.append(unusable(shown, exc))
+                continue
+            if not isinstance(record, dict):
+                failures.append(f"{shown} cannot be read (front matter is not a mapping)")
+                continue
+            records.append((Path(path), shown, record))
+        items, invalid = region_items(kind, records)
+        return items, failures + invalid
+
+    return load
+
+
+def _merge_record(base: bytes, ours: bytes, theirs: bytes, name: str) -> bytes | None:
+    """A record file both sides changed, merged as the driver merges it; None when it conflicts."""
+    result = merge_bytes(base, ours, theirs, name=name)
+    return result.data if result.clean else None
 
 
 # ---------------------------------------------------------------------------- conflict markers

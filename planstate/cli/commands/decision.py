@@ -21,7 +21,7 @@ def _add(group: Registrar) -> None:
     p = group.add(
         "add",
         cmd_add,
-        "record a decision (never writes STATE.md)",
+        "record a decision in a new file (STATE.md's decisions region shows it)",
         examples=[
             "planstate decision add --context 'Sessions must survive restarts' --decision 'Store them in Redis' "
             "--reason 'Already run in prod' --alternative Postgres",
