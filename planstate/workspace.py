@@ -39,9 +39,9 @@ if TYPE_CHECKING:
     from planstate.store.initiatives import Initiative
     from planstate.store.transaction import Transaction
     from planstate.text.document import Document
+    from planstate.vcs.diffresult import SemanticDiff
     from planstate.vcs.gitsetup import Report as GitSetupReport
     from planstate.vcs.gitsetup import Status as GitSetupStatus
-    from planstate.vcs.semdiff import SemanticDiff
 
 __all__ = ["Workspace"]
 

@@ -2,7 +2,7 @@
 
 A line is a tuple of `Part`s; each part is a piece of text with one value of the entry put in, written by
 the writer (user text as it is or escaped, ids and values as they are or as code), and left out when its
-value is absent. diffevents.py declares every event's line this way.
+value is absent. difftables.py declares every event's line this way.
 """
 
 from __future__ import annotations
