@@ -101,3 +101,33 @@ def outside_regions(path: Path) -> str:
     for region in reversed(layout.regions):
         del lines[region.begin : region.end + 1]
     return "".join(lines)
+
+
+# ---------------------------------------------------------------------------- the --json envelope (docs/json.md)
+
+
+def json_envelope(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    """A command's `--json` answer: one JSON document on stdout, the envelope, whose `ok` and `exit` agree with
+    the process's exit code."""
+    import json
+
+    answer: dict[str, Any] = json.loads(result.stdout)
+    assert answer["schema"] == "planstate/1", answer
+    assert answer["exit"] == result.returncode and answer["ok"] == (result.returncode == 0), answer
+    assert isinstance(answer["warnings"], list), answer
+    return answer
+
+
+def json_data(result: subprocess.CompletedProcess[str]) -> Any:
+    """The `data` of a command's `--json` answer, after checking its envelope."""
+    answer = json_envelope(result)
+    assert "error" not in answer, answer["error"]
+    return answer["data"]
+
+
+def json_error(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    """The `error` object of a command's `--json` answer that failed, after checking its envelope."""
+    answer = json_envelope(result)
+    assert "data" not in answer and not answer["ok"], answer
+    error: dict[str, Any] = answer["error"]
+    return error

@@ -11,7 +11,7 @@ from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
-from conftest import state_file
+from conftest import json_data, json_error, state_file
 
 Run = Callable[..., CompletedProcess[str]]
 RunAll = Callable[..., list[CompletedProcess[str]]]
@@ -112,14 +112,14 @@ def test_malformed_yaml_json_error_is_one_line(run: Run, project: Path) -> None:
     break_yaml(state_file(project))
     result = run("get", "title", "--json", cwd=project, timeout=TIMEOUT)
     assert result.returncode == 2
-    (line,) = result.stderr.splitlines()
-    error = json.loads(line)
-    assert error["error"] == "ParseError"
-    assert error["file"] == ".planning/STATE.md"
+    assert result.stderr == ""
+    error = json_error(result)
+    assert error["type"] == "ParseError"
+    assert error["path"] == ".planning/STATE.md"
     assert error["line"] == 7
-    data = json.loads(run("validate", "--json", cwd=project, timeout=TIMEOUT).stdout)
-    assert data["ok"] is False
-    assert data["problems"][0]["line"] == 7
+    validated = run("validate", "--json", cwd=project, timeout=TIMEOUT)
+    assert validated.returncode == 1
+    assert json_data(validated)["findings"][0]["line"] == 7
 
 
 @pytest.mark.parametrize(
@@ -295,9 +295,9 @@ def test_bad_lock_timeout_in_environment(run: Run, project: Path) -> None:
 def test_json_errors_are_one_json_line(run: Run, project: Path) -> None:
     result = run("set", "progress.percent", "1", "--json", cwd=project, timeout=TIMEOUT)
     assert result.returncode == 2
-    (line,) = result.stderr.splitlines()
-    error = json.loads(line)
-    assert error["error"] == "UsageError"
+    assert result.stderr == ""
+    error = json_error(result)
+    assert error["type"] == "UsageError"
     assert error["field"] == "progress.percent"
 
 
@@ -378,7 +378,7 @@ def test_history_fifo_does_not_hang_resume(run: Run, project: Path) -> None:
     os.mkfifo(path)
     brief = run("resume", "--json", cwd=project, timeout=TIMEOUT)
     assert brief.returncode == 1, brief.stderr  # the brief is printed, flagged untrusted
-    data = json.loads(brief.stdout)
+    data = json_data(brief)
     assert data["trusted"] is False
     assert "not a regular file" in brief.stdout
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
-from conftest import outside_regions, state_file
+from conftest import json_data, outside_regions, state_file
 
 from planstate.core.errors import UsageError
 from planstate.model.kinds import BLOCKER_STATUSES
@@ -47,12 +46,12 @@ def add(run: Run, project: Path, description: str, *extra: str, when: str = NOW)
     """Add a blocker through the CLI with --json and return the printed record."""
     env = {"PLANSTATE_NOW": when}
     result = run("blocker", "add", "--description", description, *extra, "--json", cwd=project, env=env)
-    return json.loads(ok(result).stdout)  # type: ignore[no-any-return]
+    return json_data(ok(result))  # type: ignore[no-any-return]
 
 
 def move(run: Run, project: Path, *args: str, when: str = NOW) -> dict[str, object]:
     """Run a blocker move with --json and return the record."""
-    return json.loads(ok(run("blocker", *args, "--json", cwd=project, env={"PLANSTATE_NOW": when})).stdout)  # type: ignore[no-any-return]
+    return json_data(ok(run("blocker", *args, "--json", cwd=project, env={"PLANSTATE_NOW": when})))  # type: ignore[no-any-return]
 
 
 # ---------------------------------------------------------------------------- add
@@ -274,7 +273,7 @@ Asked the customer's IT team; *they promised* this week.
 def test_a_hand_made_blocker_is_found_and_updated_in_place(run: Run, project: Path) -> None:
     path = project / ".planning" / "blockers" / "block-001-oauth-credentials.md"
     path.write_text(HAND_MADE)
-    listed = json.loads(ok(run("blocker", "list", "--json", cwd=project)).stdout)
+    listed = json_data(ok(run("blocker", "list", "--json", cwd=project)))
     assert [b["id"] for b in listed] == ["block-001"]
     move(run, project, "bypass", "block-001", "--workaround", "email first", when="2026-01-16T09:00:00Z")
     after = path.read_text()
@@ -299,12 +298,12 @@ def test_list_defaults_to_unresolved_and_filters(run: Run, project: Path) -> Non
         f"{old['id']}  new  2026-01-01T00:00:00Z  Old problem",
         f"{new['id']}  active  2026-02-01T00:00:00Z  New problem",
     ]
-    every = json.loads(ok(run("blocker", "list", "--all", "--json", cwd=project)).stdout)
+    every = json_data(ok(run("blocker", "list", "--all", "--json", cwd=project)))
     assert [b["id"] for b in every] == [old["id"], new["id"], gone["id"]]
     assert {"id", "path", "status", "description", "identified", "affects"} <= set(every[0])
-    resolved = json.loads(ok(run("blocker", "list", "--status", "resolved", "--json", cwd=project)).stdout)
+    resolved = json_data(ok(run("blocker", "list", "--status", "resolved", "--json", cwd=project)))
     assert [b["id"] for b in resolved] == [gone["id"]]
-    recent = json.loads(ok(run("blocker", "list", "--since", "2026-01-15", "--json", cwd=project)).stdout)
+    recent = json_data(ok(run("blocker", "list", "--since", "2026-01-15", "--json", cwd=project)))
     assert [b["id"] for b in recent] == [new["id"]]
     ws = Workspace.find(project)
     assert ws.blocker.list(all=True, since="2026-02-01T00:00:00Z").ids() == [new["id"], gone["id"]]
@@ -319,7 +318,7 @@ def test_list_of_nothing(run: Run, project: Path) -> None:
 
 def test_show_json_has_the_body(run: Run, project: Path) -> None:
     made = add(run, project, "Need API keys", "--title", "API keys")
-    data = json.loads(ok(run("blocker", "show", str(made["id"]), "--json", cwd=project)).stdout)
+    data = json_data(ok(run("blocker", "show", str(made["id"]), "--json", cwd=project)))
     assert data["id"] == made["id"]
     assert data["body"].startswith("# API keys\n\nNeed API keys\n")
     refused(run("blocker", "show", "blk-0", cwd=project), "no blocker with id 'blk-0'")
@@ -374,7 +373,7 @@ def test_a_record_that_does_not_validate_is_listed_with_a_warning(run: Run, proj
     line = text[: status.start()].count("\n") + 1
     result = run(kind, "list", "--json", cwd=project, env=PINNED)
     assert result.returncode == 0
-    assert [item["status"] for item in json.loads(result.stdout)] == ["blocked"]
+    assert [item["status"] for item in json_data(result)] == ["blocked"]
     shown = path.relative_to(project).as_posix()
     assert result.stderr.startswith(f"planstate: warning: listed as it is, but it does not validate: {shown}:{line}:")
     assert "status: 'blocked' is not one of" in result.stderr

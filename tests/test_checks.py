@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO, state_file
+from conftest import REPO, json_data, state_file
 
 from planstate.check import checks
 from planstate.workspace import Workspace
@@ -303,7 +303,7 @@ def check_all_formats(run: Run, project: Path, code: str, where: Where) -> Seen:
     text = ok(run("check", cwd=project, env=ENV), exit_code).stdout
     location = f"{file}:{line}" if line is not None else file
     (text_line,) = [ln for ln in text.splitlines() if ln.startswith(location + ":") and f" {severity} {code}: " in ln]
-    data = json.loads(ok(run("check", "--format", "json", cwd=project, env=ENV), exit_code).stdout)
+    data = json_data(ok(run("check", "--format", "json", cwd=project, env=ENV), exit_code))
     (finding,) = [f for f in data["findings"] if f["code"] == code]
     assert (finding["file"], finding["line"], finding["severity"]) == (file, line, severity)
     assert finding["fixable"] is checks.CODES[code].fixable and finding["message"] and finding["hint"]
@@ -332,7 +332,7 @@ def test_check_fix_repairs_each_fixable_code(run: Run, project: Path, code: str)
     preview = ok(run("check", "--diff", cwd=project, env=ENV), 1).stdout
     assert preview.startswith("--- a/.planning/")
     result = ok(run("check", "--fix", "--format", "json", cwd=project, env=ENV))
-    data = json.loads(result.stdout)
+    data = json_data(result)
     assert [f["code"] for f in data["fixed"]] == [code]
     assert data["findings"] == [] and data["fix_failures"] == []
     assert ok(run("check", cwd=project, env=ENV)).stdout == f"{data['files']} files checked: 0 errors, 0 warnings\n"
@@ -394,7 +394,7 @@ def test_parse_and_schema_findings_are_the_problems_validate_reports(project: Pa
 
 def test_conflict_markers_hide_the_parse_error_they_cause(run: Run, project: Path) -> None:
     edit(state_file(project), "title: Demo\n", "<<<<<<< HEAD\ntitle: Demo\n=======\ntitle: Other\n>>>>>>> b\n")
-    data = json.loads(ok(run("check", "--format", "json", cwd=project), 1).stdout)
+    data = json_data(ok(run("check", "--format", "json", cwd=project), 1))
     assert [f["code"] for f in data["findings"]] == ["conflict-marker"]
     assert data["findings"][0]["message"] == "unresolved git conflict (lines 6-10)"
 
@@ -448,7 +448,7 @@ def test_a_history_repair_the_lifecycle_forbids_is_not_fixable(run: Run, project
     edit(state_file(project), "  state: active\n", "  state: completed\n  completed_at: 2026-01-02T00:00:00Z\n")
     log = project / ".planning" / "history.jsonl"
     before = log.read_bytes()
-    data = json.loads(ok(run("check", "--fix", "--format", "json", cwd=project, env=ENV), 1).stdout)
+    data = json_data(ok(run("check", "--fix", "--format", "json", cwd=project, env=ENV), 1))
     (mismatch,) = [f for f in data["findings"] if f["code"] == "history-mismatch"]
     assert mismatch["fixable"] is False
     assert "the lifecycle allows no move from active to completed while phases are unfinished" in mismatch["message"]
@@ -459,7 +459,7 @@ def test_a_history_repair_the_lifecycle_forbids_is_not_fixable(run: Run, project
 
 def test_a_history_repair_the_lifecycle_allows_is_fixed(run: Run, project: Path) -> None:
     edit(state_file(project), "  state: active\n", "  state: paused\n")  # active → paused: `pause` makes that move
-    data = json.loads(ok(run("check", "--fix", "--format", "json", cwd=project, env=ENV)).stdout)
+    data = json_data(ok(run("check", "--fix", "--format", "json", cwd=project, env=ENV)))
     assert {f["code"] for f in data["fixed"]} == {"history-mismatch", "stale-region"}  # the position region too
     last = json.loads((project / ".planning" / "history.jsonl").read_text().splitlines()[-1])
     assert (last["from"], last["to"], last["trigger"]) == ("active", "paused", "repair")
@@ -468,7 +468,7 @@ def test_a_history_repair_the_lifecycle_allows_is_fixed(run: Run, project: Path)
 def test_a_decision_made_in_a_phase_that_does_not_exist_is_reported(run: Run, project: Path) -> None:
     path = decision(project, "dec-1b2k9qx7m4fa", phase=7)
     Workspace.find(project).render()
-    data = json.loads(ok(run("check", "--format", "json", cwd=project, env=ENV), 1).stdout)
+    data = json_data(ok(run("check", "--format", "json", cwd=project, env=ENV), 1))
     (finding,) = data["findings"]
     assert (finding["code"], finding["field"], finding["line"]) == (
         "missing-reference",
@@ -488,10 +488,10 @@ def test_fix_points_an_out_of_range_position_at_the_current_phase(
     current = re.search(r"^  phase: (\d+)$", text, re.M)
     assert current is not None
     edit(state_file(project), current.group(0) + "\n", "  phase: 9\n")
-    (finding,) = json.loads(ok(run("check", "--format", "json", cwd=project, env=ENV), 1).stdout)["findings"]
+    (finding,) = json_data(ok(run("check", "--format", "json", cwd=project, env=ENV), 1))["findings"]
     assert finding["code"] == "phase-out-of-range" and f"points it at phase {target}," in finding["hint"]
     ok(run("check", "--fix", cwd=project, env=ENV))
-    assert json.loads(ok(run("check", "--format", "json", cwd=project, env=ENV)).stdout)["findings"] == []
+    assert json_data(ok(run("check", "--format", "json", cwd=project, env=ENV)))["findings"] == []
     assert f"\n  phase: {target}\n" in state_file(project).read_text(encoding="utf-8")
 
 
@@ -500,7 +500,7 @@ def test_fix_never_records_a_second_active_initiative_in_the_history(run: Run, p
     other = project / ".planning" / "initiatives" / "other"
     edit(other / "STATE.md", "  state: paused\n", "  state: active\n")
     history_before = (other / "history.jsonl").read_bytes()
-    data = json.loads(ok(run("check", "--fix", "--format", "json", cwd=project, env=ENV), 1).stdout)
+    data = json_data(ok(run("check", "--fix", "--format", "json", cwd=project, env=ENV), 1))
     codes = {f["code"]: f for f in data["findings"]}
     assert set(codes) == {"multiple-active-initiatives", "history-mismatch"}
     assert codes["history-mismatch"]["fixable"] is False

@@ -11,7 +11,7 @@ from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
-from conftest import state_file
+from conftest import json_data, json_error, state_file
 
 Run = Callable[..., CompletedProcess[str]]
 RunAll = Callable[..., list[CompletedProcess[str]]]
@@ -50,12 +50,12 @@ def test_init_creates_the_workspace(run: Run, tmp_path: Path) -> None:
 
 def test_init_options_and_json(run: Run, tmp_path: Path) -> None:
     result = ok(run("init", "--title", "Zero based", "--phase", "A", "--first-phase", "0", "--json"))
-    data = json.loads(result.stdout)
+    data = json_data(result)
     assert data["initiative"] == "zero-based"
     assert data["title"] == "Zero based"
-    assert Path(data["workspace"]) == tmp_path / ".planning"
-    status = json.loads(ok(run("status", "--json")).stdout)
-    assert status["current_phase"] == 0
+    assert data["path"] == ".planning/"
+    status = json_data(ok(run("--json", "status")))  # --json before the command, like every global option
+    assert status["current_phase"]["number"] == 0
 
 
 def test_init_with_dir_naming_the_planning_folder(run: Run, tmp_path: Path) -> None:
@@ -72,7 +72,7 @@ def test_status_text(run: Run, project: Path) -> None:
 
 
 def test_status_json_keys(run: Run, project: Path) -> None:
-    status = json.loads(ok(run("status", "--json", cwd=project)).stdout)
+    status = json_data(ok(run("status", "--json", cwd=project)))
     for key in (
         "initiative",
         "title",
@@ -85,8 +85,8 @@ def test_status_json_keys(run: Run, project: Path) -> None:
     ):
         assert key in status
     assert status["initiative"] == "demo"
-    assert status["lifecycle"] == "active"
-    assert (status["current_phase"], status["phases_total"], status["phases_completed"]) == (1, 3, 0)
+    assert status["lifecycle"]["state"] == "active"
+    assert (status["current_phase"]["number"], status["phases_total"], status["phases_completed"]) == (1, 3, 0)
     assert status["percent"] == 0
     assert status["next_action"] == "Start phase 1: Design"
 
@@ -99,11 +99,11 @@ def test_get_scalar_mapping_and_json(run: Run, project: Path) -> None:
     mapping = ok(run("get", "position", cwd=project)).stdout
     assert "phase: 1\n" in mapping
     assert "status: pending\n" in mapping
-    data = json.loads(ok(run("get", "position", "--json", cwd=project)).stdout)
+    data = json_data(ok(run("get", "position", "--json", cwd=project)))
     assert data["phase"] == 1
     assert data["task"] is None
-    assert json.loads(ok(run("get", "created", "--json", cwd=project)).stdout) == "2026-01-01T00:00:00Z"
-    assert json.loads(ok(run("get", "structure.phases_total", "--json", cwd=project)).stdout) == 3
+    assert json_data(ok(run("get", "created", "--json", cwd=project))) == "2026-01-01T00:00:00Z"
+    assert json_data(ok(run("get", "structure.phases_total", "--json", cwd=project))) == 3
 
 
 def test_set_several_pairs_in_one_call(run: Run, project: Path) -> None:
@@ -118,24 +118,24 @@ def test_set_several_pairs_in_one_call(run: Run, project: Path) -> None:
 
 def test_set_json_change_list(run: Run, project: Path) -> None:
     result = ok(run("set", "position.wave", "2", "next_action", "Review", "--json", cwd=project))
-    data = json.loads(result.stdout)
+    data = json_data(result)
     assert data["changed"] is True
-    assert data["file"] == ".planning/STATE.md"
+    assert data["path"] == ".planning/STATE.md"
     assert data["changes"] == [
-        {"path": "position.wave", "old": None, "new": 2},
-        {"path": "next_action", "old": "Start phase 1: Design", "new": "Review"},
+        {"field": "position.wave", "old": None, "new": 2},
+        {"field": "next_action", "old": "Start phase 1: Design", "new": "Review"},
     ]
-    again = json.loads(ok(run("set", "position.wave", "2", "--json", cwd=project)).stdout)
-    assert again == {"file": ".planning/STATE.md", "changed": False, "changes": []}
+    again = json_data(ok(run("set", "position.wave", "2", "--json", cwd=project)))
+    assert again == {"path": ".planning/STATE.md", "changed": False, "changes": []}
 
 
 def test_set_keeps_text_for_string_fields(run: Run, project: Path) -> None:
     ok(run("set", "title", "2026", "position.task", "yes", "next_action", "fix: the login bug", cwd=project))
-    assert json.loads(ok(run("get", "title", "--json", cwd=project)).stdout) == "2026"
-    assert json.loads(ok(run("get", "position.task", "--json", cwd=project)).stdout) == "yes"
-    assert json.loads(ok(run("get", "next_action", "--json", cwd=project)).stdout) == "fix: the login bug"
+    assert json_data(ok(run("get", "title", "--json", cwd=project))) == "2026"
+    assert json_data(ok(run("get", "position.task", "--json", cwd=project))) == "yes"
+    assert json_data(ok(run("get", "next_action", "--json", cwd=project))) == "fix: the login bug"
     ok(run("set", "next_action", "line one\nline two", cwd=project))
-    assert json.loads(ok(run("get", "next_action", "--json", cwd=project)).stdout) == "line one\nline two"
+    assert json_data(ok(run("get", "next_action", "--json", cwd=project))) == "line one\nline two"
 
 
 ORDINARY_TEXT = [
@@ -166,12 +166,12 @@ def test_set_and_append_store_ordinary_text_exactly(run: Run, project: Path, tex
     """Text fields take what was typed, like `position --task` and `next` do: nothing is read as YAML."""
     ok(run("set", "position.task", text, "next_action", text, cwd=project))
     ok(run("append", "resume_context.open_questions", text, cwd=project))
-    assert json.loads(ok(run("get", "position.task", "--json", cwd=project)).stdout) == text
-    assert json.loads(ok(run("get", "next_action", "--json", cwd=project)).stdout) == text
-    assert json.loads(ok(run("get", "resume_context.open_questions", "--json", cwd=project)).stdout) == [text]
+    assert json_data(ok(run("get", "position.task", "--json", cwd=project))) == text
+    assert json_data(ok(run("get", "next_action", "--json", cwd=project))) == text
+    assert json_data(ok(run("get", "resume_context.open_questions", "--json", cwd=project))) == [text]
     ok(run("validate", cwd=project))
     ok(run("position", "--task", text, cwd=project))  # the flow command stores the same
-    assert json.loads(ok(run("get", "position.task", "--json", cwd=project)).stdout) == text
+    assert json_data(ok(run("get", "position.task", "--json", cwd=project))) == text
 
 
 @pytest.mark.parametrize(
@@ -195,7 +195,7 @@ def test_set_and_append_store_ordinary_text_exactly(run: Run, project: Path, tex
 def test_set_value_rules(run: Run, project: Path, path: str, text: str, value: object) -> None:
     """The exceptions of docs/cli.md "Values": null spellings, quoted and block YAML strings, numbers."""
     ok(run("set", path, text, cwd=project))
-    assert json.loads(ok(run("get", path, "--json", cwd=project)).stdout) == value
+    assert json_data(ok(run("get", path, "--json", cwd=project))) == value
 
 
 def test_set_recomputes_derived_values(run: Run, project: Path) -> None:
@@ -207,8 +207,8 @@ def test_set_recomputes_derived_values(run: Run, project: Path) -> None:
         .replace("  phase: 1\n", "  phase: 2\n", 1)
     )
     ok(run("set", "position.task", "Build it", cwd=project))
-    status = json.loads(ok(run("status", "--json", cwd=project)).stdout)
-    assert (status["current_phase"], status["phases_completed"], status["percent"]) == (2, 1, 33)
+    status = json_data(ok(run("status", "--json", cwd=project)))
+    assert (status["current_phase"]["number"], status["phases_completed"], status["percent"]) == (2, 1, 33)
     assert ok(run("get", "position.phase_name", cwd=project)).stdout == "Build\n"
     assert ok(run("get", "progress.percent", cwd=project)).stdout == "33\n"
 
@@ -216,9 +216,9 @@ def test_set_recomputes_derived_values(run: Run, project: Path) -> None:
 def test_append(run: Run, project: Path) -> None:
     ok(run("append", "resume_context.files_modified", "src/a.py", cwd=project))
     result = ok(run("append", "resume_context.files_modified", "src/b.py", "--json", cwd=project))
-    change = json.loads(result.stdout)["changes"][0]
-    assert change == {"path": "resume_context.files_modified", "old": ["src/a.py"], "new": ["src/a.py", "src/b.py"]}
-    listed = json.loads(ok(run("get", "resume_context.files_modified", "--json", cwd=project)).stdout)
+    change = json_data(result)["changes"][0]
+    assert change == {"field": "resume_context.files_modified", "old": ["src/a.py"], "new": ["src/a.py", "src/b.py"]}
+    listed = json_data(ok(run("get", "resume_context.files_modified", "--json", cwd=project)))
     assert listed == ["src/a.py", "src/b.py"]
 
 
@@ -228,18 +228,18 @@ def test_unset(run: Run, project: Path) -> None:
     assert result.stdout == ".planning/STATE.md: position.task: t1 → (removed)\n"
     assert "task:" not in state_file(project).read_text().split("position:")[1].split("lifecycle:")[0]
     # a key holding null is still a key: removing it is a change and is reported as one
-    data = json.loads(ok(run("unset", "position.wave", "--json", cwd=project)).stdout)
-    assert data["changes"] == [{"path": "position.wave", "old": None, "new": None, "removed": True}]
+    data = json_data(ok(run("unset", "position.wave", "--json", cwd=project)))
+    assert data["changes"] == [{"field": "position.wave", "old": None, "new": None, "removed": True}]
     ok(run("append", "resume_context.open_questions", "why?", cwd=project))
     ok(run("unset", "resume_context.open_questions.0", cwd=project))
-    assert json.loads(ok(run("get", "resume_context.open_questions", "--json", cwd=project)).stdout) == []
+    assert json_data(ok(run("get", "resume_context.open_questions", "--json", cwd=project))) == []
     ok(run("validate", cwd=project))
 
 
 def test_validate_ok(run: Run, project: Path) -> None:
     assert ok(run("validate", cwd=project)).stdout == "2 files valid\n"  # STATE.md and history.jsonl
-    data = json.loads(ok(run("validate", "--json", cwd=project)).stdout)
-    assert data == {"ok": True, "files": 2, "problems": []}
+    data = json_data(ok(run("validate", "--json", cwd=project)))
+    assert data == {"files_checked": 2, "findings": []}
 
 
 def test_schema_is_valid_json_schema(run_all: RunAll) -> None:
@@ -256,6 +256,7 @@ def test_schema_is_valid_json_schema(run_all: RunAll) -> None:
 def test_schema_of_all_kinds_and_state_matches_its_schema(run: Run, project: Path) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     everything = json.loads(ok(run("schema")).stdout)
+    assert json_data(ok(run("schema", "--json"))) == everything
     assert set(everything) == {"state", "decision", "blocker", "session", "history"}
     for schema in everything.values():
         jsonschema.Draft202012Validator.check_schema(schema)
@@ -376,16 +377,17 @@ def test_usage_errors_are_json_under_json(run: Run, project: Path) -> None:
     for args in (("decision", "add", "--json"), ("get", "--json"), ("status", "--json", "--bogus")):
         result = run(*args, cwd=project)
         assert result.returncode == 2
-        assert result.stdout == ""
-        (line,) = result.stderr.splitlines()
-        error = json.loads(line)
-        assert set(error) == {"error", "file", "line", "column", "field", "message"}
-        assert error["error"] == "UsageError"
-        assert error["file"] is None
+        assert result.stderr == ""
+        error = json_error(result)
+        assert set(error) == {"type", "message", "path", "line", "column", "field", "text"}
+        assert error["type"] == "UsageError"
+        assert error["path"] is None
         assert f"(see `planstate {args[0]}" in error["message"]
+        plain = run(*[a for a in args if a != "--json"], cwd=project)  # the same refusal as text
+        assert error["text"] == plain.stderr.rstrip("\n")
     assert (
         "the following arguments are required: --context"
-        in json.loads(run("decision", "add", "--json", cwd=project).stderr)["message"]
+        in json_error(run("decision", "add", "--json", cwd=project))["message"]
     )
 
 
@@ -459,7 +461,7 @@ def test_comments_unknown_keys_and_body_survive(run: Run, project: Path) -> None
     assert after.endswith("\n## Notes\n\nHand-written notes that planstate must keep.\n")
     # Three front matter lines change (updated, task, title); the body changes only inside generated regions.
     assert len(changed_lines(before.split(b"\n---\n")[0], after.encode().split(b"\n---\n")[0])) == 3
-    assert json.loads(ok(run("get", "x_team", "--json", cwd=project)).stdout) == {"lead": "ana", "size": 3}
+    assert json_data(ok(run("get", "x_team", "--json", cwd=project))) == {"lead": "ana", "size": 3}
 
 
 def test_closed_stdout_is_not_an_error(project: Path) -> None:

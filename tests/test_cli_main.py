@@ -11,6 +11,7 @@ from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
+from conftest import json_error
 
 from planstate.cli.commands import COMMANDS
 from planstate.cli.main import build_parser
@@ -69,7 +70,9 @@ def test_an_internal_error_leaves_a_crash_log_for_the_bug_report(
     code = main(["--dir", str(project), "status", "--json"])
     captured = capsys.readouterr()
     assert code == 4
-    assert captured.out == ""
+    answer = json.loads(captured.out)  # with --json, the error envelope too
+    assert (answer["exit"], answer["error"]["type"]) == (4, "InternalError")
+    assert answer["error"]["text"] == captured.err.rstrip("\n")
     found = re.fullmatch(
         r"planstate: internal error: RuntimeError: status went wrong \(traceback: (.+)\)\n", captured.err
     )
@@ -158,8 +161,8 @@ def test_the_command_line_names_the_option(run: Run, project: Path) -> None:
     assert result.stderr.endswith("run `planstate init` or pass --dir PATH (or set PLANSTATE_DIR)\n")
     without_position(project)
     result = run("position", "--task", "t", "--json", cwd=project)
-    error = json.loads(result.stderr)
-    assert (error["file"], error["field"]) == (".planning/STATE.md", "position")
+    error = json_error(result)
+    assert (error["path"], error["field"]) == (".planning/STATE.md", "position")
     assert error["message"] == "cannot set the position: STATE.md has no position yet; give the phase too: --phase N"
     result = run("task", "start", "t", cwd=project)  # task start has no --phase: the hint is a command to run
     assert result.stderr.endswith("no position yet; set the phase first (`planstate position --phase N`)\n")

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
-from conftest import outside_regions, state_file
+from conftest import json_data, json_error, outside_regions, state_file
 
 from planstate.core.errors import UsageError
 from planstate.workspace import Workspace
@@ -45,7 +44,7 @@ def decisions(project: Path) -> list[Path]:
 def add(run: Run, project: Path, decision: str, *extra: str) -> dict[str, object]:
     """Add a decision through the CLI with --json and return the printed record."""
     args = ("decision", "add", "--context", "ctx", "--decision", decision, "--reason", "because", *extra, "--json")
-    return json.loads(ok(run(*args, cwd=project, env=PINNED)).stdout)  # type: ignore[no-any-return]
+    return json_data(ok(run(*args, cwd=project, env=PINNED)))  # type: ignore[no-any-return]
 
 
 # ---------------------------------------------------------------------------- add
@@ -193,7 +192,7 @@ def test_add_with_an_unreadable_state_warns_and_leaves_phase_empty(run: Run, pro
 def test_list_hides_superseded_filters_and_prints_json(run: Run, project: Path) -> None:
     first = add(run, project, "Use MySQL")
     second = add(run, project, "Use Postgres", "--supersedes", str(first["id"]))
-    later = json.loads(
+    later = json_data(
         ok(
             run(
                 "decision",
@@ -208,24 +207,24 @@ def test_list_hides_superseded_filters_and_prints_json(run: Run, project: Path) 
                 cwd=project,
                 env={"PLANSTATE_NOW": "2026-04-01T00:00:00Z"},
             )
-        ).stdout
+        )
     )
     lines = ok(run("decision", "list", cwd=project)).stdout.splitlines()
     assert lines == [
         f"{second['id']}  2026-03-04  accepted  Use Postgres",
         f"{later['id']}  2026-04-01  accepted  Cache in Redis",
     ]
-    everything = json.loads(ok(run("decision", "list", "--all", "--json", cwd=project)).stdout)
+    everything = json_data(ok(run("decision", "list", "--all", "--json", cwd=project)))
     assert [d["id"] for d in everything] == [*sorted([first["id"], second["id"]]), later["id"]]
     old = next(d for d in everything if d["id"] == first["id"])
     assert (old["status"], old["superseded_by"]) == ("superseded", second["id"])
     assert old["path"] == first["path"]
-    only = json.loads(ok(run("decision", "list", "--status", "superseded", "--json", cwd=project)).stdout)
+    only = json_data(ok(run("decision", "list", "--status", "superseded", "--json", cwd=project)))
     assert [d["id"] for d in only] == [first["id"]]
-    recent = json.loads(ok(run("decision", "list", "--since", "2026-03-05", "--json", cwd=project)).stdout)
+    recent = json_data(ok(run("decision", "list", "--since", "2026-03-05", "--json", cwd=project)))
     assert [d["id"] for d in recent] == [later["id"]]
     window = run("decision", "list", "--since", "7d", "--json", cwd=project, env={"PLANSTATE_NOW": "2026-04-02T00:00Z"})
-    assert [d["id"] for d in json.loads(ok(window).stdout)] == [later["id"]]
+    assert [d["id"] for d in json_data(ok(window))] == [later["id"]]
     ws = Workspace.find(project)
     assert ws.decision.list(all=True).ids() == [d["id"] for d in everything]
     assert ws.decision.list(since="2026-04-01").ids() == [later["id"]]
@@ -233,7 +232,7 @@ def test_list_hides_superseded_filters_and_prints_json(run: Run, project: Path) 
 
 def test_list_of_nothing_and_bad_filters(run: Run, project: Path) -> None:
     assert ok(run("decision", "list", cwd=project)).stdout.startswith("no decisions (superseded ones are hidden")
-    assert json.loads(ok(run("decision", "list", "--json", cwd=project)).stdout) == []
+    assert json_data(ok(run("decision", "list", "--json", cwd=project))) == []
     refused(run("decision", "list", "--status", "done", cwd=project), "'done' is not one of: proposed, accepted")
     refused(run("decision", "list", "--since", "last week", cwd=project), "--since 'last week' is not a date")
 
@@ -257,7 +256,7 @@ def test_show_by_id_and_prefix(run: Run, project: Path) -> None:
     path = project / str(made["path"])
     text = ok(run("decision", "show", str(made["id"])[:9], cwd=project)).stdout
     assert text == f"# {made['path']}\n{path.read_text()}"
-    data = json.loads(ok(run("decision", "show", str(made["id"]), "--json", cwd=project)).stdout)
+    data = json_data(ok(run("decision", "show", str(made["id"]), "--json", cwd=project)))
     assert data["id"] == made["id"] and data["decision"] == "Use jose"
     assert data["body"] == path.read_text().split("\n---\n", 1)[1]
     assert Workspace.find(project).decision.show(str(made["id"])[:10]).id == made["id"]
@@ -272,7 +271,7 @@ def test_show_unknown_and_ambiguous_ids(run: Run, project: Path) -> None:
     refused(run("decision", "show", "dec-zzz", cwd=project), "no decision with id 'dec-zzz'")
     refused(run("decision", "show", "dec-aaa", cwd=project), "ambiguous", "dec-aaaaaaaaaaaa, dec-aaaaaaaaaaab")
     ok(run("decision", "show", "dec-aaaaaaaaaaab", cwd=project))
-    error = json.loads(run("decision", "show", "dec-zzz", "--json", cwd=project).stderr)
+    error = json_error(run("decision", "show", "dec-zzz", "--json", cwd=project))
     assert error["error"] == "UsageError"
 
 
@@ -333,7 +332,7 @@ def test_supersede_json_and_api(run: Run, project: Path) -> None:
     result = ws.decision.supersede(old.id, new.id)
     assert result.old.data["status"] == "superseded" and result.new.data["supersedes"] == old.id
     third = ws.decision.add(context="c", decision="C", reason="r")
-    data = json.loads(ok(run("decision", "supersede", new.id, third.id, "--json", cwd=project)).stdout)
+    data = json_data(ok(run("decision", "supersede", new.id, third.id, "--json", cwd=project)))
     assert data["superseded"]["id"] == new.id and data["superseded"]["superseded_by"] == third.id
     assert data["by"]["id"] == third.id and data["by"]["supersedes"] == new.id
 
@@ -416,7 +415,7 @@ def test_template_looking_values_are_written_literally(run: Run, project: Path) 
     for value in values.values():
         assert value in body
     assert "49" not in text.replace(str(made["id"]), "")  # a random id may hold "49"
-    shown = json.loads(ok(run("decision", "show", str(made["id"]), "--json", cwd=project)).stdout)
+    shown = json_data(ok(run("decision", "show", str(made["id"]), "--json", cwd=project)))
     assert (shown["context"], shown["decision"], shown["reason"]) == (
         values["context"],
         values["decision"],
@@ -481,7 +480,7 @@ def test_a_proposed_decision_is_accepted_or_rejected(run: Run, project: Path) ->
 
     other = add(run, project, "Use Postgres", "--proposed")
     result = ok(run("decision", "reject", str(other["id"]), "--reason", "too heavy", "--json", cwd=project))
-    rejected = json.loads(result.stdout)
+    rejected = json_data(result)
     assert (rejected["status"], rejected["rejection"]) == ("rejected", "too heavy")
     for verb in ("accept", "reject"):
         refused(run("decision", verb, str(other["id"]), cwd=project), "it was rejected (too heavy)", "status:")
@@ -528,7 +527,7 @@ def test_a_hand_made_record_is_found_by_the_id_inside(run: Run, project: Path) -
         "---\nschema_version: 1\nid: jwt-choice\ntitle: JWT library\ndate: 2026-11-20\nstatus: proposed\n"
         "context: c\ndecision: jose\nreason: r\n---\n"
     )
-    shown = json.loads(ok(run("decision", "show", "jwt-choice", "--json", cwd=project)).stdout)
+    shown = json_data(ok(run("decision", "show", "jwt-choice", "--json", cwd=project)))
     assert (shown["id"], shown["path"]) == ("jwt-choice", ".planning/decisions/2026-11-20-jwt-library.md")
     ok(run("decision", "accept", "jwt-ch", cwd=project))
     assert "status: accepted\n" in (folder / "2026-11-20-jwt-library.md").read_text()

@@ -7,7 +7,6 @@ the same error for the same file placed in a workspace.
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +14,7 @@ from subprocess import CompletedProcess
 from typing import NamedTuple
 
 import pytest
+from conftest import json_data, json_error
 
 from planstate.core.errors import PlanstateError
 from planstate.model.validation import located, problems_for
@@ -116,7 +116,7 @@ def test_validate_reports_the_same_error(name: str, run: Run, project: Path) -> 
     shutil.copyfile(INVALID / f"{name}.md", target)
     done = run("validate", "--json", cwd=project)
     assert done.returncode in (1, 2), done.stderr
-    report = json.loads(done.stdout) if done.returncode == 1 else {"problems": [json.loads(done.stderr)]}
+    report = json_data(done) if done.returncode == 1 else {"problems": [json_error(done)]}
     problem = report["problems"][0]
     expected = EXPECTED[name]
     shown = str(target.relative_to(project))

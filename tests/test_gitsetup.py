@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -11,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import PINNED_NOW, REPO, state_file
+from conftest import PINNED_NOW, REPO, json_data, state_file
 
 from planstate.text import conflicts as checks
 from planstate.vcs import gitsetup
@@ -118,7 +117,7 @@ def test_install_twice_changes_nothing_and_says_so(run: Run, repo: Path) -> None
     before = (path.read_bytes(), path.stat().st_mtime_ns, (repo / ".git" / "config").read_bytes())
     assert ok(run("git", "install", cwd=repo)).stdout == "already installed: nothing to do\n"
     assert (path.read_bytes(), path.stat().st_mtime_ns, (repo / ".git" / "config").read_bytes()) == before
-    data = json.loads(ok(run("git", "install", "--json", cwd=repo)).stdout)
+    data = json_data(ok(run("git", "install", "--json", cwd=repo)))
     assert data == {
         "action": "install",
         "changed": False,
@@ -147,7 +146,7 @@ def test_uninstall_restores_the_file_and_removes_only_its_config(run: Run, repo:
     assert config(repo) == {}
     assert git(repo, "config", "merge.other.driver").stdout == "other-tool %A\n"
     assert ok(run("git", "uninstall", cwd=repo)).stdout == "not installed: nothing to do\n"
-    data = json.loads(ok(run("git", "uninstall", "--json", cwd=repo)).stdout)
+    data = json_data(ok(run("git", "uninstall", "--json", cwd=repo)))
     assert data["changed"] is False and data["attributes"]["change"] == "unchanged"
 
 
@@ -335,7 +334,7 @@ def test_check_reports_attributes_without_drivers_and_install_fixes_it(run: Run,
     assert ok(run("check", cwd=repo, env=ENV)).stdout == "2 files checked: 0 errors, 0 warnings\n"
     git(repo, "config", "--remove-section", "merge.planstate")
     git(repo, "config", "--remove-section", "diff.planstate")  # a fresh clone: the attributes came, the config did not
-    data = json.loads(ok(run("check", "--json", cwd=repo, env=ENV)).stdout)
+    data = json_data(ok(run("check", "--json", cwd=repo, env=ENV)))
     found = {f["code"]: f for f in data["findings"]}
     assert set(found) == {"merge-driver-missing", "diff-driver-missing"}
     assert (found["merge-driver-missing"]["file"], found["merge-driver-missing"]["line"]) == (ATTRIBUTES, 4)
@@ -356,7 +355,7 @@ def test_a_driver_configured_in_any_scope_counts(run: Run, repo: Path, tmp_path:
     glob = tmp_path / "global.gitconfig"
     glob.write_text('[merge "planstate"]\n\tdriver = planstate git merge-driver %O %A %B %L %P\n')
     env = {**ENV, "GIT_CONFIG_GLOBAL": str(glob)}
-    codes = [f["code"] for f in json.loads(ok(run("check", "--json", cwd=repo, env=env)).stdout)["findings"]]
+    codes = [f["code"] for f in json_data(ok(run("check", "--json", cwd=repo, env=env)))["findings"]]
     assert codes == ["diff-driver-missing"]
 
 
@@ -412,7 +411,7 @@ def test_a_field_conflict_names_the_field_and_how_to_resolve_it(run: Run, projec
     text = path.read_text()
     path.write_text(text.replace("  task: null\n", FIELD_CONFLICT, 1))
     first = text.splitlines().index("  task: null") + 1
-    data = json.loads(ok(run("check", "--json", cwd=project, env=ENV), 1).stdout)
+    data = json_data(ok(run("check", "--json", cwd=project, env=ENV), 1))
     (finding,) = data["findings"]
     assert finding == {
         "code": "conflict-marker",

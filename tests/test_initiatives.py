@@ -9,7 +9,7 @@ from subprocess import CompletedProcess
 from typing import Any
 
 import pytest
-from conftest import state_file
+from conftest import json_data, state_file
 
 from planstate.core.errors import UsageError
 from planstate.store import transaction
@@ -86,7 +86,7 @@ def test_new_is_paused_while_another_is_active(run: Run, project: Path) -> None:
     ]
     assert lifecycle(state_file(project))["state"] == "active"
     ok(run("validate", cwd=project))
-    status = json.loads(ok(run("--initiative", "auth", "status", "--json", cwd=project)).stdout)
+    status = json_data(ok(run("--initiative", "auth", "status", "--json", cwd=project)))
     assert (status["initiative"], status["title"], status["current_phase"], status["phases_total"]) == (
         "auth",
         "Auth rewrite",
@@ -97,8 +97,8 @@ def test_new_is_paused_while_another_is_active(run: Run, project: Path) -> None:
 
 def test_new_is_active_when_none_is(run: Run, project: Path) -> None:
     ok(run("pause", cwd=project))
-    result = json.loads(
-        ok(run("initiative", "new", "auth", "--first-phase", "0", "--phase", "A", "--json", cwd=project)).stdout
+    result = json_data(
+        ok(run("initiative", "new", "auth", "--first-phase", "0", "--phase", "A", "--json", cwd=project))
     )
     assert result == {
         "initiative": "auth",
@@ -108,7 +108,7 @@ def test_new_is_active_when_none_is(run: Run, project: Path) -> None:
         "paused": [],
     }
     assert entries(sub(project, "auth") / "history.jsonl")[0]["trigger"] == "create"
-    status = json.loads(ok(run("status", "--json", cwd=project)).stdout)  # commands act on the active one
+    status = json_data(ok(run("status", "--json", cwd=project)))  # commands act on the active one
     assert (status["initiative"], status["current_phase"]) == ("auth", 0)
 
 
@@ -146,7 +146,7 @@ def test_list_marks_the_current_one_and_hides_archived(run: Run, project: Path) 
     assert [line.split()[:3] for line in lines[:2]] == [["*", "demo", "active"], ["auth", "paused", "Auth"]]
     assert lines[2] == "(1 archived initiative hidden; --all lists it)"
     assert len(lines) == 3
-    listed = json.loads(ok(run("initiative", "list", "--all", "--json", cwd=project)).stdout)
+    listed = json_data(ok(run("initiative", "list", "--all", "--json", cwd=project)))
     assert listed["hidden"] == 0
     assert [(i["initiative"], i["state"], i["current"]) for i in listed["initiatives"]] == [
         ("demo", "active", True),
@@ -171,9 +171,9 @@ def test_switch_pauses_then_activates_in_one_transaction(run: Run, project: Path
     assert (last_root["from"], last_root["to"], last_root["trigger"]) == ("active", "paused", "initiative switch")
     assert (last_auth["from"], last_auth["to"], last_auth["trigger"]) == ("paused", "active", "initiative switch")
     assert last_root["at"] == last_auth["at"]
-    status = json.loads(ok(run("status", "--json", cwd=project)).stdout)
+    status = json_data(ok(run("status", "--json", cwd=project)))
     assert status["initiative"] == "auth"  # commands now act on auth
-    back = json.loads(ok(run("initiative", "switch", "demo", "--json", cwd=project)).stdout)
+    back = json_data(ok(run("initiative", "switch", "demo", "--json", cwd=project)))
     assert back["already_active"] is False
     assert [(t["initiative"], t["from"], t["to"]) for t in back["transitions"]] == [
         ("auth", "active", "paused"),
@@ -259,7 +259,7 @@ def test_initiative_option_targets_one_and_the_default_is_the_active_one(run: Ru
     ok(run("next", "Root next", cwd=project))  # no --initiative: the active one (demo)
     assert Document.from_bytes(state_file(project).read_bytes()).get("next_action") == "Root next"
     env = {"PLANSTATE_INITIATIVE": "auth"}
-    assert json.loads(ok(run("status", "--json", cwd=project, env=env)).stdout)["initiative"] == "auth"
+    assert json_data(ok(run("status", "--json", cwd=project, env=env)))["initiative"] == "auth"
     refused(run("--initiative", "zzz", "status", cwd=project), "no initiative 'zzz'")
 
 
@@ -285,7 +285,7 @@ def test_a_staging_folder_is_not_an_initiative(run: Run, project: Path) -> None:
     leftover = project / ".planning" / "initiatives" / ".auth2.init-123-abc"
     leftover.mkdir()
     (leftover / "STATE.md").write_text("half written")
-    listed = json.loads(ok(run("initiative", "list", "--json", cwd=project)).stdout)
+    listed = json_data(ok(run("initiative", "list", "--json", cwd=project)))
     assert [i["initiative"] for i in listed["initiatives"]] == ["demo", "auth"]
     ok(run("validate", cwd=project))
 
@@ -348,7 +348,7 @@ def test_concurrent_switches_leave_exactly_one_active(
     for result in run_all(commands, cwd=project):
         ok(result)
     ok(run("validate", cwd=project))  # includes "at most one active"
-    listed = json.loads(ok(run("initiative", "list", "--json", cwd=project)).stdout)["initiatives"]
+    listed = json_data(ok(run("initiative", "list", "--json", cwd=project)))["initiatives"]
     assert [i["state"] for i in listed].count("active") == 1
     for item in listed:
         folder = project / item["dir"]

@@ -11,7 +11,7 @@ from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
-from conftest import REPO, state_file
+from conftest import REPO, json_data, json_error, state_file
 
 from planstate.model.kinds import LIFECYCLE_STATES
 from planstate.ops.lifecycle import COMMANDS, TABLE, allowed
@@ -150,7 +150,7 @@ def test_refusal_as_json(run: Run, tmp_path: Path) -> None:
     folder = make_workspace(tmp_path / "proj", "completed")
     result = run("pause", "--json", cwd=folder)
     assert result.returncode == 2
-    error = json.loads(result.stderr)
+    error = json_error(result)
     assert error["error"] == "UsageError"
     assert error["field"] == "lifecycle.state"
     assert error["file"] == ".planning/STATE.md"
@@ -161,7 +161,7 @@ def test_transition_json(run: Run, tmp_path: Path) -> None:
     folder = make_workspace(tmp_path / "proj", "active")
     result = run("pause", "--reason", "lunch", "--json", cwd=folder, env={"PLANSTATE_NOW": NOW})
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == {
+    assert json_data(result) == {
         "initiative": "demo",
         "from": "active",
         "to": "paused",
@@ -212,7 +212,7 @@ def test_error_info_is_kept_and_retries_are_counted(run: Run, tmp_path: Path) ->
     error = lifecycle_of(folder)["error"]
     assert isinstance(error, dict)
     assert (error["message"], error["retries"]) == ("gone again", 1)
-    status = json.loads(run("status", "--json", cwd=folder).stdout)
+    status = json_data(run("status", "--json", cwd=folder))
     assert status["error"]["message"] == "gone again"
     assert status["error"]["retries"] == 1
     bad = run("pause", "--detail", "x=1", cwd=folder)
@@ -243,7 +243,7 @@ def test_resume_without_activate_shows_the_brief_and_writes_nothing(run: Run, tm
     assert result.returncode == 0, result.stderr
     assert "Status: paused" in result.stdout
     assert "to continue: planstate resume --activate" in result.stdout
-    data = json.loads(run("resume", "--json", cwd=folder).stdout)
+    data = json_data(run("resume", "--json", cwd=folder))
     assert data["status"] == "paused"
     assert state_file(folder).read_bytes() == before
     bad = run("resume", "--reason", "back", cwd=folder)
@@ -412,9 +412,9 @@ READ_ONLY_COMMANDS = [
 def test_a_read_only_initiative_refuses_work_but_closes_sessions(run: Run, tmp_path: Path, state: str) -> None:
     folder = make_workspace(tmp_path / "proj", "active")
     env = {"PLANSTATE_NOW": NOW}
-    session = json.loads(run("session", "start", "--agent", "w1", "--json", cwd=folder, env=env).stdout)["id"]
-    stale = json.loads(run("session", "start", "--agent", "w2", "--json", cwd=folder, env=env).stdout)["id"]
-    blocker = json.loads(run("blocker", "add", "--description", "b", "--json", cwd=folder, env=env).stdout)["id"]
+    session = json_data(run("session", "start", "--agent", "w1", "--json", cwd=folder, env=env))["id"]
+    stale = json_data(run("session", "start", "--agent", "w2", "--json", cwd=folder, env=env))["id"]
+    blocker = json_data(run("blocker", "add", "--description", "b", "--json", cwd=folder, env=env))["id"]
     assert run("complete" if state == "completed" else "archive", cwd=folder, env=env).returncode == 0
     planning = folder / ".planning"
     snapshot = {p: p.read_bytes() for p in planning.rglob("*") if p.is_file() and ".local" not in p.parts}

@@ -7,7 +7,6 @@ field only one side changed arrives as that side changed it; after taking a side
 
 from __future__ import annotations
 
-import json
 import random
 import shutil
 import threading
@@ -18,6 +17,7 @@ from subprocess import CompletedProcess
 from typing import Any
 
 import pytest
+from conftest import json_data
 
 from planstate.text.document import Document
 from planstate.text.paths import format_path
@@ -81,13 +81,13 @@ class Agent:
                 "decision", "add", "--title", title, "--context", "c", "--decision", "d", "--reason", "r", "--json"
             )
             if made.returncode == 0:
-                self.decisions.append(json.loads(made.stdout)["id"])
+                self.decisions.append(json_data(made)["id"])
                 self.titles.append(title)
         elif choice == "blocker":
             title = f"{self.name} blocker {number}"
             made = self.cli("blocker", "add", "--title", title, "--description", "x", "--json")
             if made.returncode == 0:
-                self.blockers[json.loads(made.stdout)["id"]] = "new"
+                self.blockers[json_data(made)["id"]] = "new"
                 self.titles.append(title)
         elif choice == "move":
             open_ones = sorted(b for b, s in self.blockers.items() if s != "resolved")
@@ -108,7 +108,7 @@ class Agent:
             if self.session is None:
                 made = self.cli("session", "start", "--agent", self.name, "--working-on", f"step {number}", "--json")
                 if made.returncode == 0:
-                    self.session = json.loads(made.stdout)["id"]
+                    self.session = json_data(made)["id"]
             else:
                 self.cli("session", "end", "--session", self.session, "--completed", f"step {number}")
                 self.session = None
@@ -186,7 +186,7 @@ def test_two_agents_work_a_day_in_two_clones_and_merge_with_conflicts_only_where
         ).returncode
         == 0
     )
-    shared = json.loads(
+    shared = json_data(
         run(
             "blocker",
             "add",
@@ -197,7 +197,7 @@ def test_two_agents_work_a_day_in_two_clones_and_merge_with_conflicts_only_where
             "--json",
             cwd=origin,
             env={"PLANSTATE_NOW": "2026-11-20T08:30:00Z"},
-        ).stdout
+        )
     )["id"]
     commit_all(origin, "the plan")
     clones = []
@@ -277,7 +277,7 @@ def test_two_agents_work_a_day_in_two_clones_and_merge_with_conflicts_only_where
     for title in alice.titles + bob.titles:
         assert title in day.stdout, f"{title} missing from planstate diff"
     assert "Schema" in day.stdout
-    assert json.loads(run("diff", base, "HEAD", "--json", cwd=repo).stdout)
+    assert json_data(run("diff", base, "HEAD", "--json", cwd=repo))
 
 
 def _take_ours(text: str) -> str:

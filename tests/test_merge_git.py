@@ -9,6 +9,7 @@ from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
+from conftest import json_data
 
 from tests.gitutil import commit_all, git, install_driver, new_repo, unmerged
 
@@ -72,7 +73,7 @@ def checkout(repo: Path, name: str) -> None:
 
 
 def field(run: Run, repo: Path, path: str) -> object:
-    return json.loads(ok(run("get", path, "--json", cwd=repo)).stdout)
+    return json_data(ok(run("get", path, "--json", cwd=repo)))
 
 
 def test_different_fields_merge_cleanly_keep_comments_and_check_clean(run: Run, repo: Path) -> None:
@@ -116,7 +117,7 @@ def test_records_of_both_sides_merge_and_one_blocker_conflicts_on_its_field_only
             env=at(9, 30),
         )
     )
-    blocker_id = json.loads(made.stdout)["id"]
+    blocker_id = json_data(made)["id"]
     commit_all(repo, "blocker")
 
     def work(name: str, hour: int, workaround: str) -> None:
@@ -138,7 +139,7 @@ def test_records_of_both_sides_merge_and_one_blocker_conflicts_on_its_field_only
             )
         )
         ok(run("blocker", "add", "--title", f"Blocker of {name}", "--description", "x", cwd=repo, env=env))
-        session = json.loads(ok(run("session", "start", "--agent", name, "--json", cwd=repo, env=env)).stdout)["id"]
+        session = json_data(ok(run("session", "start", "--agent", name, "--json", cwd=repo, env=env)))["id"]
         ok(run("session", "end", "--session", session, "--completed", "step", cwd=repo, env=at(hour, 30)))
         ok(run("blocker", "bypass", blocker_id, "--workaround", workaround, cwd=repo, env=at(hour, 40)))
         commit_all(repo, f"{name} work")
@@ -215,7 +216,7 @@ def test_a_stale_branch_never_reactivates_what_main_archived(run: Run, repo: Pat
             "blocker", "add", "--title", "Flaky CI", "--description", "x", "--active", "--json", cwd=repo, env=at(9, 10)
         )
     )
-    blocker_id = json.loads(made.stdout)["id"]
+    blocker_id = json_data(made)["id"]
     commit_all(repo, "blocker")
     branch(repo, "stale")
     ok(run("pause", "--reason", "lunch", cwd=repo, env=at(10)))
@@ -233,7 +234,7 @@ def test_a_stale_branch_never_reactivates_what_main_archived(run: Run, repo: Pat
     assert field(run, repo, "lifecycle.state") == "archived"
     assert field(run, repo, "lifecycle.reason") == "Replaced by SSO"
     assert field(run, repo, "position.task") == "Old idea"  # its other work still merges
-    blocker = json.loads(ok(run("blocker", "show", blocker_id, "--json", cwd=repo)).stdout)
+    blocker = json_data(ok(run("blocker", "show", blocker_id, "--json", cwd=repo)))
     assert blocker["status"] == "resolved" and blocker["workaround"] == "retry twice"
     history = [json.loads(line) for line in (repo / ".planning" / "history.jsonl").read_text().splitlines()]
     assert [h["to"] for h in history] == ["active", "paused", "active", "archived"]

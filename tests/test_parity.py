@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PINNED_NOW, planstate_command
+from conftest import PINNED_NOW, json_envelope, planstate_command
 
 from planstate.workspace import Workspace
 
@@ -247,11 +247,9 @@ def _ids(path: Path) -> bytes:
 
 
 def _plain(value: Any) -> Any:
-    """An API result as the JSON `--json` prints: `to_dict()`, `to_list()`, or the value itself."""
-    for method in ("to_dict", "to_list"):
-        if hasattr(value, method):
-            value = getattr(value, method)()
-            break
+    """An API result as the `data` of what `--json` prints: `to_dict()`, or the value itself."""
+    if hasattr(value, "to_dict"):
+        value = value.to_dict()
     return json.loads(RECORD_ID.sub(lambda m: f"{m.group(1)}-ID", json.dumps(value, default=str)))
 
 
@@ -279,9 +277,10 @@ def test_command_and_api_write_the_same_bytes_and_say_the_same(
     result = case.api(Workspace.find(project, actor=ACTOR))
     assert cli.returncode in (0, 1), cli.stderr
     assert _tree(twin) == _tree(project)
+    json_envelope(cli)
     if case.compare_result:
         said = json.loads(RECORD_ID.sub(lambda m: f"{m.group(1)}-ID", cli.stdout.replace(str(twin), str(project))))
-        assert said == _plain(result)
+        assert said["data"] == _plain(result)  # the API's to_dict() is the envelope's `data`
 
 
 def test_init_writes_what_the_api_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

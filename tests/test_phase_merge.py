@@ -7,14 +7,13 @@ conflict naming the phase by its number, and such a phase, made by hand, does no
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Completed, state_file
+from conftest import Completed, json_data, state_file
 
 from planstate.vcs import merge
 from tests.gitutil import commit_all, git, install_driver, new_repo, unmerged
@@ -73,7 +72,7 @@ def test_completing_and_failing_the_same_phase_on_two_branches_is_one_conflict(r
 
     keep_ours(state_file(repo))  # y's failed phase, whole: never a mix
     ok(run("validate", cwd=repo))
-    phase = json.loads(ok(run("get", "phases.2", "--json", cwd=repo)).stdout)
+    phase = json_data(ok(run("get", "phases.2", "--json", cwd=repo)))
     assert phase["status"] == "failed" and phase["failure"] == "flaky"
     assert phase.get("completed") is None and phase["checkpoint"] == "pending" and not phase.get("evidence")
     ok(run("check", "--fix", cwd=repo))  # the regions, rendered again from the kept side

@@ -10,7 +10,7 @@ from subprocess import CompletedProcess
 from typing import Any
 
 import pytest
-from conftest import state_file
+from conftest import json_data, state_file
 
 from planstate.core.errors import UsageError
 from planstate.model.kinds import State, is_complete
@@ -59,7 +59,7 @@ def data(folder: Path) -> dict[str, Any]:
 
 def status(run: Run, folder: Path) -> dict[str, Any]:
     """`planstate status --json`."""
-    value: dict[str, Any] = json.loads(ok(run("status", "--json", cwd=folder)).stdout)
+    value: dict[str, Any] = json_data(ok(run("status", "--json", cwd=folder)))
     return value
 
 
@@ -260,7 +260,7 @@ def test_a_phase_command_resumes_a_suspended_initiative_by_itself(run: Run, proj
     assert last["reason"] == "work went on: planstate phase complete 1"
     assert data(project)["lifecycle"]["state"] == "active"
     ok(run("suspend", cwd=project, env=at(30)))
-    result = json.loads(ok(run("phase", "fail", "2", "--reason", "x", "--json", cwd=project, env=at(40))).stdout)
+    result = json_data(ok(run("phase", "fail", "2", "--reason", "x", "--json", cwd=project, env=at(40))))
     assert (result["auto_resumed"], result["lifecycle"]) == (True, "active")
     ok(run("suspend", cwd=project, env=at(50)))
     refused(run("phase", "complete", "7", cwd=project, env=at(60)), "phases are numbered")
@@ -326,7 +326,7 @@ def test_the_generated_next_action_moves_on_but_written_text_stays(run: Run, pro
 
 
 def test_phase_json_output(run: Run, project: Path) -> None:
-    result = json.loads(ok(run("phase", "complete", "1", "--evidence", "tests=3/3", "--json", cwd=project)).stdout)
+    result = json_data(ok(run("phase", "complete", "1", "--evidence", "tests=3/3", "--json", cwd=project)))
     assert result["initiative"] == "demo"
     assert (result["action"], result["phase"], result["name"], result["from"], result["to"]) == (
         "complete",
@@ -481,7 +481,7 @@ def test_out_of_order_work_never_points_past_the_end(run: Run, project: Path) ->
 
 def blocker(run: Run, folder: Path, *args: str) -> str:
     """Record a blocker through the CLI; return its id."""
-    made = json.loads(ok(run("blocker", "add", *args, "--json", cwd=folder)).stdout)
+    made = json_data(ok(run("blocker", "add", *args, "--json", cwd=folder)))
     return str(made["id"])
 
 
@@ -505,11 +505,11 @@ def test_open_blockers_on_a_phase_are_warned_about_not_enforced(run: Run, projec
     ok(run("phase", "fail", "2", "--reason", "red", cwd=project))
     retried = run("phase", "retry", "2", "--json", cwd=project)
     assert retried.returncode == 0
-    assert json.loads(retried.stdout)["warnings"] == [f"blocker {on_two} still affects phase 2: resolve or bypass it"]
+    assert json_data(retried)["warnings"] == [f"blocker {on_two} still affects phase 2: resolve or bypass it"]
     ok(run("phase", "fail", "2", "--reason", "red again", cwd=project))
     started = run("phase", "start", "3", "--json", cwd=project)
     assert started.returncode == 0 and started.stderr == ""
-    assert json.loads(started.stdout)["warnings"] == []
+    assert json_data(started)["warnings"] == []
     ok(run("blocker", "resolve", on_two, "--resolution", "keys arrived", cwd=project))
     ok(run("phase", "complete", "3", cwd=project))
 
@@ -519,8 +519,8 @@ def test_phase_warnings_and_the_brief_read_affects_the_same_way(run: Run, projec
     by_name = blocker(run, project, "--description", "design review", "--affects", "  build ", "--active")
     started = run("phase", "complete", "1", "--json", cwd=project)
     assert started.returncode == 0, started.stderr
-    assert json.loads(started.stdout)["warnings"] == [f"blocker {by_name} still affects phase 2: resolve or bypass it"]
-    brief = json.loads(run("resume", "--json", cwd=project).stdout)
+    assert json_data(started)["warnings"] == [f"blocker {by_name} still affects phase 2: resolve or bypass it"]
+    brief = json_data(run("resume", "--json", cwd=project))
     assert [p["phase"] for p in brief["blocked_phases"]] == [2]
 
 

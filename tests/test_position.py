@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -10,7 +9,7 @@ from subprocess import CompletedProcess
 from typing import Any
 
 import pytest
-from conftest import REPO, state_file
+from conftest import REPO, json_data, state_file
 
 from planstate.cli.main import build_parser
 from planstate.core.errors import UsageError
@@ -62,9 +61,7 @@ def test_position_sets_fields_and_prints_changes(run: Run, project: Path) -> Non
         ".planning/STATE.md: position.task: null → Write the parser",
         ".planning/STATE.md: position.status: pending → in_progress",
     ]
-    result = json.loads(
-        ok(run("position", "--wave", "2", "--plan", "auth", "--step", "tuning", "--json", cwd=project)).stdout
-    )
+    result = json_data(ok(run("position", "--wave", "2", "--plan", "auth", "--step", "tuning", "--json", cwd=project)))
     assert result == {
         "file": ".planning/STATE.md",
         "changed": True,
@@ -76,7 +73,7 @@ def test_position_sets_fields_and_prints_changes(run: Run, project: Path) -> Non
     }
     shown = ok(run("position", cwd=project)).stdout
     assert "task: Write the parser\n" in shown
-    assert json.loads(ok(run("position", "--json", cwd=project)).stdout)["wave"] == 2
+    assert json_data(ok(run("position", "--json", cwd=project)))["wave"] == 2
     ok(run("position", "--task", "", "--wave", "", cwd=project))
     position = front(project)["position"]
     assert (position["task"], position["wave"]) == (None, None)
@@ -132,7 +129,7 @@ def test_next_keeps_several_lines(run: Run, project: Path) -> None:
     )
     assert front(project)["next_action"] == text
     assert ok(run("next", cwd=project)).stdout == text + "\n"
-    assert json.loads(ok(run("next", "--json", cwd=project)).stdout) == text
+    assert json_data(ok(run("next", "--json", cwd=project))) == text
     assert Workspace.find(project).next("One line").changes[0].new == "One line"
 
 
@@ -149,7 +146,7 @@ def test_context_appends_without_duplicates_and_answers_questions(run: Run, proj
         "key_implementations": ["Tokens stored in SQLite"],
         "open_questions": ["Which JWT library?", "Cookie or header?"],
     }
-    result = json.loads(ok(run("context", "--answered", "Which JWT library?", "--json", cwd=project)).stdout)
+    result = json_data(ok(run("context", "--answered", "Which JWT library?", "--json", cwd=project)))
     assert result["changes"] == [
         {
             "path": "resume_context.open_questions",
@@ -191,7 +188,7 @@ def test_task_start_and_done(run: Run, project: Path) -> None:
     data = front(project)
     assert (data["position"]["task"], data["position"]["status"]) == ("Test the parser", "in_progress")
     assert data["progress"]["current_phase_completed"] == 1
-    result = json.loads(ok(run("task", "done", "--json", cwd=project)).stdout)
+    result = json_data(ok(run("task", "done", "--json", cwd=project)))
     assert {"path": "position.status", "old": "in_progress", "new": "done"} in result["changes"]
     assert {"path": "progress.current_phase_completed", "old": 1, "new": 2} in result["changes"]
     before = state_file(project).read_bytes()

@@ -7,7 +7,6 @@ renders them from both sides' records; without the driver, one `planstate check 
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -15,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Completed
+from conftest import Completed, json_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -36,7 +35,7 @@ def ok(result: Completed) -> Completed:
 def clean(run: Run, cwd: Path) -> None:
     """Assert `planstate check` finds nothing at all."""
     result = run("check", "--json", cwd=cwd)
-    report = json.loads(result.stdout)
+    report = json_data(result)
     assert result.returncode == 0 and report["findings"] == [], result.stdout
 
 
@@ -65,7 +64,7 @@ def test_every_record_command_leaves_check_clean_and_updated_alone(run: Run, tmp
     ]
     made = []
     for step in steps:
-        made.append(json.loads(ok(run(*step)).stdout)["id"])
+        made.append(json_data(ok(run(*step)))["id"])
         clean(run, tmp_path)
     jose, argon, blocker, session = made
     for step in [

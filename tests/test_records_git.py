@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
+from conftest import json_data
 
 from tests.gitutil import configure, git, install_driver
 
@@ -64,11 +64,11 @@ def test_two_clones_record_the_same_titles_and_merge_without_conflict(run: Run, 
             env=env,
         )
         blocker = run("blocker", "add", "--description", "Waiting for OAuth credentials", "--json", cwd=clone, env=env)
-        made[clone.name] = [json.loads(ok(decision).stdout)["id"], json.loads(ok(blocker).stdout)["id"]]
+        made[clone.name] = [json_data(ok(decision))["id"], json_data(ok(blocker))["id"]]
         assert git(clone, "status", "--porcelain").stdout.splitlines() == [
             " M .planning/STATE.md",
-            "?? .planning/blockers/" + Path(json.loads(blocker.stdout)["path"]).name,
-            "?? .planning/decisions/" + Path(json.loads(decision.stdout)["path"]).name,
+            "?? .planning/blockers/" + Path(json_data(blocker)["path"]).name,
+            "?? .planning/decisions/" + Path(json_data(decision)["path"]).name,
         ]  # the two new files and STATE.md's regions showing them: no heartbeat or cache in git
         assert ok(run("check", cwd=clone)).stdout.endswith("0 errors, 0 warnings\n")
         git(clone, "add", "-A")
@@ -81,11 +81,11 @@ def test_two_clones_record_the_same_titles_and_merge_without_conflict(run: Run, 
 
     assert ok(run("validate", cwd=bob)).stdout == "6 files valid\n"
     assert ok(run("check", cwd=bob)).stdout.endswith("0 errors, 0 warnings\n")  # the regions show both sides' records
-    decisions = json.loads(ok(run("decision", "list", "--json", cwd=bob)).stdout)
+    decisions = json_data(ok(run("decision", "list", "--json", cwd=bob)))
     assert sorted(d["id"] for d in decisions) == sorted([made["alice"][0], made["bob"][0]])
     assert {d["title"] for d in decisions} == {"Use jose for JWT"}
     assert {d["by"] for d in decisions} == {"alice", "bob"}
-    blockers = json.loads(ok(run("blocker", "list", "--json", cwd=bob)).stdout)
+    blockers = json_data(ok(run("blocker", "list", "--json", cwd=bob)))
     assert sorted(b["id"] for b in blockers) == sorted([made["alice"][1], made["bob"][1]])
 
     # And back: alice pulls the merge, moves bob's blocker, bob moves alice's; the next merge is clean too.
@@ -97,7 +97,7 @@ def test_two_clones_record_the_same_titles_and_merge_without_conflict(run: Run, 
         git(clone, "commit", "--quiet", "-am", f"{clone.name}: moved a blocker")
     git(alice, "push", "--quiet", "origin", "main")
     git(bob, "pull", "--quiet", "--no-edit", "origin", "main")
-    states = {b["id"]: b["status"] for b in json.loads(ok(run("blocker", "list", "--all", "--json", cwd=bob)).stdout)}
+    states = {b["id"]: b["status"] for b in json_data(ok(run("blocker", "list", "--all", "--json", cwd=bob)))}
     assert states == {made["bob"][1]: "active", made["alice"][1]: "resolved"}
     ok(run("validate", cwd=bob))
     assert ok(run("check", cwd=bob)).stdout.endswith("0 errors, 0 warnings\n")

@@ -3,12 +3,11 @@ replaces it."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 
-from conftest import state_file
+from conftest import json_data, state_file
 
 Run = Callable[..., CompletedProcess[str]]
 
@@ -40,7 +39,7 @@ def test_render_force_keeps_the_replaced_text_and_says_where(run: Run, project: 
     interior = edited[edited.index("\n", begin) + 1 : edited.index("<!-- planstate:end phases")]
     result = run("render", "--force", "--json", cwd=project)
     assert result.returncode == 0, result.stderr
-    [kept] = json.loads(result.stdout)["files"][0]["kept"]
+    [kept] = json_data(result)["files"][0]["kept"]
     assert kept["region"] == "phases"
     assert kept["file"].startswith(".planning/.local/discarded/") and kept["file"].endswith("-root-phases.md")
     assert (project / kept["file"]).read_text() == interior

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import state_file
+from conftest import json_data, state_file
 
 from planstate.text import markers as regions
 from planstate.text.document import Document
@@ -170,7 +170,7 @@ def test_a_mistyped_end_marker_leaves_the_other_regions_rendering(run: Run, proj
     path.write_text(path.read_text().replace("<!-- planstate:end gantt -->", "<!-- planstate:end gant -->"))
     gantt = malformed_gantt(path)
     result = ok(run("check", "--format", "json", cwd=project), 1)
-    found = [(f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]]
+    found = [(f["code"], f["line"]) for f in json_data(result)["findings"]]
     lines = path.read_text().splitlines()
     begin = next(i for i, line in enumerate(lines, 1) if line.startswith("<!-- planstate:begin gantt"))
     typo = lines.index("<!-- planstate:end gant -->") + 1
@@ -183,7 +183,7 @@ def test_a_mistyped_end_marker_leaves_the_other_regions_rendering(run: Run, proj
     assert "Use jose" in region_text(path, "decisions")
     assert malformed_gantt(path) == gantt  # the malformed region's text is untouched
     result = ok(run("check", "--format", "json", cwd=project), 1)
-    assert [f["code"] for f in json.loads(result.stdout)["findings"]] == ["malformed-region"] * 2
+    assert [f["code"] for f in json_data(result)["findings"]] == ["malformed-region"] * 2
 
 
 def test_markers_inside_code_fences_are_text() -> None:
@@ -279,7 +279,7 @@ def test_render_diff_shows_the_change_and_check_mode_writes_nothing(run: Run, pr
     assert "-_No decisions recorded._" in lines
     assert any(line.startswith("+| 2026-01-02 | [Use jose](decisions/dec-1b2k9qx7m4fa-x.md)") for line in lines)
     assert lines[-1] == ".planning/STATE.md: would render decisions"
-    data = json.loads(ok(run("render", "--json", "--diff", cwd=project)).stdout)
+    data = json_data(ok(run("render", "--json", "--diff", cwd=project)))
     assert data["clean"] is False and data["diff"].startswith("--- a/.planning/STATE.md")
     assert data["files"][0]["written"] is True
     assert [r["name"] for r in data["files"][0]["regions"] if r["status"] == "rendered"] == ["decisions"]
@@ -408,7 +408,7 @@ def test_a_user_override_is_used_and_sandboxed(run: Run, project: Path) -> None:
     # A template may not reach Python internals, and undefined names are errors.
     (folder / "next.md.j2").write_text("ok\n{{ ''.__class__.__mro__[1].__subclasses__() }}\n")
     result = ok(run("check", "--format", "json", cwd=project), 1)
-    (finding,) = [f for f in json.loads(result.stdout)["findings"] if f["code"] == "template-error"]
+    (finding,) = [f for f in json_data(result)["findings"] if f["code"] == "template-error"]
     assert finding["file"] == ".planning/templates/regions/next.md.j2" and finding["line"] == 2
     assert "unsafe" in finding["message"] or "not safely callable" in finding["message"], finding
     (folder / "next.md.j2").write_text("{{ no_such_name }}\n")
@@ -488,7 +488,7 @@ def test_an_unreadable_record_never_drops_out_of_its_region(run: Run, project: P
     assert warning.startswith("planstate: warning: .planning/STATE.md:") and "region decisions not rendered" in warning
     # check reports the record's own problem and a stale region it cannot fix, saying why; --fix leaves it alone
     before = path.read_bytes()
-    data = json.loads(ok(run("check", "--fix", "--format", "json", cwd=project), 1).stdout)
+    data = json_data(ok(run("check", "--fix", "--format", "json", cwd=project), 1))
     codes = {f["code"]: f for f in data["findings"]}
     assert ("parse-error" if breakage == "parse" else "schema-error") in codes
     stale = codes["stale-region"]
@@ -523,7 +523,7 @@ def test_a_region_template_failing_at_runtime_never_breaks_a_write(run: Run, pro
     (warning,) = written.stderr.splitlines()
     assert warning.startswith("planstate: warning: .planning/STATE.md:") and "region progress not rendered" in warning
     assert words in warning and f"(.planning/templates/regions/progress.md.j2:{line})" in warning
-    data = json.loads(ok(run("check", "--format", "json", cwd=project), 1).stdout)
+    data = json_data(ok(run("check", "--format", "json", cwd=project), 1))
     (finding,) = data["findings"]
     assert (finding["code"], finding["file"], finding["line"]) == (
         "template-error",
@@ -621,7 +621,7 @@ def test_current_text_under_a_stale_checksum_is_a_stale_marker_not_a_hand_edit(r
     current = re.search(r"<!-- planstate:begin decisions sha=(\w+)", text)
     assert current is not None
     path.write_text(text.replace(f"sha={current.group(1)}", "sha=000000000000"))  # as a hand-merged file may be
-    data = json.loads(ok(run("check", "--format", "json", cwd=project), 1).stdout)
+    data = json_data(ok(run("check", "--format", "json", cwd=project), 1))
     (finding,) = data["findings"]
     assert finding["code"] == "stale-region" and finding["fixable"] is True
     assert "checksum" in finding["message"]

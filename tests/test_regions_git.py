@@ -3,13 +3,13 @@ generated regions is one `planstate check --fix` resolves; conflicts outside the
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
+from conftest import json_data
 
 from tests.gitutil import git
 
@@ -65,13 +65,13 @@ def test_a_merge_conflict_confined_to_regions_is_fixed_by_check_fix(run: Run, tm
     front = text.split("\n---\n", 1)[0]
     assert "<<<<<<<" not in front  # the front matter merged cleanly: the conflict is in the regions only
 
-    data = json.loads(ok(run("check", "--format", "json", cwd=alice, env=DAY), 1).stdout)
+    data = json_data(ok(run("check", "--format", "json", cwd=alice, env=DAY), 1))
     assert [f["code"] for f in data["findings"]] == ["conflict-marker"]
     (finding,) = data["findings"]
     assert finding["fixable"] is True and finding["file"] == ".planning/STATE.md"
     assert "only inside generated regions" in finding["message"]
 
-    fixed = json.loads(ok(run("check", "--fix", "--format", "json", cwd=alice, env=DAY)).stdout)
+    fixed = json_data(ok(run("check", "--fix", "--format", "json", cwd=alice, env=DAY)))
     assert [f["code"] for f in fixed["fixed"]] == ["conflict-marker"] and fixed["findings"] == []
     text = state.read_text()
     assert "<<<<<<<" not in text and "=======" not in text and ">>>>>>>" not in text
@@ -104,7 +104,7 @@ def test_a_conflict_that_reaches_outside_the_regions_stays_an_error(run: Run, tm
     state = alice / ".planning" / "STATE.md"
     before = state.read_bytes()
     assert b"<<<<<<<" in before
-    data = json.loads(ok(run("check", "--fix", "--format", "json", cwd=alice, env=DAY), 1).stdout)
+    data = json_data(ok(run("check", "--fix", "--format", "json", cwd=alice, env=DAY), 1))
     conflicts = [f for f in data["findings"] if f["code"] == "conflict-marker"]
     assert conflicts and all(f["fixable"] is False for f in conflicts)
     assert data["fixed"] == [] and state.read_bytes() == before  # people's words are never resolved by a tool

@@ -24,6 +24,7 @@ from builders import (
     write_record,
     write_state,
 )
+from conftest import json_data
 
 from planstate.report.brief import DEFAULT_BUDGET, DROP_ORDER, MIN_BUDGET, duration_text
 from planstate.workspace import Workspace
@@ -36,7 +37,7 @@ def brief_json(run: Run, project: Path, now: datetime, *args: str, code: int = 0
     """`planstate resume --json` at a frozen time (exit `code`: 1 when the state cannot be trusted)."""
     done = run("resume", "--json", *args, cwd=project, env={"PLANSTATE_NOW": now.isoformat()})
     assert done.returncode == code, done.stderr
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
+    return json_data(done)  # type: ignore[no-any-return]
 
 
 def brief_text(run: Run, project: Path, now: datetime, *args: str, code: int = 0) -> str:
@@ -806,7 +807,7 @@ def test_activate_on_an_active_initiative_says_so_and_gives_the_brief(run: Run, 
 def test_activate_resumes_a_paused_initiative(run: Run, project: Path) -> None:
     paused = run("pause", "--reason", "lunch", cwd=project)
     assert paused.returncode == 0, paused.stderr
-    data = json.loads(run("resume", "--activate", "--reason", "back", "--json", cwd=project).stdout)
+    data = json_data(run("resume", "--activate", "--reason", "back", "--json", cwd=project))
     assert data["activated"]["from"] == "paused" and data["activated"]["already_active"] is False
     assert data["lifecycle"]["state"] == "active"
 

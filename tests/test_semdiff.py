@@ -9,7 +9,6 @@ an intended change and review their diff:
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -20,6 +19,7 @@ from subprocess import CompletedProcess
 from typing import Any
 
 import pytest
+from conftest import json_data
 from test_templates_golden import matches_golden
 
 from planstate.core.errors import UsageError
@@ -78,12 +78,12 @@ class Repo:
 
     def made(self, *args: str, at: str | None = None) -> str:
         """Run a command that makes a record (with --json) and return the record's id."""
-        data = json.loads(self.ps(*args, "--json", at=at).stdout)
+        data = json_data(self.ps(*args, "--json", at=at))
         return str(data["id"])
 
     def diff(self, *args: str) -> dict[str, Any]:
         """`planstate diff args --json`, parsed."""
-        result: dict[str, Any] = json.loads(self.ps("diff", *args, "--json").stdout)
+        result: dict[str, Any] = json_data(self.ps("diff", *args, "--json"))
         return result
 
     def changes(self, *args: str) -> dict[str, Any]:
@@ -368,7 +368,7 @@ def test_planning_in_a_subfolder_of_the_repository(tmp_path: Path, run: Run) -> 
     sub = repo.project / "src"
     sub.mkdir()
     done = repo._run("diff", "--json", cwd=sub, env={"PLANSTATE_NOW": repo.now})
-    assert json.loads(done.stdout)["initiatives"][0]["position"][0]["new"] == "monorepo task"
+    assert json_data(done)["initiatives"][0]["position"][0]["new"] == "monorepo task"
 
 
 def test_untracked_records_in_the_working_tree_count(repo: Repo) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
-from conftest import outside_regions, state_file
+from conftest import json_data, outside_regions, state_file
 
 from planstate.core.errors import UsageError
 from planstate.render.regions import render_new
@@ -60,7 +60,7 @@ def start(run: Run, project: Path, *extra: str, when: str = NOW, env: dict[str, 
     result = run("session", "start", *extra, "--json", cwd=project, env={**at(when), **(env or {})})
     assert result.returncode == 0, result.stderr
     assert result.stderr == "" or result.stderr.startswith("planstate: warning: session"), result.stderr
-    return json.loads(result.stdout)  # type: ignore[no-any-return]
+    return json_data(result)  # type: ignore[no-any-return]
 
 
 def beat_file(project: Path, session_id: str) -> Path:
@@ -183,7 +183,7 @@ def test_heartbeat_touches_only_the_machine_local_file(run: Run, project: Path) 
     assert result.stdout == f"Session {made['id']} alive at {later(7)}\n"
     assert beat_file(project, made["id"]).stat().st_mtime == epoch(later(7))
     assert snapshot(project) == before
-    data = json.loads(ok(run("session", "heartbeat", "--json", cwd=project, env=at(later(9)))).stdout)
+    data = json_data(ok(run("session", "heartbeat", "--json", cwd=project, env=at(later(9)))))
     assert data == {"id": made["id"], "at": later(9), "heartbeat": str(beat_file(project, made["id"]))}
     beat_file(project, made["id"]).unlink()  # e.g. another machine: the beat creates it
     Workspace.find(project).session.heartbeat(made["id"][:-2])
@@ -281,7 +281,7 @@ def test_end_through_the_api_and_json(run: Run, project: Path) -> None:
     entry = ws.session.end(made.id, completed=["a"], issues=["b"], context_usage=0.62)
     assert (entry.data["status"], entry.data["completed"], entry.data["context_usage"]) == ("ended", ["a"], 0.62)
     second = start(run, project)
-    data = json.loads(ok(run("session", "end", "--context-usage", "40", "--json", cwd=project)).stdout)
+    data = json_data(ok(run("session", "end", "--context-usage", "40", "--json", cwd=project)))
     assert (data["id"], data["status"], data["context_usage"]) == (second["id"], "ended", 40)
     with pytest.raises(UsageError, match="completed\\[0\\]: must not be empty"):
         ws.session.end(second["id"], completed=[""])
@@ -324,17 +324,17 @@ def test_list_and_show(run: Run, project: Path) -> None:
         f"{first['id']}  ended  a1  {NOW}  {later(30)}",
         f"{second['id']}  active  a2  {later(40)}  -",
     ]
-    data = json.loads(ok(run("session", "list", "--json", cwd=project)).stdout)
+    data = json_data(ok(run("session", "list", "--json", cwd=project)))
     assert [(s["id"], s["heartbeat"]) for s in data] == [(first["id"], None), (second["id"], later(40))]
     assert {"id", "path", "agent", "status", "started", "ended", "completed", "issues"} <= set(data[0])
-    active = json.loads(ok(run("session", "list", "--status", "active", "--json", cwd=project)).stdout)
+    active = json_data(ok(run("session", "list", "--status", "active", "--json", cwd=project)))
     assert [s["id"] for s in active] == [second["id"]]
     recent = Workspace.find(project).session.list(since=later(35))
     assert recent.ids() == [second["id"]]
     shown = ok(run("session", "show", second["id"][:-2], cwd=project)).stdout
     path = project / second["path"]
     assert shown == f"# {second['path']} (last heartbeat on this machine: {later(40)})\n{path.read_text()}"
-    detail = json.loads(ok(run("session", "show", first["id"], "--json", cwd=project)).stdout)
+    detail = json_data(ok(run("session", "show", first["id"], "--json", cwd=project)))
     assert detail["body"].startswith(f"# Session {first['id']} (a1)")
     refused(run("session", "show", "ses-nope", cwd=project), "no session with id 'ses-nope'")
     refused(run("session", "list", "--status", "paused", cwd=project), "not one of: active, ended, crashed")
@@ -383,7 +383,7 @@ def test_reap_without_a_heartbeat_file_uses_the_start_time(run: Run, project: Pa
         "nothing to reap\n"
     )
     reaped = run("session", "reap", "--stale-after", "2h", "--json", cwd=project, env=at(later(121)))
-    data = json.loads(ok(reaped).stdout)
+    data = json_data(ok(reaped))
     assert data == {
         "dry_run": False,
         "crashed": [
@@ -415,7 +415,7 @@ def test_reap_abandons_an_idle_initiative(run: Run, project: Path) -> None:
     assert snapshot(project) == before
     result = ok(run("session", "reap", "--abandon-after", "24h", cwd=project, env=at(day_two)))
     assert result.stdout == "marked initiative demo abandoned (last activity 2026-01-01T00:00:00Z)\n"
-    status = json.loads(ok(run("status", "--json", cwd=project)).stdout)
+    status = json_data(ok(run("status", "--json", cwd=project)))
     assert status["lifecycle"] == "abandoned"
     assert status["lifecycle_reason"] == "no activity since 2026-01-01T00:00:00Z (abandon after 24h)"
     last = json.loads(history.read_text().splitlines()[-1])
@@ -495,9 +495,9 @@ def test_a_decision_date_counts_from_the_start_of_its_day(run: Run, project: Pat
     decided = ["decision", "add", "--context", "c", "--decision", "d", "--reason", "r"]
     ok(run(*decided, cwd=project, env=at("2026-01-02T09:00:00Z")))
     result = ok(run("session", "reap", "--abandon-after", "2h", "--json", cwd=project, env=at("2026-01-02T12:00:00Z")))
-    abandoned = json.loads(result.stdout)["abandoned"]
+    abandoned = json_data(result)["abandoned"]
     assert abandoned == [{"initiative": "demo", "path": ".planning/STATE.md", "last_activity": "2026-01-02T00:00:00Z"}]
-    assert json.loads(ok(run("status", "--json", cwd=project)).stdout)["lifecycle"] == "abandoned"
+    assert json_data(ok(run("status", "--json", cwd=project)))["lifecycle"] == "abandoned"
 
 
 def test_reap_covers_every_initiative_unless_one_is_named(run: Run, project: Path) -> None:
@@ -554,7 +554,7 @@ def test_no_session_path_ever_completes_an_initiative(run: Run, project: Path) -
     ok(run("session", "end", "--completed", "everything", cwd=project, env=at(later(1))))
     start(run, project, when=later(2))  # this agent process then dies without a word
     ok(run("session", "reap", "--stale-after", "1m", cwd=project, env=at(later(30))))
-    status = json.loads(ok(run("status", "--json", cwd=project)).stdout)
+    status = json_data(ok(run("status", "--json", cwd=project)))
     assert (status["lifecycle"], status["phases_completed"]) == ("active", 3)
     ok(run("session", "reap", "--abandon-after", "1d", cwd=project, env=at("2027-01-01T00:00:00Z")))
     state = Workspace.find(project).state()
@@ -676,7 +676,7 @@ def test_a_heartbeat_that_cannot_be_written_is_a_warning_at_start(run: Run, proj
     result = run("session", "start", "--json", cwd=project, env=at(NOW))
     assert result.returncode == 0
     assert result.stderr.startswith("planstate: warning: no heartbeat: .planning/.local/heartbeats/ses-")
-    made = json.loads(result.stdout)
+    made = json_data(result)
     assert made["heartbeat"] is None and (project / made["path"]).is_file()
     refused(run("session", "heartbeat", cwd=project), "cannot write the heartbeat")
     reaped = ok(run("session", "reap", "--stale-after", "1h", cwd=project, env=at(later(61)))).stdout

@@ -121,7 +121,7 @@ def test_a_whole_initiative_through_the_cli(run: Run, tmp_path: Path) -> None:
     w.step("pause", "--reason", "waiting for the gateway")
     lifecycle = w.state()["lifecycle"]
     assert (lifecycle["state"], lifecycle["reason"]) == ("paused", "waiting for the gateway")
-    brief = json.loads(w.step("resume", "--json"))
+    brief = json.loads(w.step("resume", "--json"))["data"]
     assert brief["status"] == "paused"
     assert brief["last_session"]["handoff_reason"] == "end of day"
     assert [b["id"] for b in brief["blockers"]["items"]] == [blocker["id"]]
@@ -169,10 +169,10 @@ def test_a_whole_initiative_through_the_cli(run: Run, tmp_path: Path) -> None:
     assert w.state()["lifecycle"]["state"] == "archived"
     for refused in (("next", "More work"), ("decision", "add", "--context", "c", "--decision", "d", "--reason", "r")):
         w.refused(*refused, needle="initiative checkout is archived (read-only): `planstate reopen` first")
-    assert json.loads(w.step("initiative", "list", "--json"))["initiatives"] == []
-    assert [i["initiative"] for i in json.loads(w.step("initiative", "list", "--all", "--json"))["initiatives"]] == [
-        "checkout"
-    ]
+    assert json.loads(w.step("initiative", "list", "--json"))["data"]["initiatives"] == []
+    assert [
+        i["initiative"] for i in json.loads(w.step("initiative", "list", "--all", "--json"))["data"]["initiatives"]
+    ] == ["checkout"]
 
     assert w.history() == [
         (None, "active", "init"),

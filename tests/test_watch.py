@@ -58,7 +58,7 @@ class WatchProcess:
         event = json.loads(line) if self.json else line
         self.seen.append(event)
         if self.json and event["event"] in ("found", "cleared", "fixed"):
-            key = (event["code"], event["file"], event["field"], event["message"])
+            key = (event["code"], event["path"], event["field"], event["message"])
             if event["event"] == "found":
                 self.current[key] = event
             else:
@@ -147,7 +147,7 @@ def test_editor_style_save_is_found_then_cleared(watch: Callable[..., WatchProce
     watcher = watch()
     editor_save(path, original.replace("  percent: 0\n", "  percent: 50\n"))
     found = watcher.wait_event("found", "derived-mismatch")
-    assert found["file"] == ".planning/STATE.md"
+    assert found["path"] == ".planning/STATE.md"
     assert found["message"] == "progress.percent is 50 but the phases make it 0"
     editor_save(path, original)
     cleared = watcher.wait_event("cleared", "derived-mismatch")
@@ -198,7 +198,7 @@ def test_an_invalid_yaml_save_is_found_then_cleared_when_fixed(
     watcher = watch()
     path.write_text(original.replace("title: Demo\n", "title: [Demo\n"), encoding="utf-8")
     found = watcher.wait_event("found", "parse-error")
-    assert found["file"] == ".planning/STATE.md" and found["line"] == 7
+    assert found["path"] == ".planning/STATE.md" and found["line"] == 7
     path.write_text(original, encoding="utf-8")
     watcher.wait_event("cleared", "parse-error")
 
@@ -228,7 +228,7 @@ def test_a_deleted_and_recreated_planning_folder_is_watched_again(
     watcher = watch()
     shutil.rmtree(planning)
     gone = watcher.wait_event("found", "parse-error")
-    assert gone["file"] == ".planning/" and "gone" in gone["message"]
+    assert gone["path"] == ".planning/" and "gone" in gone["message"]
     shutil.copytree(saved, planning)
     watcher.wait_event("cleared", "parse-error")
     path = state_file(project)
@@ -257,7 +257,7 @@ def test_a_project_folder_moved_away_edited_and_moved_back_is_watched_again(
     watcher = watch()
     os.rename(project, away)  # no edit yet: the move alone is seen, from the folder above the project
     gone = watcher.wait_event("found", "parse-error")
-    assert gone["file"] == ".planning/" and "gone" in gone["message"]
+    assert gone["path"] == ".planning/" and "gone" in gone["message"]
     moved = state_file(away)
     moved.write_text(moved.read_text().replace("  percent: 0\n", "  percent: 13\n"))  # while out of sight
     os.rename(away, project)
@@ -419,7 +419,7 @@ def test_json_is_the_documented_spelling_and_format_json_its_alias(project: Path
         process = WatchProcess(project, *args)
         try:
             ready = process.wait_event("ready")
-            assert ready["errors"] == 0
+            assert ready["error_count"] == 0
             code, stderr = process.stop()
             assert code == 0 and stderr == ""
         finally:

@@ -121,7 +121,7 @@ class Finding:
         return {
             "code": self.code,
             "severity": self.severity,
-            "file": self.file,
+            "path": self.file,
             "line": self.line,
             "column": self.column,
             "field": self.field,
@@ -182,10 +182,9 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data."""
         out: dict[str, Any] = {
-            "ok": not self.errors,
-            "files": self.files,
-            "errors": len(self.errors),
-            "warnings": len(self.warnings),
+            "files_checked": self.files,
+            "error_count": len(self.errors),
+            "warning_count": len(self.warnings),
             "findings": [f.to_dict() for f in self.findings],
         }
         if self.fixing:

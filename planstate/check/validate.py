@@ -19,8 +19,9 @@ class Validation(NamedTuple):
     problems: list[PlanstateError]
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the result as JSON-ready data."""
-        return {"ok": not self.problems, "files": self.files, "problems": [p.to_dict() for p in self.problems]}
+        """Return the result as JSON-ready data: the files checked and each problem as a finding (an error's
+        type, message and where it is)."""
+        return {"files_checked": self.files, "findings": [p.to_dict() for p in self.problems]}
 
 
 def validate(ctx: Context) -> Validation:

@@ -104,7 +104,7 @@ class Watcher:
                 )
             self._cycle(set())
             counts = self._counts()
-            self.emit({"event": "ready", "workspace": str(self.planning), **counts})
+            self.emit({"event": "ready", "path": str(self.planning), **counts})
             while not stop.is_set():
                 batch = self._collect(stop)
                 if stop.is_set():
@@ -257,7 +257,7 @@ class Watcher:
 
     def _counts(self) -> dict[str, int]:
         errors = sum(1 for f in self.current.values() if f.severity == "error")
-        return {"findings": len(self.current), "errors": errors, "warnings": len(self.current) - errors}
+        return {"finding_count": len(self.current), "error_count": errors, "warning_count": len(self.current) - errors}
 
     # ------------------------------------------------------------------ watches
 

@@ -1,8 +1,8 @@
 """The error boundary of the command line: the one place where an exception becomes an exit code and one line.
 
-Expected errors (`PlanstateError`, a refused command line) print one line on stderr, or one JSON object with
-`--json`; Ctrl-C and a closed stdout end quietly; anything else is a bug: one line, and a crash log that
-carries what a bug report needs.
+Expected errors (`PlanstateError`, a refused command line) print one line on stderr, or with `--json` the error
+envelope (envelope.py) on stdout; Ctrl-C and a closed stdout end quietly; anything else is a bug: one line, and a
+crash log that carries what a bug report needs.
 """
 
 from __future__ import annotations
@@ -21,6 +21,10 @@ from planstate.core.errors import (
     PlanstateError,
     UsageError,
 )
+
+
+class InternalError(Exception):
+    """A bug, as the `--json` envelope names it: the message says what failed and where its crash log is."""
 
 
 class Boundary:
@@ -57,24 +61,43 @@ class Boundary:
                 exc = LockTimeout(
                     f"{exc.message} (set --lock-timeout or PLANSTATE_LOCK_TIMEOUT to wait longer)", file=exc.file
                 )
-            if getattr(self.args, "json", False):
-                import json
-
-                sys.stderr.write(json.dumps(exc.to_dict(), ensure_ascii=False) + "\n")  # one line, like text errors
-            else:
-                sys.stderr.write(f"planstate: {exc}\n")
-            return exc.exit_code
+            return self._say(exc, exc.exit_code, f"planstate: {exc}", self._command())
         if isinstance(exc, KeyboardInterrupt):
-            sys.stderr.write("planstate: interrupted\n")
-            return EXIT_INTERRUPTED
+            return self._say(exc, EXIT_INTERRUPTED, "planstate: interrupted", self._command())
         if isinstance(exc, BrokenPipeError):
             from planstate.cli.output import silence_stdout
 
             silence_stdout()
             return EXIT_OK
         log = _save_crash_log(_crash_log(exc, self.arguments))  # a bug: say so in one line, keep the details
-        sys.stderr.write(f"planstate: internal error: {type(exc).__name__}: {exc} (traceback: {log})\n")
-        return EXIT_INTERNAL
+        text = f"planstate: internal error: {type(exc).__name__}: {exc} (traceback: {log})"
+        if self._json():  # a bug is said on stderr too: the person who reports it may be reading only that
+            sys.stderr.write(text + "\n")
+        return self._say(InternalError(text.removeprefix("planstate: ")), EXIT_INTERNAL, text, self._command())
+
+    def _say(self, exc: BaseException, code: int, text: str, command: str | None) -> int:
+        """Print an error: its one line on stderr, or with `--json` its envelope on stdout (envelope.py); return
+        `code`."""
+        if self._json():
+            from planstate.cli import output
+            from planstate.cli.display import dump_json
+            from planstate.cli.envelope import envelope
+
+            output.out(dump_json(envelope(command, code, error=exc, text=text, warnings=output.REPLY.warnings)))
+        else:
+            sys.stderr.write(text + "\n")
+        return code
+
+    def _command(self) -> str | None:
+        """The command being run, as the envelope names it (`decision add`), once known."""
+        from planstate.cli.main import command_of
+
+        return command_of(self._prog()) if self.args is not None else None
+
+    def _json(self) -> bool:
+        """Whether the answer is JSON: `--json` as parsed, or among the arguments when parsing did not get there."""
+        given = getattr(self.args, "json", None)
+        return bool(given) if given is not None else self._json_requested()
 
     def _prog(self) -> str:
         """The command being run, as its usage names it (`planstate decision list`)."""
@@ -84,13 +107,8 @@ class Boundary:
         """Print `planstate: <command>: <message> (see `<prog> --help`)`, or its JSON with `--json`; return 2."""
         command = prog.removeprefix("planstate").strip()
         text = f"{message} (see `{prog} --help`)"
-        if self._json_requested():
-            import json
-
-            sys.stderr.write(json.dumps(UsageError(text, field=None).to_dict(), ensure_ascii=False) + "\n")
-        else:
-            sys.stderr.write(f"planstate: {command + ': ' if command else ''}{text}\n")
-        return EXIT_USAGE
+        line = f"planstate: {command + ': ' if command else ''}{text}"
+        return self._say(UsageError(text, field=None), EXIT_USAGE, line, command or None)
 
     def _json_requested(self) -> bool:
         """Whether `--json` is among the arguments (before a `--`): a refused command line is then JSON too."""

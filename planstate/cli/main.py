@@ -22,6 +22,7 @@ from planstate.core.errors import EXIT_USAGE
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     output.tolerant_streams()
+    output.REPLY = output.Reply()  # a fresh answer for each run (tests call main() many times in one process)
     arguments = list(sys.argv[1:] if argv is None else argv)
     with Boundary(arguments) as boundary:
         boundary.code = _dispatch(arguments, boundary)
@@ -41,7 +42,22 @@ def _dispatch(arguments: list[str], boundary: Boundary) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    return handler(args)
+    args.json = getattr(args, "json", False)  # given before the command or after it, or not at all
+    if args.json and not getattr(args, "_json", True):
+        usage_error("this command has no JSON output; leave out --json", args._prog)
+    code = handler(args)
+    if args.json and output.REPLY.given:
+        from planstate.cli.display import dump_json
+        from planstate.cli.envelope import envelope
+
+        reply = output.REPLY
+        output.out(dump_json(envelope(command_of(args._prog), code, reply.data, warnings=reply.warnings)))
+    return code
+
+
+def command_of(prog: str) -> str | None:
+    """The command as the envelope names it (`decision add`), from its usage name (`planstate decision add`)."""
+    return prog.removeprefix("planstate").strip() or None
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -51,14 +67,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     common = common_options(by=True)
     without_by = common_options(by=False)
     json_flag = Parser(add_help=False)
-    json_flag.add_argument("--json", action="store_true", help="print JSON for programs and agents")
+    # SUPPRESS, so a --json given before the command is not reset by the command's own default
+    json_flag.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="print JSON for programs and agents"
+    )
 
     parser: argparse.ArgumentParser = Parser(
         prog="planstate",
         description="Keep the execution state of software work in plain files under .planning/.",
         epilog="Exit codes: 0 ok, 1 findings, 2 usage/validation/parse error, 3 lock timeout or "
         "concurrent change, 4 internal error. See docs/cli.md.",
-        parents=[common],
+        parents=[common, json_flag],
     )
     parser.add_argument("-V", "--version", action="version", version=f"planstate {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)

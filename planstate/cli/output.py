@@ -1,4 +1,5 @@
-"""Where the command line writes: results to stdout, warnings and errors to stderr, and how the streams are set up."""
+"""Where the command line writes: results to stdout, warnings and errors to stderr, the `--json` answer kept for
+its envelope, and how the streams are set up."""
 
 from __future__ import annotations
 
@@ -17,16 +18,29 @@ def err(text: str) -> None:
     sys.stderr.write(text + "\n")
 
 
+class Reply:
+    """What a command answers with `--json`, kept until it ends: main.py prints it as one envelope (envelope.py)
+    with the exit code, so stdout holds exactly one JSON document whatever the command printed first."""
+
+    def __init__(self) -> None:
+        self.given = False
+        self.data: Any = None
+        self.warnings: list[str] = []
+
+
+REPLY = Reply()
+
+
 def warn(text: str) -> None:
-    """Print a one-line warning to stderr."""
+    """Print a one-line warning to stderr (and keep it for the `--json` envelope's `warnings`)."""
+    REPLY.warnings.append(text)
     err(f"planstate: warning: {text}")
 
 
-def print_json(value: Any) -> None:
-    """Print a result as JSON."""
-    from planstate.cli.display import dump_json
-
-    out(dump_json(value))
+def reply(data: Any) -> None:
+    """Answer with `data` as JSON: the `data` of the envelope main.py prints when the command ends."""
+    REPLY.given = True
+    REPLY.data = data
 
 
 def tolerant_streams() -> None:

@@ -153,7 +153,7 @@ class Registrar:
         parents = [*common, self._json] if json else list(common)
         epilog = "examples:\n" + "\n".join(f"  {line}" for line in examples) if examples else None
         p = self._sub.add_parser(name, help=help_text, description=help_text, parents=parents, epilog=epilog)
-        p.set_defaults(handler=handler, _prog=p.prog)
+        p.set_defaults(handler=handler, _prog=p.prog, _json=json)
         return p
 
     def group(self, name: str, help_text: str) -> Registrar:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from planstate.cli.output import out, print_json, warn
+from planstate.cli.output import out, reply, warn
 from planstate.core.errors import EXIT_OK
 
 if TYPE_CHECKING:
@@ -15,9 +15,12 @@ if TYPE_CHECKING:
 
 def print_value(args: argparse.Namespace, value: Any) -> int:
     """Print one value of STATE.md as `planstate get PATH` does: bare or as a YAML block, or JSON."""
-    from planstate.cli.display import dump_json, value_text
+    from planstate.cli.display import value_text
 
-    out(dump_json(value) if args.json else value_text(value))
+    if args.json:
+        reply(value)
+    else:
+        out(value_text(value))
     return EXIT_OK
 
 
@@ -26,7 +29,7 @@ def print_edited(args: argparse.Namespace, result: Any) -> int:
     from planstate.cli.display import short
 
     if args.json:
-        print_json(result.to_dict())
+        reply(result.to_dict())
         return EXIT_OK
     if not result.changes:
         out(f"{result.file}: no change")
@@ -46,20 +49,20 @@ def print_entry(args: argparse.Namespace, entry: Entry, text: str) -> int:
     for line in entry.warnings:
         warn(line)
     if args.json:
-        print_json(entry.to_dict())
+        reply(entry.to_dict())
     else:
         out(text)
     return EXIT_OK
 
 
 def print_listing(args: argparse.Namespace, listing: Listing, columns: list[str], empty: str) -> int:
-    """Print a list: unreadable files as warnings, then one line per record (or a JSON list)."""
+    """Print a list: unreadable files as warnings, then one line per record (or, as JSON, `{"decisions": [...]}`)."""
     for problem in listing.problems:
         warn(f"skipped {problem}")
     for problem in listing.invalid:
         warn(f"listed as it is, but it does not validate: {problem}")
     if args.json:
-        print_json(listing.to_list())
+        reply(listing.to_dict())
         return EXIT_OK
     if not listing:
         out(empty)
@@ -80,7 +83,7 @@ def _cell(value: Any) -> str:
 def print_record(args: argparse.Namespace, entry: Entry, note: str = "") -> int:
     """Print one record: its path and `note`, then its file as it is on disk (or JSON with the body under `body`)."""
     if args.json:
-        print_json(entry.to_dict())
+        reply(entry.to_dict())
         return EXIT_OK
     out(f"# {entry.shown}{note}")
     out(entry.path.read_text(encoding="utf-8", errors="replace"))

@@ -50,14 +50,14 @@ class PlanstateError(Exception):
         return f"{prefix}: {text}" if prefix else text
 
     def to_dict(self) -> dict[str, object]:
-        """Return the error as a JSON-ready dict."""
+        """Return the error as a JSON-ready dict: its type, message and where it is (`path`, as shown)."""
         return {
-            "error": type(self).__name__,
-            "file": self.file,
+            "type": type(self).__name__,
+            "message": self.message,
+            "path": self.file,
             "line": self.line,
             "column": self.column,
             "field": self.field,
-            "message": self.message,
         }
 
 

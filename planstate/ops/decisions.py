@@ -37,8 +37,8 @@ class Superseded:
     new: Entry
 
     def to_dict(self) -> dict[str, Any]:
-        """Both decisions as JSON-ready data."""
-        return {"superseded": self.old.to_dict(), "by": self.new.to_dict()}
+        """Both decisions as JSON-ready data: the one `superseded` and its `replacement` (`by` is always a person)."""
+        return {"superseded": self.old.to_dict(), "replacement": self.new.to_dict()}
 
 
 class DecisionAPI:

@@ -32,7 +32,7 @@ class Change:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the change as JSON-ready data (`removed` is present when the field was removed)."""
-        out = {"path": self.path, "old": to_json(self.old), "new": to_json(self.new)}
+        out = {"field": self.path, "old": to_json(self.old), "new": to_json(self.new)}
         if self.removed:
             out["removed"] = True
         return out
@@ -51,8 +51,8 @@ class Edited(list[Change]):
         return list(self)
 
     def to_dict(self) -> dict[str, Any]:
-        """The result as JSON-ready data: the file, whether anything changed, and each change."""
-        return {"file": self.file, "changed": bool(self), "changes": [c.to_dict() for c in self]}
+        """The result as JSON-ready data: the file's `path`, whether anything changed, and each change."""
+        return {"path": self.file, "changed": bool(self), "changes": [c.to_dict() for c in self]}
 
 
 class Fields:

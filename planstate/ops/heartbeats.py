@@ -29,10 +29,11 @@ class Beat:
     id: str
     at: datetime
     heartbeat: Path
+    shown: str = ""  # the heartbeat file as shown (`.planning/.local/heartbeats/ID`)
 
     def to_dict(self) -> dict[str, Any]:
-        """The beat as JSON-ready data."""
-        return {"id": self.id, "at": format_datetime(self.at), "heartbeat": str(self.heartbeat)}
+        """The beat as JSON-ready data: the session, when it beat, and its heartbeat file's `path`."""
+        return {"id": self.id, "at": format_datetime(self.at), "path": self.shown or str(self.heartbeat)}
 
 
 def heartbeat_path(ctx: Context, session_id: str) -> Path:

@@ -67,8 +67,8 @@ class Created:
         return {
             "initiative": self.initiative,
             "title": self.title,
-            "dir": self.dir,
-            "state": self.state,
+            "path": self.dir,
+            "lifecycle": {"state": self.state},
             "paused": [t.to_dict() for t in self.paused],
         }
 
@@ -91,9 +91,8 @@ class Listed:
             {
                 "initiative": self.initiative,
                 "title": self.title,
-                "state": self.state,
-                "since": self.since,
-                "dir": self.dir,
+                "lifecycle": {"state": self.state, "since": self.since},
+                "path": self.dir,
                 "current": self.current,
                 "problem": self.problem,
             }

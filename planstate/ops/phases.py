@@ -66,30 +66,33 @@ class PhaseResult:
     auto_resumed: bool = False  # the initiative was suspended and this command resumed it first
 
     def to_dict(self) -> dict[str, Any]:
-        """The result as JSON-ready data."""
+        """The result as JSON-ready data: the phase as an object, the status it moved `from` and `to`, where the
+        position is now (`current_phase_number`), and the initiative's lifecycle (`warnings` go to the caller apart)."""
+        next_phase = None if self.next_phase is None else {"number": self.next_phase, "name": self.next_phase_name}
         data: dict[str, Any] = to_json(
             {
                 "initiative": self.initiative,
                 "action": self.action,
-                "phase": self.phase,
-                "name": self.name,
+                "phase": {
+                    "number": self.phase,
+                    "name": self.name,
+                    "status": self.status,
+                    "checkpoint": self.checkpoint,
+                    "attempts": self.attempts,
+                    "started": self.started,
+                    "completed": self.completed,
+                    "duration_seconds": self.duration_seconds,
+                    "evidence": self.evidence,
+                    "failure": self.failure,
+                },
                 "from": self.previous,
                 "to": self.status,
-                "checkpoint": self.checkpoint,
-                "attempts": self.attempts,
-                "started": self.started,
-                "completed": self.completed,
-                "duration_seconds": self.duration_seconds,
-                "evidence": self.evidence,
-                "failure": self.failure,
-                "current_phase": self.current_phase,
-                "next_phase": self.next_phase,
-                "next_phase_name": self.next_phase_name,
+                "current_phase_number": self.current_phase,
+                "next_phase": next_phase,
                 "initiative_completed": self.initiative_completed,
-                "lifecycle": self.lifecycle,
-                "unfinished": self.unfinished,
+                "lifecycle": {"state": self.lifecycle},
+                "unfinished_phase_numbers": self.unfinished,
                 "auto_resumed": self.auto_resumed,
-                "warnings": self.warnings,
             }
         )
         return data

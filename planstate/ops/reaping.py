@@ -48,7 +48,7 @@ class Crash:
             "initiative": self.initiative,
             "agent": self.agent,
             "last_seen": format_datetime(self.last_seen),
-            "heartbeat": self.heartbeat,
+            "seen_by_heartbeat": self.heartbeat,
         }
 
 

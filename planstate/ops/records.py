@@ -58,6 +58,7 @@ class Listing:
     items: list[Entry]
     problems: list[PlanstateError] = field(default_factory=list)
     invalid: list[PlanstateError] = field(default_factory=list)  # listed as they are, with a warning
+    kind: str = "record"  # decision, blocker or session: names the list in `to_dict()`
 
     def __iter__(self) -> Iterator[Entry]:
         return iter(self.items)
@@ -73,8 +74,12 @@ class Listing:
         return [e.id for e in self.items]
 
     def to_list(self) -> list[dict[str, Any]]:
-        """The records as JSON-ready dicts (what `list --json` prints)."""
+        """The records as JSON-ready dicts."""
         return [e.to_dict() for e in self.items]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The listing as JSON-ready data: the records under their kind's plural (`{"decisions": [...]}`)."""
+        return {f"{self.kind}s": self.to_list()}
 
 
 def entry(ctx: Context, record: Record, **extra: Any) -> Entry:
@@ -192,7 +197,7 @@ def listing(
             continue
         items.append(make(record) if make is not None else entry(ctx, record))
     items.sort(key=order)
-    return Listing(items, problems, wrong)
+    return Listing(items, problems, wrong, kind)
 
 
 def invalid(ctx: Context, found: Sequence[Record], kind: str) -> list[PlanstateError]:

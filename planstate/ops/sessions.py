@@ -90,7 +90,7 @@ class SessionAPI:
                 )
             when = now()
             path = heartbeats.beat(ctx, record.id, str(record.data.get("agent")), when)
-        return Beat(record.id, when, path)
+        return Beat(record.id, when, path, ctx.display(path))
 
     def end(
         self,

@@ -78,14 +78,14 @@ class RenderedFile(FileChange):
         """The result as JSON-ready data."""
         outcomes = self.plan.outcomes if self.plan is not None else []
         return {
-            "file": self.shown,
+            "path": self.shown,
             "changed": self.changed,
             "written": self.written,
             "regions": [
                 {"name": o.name, "line": o.line, "status": o.status, "message": o.message or None} for o in outcomes
             ],
             "problems": [{"line": line, "message": message} for line, message in self.problems],
-            "kept": [{"region": name, "file": where} for name, where in self.kept.items()],
+            "kept": [{"region": name, "path": where} for name, where in self.kept.items()],
         }
 
 
@@ -110,8 +110,8 @@ class RenderReport:
         return "".join(f.diff() for f in self.files)
 
     def to_dict(self) -> dict[str, Any]:
-        """The report as JSON-ready data."""
-        return {"clean": self.clean, "files": [f.to_dict() for f in self.files]}
+        """The report as JSON-ready data (whether it is clean is the exit code: `ok` of the envelope)."""
+        return {"files": [f.to_dict() for f in self.files]}
 
 
 def render_file(ctx: Context, initiative: Initiative, *, force: bool = False, write: bool = False) -> RenderedFile:

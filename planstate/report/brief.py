@@ -100,7 +100,7 @@ class Brief:
         out: dict[str, Any] = {
             "initiative": self.initiative,
             "title": self.title,
-            "file": self.file,
+            "path": self.file,
             "now": self.now,
             "trusted": not self.trust,
             "trust": self.trust,
@@ -209,7 +209,7 @@ def _trust(findings: list[Finding]) -> list[dict[str, Any]]:
             continue  # no history at all (a STATE.md from an older tool): nothing contradicts the state
         fix = finding.hint if "`planstate check" in finding.hint else f"{finding.hint}; then run `planstate check`"
         problem = f"{finding.location()}: {finding._subject()}{finding.message}"
-        out.append({"problem": problem, "code": finding.code, "file": finding.file, "line": finding.line, "fix": fix})
+        out.append({"problem": problem, "code": finding.code, "path": finding.file, "line": finding.line, "fix": fix})
     out.sort(key=lambda item: TRUST_ORDER.index(item["code"]))
     return out
 
@@ -344,7 +344,7 @@ def _failed_checkpoints(state: State) -> list[dict[str, Any]]:
         if phase.checkpoint == "failed" or phase.status == "failed":
             out.append(
                 {
-                    "phase": numbers.start + i,
+                    "number": numbers.start + i,
                     "name": phase.name,
                     "status": phase.status,
                     "checkpoint": phase.checkpoint,
@@ -389,7 +389,7 @@ def _blocked_phases(state: State, blockers: list[recordfiles.Record]) -> list[di
             for r in found[number]
         ]
         current = state.position.exists() and state.position.phase == number
-        out.append({"phase": number, "name": phase.name, "current": current, "blockers": items})
+        out.append({"number": number, "name": phase.name, "current": current, "blockers": items})
     return out
 
 
@@ -399,7 +399,7 @@ def _escalate(state: State, blocked: list[dict[str, Any]]) -> bool:
         return False
     numbered = zip(phase_numbers(state), state.phases, strict=False)
     unfinished = [n for n, phase in numbered if phase.status not in FINISHED]
-    return bool(unfinished) and set(unfinished) <= {item["phase"] for item in blocked}
+    return bool(unfinished) and set(unfinished) <= {item["number"] for item in blocked}
 
 
 def _blockers(items: list[recordfiles.Record], unusable: int) -> dict[str, Any]:
@@ -619,7 +619,7 @@ def _blockers_on_completed_phases(
                     {
                         "kind": "blocker_on_completed_phase",
                         "blocker": blocker.id,
-                        "phase": number,
+                        "phase_number": number,
                         "message": f"blocker {blocker.id} still affects phase {number} ({phase.name}), "
                         "which is already completed: resolve the blocker or correct what it affects",
                     }
@@ -745,7 +745,7 @@ def _shorten_the_rest(b: Brief) -> Brief:
     changes: dict[str, Any] = {"title": shorten(b.title, 60) if b.title else b.title}
     if len(b.trust) > 1:
         more = len(b.trust) - 1
-        extra = {"problem": f"and {more} more problem{'s' if more != 1 else ''}", "code": None, "file": None}
+        extra = {"problem": f"and {more} more problem{'s' if more != 1 else ''}", "code": None, "path": None}
         changes["trust"] = [b.trust[0], {**extra, "line": None, "fix": "run `planstate check` to see them all"}]
         changes["dropped"] = [*b.dropped, "trust"]
     if b.lifecycle is not None:

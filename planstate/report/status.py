@@ -49,8 +49,43 @@ class Status:
         return getattr(self, name)
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the summary as JSON-ready data."""
+        """Return the summary as JSON-ready data: the file's `path`, the `lifecycle` and the `current_phase` as
+        objects (docs/json.md), then progress, position and what is next."""
+        current = None
+        if self.current_phase is not None:
+            current = {
+                "number": self.current_phase,
+                "name": self.current_phase_name,
+                "status": self.current_phase_status,
+                "started": self.current_phase_started,
+                "checkpoint": self.current_phase_checkpoint,
+            }
+        lifecycle = {
+            "state": self.lifecycle,
+            "since": self.lifecycle_since,
+            "reason": self.lifecycle_reason,
+            "by": self.lifecycle_by,
+            "context": self.lifecycle_context,
+            "completed_at": self.completed_at,
+            "error": self.error,
+        }
+        objects = {"lifecycle": lifecycle, "current_phase": current}
+        out: dict[str, Any] = {"path": self.file}
+        for name, value in self.flat().items():
+            if name in objects:
+                out[name] = objects[name]
+            elif name not in _NESTED:
+                out[name] = value
+        return out
+
+    def flat(self) -> dict[str, Any]:
+        """Every field by its name, as `planstate status` prints them."""
         return {field.name: getattr(self, field.name) for field in fields(self)}
+
+
+# The fields `to_dict()` shows inside the objects `lifecycle` and `current_phase`, or as `path`.
+_NESTED = {"file", "lifecycle_since", "lifecycle_reason", "lifecycle_by", "lifecycle_context"}
+_NESTED |= {"completed_at", "error"} | {f"current_phase_{s}" for s in ("name", "status", "started", "checkpoint")}
 
 
 def status(ctx: Context) -> Status:

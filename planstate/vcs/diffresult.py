@@ -42,19 +42,33 @@ class InitiativeDiff:
         return self.status == "changed" and not any(self.sections.values())
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready data: its identity, status and every section (empty sections included, so keys are stable)."""
+        """JSON-ready data: its identity, status and every section (empty sections included, so keys are stable),
+        in the words of docs/json.md: a file is `path`, a field path `field`, a phase `number`, and the lifecycle
+        section is `transitions`."""
         return {
             "initiative": self.slug,
             "title": self.title,
-            "folder": self.folder,
+            "path": self.folder,
             "status": self.status,
-            "state": self.state,
-            **{name: self.sections[name] for name in SECTIONS},
+            "lifecycle": {"state": self.state},
+            **{JSON_NAMES.get(name, name): [_json_entry(e, name) for e in self.sections[name]] for name in SECTIONS},
         }
 
     def lines(self, f: Plain) -> list[str]:
         """One line per change, section by section, written through `f` (plain or markdown)."""
         return [LINES[name](self, entry, f) for name in SECTIONS for entry in self.sections[name]]
+
+
+# Sections and entry keys whose JSON name differs from the name the code uses.
+JSON_NAMES = {"lifecycle": "transitions"}
+ENTRY_NAMES = {"file": "path", "path": "field"}
+PHASE_NAMES = {**ENTRY_NAMES, "phase": "number"}  # an entry of `phases` is a phase: its number is `number`
+
+
+def _json_entry(entry: dict[str, Any], section: str) -> dict[str, Any]:
+    """One entry of a section with its keys in the JSON vocabulary."""
+    names = PHASE_NAMES if section == "phases" else ENTRY_NAMES
+    return {names.get(key, key): value for key, value in entry.items()}
 
 
 LineWriter = Callable[[InitiativeDiff, dict[str, Any], Plain], str]
@@ -125,12 +139,11 @@ class SemanticDiff:
         return f"{md_code(snapshot.label)} ({md_code(short)})" if code else f"{snapshot.label} ({short})"
 
     def to_dict(self) -> dict[str, Any]:
-        """Stable JSON for programs: `from`/`to` (`revision`, `commit`; both null for the working tree), `empty`,
-        and `initiatives` (see docs/cli.md, `planstate diff`, for every key)."""
+        """Stable JSON for programs: `from_revision`/`to_revision` (`revision`, `commit`; both null for the working
+        tree) and `initiatives` (see docs/cli.md, `planstate diff`, for every key)."""
         return {
-            "from": self._side(self.old),
-            "to": self._side(self.new),
-            "empty": self.empty,
+            "from_revision": self._side(self.old),
+            "to_revision": self._side(self.new),
             "initiatives": [i.to_dict() for i in self.initiatives],
         }
 

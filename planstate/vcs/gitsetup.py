@@ -204,7 +204,7 @@ class Report:
         return {
             "action": self.action,
             "changed": self.changed,
-            "attributes": {"file": self.file, "change": self.attributes, "lines": self.lines},
+            "attributes": {"path": self.file, "change": self.attributes, "lines": self.lines},
             "config": {
                 "set": [{"key": key, "value": new, "was": old} for key, (old, new) in self.config_set.items()],
                 "unset": [{"key": key, "was": value} for key, value in self.config_removed.items()],
@@ -261,7 +261,7 @@ class Status:
         """The status as JSON-ready data."""
         return {
             "installed": self.installed,
-            "attributes": {"file": self.file, "state": self.attributes},
+            "attributes": {"path": self.file, "state": self.attributes},
             "git": self.git,
             "config": self.config,
             "wanted": self.wanted,

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from planstate.cli.output import err, out, print_json
+from planstate.cli.output import err, out, reply
 from planstate.cli.parser import Registrar, option_error, workspace
 from planstate.core.errors import EXIT_FINDINGS, EXIT_OK
 
@@ -42,7 +42,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         data = report.to_dict()
         if args.diff:
             data["diff"] = diff
-        print_json(data)
+        reply(data)
     else:
         if args.diff and diff:
             out(diff)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from planstate.cli.output import out, print_json
+from planstate.cli.output import out, reply
 from planstate.cli.parser import Registrar, workspace
 from planstate.cli.results import print_entry, print_listing, print_record
 from planstate.core.errors import EXIT_OK
@@ -96,7 +96,7 @@ def cmd_supersede(args: argparse.Namespace) -> int:
     """Mark a decision superseded by another."""
     result = workspace(args).decision.supersede(args.id, args.new)
     if args.json:
-        print_json(result.to_dict())
+        reply(result.to_dict())
     else:
         out(f"Decision {result.old.id} is now superseded by {result.new.id} ({result.old.shown}).")
     return EXIT_OK

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from planstate.cli.output import out, print_json
+from planstate.cli.output import out, reply
 from planstate.cli.parser import Registrar, option_error, workspace
 from planstate.core.errors import EXIT_OK
 
@@ -29,7 +29,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     ws = workspace(args)
     result = ws.diff(args.rev1, args.rev2)
     if args.json:
-        print_json(result.to_dict())
+        reply(result.to_dict())
     elif args.markdown:
         out(result.to_markdown())
     else:

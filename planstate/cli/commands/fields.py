@@ -73,10 +73,11 @@ def cmd_unset(args: argparse.Namespace) -> int:
 
 def print_changes(args: argparse.Namespace, changes: list[Any], file: str) -> int:
     """Print what a write changed (`file: path: old → new` lines, or JSON)."""
-    from planstate.cli.display import dump_json, short
+    from planstate.cli.display import short
+    from planstate.cli.output import reply
 
     if args.json:
-        out(dump_json({"file": file, "changed": bool(changes), "changes": [c.to_dict() for c in changes]}))
+        reply({"path": file, "changed": bool(changes), "changes": [c.to_dict() for c in changes]})
         return EXIT_OK
     if not changes:
         out(f"{file}: no change")

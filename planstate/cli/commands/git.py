@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from planstate.cli.output import out, print_json
+from planstate.cli.output import out, reply
 from planstate.cli.parser import Registrar, workspace
 from planstate.core.errors import EXIT_OK, UsageError
 
@@ -90,7 +90,7 @@ def cmd_install(args: argparse.Namespace) -> int:
     """Write the .gitattributes lines and this clone's git config for the merge driver and the textconv."""
     report = workspace(args).git_install()
     if args.json:
-        print_json(report.to_dict())
+        reply(report.to_dict())
     else:
         out(report.to_text())
     return EXIT_OK
@@ -104,7 +104,7 @@ def cmd_uninstall(args: argparse.Namespace) -> int:
     """Remove what `planstate git install` wrote, and nothing else."""
     report = workspace(args).git_uninstall()
     if args.json:
-        print_json(report.to_dict())
+        reply(report.to_dict())
     else:
         out(report.to_text())
     return EXIT_OK

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from planstate.cli.output import out
+from planstate.cli.output import out, reply, warn
 from planstate.cli.parser import Registrar
 from planstate.core.errors import EXIT_OK
 
@@ -53,13 +52,10 @@ def cmd_init(args: argparse.Namespace) -> int:
             f"(to plan more work in {above} instead, remove {ws.root} and run `planstate initiative new SLUG` there)"
         )
     if args.json:
-        from planstate.cli.display import dump_json
-
-        data = {"workspace": str(ws.root), "initiative": state.initiative, "title": state.title, "warnings": warnings}
-        out(dump_json(data))
+        reply({"path": ws.ctx.display(ws.root) + "/", "initiative": state.initiative, "title": state.title})
     else:
         out(f"Created {ws.ctx.display(ws.root)}/ for {state.title!r} (initiative {state.initiative}).")
         out("Next: `planstate status` shows where it stands; `planstate set PATH VALUE` changes it.")
     for warning in warnings:
-        sys.stderr.write(f"planstate: warning: {warning}\n")
+        warn(warning)
     return EXIT_OK

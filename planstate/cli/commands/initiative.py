@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from planstate.cli.output import out, print_json
+from planstate.cli.output import out, reply
 from planstate.cli.parser import Registrar, workspace
 from planstate.cli.results import transition_line
 from planstate.core.errors import EXIT_OK
@@ -37,7 +37,7 @@ def cmd_new(args: argparse.Namespace) -> int:
         args.slug, title=args.title, phases=args.phase or [], first_phase=args.first_phase, switch=args.switch
     )
     if args.json:
-        print_json(result.to_dict())
+        reply(result.to_dict())
         return EXIT_OK
     for paused in result.paused:
         out(transition_line(paused))
@@ -56,7 +56,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     listing = workspace(args).initiative.list(all=args.all)
     if args.json:
-        print_json(listing.to_dict())
+        reply(listing.to_dict())
         return EXIT_OK
     rows = listing.initiatives
     slug_width = max((len(r.initiative) for r in rows), default=0)
@@ -83,7 +83,7 @@ def cmd_switch(args: argparse.Namespace) -> int:
     """Pause the active initiative and make SLUG active."""
     result = workspace(args).initiative.switch(args.slug, reason=args.reason)
     if args.json:
-        print_json(result.to_dict())
+        reply(result.to_dict())
     elif result.already_active:
         out(f"{result.initiative}: already active")
     else:

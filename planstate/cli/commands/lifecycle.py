@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from planstate.cli.commands import LIFECYCLE_VERBS
-from planstate.cli.output import out, print_json
+from planstate.cli.output import out, reply
 from planstate.cli.parser import Registrar, workspace
 from planstate.cli.results import transition_line
 from planstate.core.errors import EXIT_OK
@@ -46,7 +46,7 @@ def cmd_transition(args: argparse.Namespace) -> int:
     ws = workspace(args)
     result = ws.transition(args.verb, args.reason, getattr(args, "context", None), details)
     if args.json:
-        print_json(result.to_dict())
+        reply(result.to_dict())
     else:
         out(transition_line(result))
     return EXIT_OK

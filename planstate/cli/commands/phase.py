@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from planstate.cli.output import out, print_json, warn
+from planstate.cli.output import out, reply, warn
 from planstate.cli.parser import Registrar, workspace
 from planstate.core.errors import EXIT_OK
 
@@ -98,12 +98,12 @@ def cmd_skip(args: argparse.Namespace) -> int:
 def print_phase(args: argparse.Namespace, result: Any) -> int:
     """Print what a phase command did: one line (warnings on stderr), or the result as JSON."""
     if args.json:
-        print_json(result.to_dict())
+        reply(result.to_dict())
     else:
         if result.auto_resumed:
             out(f"{result.initiative}: suspended → active (auto-resume: work went on)")
         out(phase_line(result))
-    for line in result.warnings:  # after the result, so `--json` stdout stays one document
+    for line in result.warnings:
         warn(line)
     return EXIT_OK
 

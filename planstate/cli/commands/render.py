@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from planstate.cli.output import err, out, print_json
+from planstate.cli.output import err, out, reply
 from planstate.cli.parser import Registrar, workspace
 from planstate.core.errors import EXIT_FINDINGS, EXIT_OK
 
@@ -25,7 +25,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         data: dict[str, Any] = report.to_dict()
         if args.diff:
             data["diff"] = report.diff()
-        print_json(data)
+        reply(data)
     else:
         if args.diff and report.diff():
             out(report.diff())

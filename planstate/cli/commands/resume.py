@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from planstate.cli.output import out, print_json
+from planstate.cli.output import out, reply
 from planstate.cli.parser import Registrar, option_error, workspace
 from planstate.core.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
@@ -60,7 +60,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
         data = b.to_dict()
         if activated is not None:
             data["activated"] = activated
-        print_json(data)
+        reply(data)
         return code
     if first is not None:
         out(first)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from planstate.cli.output import out
+from planstate.cli.output import out, reply
 from planstate.cli.parser import Registrar
 from planstate.core.errors import EXIT_OK
 
@@ -29,8 +29,9 @@ def cmd_schema(args: argparse.Namespace) -> int:
             **model.json_schema(),
         }
 
-    if args.name:
-        out(dump_json(schema_of(args.name)))
+    schema = schema_of(args.name) if args.name else {name: schema_of(name) for name in KINDS}
+    if args.json:
+        reply(schema)
     else:
-        out(dump_json({name: schema_of(name) for name in KINDS}))
+        out(dump_json(schema))
     return EXIT_OK

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from planstate.cli.output import out, print_json, warn
+from planstate.cli.output import out, reply, warn
 from planstate.cli.parser import Registrar, workspace
 from planstate.cli.results import print_entry, print_listing, print_record
 from planstate.core.errors import EXIT_OK
@@ -50,7 +50,7 @@ def cmd_heartbeat(args: argparse.Namespace) -> int:
 
     beat = workspace(args).session.heartbeat(args.session)
     if args.json:
-        print_json(beat.to_dict())
+        reply(beat.to_dict())
     else:
         out(f"Session {beat.id} alive at {format_datetime(beat.at)}")
     return EXIT_OK
@@ -124,7 +124,7 @@ def cmd_reap(args: argparse.Namespace) -> int:
     for problem in result.problems:
         warn(f"skipped {problem}")
     if args.json:
-        print_json(result.to_dict())
+        reply(result.to_dict())
         return EXIT_OK
     would = "would mark" if result.dry_run else "marked"
     for crash in result.crashed:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from planstate.cli.output import out
+from planstate.cli.output import out, reply
 from planstate.cli.parser import Registrar, workspace
 from planstate.core.errors import EXIT_OK
 
@@ -18,11 +18,11 @@ def cmd_status(args: argparse.Namespace) -> int:
     """Show where the initiative is."""
     from planstate.cli import display
 
-    status = workspace(args).status().to_dict()
+    status = workspace(args).status()
     if args.json:
-        out(display.dump_json(status))
+        reply(status.to_dict())
     elif display.use_rich():
-        display.print_status_rich(status)
+        display.print_status_rich(status.flat())
     else:
-        out(display.status_plain(status))
+        out(display.status_plain(status.flat()))
     return EXIT_OK

@@ -16,12 +16,12 @@ def register(cli: Registrar) -> None:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate every file of the workspace."""
-    from planstate.cli.display import dump_json
+    from planstate.cli.output import reply
 
     result = workspace(args).validate()
     count, problems = result
     if args.json:
-        out(dump_json(result.to_dict()))
+        reply(result.to_dict())
     else:
         for problem in problems:
             out(str(problem))

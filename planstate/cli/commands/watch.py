@@ -66,13 +66,13 @@ def event_text(event: dict[str, Any]) -> str:
     """One watcher event as a line of text."""
     kind = event["event"]
     if kind == "ready":
-        return f"watching {event['workspace']} ({count(event['errors'], 'error')}, " + (
-            f"{count(event['warnings'], 'warning')}); Ctrl-C stops"
+        return f"watching {event['path']} ({count(event['error_count'], 'error')}, " + (
+            f"{count(event['warning_count'], 'warning')}); Ctrl-C stops"
         )
     if kind == "stopped":
         return "stopped"
     if kind in ("error", "fix-failed"):
         return f"{kind}: {event['message']}"
-    location = ":".join(str(event[k]) for k in ("file", "line", "column") if event.get(k) is not None)
+    location = ":".join(str(event[k]) for k in ("path", "line", "column") if event.get(k) is not None)
     text = f"{kind:<7} {location}: {event['severity']} {event['code']}: {event['message']}"
     return text + (f" ({event['hint']})" if kind == "found" else "")
