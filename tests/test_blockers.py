@@ -273,7 +273,7 @@ Asked the customer's IT team; *they promised* this week.
 def test_a_hand_made_blocker_is_found_and_updated_in_place(run: Run, project: Path) -> None:
     path = project / ".planning" / "blockers" / "block-001-oauth-credentials.md"
     path.write_text(HAND_MADE)
-    listed = json_data(ok(run("blocker", "list", "--json", cwd=project)))
+    listed = json_data(ok(run("blocker", "list", "--json", cwd=project)))["blockers"]
     assert [b["id"] for b in listed] == ["block-001"]
     move(run, project, "bypass", "block-001", "--workaround", "email first", when="2026-01-16T09:00:00Z")
     after = path.read_text()
@@ -298,12 +298,12 @@ def test_list_defaults_to_unresolved_and_filters(run: Run, project: Path) -> Non
         f"{old['id']}  new  2026-01-01T00:00:00Z  Old problem",
         f"{new['id']}  active  2026-02-01T00:00:00Z  New problem",
     ]
-    every = json_data(ok(run("blocker", "list", "--all", "--json", cwd=project)))
+    every = json_data(ok(run("blocker", "list", "--all", "--json", cwd=project)))["blockers"]
     assert [b["id"] for b in every] == [old["id"], new["id"], gone["id"]]
     assert {"id", "path", "status", "description", "identified", "affects"} <= set(every[0])
-    resolved = json_data(ok(run("blocker", "list", "--status", "resolved", "--json", cwd=project)))
+    resolved = json_data(ok(run("blocker", "list", "--status", "resolved", "--json", cwd=project)))["blockers"]
     assert [b["id"] for b in resolved] == [gone["id"]]
-    recent = json_data(ok(run("blocker", "list", "--since", "2026-01-15", "--json", cwd=project)))
+    recent = json_data(ok(run("blocker", "list", "--since", "2026-01-15", "--json", cwd=project)))["blockers"]
     assert [b["id"] for b in recent] == [new["id"]]
     ws = Workspace.find(project)
     assert ws.blocker.list(all=True, since="2026-02-01T00:00:00Z").ids() == [new["id"], gone["id"]]
@@ -373,7 +373,7 @@ def test_a_record_that_does_not_validate_is_listed_with_a_warning(run: Run, proj
     line = text[: status.start()].count("\n") + 1
     result = run(kind, "list", "--json", cwd=project, env=PINNED)
     assert result.returncode == 0
-    assert [item["status"] for item in json_data(result)] == ["blocked"]
+    assert [item["status"] for item in json_data(result)[f"{kind}s"]] == ["blocked"]
     shown = path.relative_to(project).as_posix()
     assert result.stderr.startswith(f"planstate: warning: listed as it is, but it does not validate: {shown}:{line}:")
     assert "status: 'blocked' is not one of" in result.stderr

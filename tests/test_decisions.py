@@ -214,17 +214,17 @@ def test_list_hides_superseded_filters_and_prints_json(run: Run, project: Path) 
         f"{second['id']}  2026-03-04  accepted  Use Postgres",
         f"{later['id']}  2026-04-01  accepted  Cache in Redis",
     ]
-    everything = json_data(ok(run("decision", "list", "--all", "--json", cwd=project)))
+    everything = json_data(ok(run("decision", "list", "--all", "--json", cwd=project)))["decisions"]
     assert [d["id"] for d in everything] == [*sorted([first["id"], second["id"]]), later["id"]]
     old = next(d for d in everything if d["id"] == first["id"])
     assert (old["status"], old["superseded_by"]) == ("superseded", second["id"])
     assert old["path"] == first["path"]
-    only = json_data(ok(run("decision", "list", "--status", "superseded", "--json", cwd=project)))
+    only = json_data(ok(run("decision", "list", "--status", "superseded", "--json", cwd=project)))["decisions"]
     assert [d["id"] for d in only] == [first["id"]]
-    recent = json_data(ok(run("decision", "list", "--since", "2026-03-05", "--json", cwd=project)))
+    recent = json_data(ok(run("decision", "list", "--since", "2026-03-05", "--json", cwd=project)))["decisions"]
     assert [d["id"] for d in recent] == [later["id"]]
     window = run("decision", "list", "--since", "7d", "--json", cwd=project, env={"PLANSTATE_NOW": "2026-04-02T00:00Z"})
-    assert [d["id"] for d in json_data(ok(window))] == [later["id"]]
+    assert [d["id"] for d in json_data(ok(window))["decisions"]] == [later["id"]]
     ws = Workspace.find(project)
     assert ws.decision.list(all=True).ids() == [d["id"] for d in everything]
     assert ws.decision.list(since="2026-04-01").ids() == [later["id"]]
@@ -232,7 +232,7 @@ def test_list_hides_superseded_filters_and_prints_json(run: Run, project: Path) 
 
 def test_list_of_nothing_and_bad_filters(run: Run, project: Path) -> None:
     assert ok(run("decision", "list", cwd=project)).stdout.startswith("no decisions (superseded ones are hidden")
-    assert json_data(ok(run("decision", "list", "--json", cwd=project))) == []
+    assert json_data(ok(run("decision", "list", "--json", cwd=project)))["decisions"] == []
     refused(run("decision", "list", "--status", "done", cwd=project), "'done' is not one of: proposed, accepted")
     refused(run("decision", "list", "--since", "last week", cwd=project), "--since 'last week' is not a date")
 
@@ -272,7 +272,7 @@ def test_show_unknown_and_ambiguous_ids(run: Run, project: Path) -> None:
     refused(run("decision", "show", "dec-aaa", cwd=project), "ambiguous", "dec-aaaaaaaaaaaa, dec-aaaaaaaaaaab")
     ok(run("decision", "show", "dec-aaaaaaaaaaab", cwd=project))
     error = json_error(run("decision", "show", "dec-zzz", "--json", cwd=project))
-    assert error["error"] == "UsageError"
+    assert error["type"] == "UsageError"
 
 
 # ---------------------------------------------------------------------------- supersede
@@ -334,7 +334,7 @@ def test_supersede_json_and_api(run: Run, project: Path) -> None:
     third = ws.decision.add(context="c", decision="C", reason="r")
     data = json_data(ok(run("decision", "supersede", new.id, third.id, "--json", cwd=project)))
     assert data["superseded"]["id"] == new.id and data["superseded"]["superseded_by"] == third.id
-    assert data["by"]["id"] == third.id and data["by"]["supersedes"] == new.id
+    assert data["replacement"]["id"] == third.id and data["replacement"]["supersedes"] == new.id
 
 
 def test_supersede_keeps_an_existing_supersedes_and_takes_the_actor_before_the_command(run: Run, project: Path) -> None:

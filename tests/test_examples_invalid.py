@@ -117,10 +117,10 @@ def test_validate_reports_the_same_error(name: str, run: Run, project: Path) -> 
     done = run("validate", "--json", cwd=project)
     assert done.returncode in (1, 2), done.stderr
     report = json_data(done) if done.returncode == 1 else {"problems": [json_error(done)]}
-    problem = report["problems"][0]
+    problem = report["findings"][0]
     expected = EXPECTED[name]
     shown = str(target.relative_to(project))
-    assert (problem["error"], problem["file"], problem["line"], problem["column"], problem["field"]) == (
+    assert (problem["type"], problem["path"], problem["line"], problem["column"], problem["field"]) == (
         expected.error,
         shown,
         expected.line,

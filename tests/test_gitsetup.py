@@ -121,7 +121,7 @@ def test_install_twice_changes_nothing_and_says_so(run: Run, repo: Path) -> None
     assert data == {
         "action": "install",
         "changed": False,
-        "attributes": {"file": ATTRIBUTES, "change": "unchanged", "lines": 0},
+        "attributes": {"path": ATTRIBUTES, "change": "unchanged", "lines": 0},
         "config": {"set": [], "unset": []},
         "git": True,
     }
@@ -242,7 +242,7 @@ def test_the_api_mirrors_the_commands(repo: Path) -> None:
     report = ws.git_install()
     assert report.changed and report.attributes == "added" and len(report.config_set) == 4
     status = ws.git_status()
-    assert status.installed and status.to_dict()["attributes"] == {"file": ATTRIBUTES, "state": "installed"}
+    assert status.installed and status.to_dict()["attributes"] == {"path": ATTRIBUTES, "state": "installed"}
     assert ws.git_install().changed is False
     with (repo / ATTRIBUTES).open("a") as handle:
         handle.write("# planstate git install: end\n")
@@ -337,7 +337,7 @@ def test_check_reports_attributes_without_drivers_and_install_fixes_it(run: Run,
     data = json_data(ok(run("check", "--json", cwd=repo, env=ENV)))
     found = {f["code"]: f for f in data["findings"]}
     assert set(found) == {"merge-driver-missing", "diff-driver-missing"}
-    assert (found["merge-driver-missing"]["file"], found["merge-driver-missing"]["line"]) == (ATTRIBUTES, 4)
+    assert (found["merge-driver-missing"]["path"], found["merge-driver-missing"]["line"]) == (ATTRIBUTES, 4)
     assert found["merge-driver-missing"]["message"] == (
         "merge=planstate applies to 2 planning files, but this clone's git config has no merge.planstate.driver: "
         "git silently merges them as plain text"
@@ -416,7 +416,7 @@ def test_a_field_conflict_names_the_field_and_how_to_resolve_it(run: Run, projec
     assert finding == {
         "code": "conflict-marker",
         "severity": "error",
-        "file": ".planning/STATE.md",
+        "path": ".planning/STATE.md",
         "line": first,
         "column": None,
         "field": "position.task",

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 
-from conftest import json_data
+from conftest import json_envelope
 
 Run = Callable[..., CompletedProcess[str]]
 
@@ -32,7 +32,7 @@ def test_init_inside_a_workspace_warns_and_points_at_initiative_new(run: Run, pr
     assert "`planstate initiative new SLUG`" in warning
     again = run("init", "--title", "API 2", "--json", cwd=project / "services")
     assert again.returncode == 0
-    assert json_data(again)["warnings"] == [
+    assert json_envelope(again)["warnings"] == [
         warning.removeprefix("planstate: warning: ").replace(
             str(inner / ".planning"), str(project / "services" / ".planning")
         )
@@ -44,4 +44,4 @@ def test_init_in_a_fresh_folder_warns_about_nothing(run: Run, tmp_path: Path) ->
     result = run("init", "--title", "Fresh", "--json", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
-    assert json_data(result)["warnings"] == []
+    assert json_envelope(result)["warnings"] == []

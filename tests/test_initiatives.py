@@ -87,7 +87,7 @@ def test_new_is_paused_while_another_is_active(run: Run, project: Path) -> None:
     assert lifecycle(state_file(project))["state"] == "active"
     ok(run("validate", cwd=project))
     status = json_data(ok(run("--initiative", "auth", "status", "--json", cwd=project)))
-    assert (status["initiative"], status["title"], status["current_phase"], status["phases_total"]) == (
+    assert (status["initiative"], status["title"], status["current_phase"]["number"], status["phases_total"]) == (
         "auth",
         "Auth rewrite",
         1,
@@ -103,13 +103,13 @@ def test_new_is_active_when_none_is(run: Run, project: Path) -> None:
     assert result == {
         "initiative": "auth",
         "title": "Auth",
-        "dir": ".planning/initiatives/auth",
-        "state": "active",
+        "path": ".planning/initiatives/auth",
+        "lifecycle": {"state": "active"},
         "paused": [],
     }
     assert entries(sub(project, "auth") / "history.jsonl")[0]["trigger"] == "create"
     status = json_data(ok(run("status", "--json", cwd=project)))  # commands act on the active one
-    assert (status["initiative"], status["current_phase"]) == ("auth", 0)
+    assert (status["initiative"], status["current_phase"]["number"]) == ("auth", 0)
 
 
 def test_new_with_switch_pauses_the_active_one_first(run: Run, project: Path) -> None:
@@ -148,12 +148,12 @@ def test_list_marks_the_current_one_and_hides_archived(run: Run, project: Path) 
     assert len(lines) == 3
     listed = json_data(ok(run("initiative", "list", "--all", "--json", cwd=project)))
     assert listed["hidden"] == 0
-    assert [(i["initiative"], i["state"], i["current"]) for i in listed["initiatives"]] == [
+    assert [(i["initiative"], i["lifecycle"]["state"], i["current"]) for i in listed["initiatives"]] == [
         ("demo", "active", True),
         ("auth", "paused", False),
         ("old", "archived", False),
     ]
-    assert listed["initiatives"][2]["dir"] == ".planning/initiatives/old"
+    assert listed["initiatives"][2]["path"] == ".planning/initiatives/old"
     marked = ok(run("--initiative", "auth", "initiative", "list", cwd=project)).stdout.splitlines()
     assert marked[1].startswith("* auth")
 
@@ -349,10 +349,10 @@ def test_concurrent_switches_leave_exactly_one_active(
         ok(result)
     ok(run("validate", cwd=project))  # includes "at most one active"
     listed = json_data(ok(run("initiative", "list", "--json", cwd=project)))["initiatives"]
-    assert [i["state"] for i in listed].count("active") == 1
+    assert [i["lifecycle"]["state"] for i in listed].count("active") == 1
     for item in listed:
-        folder = project / item["dir"]
-        assert entries(folder / "history.jsonl")[-1]["to"] == item["state"]  # history agrees with the file
+        folder = project / item["path"]
+        assert entries(folder / "history.jsonl")[-1]["to"] == item["lifecycle"]["state"]  # history agrees with the file
 
 
 def conflicted(path: Path) -> None:

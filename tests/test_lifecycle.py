@@ -151,9 +151,9 @@ def test_refusal_as_json(run: Run, tmp_path: Path) -> None:
     result = run("pause", "--json", cwd=folder)
     assert result.returncode == 2
     error = json_error(result)
-    assert error["error"] == "UsageError"
+    assert error["type"] == "UsageError"
     assert error["field"] == "lifecycle.state"
-    assert error["file"] == ".planning/STATE.md"
+    assert error["path"] == ".planning/STATE.md"
     assert "allowed from completed: reopen (→ active), archive (→ archived)" in error["message"]
 
 
@@ -213,8 +213,8 @@ def test_error_info_is_kept_and_retries_are_counted(run: Run, tmp_path: Path) ->
     assert isinstance(error, dict)
     assert (error["message"], error["retries"]) == ("gone again", 1)
     status = json_data(run("status", "--json", cwd=folder))
-    assert status["error"]["message"] == "gone again"
-    assert status["error"]["retries"] == 1
+    assert status["lifecycle"]["error"]["message"] == "gone again"
+    assert status["lifecycle"]["error"]["retries"] == 1
     bad = run("pause", "--detail", "x=1", cwd=folder)
     assert bad.returncode == 2 and "unrecognized arguments" in bad.stderr
     bad = run("error", "--detail", "no-equals-sign", cwd=folder)

@@ -10,7 +10,7 @@ from subprocess import CompletedProcess
 from typing import Any
 
 import pytest
-from conftest import json_data, state_file
+from conftest import json_data, json_envelope, state_file
 
 from planstate.core.errors import UsageError
 from planstate.model.kinds import State, is_complete
@@ -505,11 +505,11 @@ def test_open_blockers_on_a_phase_are_warned_about_not_enforced(run: Run, projec
     ok(run("phase", "fail", "2", "--reason", "red", cwd=project))
     retried = run("phase", "retry", "2", "--json", cwd=project)
     assert retried.returncode == 0
-    assert json_data(retried)["warnings"] == [f"blocker {on_two} still affects phase 2: resolve or bypass it"]
+    assert json_envelope(retried)["warnings"] == [f"blocker {on_two} still affects phase 2: resolve or bypass it"]
     ok(run("phase", "fail", "2", "--reason", "red again", cwd=project))
     started = run("phase", "start", "3", "--json", cwd=project)
     assert started.returncode == 0 and started.stderr == ""
-    assert json_data(started)["warnings"] == []
+    assert json_envelope(started)["warnings"] == []
     ok(run("blocker", "resolve", on_two, "--resolution", "keys arrived", cwd=project))
     ok(run("phase", "complete", "3", cwd=project))
 
@@ -519,7 +519,7 @@ def test_phase_warnings_and_the_brief_read_affects_the_same_way(run: Run, projec
     by_name = blocker(run, project, "--description", "design review", "--affects", "  build ", "--active")
     started = run("phase", "complete", "1", "--json", cwd=project)
     assert started.returncode == 0, started.stderr
-    assert json_data(started)["warnings"] == [f"blocker {by_name} still affects phase 2: resolve or bypass it"]
+    assert json_envelope(started)["warnings"] == [f"blocker {by_name} still affects phase 2: resolve or bypass it"]
     brief = json_data(run("resume", "--json", cwd=project))
     assert [p["phase"] for p in brief["blocked_phases"]] == [2]
 

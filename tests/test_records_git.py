@@ -81,11 +81,11 @@ def test_two_clones_record_the_same_titles_and_merge_without_conflict(run: Run, 
 
     assert ok(run("validate", cwd=bob)).stdout == "6 files valid\n"
     assert ok(run("check", cwd=bob)).stdout.endswith("0 errors, 0 warnings\n")  # the regions show both sides' records
-    decisions = json_data(ok(run("decision", "list", "--json", cwd=bob)))
+    decisions = json_data(ok(run("decision", "list", "--json", cwd=bob)))["decisions"]
     assert sorted(d["id"] for d in decisions) == sorted([made["alice"][0], made["bob"][0]])
     assert {d["title"] for d in decisions} == {"Use jose for JWT"}
     assert {d["by"] for d in decisions} == {"alice", "bob"}
-    blockers = json_data(ok(run("blocker", "list", "--json", cwd=bob)))
+    blockers = json_data(ok(run("blocker", "list", "--json", cwd=bob)))["blockers"]
     assert sorted(b["id"] for b in blockers) == sorted([made["alice"][1], made["bob"][1]])
 
     # And back: alice pulls the merge, moves bob's blocker, bob moves alice's; the next merge is clean too.
@@ -97,7 +97,9 @@ def test_two_clones_record_the_same_titles_and_merge_without_conflict(run: Run, 
         git(clone, "commit", "--quiet", "-am", f"{clone.name}: moved a blocker")
     git(alice, "push", "--quiet", "origin", "main")
     git(bob, "pull", "--quiet", "--no-edit", "origin", "main")
-    states = {b["id"]: b["status"] for b in json_data(ok(run("blocker", "list", "--all", "--json", cwd=bob)))}
+    states = {
+        b["id"]: b["status"] for b in json_data(ok(run("blocker", "list", "--all", "--json", cwd=bob)))["blockers"]
+    }
     assert states == {made["bob"][1]: "active", made["alice"][1]: "resolved"}
     ok(run("validate", cwd=bob))
     assert ok(run("check", cwd=bob)).stdout.endswith("0 errors, 0 warnings\n")

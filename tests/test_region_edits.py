@@ -41,8 +41,8 @@ def test_render_force_keeps_the_replaced_text_and_says_where(run: Run, project: 
     assert result.returncode == 0, result.stderr
     [kept] = json_data(result)["files"][0]["kept"]
     assert kept["region"] == "phases"
-    assert kept["file"].startswith(".planning/.local/discarded/") and kept["file"].endswith("-root-phases.md")
-    assert (project / kept["file"]).read_text() == interior
+    assert kept["path"].startswith(".planning/.local/discarded/") and kept["path"].endswith("-root-phases.md")
+    assert (project / kept["path"]).read_text() == interior
     assert "my own note" not in path.read_text()
     assert run("check", cwd=project).returncode == 0
     edit_row(path, "phases", 3, "| 2 | Build | pending | a second note |")

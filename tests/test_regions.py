@@ -280,7 +280,7 @@ def test_render_diff_shows_the_change_and_check_mode_writes_nothing(run: Run, pr
     assert any(line.startswith("+| 2026-01-02 | [Use jose](decisions/dec-1b2k9qx7m4fa-x.md)") for line in lines)
     assert lines[-1] == ".planning/STATE.md: would render decisions"
     data = json_data(ok(run("render", "--json", "--diff", cwd=project)))
-    assert data["clean"] is False and data["diff"].startswith("--- a/.planning/STATE.md")
+    assert data["diff"].startswith("--- a/.planning/STATE.md")
     assert data["files"][0]["written"] is True
     assert [r["name"] for r in data["files"][0]["regions"] if r["status"] == "rendered"] == ["decisions"]
     assert ok(run("render", "--check", cwd=project)).returncode == 0
@@ -409,7 +409,7 @@ def test_a_user_override_is_used_and_sandboxed(run: Run, project: Path) -> None:
     (folder / "next.md.j2").write_text("ok\n{{ ''.__class__.__mro__[1].__subclasses__() }}\n")
     result = ok(run("check", "--format", "json", cwd=project), 1)
     (finding,) = [f for f in json_data(result)["findings"] if f["code"] == "template-error"]
-    assert finding["file"] == ".planning/templates/regions/next.md.j2" and finding["line"] == 2
+    assert finding["path"] == ".planning/templates/regions/next.md.j2" and finding["line"] == 2
     assert "unsafe" in finding["message"] or "not safely callable" in finding["message"], finding
     (folder / "next.md.j2").write_text("{{ no_such_name }}\n")
     result = ok(run("check", cwd=project), 1)
@@ -525,7 +525,7 @@ def test_a_region_template_failing_at_runtime_never_breaks_a_write(run: Run, pro
     assert words in warning and f"(.planning/templates/regions/progress.md.j2:{line})" in warning
     data = json_data(ok(run("check", "--format", "json", cwd=project), 1))
     (finding,) = data["findings"]
-    assert (finding["code"], finding["file"], finding["line"]) == (
+    assert (finding["code"], finding["path"], finding["line"]) == (
         "template-error",
         ".planning/templates/regions/progress.md.j2",
         line,

@@ -68,7 +68,7 @@ def test_a_merge_conflict_confined_to_regions_is_fixed_by_check_fix(run: Run, tm
     data = json_data(ok(run("check", "--format", "json", cwd=alice, env=DAY), 1))
     assert [f["code"] for f in data["findings"]] == ["conflict-marker"]
     (finding,) = data["findings"]
-    assert finding["fixable"] is True and finding["file"] == ".planning/STATE.md"
+    assert finding["fixable"] is True and finding["path"] == ".planning/STATE.md"
     assert "only inside generated regions" in finding["message"]
 
     fixed = json_data(ok(run("check", "--fix", "--format", "json", cwd=alice, env=DAY)))

@@ -324,10 +324,10 @@ def test_list_and_show(run: Run, project: Path) -> None:
         f"{first['id']}  ended  a1  {NOW}  {later(30)}",
         f"{second['id']}  active  a2  {later(40)}  -",
     ]
-    data = json_data(ok(run("session", "list", "--json", cwd=project)))
+    data = json_data(ok(run("session", "list", "--json", cwd=project)))["sessions"]
     assert [(s["id"], s["heartbeat"]) for s in data] == [(first["id"], None), (second["id"], later(40))]
     assert {"id", "path", "agent", "status", "started", "ended", "completed", "issues"} <= set(data[0])
-    active = json_data(ok(run("session", "list", "--status", "active", "--json", cwd=project)))
+    active = json_data(ok(run("session", "list", "--status", "active", "--json", cwd=project)))["sessions"]
     assert [s["id"] for s in active] == [second["id"]]
     recent = Workspace.find(project).session.list(since=later(35))
     assert recent.ids() == [second["id"]]
@@ -416,7 +416,7 @@ def test_reap_abandons_an_idle_initiative(run: Run, project: Path) -> None:
     result = ok(run("session", "reap", "--abandon-after", "24h", cwd=project, env=at(day_two)))
     assert result.stdout == "marked initiative demo abandoned (last activity 2026-01-01T00:00:00Z)\n"
     status = json_data(ok(run("status", "--json", cwd=project)))
-    assert status["lifecycle"] == "abandoned"
+    assert status["lifecycle"]["state"] == "abandoned"
     assert status["lifecycle_reason"] == "no activity since 2026-01-01T00:00:00Z (abandon after 24h)"
     last = json.loads(history.read_text().splitlines()[-1])
     assert last == {
@@ -497,7 +497,7 @@ def test_a_decision_date_counts_from_the_start_of_its_day(run: Run, project: Pat
     result = ok(run("session", "reap", "--abandon-after", "2h", "--json", cwd=project, env=at("2026-01-02T12:00:00Z")))
     abandoned = json_data(result)["abandoned"]
     assert abandoned == [{"initiative": "demo", "path": ".planning/STATE.md", "last_activity": "2026-01-02T00:00:00Z"}]
-    assert json_data(ok(run("status", "--json", cwd=project)))["lifecycle"] == "abandoned"
+    assert json_data(ok(run("status", "--json", cwd=project)))["lifecycle"]["state"] == "abandoned"
 
 
 def test_reap_covers_every_initiative_unless_one_is_named(run: Run, project: Path) -> None:

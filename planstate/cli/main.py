@@ -46,7 +46,7 @@ def _dispatch(arguments: list[str], boundary: Boundary) -> int:
     if args.json and not getattr(args, "_json", True):
         usage_error("this command has no JSON output; leave out --json", args._prog)
     code = handler(args)
-    if args.json and output.REPLY.given:
+    if output.REPLY.given:  # the command answered as JSON (--json, or check's --format json)
         from planstate.cli.display import dump_json
         from planstate.cli.envelope import envelope
 

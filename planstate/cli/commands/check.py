@@ -35,6 +35,7 @@ def register(cli: Registrar) -> None:
 def cmd_check(args: argparse.Namespace) -> int:
     """Check the workspace for drift; exit 1 on errors (and on warnings with --strict)."""
     fmt = output_format(args)
+    args.json = fmt == "json"  # `--format json` is `--json`: its errors are envelopes too
     ws = workspace(args)
     report = ws.check(fix=args.fix, diff=args.diff, stale_after=stale_after(args))
     diff = "".join(change.diff() for change in report.changes)
