@@ -335,7 +335,10 @@ def test_check_fix_repairs_each_fixable_code(run: Run, project: Path, code: str)
     data = json_data(result)
     assert [f["code"] for f in data["fixed"]] == [code]
     assert data["findings"] == [] and data["fix_failures"] == []
-    assert ok(run("check", cwd=project, env=ENV)).stdout == f"{data['files_checked']} files checked: 0 errors, 0 warnings\n"
+    assert (
+        ok(run("check", cwd=project, env=ENV)).stdout
+        == f"{data['files_checked']} files checked: 0 errors, 0 warnings\n"
+    )
 
 
 def test_check_diff_previews_exactly_what_fix_writes(run: Run, project: Path) -> None:

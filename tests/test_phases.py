@@ -80,9 +80,9 @@ def test_seed_000_the_last_phase_completes_the_initiative(run: Run, tmp_path: Pa
     numbers = list(range(first, first + 6))
     for i, number in enumerate(numbers):
         before = status(run, tmp_path)
-        assert (before["current_phase"], before["current_phase_status"]) == (number, "active")
+        assert (before["current_phase"]["number"], before["current_phase"]["status"]) == (number, "active")
         assert before["complete"] is False
-        assert before["lifecycle"] == "active"
+        assert before["lifecycle"]["state"] == "active"
         out = ok(run("phase", "complete", str(number), env=at(30 * (i + 1)))).stdout
         if number != numbers[-1]:
             assert out == f"phase {number} ({SIX[i]}): active → completed in 30m, checkpoint passed; " + (
@@ -92,9 +92,9 @@ def test_seed_000_the_last_phase_completes_the_initiative(run: Run, tmp_path: Pa
     assert out == f"phase {last} (Ship): active → completed in 30m, checkpoint passed; initiative seed completed\n"
     final = status(run, tmp_path)
     assert final["complete"] is True
-    assert final["lifecycle"] == "completed"
-    assert final["completed_at"] == "2026-01-01T03:00:00Z"
-    assert (final["current_phase"], final["current_phase_name"]) == (last, "Ship")
+    assert final["lifecycle"]["state"] == "completed"
+    assert final["lifecycle"]["completed_at"] == "2026-01-01T03:00:00Z"
+    assert (final["current_phase"]["number"], final["current_phase"]["name"]) == (last, "Ship")
     assert (final["phases_total"], final["phases_completed"], final["percent"]) == (6, 6, 100)
     front = data(tmp_path)
     assert front["position"]["phase"] == last
@@ -161,7 +161,7 @@ def test_a_failed_checkpoint_is_retried_then_passed(run: Run, project: Path) -> 
     assert phase["evidence"] == {"tests": "42/45", "coverage": 65}
     assert "completed" not in phase
     report = status(run, project)
-    assert (report["current_phase"], report["current_phase_checkpoint"]) == (1, "failed")
+    assert (report["current_phase"]["number"], report["current_phase"]["checkpoint"]) == (1, "failed")
     refused(run("phase", "start", "2", cwd=project), "phase 1 (Design) is active")
     before = state_file(project).read_bytes()
     for checkpoint in ("passed", "failed"):  # a failed checkpoint is retried, never passed over
@@ -234,7 +234,7 @@ def test_skip_moves_on_and_the_last_skip_completes(run: Run, project: Path) -> N
     assert out == "phase 3 (Ship): active → skipped; initiative demo completed\n"
     assert history(project)[-1]["trigger"] == "phase skip"
     report = status(run, project)
-    assert (report["complete"], report["current_phase"]) == (True, 3)
+    assert (report["complete"], report["current_phase"]["number"]) == (True, 3)
 
 
 def test_phase_commands_need_an_active_initiative(run: Run, project: Path) -> None:
@@ -261,7 +261,7 @@ def test_a_phase_command_resumes_a_suspended_initiative_by_itself(run: Run, proj
     assert data(project)["lifecycle"]["state"] == "active"
     ok(run("suspend", cwd=project, env=at(30)))
     result = json_data(ok(run("phase", "fail", "2", "--reason", "x", "--json", cwd=project, env=at(40))))
-    assert (result["auto_resumed"], result["lifecycle"]) == (True, "active")
+    assert (result["auto_resumed"], result["lifecycle"]) == (True, {"state": "active"})
     ok(run("suspend", cwd=project, env=at(50)))
     refused(run("phase", "complete", "7", cwd=project, env=at(60)), "phases are numbered")
     assert data(project)["lifecycle"]["state"] == "suspended"  # a refused command resumes nothing
@@ -328,16 +328,18 @@ def test_the_generated_next_action_moves_on_but_written_text_stays(run: Run, pro
 def test_phase_json_output(run: Run, project: Path) -> None:
     result = json_data(ok(run("phase", "complete", "1", "--evidence", "tests=3/3", "--json", cwd=project)))
     assert result["initiative"] == "demo"
-    assert (result["action"], result["phase"], result["name"], result["from"], result["to"]) == (
+    phase = result["phase"]  # a phase is an object, its number under `number`
+    assert (result["action"], phase["number"], phase["name"], result["from"], result["to"]) == (
         "complete",
         1,
         "Design",
         "active",
         "completed",
     )
-    assert (result["current_phase"], result["next_phase"], result["next_phase_name"]) == (2, 2, "Build")
-    assert result["evidence"] == {"tests": "3/3"}
-    assert (result["initiative_completed"], result["lifecycle"], result["unfinished"]) == (False, "active", [2, 3])
+    assert (phase["status"], phase["evidence"]) == ("completed", {"tests": "3/3"})
+    assert (result["current_phase_number"], result["next_phase"]) == (2, {"number": 2, "name": "Build"})
+    assert (result["initiative_completed"], result["lifecycle"]) == (False, {"state": "active"})
+    assert result["unfinished_phase_numbers"] == [2, 3]
 
 
 def test_the_python_api(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -385,8 +387,13 @@ def test_a_legacy_file_without_structure_answers_completion(run: Run, tmp_path: 
     ok(run("validate"))
     report = status(run, tmp_path)
     assert report["complete"] is True
-    assert report["lifecycle"] == "active"  # the file says so; completion comes from its phases
-    assert (report["phases_total"], report["phases_completed"], report["percent"], report["current_phase"]) == (
+    assert report["lifecycle"]["state"] == "active"  # the file says so; completion comes from its phases
+    assert (
+        report["phases_total"],
+        report["phases_completed"],
+        report["percent"],
+        report["current_phase"]["number"],
+    ) == (
         3,
         3,
         100,
@@ -406,7 +413,11 @@ def test_a_legacy_file_completes_by_its_last_phase(run: Run, tmp_path: Path) -> 
     out = ok(run("phase", "complete", "3")).stdout
     assert out.endswith("; initiative legacy completed\n")
     report = status(run, tmp_path)
-    assert (report["complete"], report["lifecycle"], report["current_phase"]) == (True, "completed", 3)
+    assert (report["complete"], report["lifecycle"]["state"], report["current_phase"]["number"]) == (
+        True,
+        "completed",
+        3,
+    )
     assert "structure" not in data(tmp_path)  # planstate does not invent a snapshot for an old file
 
 
@@ -448,12 +459,16 @@ def test_a_legacy_file_numbered_from_zero_loads_and_completes(run: Run, tmp_path
     ok(run("validate"))
     current = int(position.split()[1])
     report = status(run, tmp_path)
-    assert report["current_phase"] == current and report["complete"] is False
+    assert report["current_phase"]["number"] == current and report["complete"] is False
     assert (planning / "STATE.md").read_text() == text  # reading never rewrites
     for number in range(current, 3):
         ok(run("phase", "complete", str(number)))
     report = status(run, tmp_path)
-    assert (report["complete"], report["lifecycle"], report["current_phase"]) == (True, "completed", 2)
+    assert (report["complete"], report["lifecycle"]["state"], report["current_phase"]["number"]) == (
+        True,
+        "completed",
+        2,
+    )
     # The first write pinned the inferred numbering, which the position alone would no longer tell.
     assert data(tmp_path)["structure"] == {"phases_total": 3, "first_phase": 0}
     ok(run("check", "--fix"))  # the missing history of a hand-made file is the only finding
@@ -476,7 +491,7 @@ def test_out_of_order_work_never_points_past_the_end(run: Run, project: Path) ->
     out = ok(run("phase", "complete", "1", cwd=project)).stdout
     assert out.endswith("; initiative demo completed\n")
     report = status(run, project)
-    assert (report["complete"], report["current_phase"], report["percent"]) == (True, 1, 100)
+    assert (report["complete"], report["current_phase"]["number"], report["percent"]) == (True, 1, 100)
 
 
 def blocker(run: Run, folder: Path, *args: str) -> str:
@@ -521,7 +536,7 @@ def test_phase_warnings_and_the_brief_read_affects_the_same_way(run: Run, projec
     assert started.returncode == 0, started.stderr
     assert json_envelope(started)["warnings"] == [f"blocker {by_name} still affects phase 2: resolve or bypass it"]
     brief = json_data(run("resume", "--json", cwd=project))
-    assert [p["phase"] for p in brief["blocked_phases"]] == [2]
+    assert [p["number"] for p in brief["blocked_phases"]] == [2]
 
 
 def test_a_rerun_after_reopen_keeps_the_completed_run(run: Run, project: Path) -> None:

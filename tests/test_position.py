@@ -63,12 +63,12 @@ def test_position_sets_fields_and_prints_changes(run: Run, project: Path) -> Non
     ]
     result = json_data(ok(run("position", "--wave", "2", "--plan", "auth", "--step", "tuning", "--json", cwd=project)))
     assert result == {
-        "file": ".planning/STATE.md",
+        "path": ".planning/STATE.md",
         "changed": True,
         "changes": [
-            {"path": "position.plan", "old": 3, "new": "auth"},
-            {"path": "position.wave", "old": None, "new": 2},
-            {"path": "position.step", "old": None, "new": "tuning"},
+            {"field": "position.plan", "old": 3, "new": "auth"},
+            {"field": "position.wave", "old": None, "new": 2},
+            {"field": "position.step", "old": None, "new": "tuning"},
         ],
     }
     shown = ok(run("position", cwd=project)).stdout
@@ -149,7 +149,7 @@ def test_context_appends_without_duplicates_and_answers_questions(run: Run, proj
     result = json_data(ok(run("context", "--answered", "Which JWT library?", "--json", cwd=project)))
     assert result["changes"] == [
         {
-            "path": "resume_context.open_questions",
+            "field": "resume_context.open_questions",
             "old": ["Which JWT library?", "Cookie or header?"],
             "new": ["Cookie or header?"],
         }
@@ -189,8 +189,8 @@ def test_task_start_and_done(run: Run, project: Path) -> None:
     assert (data["position"]["task"], data["position"]["status"]) == ("Test the parser", "in_progress")
     assert data["progress"]["current_phase_completed"] == 1
     result = json_data(ok(run("task", "done", "--json", cwd=project)))
-    assert {"path": "position.status", "old": "in_progress", "new": "done"} in result["changes"]
-    assert {"path": "progress.current_phase_completed", "old": 1, "new": 2} in result["changes"]
+    assert {"field": "position.status", "old": "in_progress", "new": "done"} in result["changes"]
+    assert {"field": "progress.current_phase_completed", "old": 1, "new": 2} in result["changes"]
     before = state_file(project).read_bytes()
     refused(run("task", "done", cwd=project), "task 'Test the parser' is already done")
     assert state_file(project).read_bytes() == before  # a retried `done` never counts twice

@@ -106,7 +106,7 @@ def test_status_checkpoint_failed_outranks_a_stall(run: Run, tmp_path: Path) -> 
     assert data["status"] == "checkpoint_failed"
     assert data["checkpoints"] == [
         {
-            "phase": 3,
+            "number": 3,
             "name": "OAuth",
             "status": "active",
             "checkpoint": "failed",
@@ -137,9 +137,9 @@ def test_status_blocked_names_the_blocker_of_the_current_phase(run: Run, tmp_pat
     data = brief_json(run, tmp_path, now)
     assert data["status"] == "blocked" and data["timing"]["possibly_stalled"] is True
     assert data["blocked_phases"] == [
-        {"phase": 2, "name": "JWT", "current": True, "blockers": [{"id": first.stem, "title": "No signing key"}]},
+        {"number": 2, "name": "JWT", "current": True, "blockers": [{"id": first.stem, "title": "No signing key"}]},
         {
-            "phase": 4,
+            "number": 4,
             "name": "Deploy",
             "current": False,
             "blockers": [{"id": data["blocked_phases"][1]["blockers"][0]["id"], "title": "Later"}],
@@ -169,7 +169,7 @@ def test_every_unfinished_phase_blocked_asks_for_a_person(run: Run, tmp_path: Pa
     write_record(tmp_path, "blocker", blocker(2, affects=["deploy"], status="new"))
     data = brief_json(run, tmp_path, T0 + timedelta(hours=3))
     assert data["status"] == "blocked" and data["escalate"] is True
-    assert [p["phase"] for p in data["blocked_phases"]] == [2, 3, 4]
+    assert [p["number"] for p in data["blocked_phases"]] == [2, 3, 4]
     text = brief_text(run, tmp_path, T0 + timedelta(hours=3))
     assert (
         "ESCALATE: every unfinished phase is blocked (phases 2, 3, 4): a person must resolve or bypass a blocker\n"
@@ -351,7 +351,7 @@ def test_verification_flags_a_blocker_on_a_completed_phase(run: Run, tmp_path: P
     named = write_record(tmp_path, "blocker", blocker(3, affects=["jwt"], status="bypassed", workaround="x"))
     write_record(tmp_path, "blocker", blocker(2, affects=["phase 1"], status="resolved", resolution="fixed"))
     flags = brief_json(run, tmp_path, T0)["verification"]
-    assert sorted((f["kind"], f["blocker"], f["phase"]) for f in flags) == sorted(
+    assert sorted((f["kind"], f["blocker"], f["phase_number"]) for f in flags) == sorted(
         [("blocker_on_completed_phase", kept.stem, 1), ("blocker_on_completed_phase", named.stem, 2)]
     )  # a phase is named by number or by its name
 

@@ -19,7 +19,7 @@ from subprocess import CompletedProcess
 from typing import Any
 
 import pytest
-from conftest import json_data
+from conftest import json_data, json_error
 from test_templates_golden import matches_golden
 
 from planstate.core.errors import UsageError
@@ -210,17 +210,17 @@ def test_diff_of_a_day_of_work_matches_its_golden_file(
 def test_day_of_work_reads_like_a_changelog(golden_repo: tuple[Repo, dict[str, str]]) -> None:
     repo, commits = golden_repo
     found = repo.changes(commits["base"])
-    assert found["status"] == "changed" and found["state"] == "paused"
-    assert [(t["from"], t["to"], t["trigger"], t["reason"]) for t in found["lifecycle"]] == [
+    assert found["status"] == "changed" and found["lifecycle"] == {"state": "paused"}
+    assert [(t["from"], t["to"], t["trigger"], t["reason"]) for t in found["transitions"]] == [
         ("active", "paused", "pause", "Waiting for review")
     ]
-    phases = [(p["phase"], p["event"]) for p in found["phases"]]
+    phases = [(p["number"], p["event"]) for p in found["phases"]]
     assert phases == [(1, "completed"), (2, "retried")]
     completed = found["phases"][0]
     assert completed["duration_seconds"] == 3.5 * 3600
     assert completed["evidence"] == {"tests": "18/18", "coverage": "91%"}
     assert found["phases"][1]["previous_failure"] == "The schema migration deadlocks"
-    assert {c["path"]: (c["old"], c["new"]) for c in found["position"]} == {
+    assert {c["field"]: (c["old"], c["new"]) for c in found["position"]} == {
         "position.phase": (1, 2),
         "position.task": (None, "Implement <b>token rotation</b>"),
         "next_action": ("Start phase 1: Design", "Finish the rotation endpoint.\nThen run the checkpoint."),
@@ -246,7 +246,7 @@ def test_day_of_work_reads_like_a_changelog(golden_repo: tuple[Repo, dict[str, s
     ended = found["sessions"][0]
     assert ended["completed"] == ["Phase 1: schema"] and ended["handoff_reason"] == "Context limit"
     assert ended["duration_seconds"] == 5 * 3600
-    fields = {(c["file"], c["path"]) for c in found["fields"]}
+    fields = {(c["path"], c["field"]) for c in found["fields"]}
     assert fields == {
         (".planning/STATE.md", "progress.current_phase_tasks"),
         (".planning/STATE.md", "resume_context.files_modified[]"),
@@ -270,9 +270,8 @@ def test_no_change_says_so_in_one_line(repo: Repo) -> None:
     text = repo.ps("diff").stdout
     assert text.count("\n") == 1 and text.startswith("No changes in .planning/ from HEAD (")
     assert repo.diff() == {
-        "from": {"revision": "HEAD", "commit": repo.git("rev-parse", "HEAD").strip()},
-        "to": {"revision": None, "commit": None},
-        "empty": True,
+        "from_revision": {"revision": "HEAD", "commit": repo.git("rev-parse", "HEAD").strip()},
+        "to_revision": {"revision": None, "commit": None},
         "initiatives": [],
     }
     assert repo.ps("diff", "--markdown").stdout.startswith("No changes in `.planning/`")
@@ -288,7 +287,7 @@ def test_revisions_one_two_and_ranges(repo: Repo) -> None:
 
     def tasks(*args: str) -> list[tuple[Any, Any]]:
         found = repo.diff(*args)["initiatives"]
-        return [(c["old"], c["new"]) for i in found for c in i["position"] if c["path"] == "position.task"]
+        return [(c["old"], c["new"]) for i in found for c in i["position"] if c["field"] == "position.task"]
 
     assert tasks() == [("B", "C")]  # HEAD against the working tree
     assert tasks(first) == [(None, "C")]
@@ -296,7 +295,7 @@ def test_revisions_one_two_and_ranges(repo: Repo) -> None:
     assert tasks(f"{second}..{third}") == [("A", "B")]
     assert tasks("HEAD~2..") == [(None, "B")]  # an empty end is HEAD, as in git
     assert tasks("main...HEAD") == []  # from the merge base of main and HEAD (HEAD itself) to HEAD
-    assert repo.diff(second, third)["from"] == {"revision": second, "commit": second}
+    assert repo.diff(second, third)["from_revision"] == {"revision": second, "commit": second}
 
 
 def test_symmetric_range_starts_at_the_merge_base(repo: Repo) -> None:
@@ -307,9 +306,9 @@ def test_symmetric_range_starts_at_the_merge_base(repo: Repo) -> None:
     repo.ps("set", "next_action", "on main")
     repo.commit("main work")
     found = repo.changes("main...feature")
-    assert [c["path"] for c in found["position"]] == ["position.task"]  # main's own change is not in it
+    assert [c["field"] for c in found["position"]] == ["position.task"]  # main's own change is not in it
     both = repo.changes("main..feature")
-    assert sorted(c["path"] for c in both["position"]) == ["next_action", "position.task"]
+    assert sorted(c["field"] for c in both["position"]) == ["next_action", "position.task"]
 
 
 def test_bad_revision_is_one_line_exit_2(repo: Repo) -> None:
@@ -320,7 +319,7 @@ def test_bad_revision_is_one_line_exit_2(repo: Repo) -> None:
     done = repo.ps("diff", "HEAD", "nope", expect=2)
     assert "'nope'" in done.stderr and done.stderr.count("\n") == 1
     done = repo.ps("diff", "--json", "--markdown", expect=2)
-    assert "give one of them" in done.stderr
+    assert "give one of them" in json_error(done)["message"]
     done = repo.ps("diff", "HEAD~1..HEAD", "HEAD", expect=2)
     assert "not both" in done.stderr
     done = repo.ps("diff", "--", "-x", expect=2)
@@ -350,8 +349,8 @@ def test_revision_without_planning_shows_everything_added(tmp_path: Path, run: R
     repo.ps("init", "--title", "User auth", "--phase", "Design")
     repo.made("decision", "add", "--title", "Use jose", "--context", "c", "--decision", "d", "--reason", "r")
     found = repo.changes()
-    assert found["status"] == "added" and found["initiative"] == "user-auth" and found["state"] == "active"
-    assert [(t["from"], t["to"], t["trigger"]) for t in found["lifecycle"]] == [(None, "active", "init")]
+    assert found["status"] == "added" and found["initiative"] == "user-auth" and found["lifecycle"]["state"] == "active"
+    assert [(t["from"], t["to"], t["trigger"]) for t in found["transitions"]] == [(None, "active", "init")]
     assert [d["event"] for d in found["decisions"]] == ["added"]
     assert found["fields"] == [] and found["phases"] == []
     assert 'initiative user-auth "User auth" (.planning/): added, active' in repo.ps("diff").stdout
@@ -364,7 +363,7 @@ def test_planning_in_a_subfolder_of_the_repository(tmp_path: Path, run: Run) -> 
     repo.commit("another app")
     repo.ps("set", "position.task", "monorepo task")
     found = repo.changes("HEAD")
-    assert [(c["path"], c["new"]) for c in found["position"]] == [("position.task", "monorepo task")]
+    assert [(c["field"], c["new"]) for c in found["position"]] == [("position.task", "monorepo task")]
     sub = repo.project / "src"
     sub.mkdir()
     done = repo._run("diff", "--json", cwd=sub, env={"PLANSTATE_NOW": repo.now})
@@ -375,7 +374,7 @@ def test_untracked_records_in_the_working_tree_count(repo: Repo) -> None:
     record = repo.made("blocker", "add", "--title", "New", "--description", "not yet committed")
     found = repo.changes()
     assert [(b["id"], b["event"], b["status"]) for b in found["blockers"]] == [(record, "added", "new")]
-    assert found["blockers"][0]["file"].startswith(".planning/blockers/")
+    assert found["blockers"][0]["path"].startswith(".planning/blockers/")
 
 
 def test_removed_records_and_initiatives(repo: Repo) -> None:
@@ -388,7 +387,7 @@ def test_removed_records_and_initiatives(repo: Repo) -> None:
     found = repo.diff()["initiatives"]
     assert [(i["initiative"], i["status"]) for i in found] == [("user-auth", "changed"), ("billing", "removed")]
     assert [(d["id"], d["event"], d["title"]) for d in found[0]["decisions"]] == [(record, "removed", "Gone soon")]
-    assert found[1]["folder"] == ".planning/initiatives/billing/"
+    assert found[1]["path"] == ".planning/initiatives/billing/"
 
 
 def test_new_initiative_is_added_with_its_transitions(repo: Repo) -> None:
@@ -396,7 +395,7 @@ def test_new_initiative_is_added_with_its_transitions(repo: Repo) -> None:
     found = {i["initiative"]: i for i in repo.diff()["initiatives"]}
     assert found["billing"]["status"] == "added"
     assert found["user-auth"]["status"] == "changed"
-    assert [t["to"] for t in found["user-auth"]["lifecycle"]] == ["paused"]
+    assert [t["to"] for t in found["user-auth"]["transitions"]] == ["paused"]
 
 
 # ---------------------------------------------------------------------------- phases, lifecycle, fields
@@ -405,14 +404,14 @@ def test_new_initiative_is_added_with_its_transitions(repo: Repo) -> None:
 def test_phase_skipped_and_checkpoint_failed(repo: Repo) -> None:
     repo.ps("phase", "skip", "1", "--reason", "Design exists already", at="2026-11-20T10:00:00Z")
     found = repo.changes()
-    assert [(p["phase"], p["event"], p.get("reason")) for p in found["phases"]] == [
+    assert [(p["number"], p["event"], p.get("reason")) for p in found["phases"]] == [
         (1, "skipped", "Design exists already"),
         (2, "started", None),
     ]
     repo.commit("skip")
     repo.ps("phase", "complete", "2", "--checkpoint", "failed", "--evidence", "tests=7/12", at="2026-11-20T11:00:00Z")
     events = repo.changes()["phases"]
-    assert [(p["phase"], p["event"], p["checkpoint"], p["evidence"]) for p in events] == [
+    assert [(p["number"], p["event"], p["checkpoint"], p["evidence"]) for p in events] == [
         (2, events[0]["event"], "failed", {"tests": "7/12"})
     ]
     assert events[0]["event"] in ("failed", "checkpoint")
@@ -423,13 +422,13 @@ def test_lifecycle_from_state_when_history_says_nothing(repo: Repo) -> None:
     text = state.read_text()
     state.write_text(text.replace("state: active", "state: paused", 1))
     found = repo.changes()
-    assert [(t["from"], t["to"], t["trigger"]) for t in found["lifecycle"]] == [("active", "paused", None)]
+    assert [(t["from"], t["to"], t["trigger"]) for t in found["transitions"]] == [("active", "paused", None)]
 
 
 def test_field_changes_skip_derived_fields_and_updated(repo: Repo) -> None:
     repo.ps("set", "title", "User authentication", at="2026-11-21T09:00:00Z")
     found = repo.changes()
-    assert [(c["file"], c["path"], c["old"], c["new"]) for c in found["fields"]] == [
+    assert [(c["path"], c["field"], c["old"], c["new"]) for c in found["fields"]] == [
         (".planning/STATE.md", "title", "User auth", "User authentication")
     ]
     assert 'STATE.md: title: "User auth" → "User authentication"' in repo.ps("diff").stdout
@@ -440,7 +439,7 @@ def test_timestamps_written_differently_are_the_same(repo: Repo) -> None:
     text = state.read_text()
     assert "created: 2026-11-20T09:00:00Z" in text
     state.write_text(text.replace("created: 2026-11-20T09:00:00Z", 'created: "2026-11-20T10:00:00+01:00"  # moved'))
-    assert repo.diff()["empty"] is True
+    assert repo.diff()["initiatives"] == []
 
 
 def test_unknown_fields_and_record_field_edits_are_listed(repo: Repo) -> None:
@@ -449,9 +448,9 @@ def test_unknown_fields_and_record_field_edits_are_listed(repo: Repo) -> None:
     path = next((repo.project / ".planning" / "decisions").glob(f"{record}*"))
     path.write_text(path.read_text().replace("reason: first", "reason: second\nteam: core"))
     found = repo.changes()
-    shown = {(c["path"], c["old"], c["new"]) for c in found["fields"]}
+    shown = {(c["field"], c["old"], c["new"]) for c in found["fields"]}
     assert shown == {("reason", "first", "second"), ("team", None, "core")}
-    assert all(c["file"] == f".planning/decisions/{path.name}" for c in found["fields"])
+    assert all(c["path"] == f".planning/decisions/{path.name}" for c in found["fields"])
 
 
 def test_unreadable_files_are_listed_not_fatal(repo: Repo) -> None:
@@ -461,7 +460,7 @@ def test_unreadable_files_are_listed_not_fatal(repo: Repo) -> None:
     path.write_text("---\ntitle: [unclosed\n---\n")
     repo.ps("set", "position.task", "still reported")
     found = repo.changes()
-    assert [(u["file"], u["side"]) for u in found["unreadable"]] == [(f".planning/blockers/{path.name}", "new")]
+    assert [(u["path"], u["side"]) for u in found["unreadable"]] == [(f".planning/blockers/{path.name}", "new")]
     assert found["unreadable"][0]["message"].startswith("line ")
     assert found["position"][0]["new"] == "still reported"
     assert "unreadable (newer side): .planning/blockers/" in repo.ps("diff").stdout
@@ -472,7 +471,7 @@ def test_conflict_markers_in_a_file_are_listed(repo: Repo) -> None:
     text = state.read_text()
     state.write_text(text.replace("title: User auth\n", "<<<<<<< ours\ntitle: A\n=======\ntitle: B\n>>>>>>> theirs\n"))
     found = repo.changes()
-    assert [(u["file"], u["side"]) for u in found["unreadable"]] == [(".planning/STATE.md", "new")]
+    assert [(u["path"], u["side"]) for u in found["unreadable"]] == [(".planning/STATE.md", "new")]
 
 
 # ---------------------------------------------------------------------------- the API and snapshots
@@ -518,4 +517,4 @@ def test_state_md_that_cannot_be_read_in_the_working_tree(repo: Repo) -> None:
     os.mkfifo(state)  # a FIFO in its place: reported, never read (which would hang)
     found = repo.changes()
     assert found["status"] == "changed" and found["initiative"] == "user-auth"
-    assert found["unreadable"] == [{"file": ".planning/STATE.md", "side": "new", "message": "not a regular file"}]
+    assert found["unreadable"] == [{"path": ".planning/STATE.md", "side": "new", "message": "not a regular file"}]

@@ -184,7 +184,8 @@ def test_heartbeat_touches_only_the_machine_local_file(run: Run, project: Path) 
     assert beat_file(project, made["id"]).stat().st_mtime == epoch(later(7))
     assert snapshot(project) == before
     data = json_data(ok(run("session", "heartbeat", "--json", cwd=project, env=at(later(9)))))
-    assert data == {"id": made["id"], "at": later(9), "heartbeat": str(beat_file(project, made["id"]))}
+    assert data == {"id": made["id"], "at": later(9), "path": f".planning/.local/heartbeats/{made['id']}"}
+    assert beat_file(project, made["id"]).is_file()
     beat_file(project, made["id"]).unlink()  # e.g. another machine: the beat creates it
     Workspace.find(project).session.heartbeat(made["id"][:-2])
     assert beat_file(project, made["id"]).exists()
@@ -393,7 +394,7 @@ def test_reap_without_a_heartbeat_file_uses_the_start_time(run: Run, project: Pa
                 "initiative": "demo",
                 "agent": "tester",
                 "last_seen": NOW,
-                "heartbeat": False,
+                "seen_by_heartbeat": False,
             }
         ],
         "abandoned": [],
@@ -417,7 +418,7 @@ def test_reap_abandons_an_idle_initiative(run: Run, project: Path) -> None:
     assert result.stdout == "marked initiative demo abandoned (last activity 2026-01-01T00:00:00Z)\n"
     status = json_data(ok(run("status", "--json", cwd=project)))
     assert status["lifecycle"]["state"] == "abandoned"
-    assert status["lifecycle_reason"] == "no activity since 2026-01-01T00:00:00Z (abandon after 24h)"
+    assert status["lifecycle"]["reason"] == "no activity since 2026-01-01T00:00:00Z (abandon after 24h)"
     last = json.loads(history.read_text().splitlines()[-1])
     assert last == {
         "at": day_two,
@@ -555,7 +556,7 @@ def test_no_session_path_ever_completes_an_initiative(run: Run, project: Path) -
     start(run, project, when=later(2))  # this agent process then dies without a word
     ok(run("session", "reap", "--stale-after", "1m", cwd=project, env=at(later(30))))
     status = json_data(ok(run("status", "--json", cwd=project)))
-    assert (status["lifecycle"], status["phases_completed"]) == ("active", 3)
+    assert (status["lifecycle"]["state"], status["phases_completed"]) == ("active", 3)
     ok(run("session", "reap", "--abandon-after", "1d", cwd=project, env=at("2027-01-01T00:00:00Z")))
     state = Workspace.find(project).state()
     assert state.lifecycle.state == "abandoned"
