@@ -321,7 +321,8 @@ def test_the_generated_next_action_moves_on_but_written_text_stays(run: Run, pro
     ok(run("phase", "complete", "1", cwd=project))
     assert data(project)["next_action"] == "Start phase 2: Build"
     ok(run("next", "Wire the parser into the CLI", cwd=project))
-    ok(run("phase", "complete", "2", cwd=project))
+    done = run("phase", "complete", "2", cwd=project)
+    assert done.returncode == 0 and "the next action was written before phase 2 completed" in done.stderr
     assert data(project)["next_action"] == "Wire the parser into the CLI"
 
 

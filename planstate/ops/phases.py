@@ -187,6 +187,38 @@ def parse_pairs(items: list[str] | tuple[str, ...], what: str = "evidence") -> d
     return out
 
 
+def _generated(state: State, text: str) -> bool:
+    """Whether a next action is one planstate wrote itself for some phase (not someone's words)."""
+    return any(text == generated_next_action(n, p.name) for n, p in _numbered(state).items())
+
+
+def require_active(tx: Transaction, state: State, doing: str, command: str) -> bool:
+    """The one rule of work: the phase and task commands move work only while the initiative is active.
+
+    A suspended initiative (a technical pause) resumes by itself when work goes on, with a history line; any
+    other state (paused, error and the rest: decisions or failures someone resumes explicitly) refuses, naming
+    the commands that make it active. Returns whether it resumed a suspended initiative. Recording intent and
+    notes (`next`, `context`, decisions, blockers) is not work moving and stays allowed: a paused initiative's
+    next action is what the person who resumes it reads first."""
+    source = state.lifecycle.state
+    resumed = False
+    if source == "suspended":
+        reason = f"work went on: {command}"
+        lifecycle.apply(tx, tx.ctx.target, "resume", reason=reason, trigger="auto-resume")
+        resumed = True
+        source = state.lifecycle.state
+    if source != "active":
+        moves = [t.command for t in lifecycle.allowed(source) if t.target == "active"]
+        commands = " or ".join(f"`planstate {'resume --activate' if m == 'resume' else m}`" for m in moves)
+        raise refusal(
+            tx,
+            ["lifecycle", "state"],
+            f"cannot {doing}: the initiative is {source}; work moves only while it is active ({commands} makes it "
+            "active)",
+        )
+    return resumed
+
+
 def generated_next_action(number: int, name: str) -> str:
     """The next action planstate writes for a phase when nobody wrote one (`init` writes it for the first)."""
     return f"Start phase {number}: {name}"
@@ -231,11 +263,23 @@ class PhaseAPI:
         return self._result(state, "start", number, previous, warnings)
 
     def complete(
-        self, number: int, *, checkpoint: str = "passed", evidence: dict[str, Any] | None = None
+        self,
+        number: int,
+        *,
+        checkpoint: str = "passed",
+        evidence: dict[str, Any] | None = None,
+        next_action: str | None = None,
     ) -> PhaseResult:
-        """Complete the current phase with its checkpoint result; a failed checkpoint keeps it active to retry."""
+        """Complete the current phase with its checkpoint result; a failed checkpoint keeps it active to retry.
+
+        `next_action` replaces the next action in the same write; without it, a next action someone wrote
+        stays, with a warning that it was written before the phase completed."""
+        from planstate.ops.records import text
+
         if checkpoint not in ("passed", "failed"):
             raise UsageError(f"checkpoint must be passed or failed, not {checkpoint!r}")
+        if next_action is not None:
+            next_action = text(next_action, "next_action")
         with self.ctx.transaction() as tx:
             state, phase, index = self._prepare(tx, number, "complete")
             self._require_current_active(tx, state, number, "complete")
@@ -251,14 +295,23 @@ class PhaseAPI:
                 phase.evidence.update(evidence)
             phase.checkpoint = checkpoint
             started: list[int] = []
+            notes: list[str] = []
             if checkpoint == "passed":
                 phase.status = "completed"
                 phase.completed = now()
                 _clear(phase, "failure")
+                before = state.next_action
                 started = self._advance(tx, state, number, "phase complete")
+                if next_action is not None:
+                    state.next_action = next_action
+                elif before and state.next_action == before and not _generated(state, before):
+                    stale = f"the next action was written before phase {number} completed: {before.strip()!r}"
+                    notes.append(f"{stale[:200]}; if it is done, set the next one (`planstate next TEXT`)")
             else:
+                if next_action is not None:
+                    state.next_action = next_action
                 phase.failed_at = now()
-            warnings = blocker_warnings(self.ctx, self.ctx.target, state, [number, *started])
+            warnings = notes + blocker_warnings(self.ctx, self.ctx.target, state, [number, *started])
         return self._result(state, "complete", number, previous, warnings)
 
     def fail(self, number: int, *, reason: str) -> PhaseResult:
@@ -315,24 +368,7 @@ class PhaseAPI:
         """Load the state, require an active initiative and a valid phase number; return the state, phase, index."""
         state = checked_state(tx)
         refuse_read_only(tx, state)
-        source = state.lifecycle.state
-        self._auto_resumed = False
-        if source == "suspended":
-            # Suspended is a technical pause that resumes by itself when work goes on; paused,
-            # error and the rest were decisions or failures that a person or agent resumes explicitly.
-            reason = f"work went on: planstate phase {verb} {number}"
-            lifecycle.apply(tx, self.ctx.target, "resume", reason=reason, trigger="auto-resume")
-            self._auto_resumed = True
-            source = state.lifecycle.state
-        if source != "active":
-            moves = [t.command for t in lifecycle.allowed(source) if t.target == "active"]
-            commands = " or ".join(f"`planstate {'resume --activate' if m == 'resume' else m}`" for m in moves)
-            raise refusal(
-                tx,
-                ["lifecycle", "state"],
-                f"cannot {verb} phase {number}: the initiative is {source}; phases change only while it is "
-                f"active ({commands} makes it active)",
-            )
+        self._auto_resumed = require_active(tx, state, f"{verb} phase {number}", f"planstate phase {verb} {number}")
         numbers = phase_numbers(state)
         if not len(numbers):
             raise refusal(tx, ["phases"], f"cannot {verb} phase {number}: this initiative has no phases")

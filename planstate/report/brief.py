@@ -9,6 +9,7 @@ the current time (how long a phase has run, stall detection) uses `planstate.cor
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 from planstate.check.findings import CONTRADICTIONS, Finding
 from planstate.core.clock import now as clock_now
 from planstate.core.clock import parse_datetime
+from planstate.model import verdicts
 from planstate.model.derived import percent_of
 from planstate.model.kinds import (
-    BLOCKING,
     FINISHED,
     OPEN_BLOCKERS,
     State,
@@ -52,7 +53,9 @@ MIN_BUDGET = 400  # below this, a budget cannot keep the heading, the status and
 # Parts of the brief that a budget may drop, least important first. What is never dropped: the heading, the
 # status with the lifecycle's why, and the next action (shortened with an ellipsis only when nothing else is left).
 DROP_ORDER = (
+    "notes",
     "files_modified",
+    "key_implementations",
     "open_questions",
     "decisions",
     "timing",
@@ -92,6 +95,8 @@ class Brief:
     position: dict[str, Any] | None = None
     open_questions: list[str] | None = None
     files_modified: dict[str, Any] | None = None
+    key_implementations: list[str] | None = None
+    notes: str | None = None  # people's text in STATE.md's body, outside the generated regions
     verification: list[dict[str, Any]] | None = None
     dropped: list[str] = field(default_factory=list)
 
@@ -120,6 +125,8 @@ class Brief:
             "position": self.position,
             "open_questions": self.open_questions,
             "files_modified": self.files_modified,
+            "key_implementations": self.key_implementations,
+            "notes": self.notes,
             "verification": self.verification,
             "dropped": self.dropped,
         }
@@ -169,9 +176,12 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     out.current_phase = _current_phase(state, when, entries)
     out.timing = _timing(state, out.current_phase)
     out.checkpoints = _failed_checkpoints(state)
-    out.blocked_phases = _blocked_phases(state, loaded["blocker"])
-    out.escalate = _escalate(state, out.blocked_phases)
-    out.status = _status(state, out.current_phase, out.timing, out.blocked_phases)
+    blocked = verdicts.blocked(state, [(r.id, r.data) for r in loaded["blocker"]])
+    out.escalate = verdicts.escalate(state, blocked)
+    out.status = verdicts.status(state, blocked, out.timing["possibly_stalled"])
+    for item in blocked:
+        item["blockers"] = [{**b, "title": shorten(b["title"], 80)} for b in item["blockers"]]
+    out.blocked_phases = blocked
     out.blockers = _blockers(loaded["blocker"], unusable["blocker"])
     out.decisions = _decisions(loaded["decision"], unusable["decision"])
     out.last_session, out.sessions = _sessions(ctx, loaded["session"], unusable["session"], when)
@@ -179,7 +189,9 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     out.position = _position(state)
     out.open_questions = list(state.resume_context.open_questions)
     out.files_modified = _files(ctx, state)
-    out.verification = _verify(ctx, state, loaded["blocker"], loaded["session"])
+    out.key_implementations = [shorten(item) for item in state.resume_context.key_implementations]
+    out.notes = _notes(state_read.raw or b"")
+    out.verification = _verify(ctx, state, loaded["blocker"], loaded["session"]) + _typos(findings)
     return out
 
 
@@ -263,69 +275,26 @@ def _current_phase(state: State, when: datetime, entries: list[dict[str, Any]]) 
     phase = phase_at(state, number)
     if phase is None:
         return {"number": number, "name": None, "status": None, "started": None, "running_seconds": None}
-    running = None
-    if phase.status in ("active", "failed") and phase.started is not None and phase.completed is None:
-        running = active_seconds(phase.started, when, entries, state)
     return {
         "number": number,
         "name": phase.name,
         "status": phase.status,
-        "checkpoint": phase.checkpoint,
+        "checkpoint": verdicts.checkpoint(phase),
         "started": phase.started,
-        "running_seconds": running,
+        "running_seconds": verdicts.running_seconds(state, when, entries),
         "attempts": phase.attempts,
     }
 
 
-def active_seconds(start: datetime, end: datetime, entries: list[dict[str, Any]], state: State) -> int:
-    """Whole seconds between `start` and `end` during which the initiative was active, from history.jsonl's
-    transitions: time paused, suspended or otherwise stopped does not count as time spent in a phase.
-    Without a history, the lifecycle's own `since` tells when a stopped initiative stopped."""
-    timeline = sorted(
-        (at, str(entry.get("to")))
-        for entry in entries
-        if (at := parse_datetime(entry.get("at"))) is not None and entry.get("to") is not None
-    )
-    if not timeline:
-        return _active_seconds_without_history(start, end, state)
-    current = "active"  # before the first transition the initiative was being created: count it as active
-    total = 0.0
-    cursor = start
-    for at, target in timeline:
-        if at <= start:
-            current = target
-            continue
-        if at >= end:
-            break
-        if current == "active":
-            total += (at - cursor).total_seconds()
-        cursor, current = at, target
-    if current == "active" and end > cursor:
-        total += (end - cursor).total_seconds()
-    return max(0, int(total))
-
-
-def _active_seconds_without_history(start: datetime, end: datetime, state: State) -> int:
-    """Whole seconds from `start` to `end`, or to when the lifecycle's `since` says a stopped initiative stopped."""
-    lifecycle = state.lifecycle
-    if lifecycle.state != "active" and lifecycle.since is not None and lifecycle.since > start:
-        end = min(end, lifecycle.since)
-    return max(0, int((end - start).total_seconds()))
-
-
 def _timing(state: State, current: dict[str, Any] | None) -> dict[str, Any]:
     """Average completed-phase duration, estimate of the time remaining, and whether the current phase stalled."""
-    durations = [
-        (p.completed - p.started).total_seconds()
-        for p in state.phases
-        if p.status == "completed" and p.started is not None and p.completed is not None
-    ]
+    durations = verdicts.completed_durations(state)
     total = len(phase_numbers(state))
     done = sum(1 for p in state.phases if p.status in FINISHED)
     remaining = max(0, total - done)
     average = mean(durations) if durations else None
     running = current.get("running_seconds") if current else None
-    stalled = bool(average and running is not None and running > 2 * average)
+    stalled = verdicts.stalled(running, durations)
     return {
         "timed_phases": len(durations),
         "average_phase_seconds": round(average) if average is not None else None,
@@ -341,65 +310,18 @@ def _failed_checkpoints(state: State) -> list[dict[str, Any]]:
     numbers = phase_numbers(state)
     out = []
     for i, phase in enumerate(state.phases):
-        if phase.checkpoint == "failed" or phase.status == "failed":
+        if verdicts.checkpoint(phase) == "failed":
             out.append(
                 {
                     "phase": numbers.start + i,
                     "name": phase.name,
                     "status": phase.status,
-                    "checkpoint": phase.checkpoint,
+                    "checkpoint": verdicts.checkpoint(phase),
                     "evidence": dict(phase.evidence),
                     "failure": phase.failure,
                 }
             )
     return out
-
-
-def _status(state: State, current: dict[str, Any] | None, timing: dict[str, Any], blocked: list[dict[str, Any]]) -> str:
-    """The status, first that applies: completed, paused or another stopped state, checkpoint failed, blocked (the
-    current phase waits on an open blocker), possibly stalled, active."""
-    if is_complete(state):
-        return "completed"
-    lifecycle_state = state.lifecycle.state
-    if lifecycle_state != "active":
-        return lifecycle_state  # paused, suspended, error, failed, abandoned, archived: stopped, and why comes first
-    if current and (current.get("checkpoint") == "failed" or current.get("status") == "failed"):
-        return "checkpoint_failed"
-    if any(item["current"] for item in blocked):
-        return "blocked"
-    if timing["possibly_stalled"]:
-        return "possibly_stalled"
-    return "active"
-
-
-def _blocked_phases(state: State, blockers: list[recordfiles.Record]) -> list[dict[str, Any]]:
-    """Unfinished phases that an open (new or active) blocker names, each with those blockers, oldest first."""
-    found: dict[int, list[recordfiles.Record]] = {}
-    for record in sorted(blockers, key=lambda r: (str(r.data.get("identified")), r.id)):
-        if record.data.get("status") in BLOCKING:
-            for number in affected_phases(state, record.data.get("affects")):
-                found.setdefault(number, []).append(record)
-    out = []
-    for number in sorted(found):
-        phase = phase_at(state, number)
-        if phase is None or phase.status in FINISHED:
-            continue
-        items = [
-            {"id": r.id, "title": shorten(r.data.get("title") or r.data.get("description") or "", 80)}
-            for r in found[number]
-        ]
-        current = state.position.exists() and state.position.phase == number
-        out.append({"phase": number, "name": phase.name, "current": current, "blockers": items})
-    return out
-
-
-def _escalate(state: State, blocked: list[dict[str, Any]]) -> bool:
-    """Whether every unfinished phase is blocked: no agent can go on, so a person must resolve or bypass a blocker."""
-    if is_complete(state) or state.lifecycle.state in ("completed", "archived"):
-        return False
-    numbered = zip(phase_numbers(state), state.phases, strict=False)
-    unfinished = [n for n, phase in numbered if phase.status not in FINISHED]
-    return bool(unfinished) and set(unfinished) <= {item["phase"] for item in blocked}
 
 
 def _blockers(items: list[recordfiles.Record], unusable: int) -> dict[str, Any]:
@@ -457,7 +379,7 @@ def _sessions(
     that has just started its own session still sees the handoff of the one before.
     """
     from planstate.check.checks import STALE_AFTER
-    from planstate.ops.sessions import last_heartbeat
+    from planstate.ops.heartbeats import last_heartbeat
 
     def started(r: recordfiles.Record) -> tuple[datetime, str]:
         """A sort key: the start (the earliest time for a session without a readable one), then the id."""
@@ -467,9 +389,8 @@ def _sessions(
     live: list[recordfiles.Record] = []
     over: list[recordfiles.Record] = []
     for record in items:
-        times = (last_heartbeat(ctx, record.id), parse_datetime(record.data.get("started")))
-        latest = seen[record.id] = max((t for t in times if t is not None), default=None)
-        alive = latest is not None and (when - latest).total_seconds() <= STALE_AFTER
+        latest = seen[record.id] = verdicts.last_seen(last_heartbeat(ctx, record.id), record.data.get("started"))
+        alive = latest is not None and not verdicts.silent(latest, when, STALE_AFTER)
         (live if record.data.get("status") == "active" and alive else over).append(record)
     active = [_live_session(r, seen[r.id]) for r in sorted(live, key=started)]
     summary = {"total": len(items), "unreadable": unusable, "active": active}
@@ -543,6 +464,57 @@ def _verify(
     """Verify the state before resuming from it: the resume context against the working tree, and the blockers
     against the phases; one flag per doubt, in the order of `VERIFICATIONS`."""
     return [flag for verify in VERIFICATIONS for flag in verify(ctx, state, blockers, sessions)]
+
+
+NOTES_LIMIT = 1200  # characters of people's notes the brief carries
+
+
+def _notes(raw: bytes) -> str | None:
+    """People's text in STATE.md's body: everything outside the generated regions but headings and the lines
+    planstate's own STATE.md template writes there (its introduction), cut at NOTES_LIMIT characters."""
+    from planstate.render.regions import split_body
+    from planstate.text.markers import parse
+
+    body, _ = split_body(raw)
+    layout = parse(body)
+    inside = {i for r in layout.regions for i in range(r.begin, r.end + 1)}
+    scaffold = _template_lines()
+    kept = [
+        line.rstrip()
+        for i, line in enumerate(layout.lines)
+        if i not in inside and not line.lstrip().startswith("#") and not scaffold.fullmatch(line.strip())
+    ]
+    text = "\n".join(kept).strip()
+    while "\n\n\n" in text:
+        text = text.replace("\n\n\n", "\n\n")
+    if not text:
+        return None
+    return text if len(text) <= NOTES_LIMIT else text[:NOTES_LIMIT].rstrip() + ELLIPSIS
+
+
+def _template_lines() -> re.Pattern[str]:
+    """A pattern matching each line of the built-in STATE.md template's body, stripped (a `{{ value }}` in it
+    matches anything): the text planstate wrote, not people."""
+    from planstate.text.templates import builtin_dir
+
+    try:
+        text = (builtin_dir() / "STATE.md.j2").read_text(encoding="utf-8")
+    except OSError:
+        return re.compile(r"(?!)")
+    body = text.split("\n---\n", 1)[-1]
+    lines = {line.strip() for line in body.splitlines() if line.strip() and "{%" not in line}
+    shapes = [".*".join(re.escape(part) for part in re.split(r"\{\{.*?\}\}", line)) for line in sorted(lines)]
+    return re.compile("|".join(f"(?:{shape})" for shape in shapes) or r"(?!)")
+
+
+def _typos(findings: list[Finding]) -> list[dict[str, Any]]:
+    """Keys that look like a misspelt field (check's `unknown-key` with a "did you mean"): what they hold is not
+    read, so the brief may say "none recorded" of a value that is there under another name."""
+    return [
+        {"kind": "unknown_key", "message": f"{f.location()}: {f.message} ({f.hint})"}
+        for f in findings
+        if f.code == "unknown-key" and f.hint.startswith("did you mean")
+    ]
 
 
 def _legacy_format(

@@ -32,7 +32,10 @@ def _complete(group: Registrar) -> None:
         "complete",
         cmd_complete,
         "complete the current phase; the last one completes the initiative",
-        examples=["planstate phase complete 2 --evidence tests=41/41 --evidence review=approved"],
+        examples=[
+            "planstate phase complete 2 --evidence tests=41/41 --evidence review=approved",
+            'planstate phase complete 2 --next "Start the OAuth phase with the Google provider"',
+        ],
     )
     p.add_argument("number", type=int, metavar="N", help="the phase number (must be the current phase)")
     p.add_argument(
@@ -47,6 +50,12 @@ def _complete(group: Registrar) -> None:
         metavar="KEY=VALUE",
         help="evidence for the checkpoint, e.g. tests=42/45 (repeat; values read as YAML scalars)",
     )
+    p.add_argument(
+        "--next",
+        dest="next_action",
+        metavar="TEXT",
+        help="the next action, set in the same write (else one someone wrote stays, with a warning)",
+    )
 
 
 def cmd_complete(args: argparse.Namespace) -> int:
@@ -54,7 +63,9 @@ def cmd_complete(args: argparse.Namespace) -> int:
     from planstate.ops.phases import parse_pairs
 
     evidence = parse_pairs(args.evidence or [])
-    result = workspace(args).phase.complete(args.number, checkpoint=args.checkpoint, evidence=evidence)
+    result = workspace(args).phase.complete(
+        args.number, checkpoint=args.checkpoint, evidence=evidence, next_action=args.next_action
+    )
     return print_phase(args, result)
 
 
