@@ -101,7 +101,6 @@ def add(ctx: Context, name: str, *, after: int | None = None, before: int | None
         where = "" if anchor is None else f" {'after' if after is not None else 'before'} {_named(state, anchor)}"
         new = Phase({"name": name, "status": "pending", "checkpoint": "pending"})
         change.commit("phase add", f"added phase {number} ({name}){where}", lambda: state.phases.insert(slot, new))
-    change.render_records()
     return change.result("add", number, name, None, None)
 
 
@@ -120,7 +119,6 @@ def rename(ctx: Context, number: int, name: str) -> StructureResult:
                 phase.name = name
 
             change.commit("phase rename", f"renamed phase {number}: {old} → {name}", edit)
-    change.render_records()
     return change.result("rename", number, name, number, old, changed=old != name)
 
 
@@ -151,7 +149,6 @@ def remove(ctx: Context, number: int) -> StructureResult:
 
         change.commit("phase remove", f"removed phase {number} ({name})", edit)
         change.complete_if_finished(number, name)
-    change.render_records()
     return change.result("remove", None, name, number, None)
 
 
@@ -186,7 +183,6 @@ def move(ctx: Context, number: int, to: int) -> StructureResult:
                 state.phases.insert(slot, Phase(item))
 
             change.commit("phase move", f"moved phase {number} ({phase.name}) to {to}", edit)
-    change.render_records()
     return change.result("move", to, phase.name, number, None, changed=to != number)
 
 
@@ -331,16 +327,6 @@ class _Change:
             elif not by_number and self.renamed is not None and self.renamed[0] == number:
                 out[index] = self.renamed[1]
         return out or None
-
-    def render_records(self) -> None:
-        """After the commit: render STATE.md's regions again when record files changed. The commit rendered them
-        from the record files as they were on disk; a crash before this leaves only a stale region, which
-        `planstate check --fix` renders."""
-        if not self.references:
-            return
-        from planstate.render.result import render_initiative
-
-        render_initiative(self.tx.ctx, self.tx.ctx.target)
 
     def result(
         self,
