@@ -164,6 +164,12 @@ CASES: dict[str, Case] = {
     "phase fail": Case(("phase", "fail", "1", "--reason", "red"), lambda ws: ws.phase.fail(1, reason="red")),
     "phase retry": Case(("phase", "retry", "1"), lambda ws: ws.phase.retry(1), setup=_failed),
     "phase skip": Case(("phase", "skip", "1"), lambda ws: ws.phase.skip(1)),
+    "phase add": Case(
+        ("phase", "add", "Review", "--before", "2"), lambda ws: ws.phase.add("Review", before=2), setup=_records
+    ),
+    "phase rename": Case(("phase", "rename", "2", "Build it"), lambda ws: ws.phase.rename(2, "Build it")),
+    "phase remove": Case(("phase", "remove", "2"), lambda ws: ws.phase.remove(2), setup=_records),
+    "phase move": Case(("phase", "move", "3", "--to", "2"), lambda ws: ws.phase.move(3, to=2), setup=_records),
     "position": Case(("position", "--task", "t2"), lambda ws: ws.position(task="t2")),
     "next": Case(("next", "Ship it"), lambda ws: ws.next("Ship it")),
     "context": Case(("context", "--file", "a.py"), lambda ws: ws.context(files=["a.py"])),

@@ -34,6 +34,7 @@ from planstate.ops import lifecycle
 from planstate.text.paths import format_path, shown_path
 
 if TYPE_CHECKING:
+    from planstate.ops.structure import StructureResult
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
     from planstate.store.transaction import Transaction
@@ -361,6 +362,32 @@ class PhaseAPI:
             started = self._advance(tx, state, number, "phase skip")
             warnings = blocker_warnings(self.ctx, self.ctx.target, state, started)
         return self._result(state, "skip", number, previous, warnings)
+
+    # The structure commands live in ops/structure.py; these are their places on `ws.phase`.
+
+    def add(self, name: str, *, after: int | None = None, before: int | None = None) -> StructureResult:
+        """Add a pending phase at the end, right after phase `after` or right before phase `before`."""
+        from planstate.ops import structure
+
+        return structure.add(self.ctx, name, after=after, before=before)
+
+    def rename(self, number: int, name: str) -> StructureResult:
+        """Rename phase `number`."""
+        from planstate.ops import structure
+
+        return structure.rename(self.ctx, number, name)
+
+    def remove(self, number: int) -> StructureResult:
+        """Remove pending phase `number` (not the current one); later phases move up one number."""
+        from planstate.ops import structure
+
+        return structure.remove(self.ctx, number)
+
+    def move(self, number: int, *, to: int) -> StructureResult:
+        """Move pending phase `number` to become phase `to`."""
+        from planstate.ops import structure
+
+        return structure.move(self.ctx, number, to)
 
     # ------------------------------------------------------------------ rules shared by the commands
 
