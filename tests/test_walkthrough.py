@@ -4,15 +4,13 @@ completion and archive, with the files on disk checked after every step."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from subprocess import CompletedProcess
 from typing import Any
 
-from planstate.text.document import Document
+from conftest import Run
 
-Run = Callable[..., CompletedProcess[str]]
+from planstate.text.document import Document
 
 
 class Walk:
