@@ -69,16 +69,37 @@ def run(tmp_path: Path, request: pytest.FixtureRequest) -> Callable[..., subproc
 PINNED_NOW = "2026-01-01T00:00:00Z"
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A project folder in tmp_path with a fresh `.planning/` (three phases, clock pinned at creation)."""
+def _init_demo(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`Workspace.init` the demo project (three phases) in `folder` with the clock pinned."""
     from planstate.workspace import Workspace
 
-    folder = tmp_path / "proj"
-    folder.mkdir()
     with monkeypatch.context() as patch:
         patch.setenv("PLANSTATE_NOW", PINNED_NOW)
         Workspace.init(folder, title="Demo", phases=["Design", "Build", "Ship"], actor="tester")
+
+
+@pytest.fixture(scope="session")
+def _project_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo project made once per test process; `project` copies it (the clock is pinned, so a copy is
+    byte for byte what a fresh `init` writes)."""
+    folder = tmp_path_factory.mktemp("template") / "proj"
+    folder.mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        for name in [n for n in os.environ if n.startswith("PLANSTATE_")]:
+            patch.delenv(name)
+        _init_demo(folder, patch)
+    return folder
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _project_template: Path) -> Path:
+    """A project folder in tmp_path with a fresh `.planning/` (three phases, clock pinned at creation)."""
+    folder = tmp_path / "proj"
+    if any(n.startswith("PLANSTATE_") for n in os.environ):  # a setting init may read: make it for real
+        folder.mkdir()
+        _init_demo(folder, monkeypatch)
+    else:  # new files (times of now), as init writes them
+        shutil.copytree(_project_template, folder, copy_function=shutil.copy)
     monkeypatch.delenv("PLANSTATE_DIR", raising=False)
     monkeypatch.delenv("PLANSTATE_LOCK_TIMEOUT", raising=False)
     return folder
@@ -134,10 +155,13 @@ def front(folder: Path) -> dict[str, Any]:
 
 @pytest.fixture
 def run_all(run: Run) -> RunAll:
-    """Run several `planstate` commands (each a tuple of arguments) side by side; results in order."""
+    """Run several `planstate` commands (each a tuple of arguments) side by side; results in order. They wait
+    for the workspace lock as long as it takes (PLANSTATE_LOCK_TIMEOUT=600 unless `env` sets it): on a busy
+    machine a queue of writers is slow, never refused."""
     from concurrent.futures import ThreadPoolExecutor
 
     def runner(commands: list[tuple[str, ...]], **options: Any) -> list[Completed]:
+        options["env"] = {"PLANSTATE_LOCK_TIMEOUT": "600", **(options.get("env") or {})}
         with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
             return list(pool.map(lambda args: run(*args, **options), commands))
 
