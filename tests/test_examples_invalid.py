@@ -9,20 +9,17 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 from typing import NamedTuple
 
 import pytest
+from conftest import Run
 
 from planstate.core.errors import PlanstateError
 from planstate.model.validation import located, problems_for
 from planstate.text.document import Document
 
 INVALID = Path(__file__).resolve().parent / "examples" / "invalid"
-
-Run = Callable[..., CompletedProcess[str]]
 
 
 class Expected(NamedTuple):

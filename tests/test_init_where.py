@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
-Run = Callable[..., CompletedProcess[str]]
+from conftest import Run
 
 
 def test_init_where_a_workspace_exists_points_at_initiative_new(run: Run, project: Path) -> None:

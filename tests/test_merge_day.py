@@ -11,19 +11,18 @@ import json
 import random
 import shutil
 import threading
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from subprocess import CompletedProcess
 from typing import Any
 
 import pytest
+from conftest import Run
 
 from planstate.text.document import Document
 from planstate.text.paths import format_path
 from tests.gitutil import commit_all, configure, git, install_driver, new_repo, unmerged
 
-Run = Callable[..., CompletedProcess[str]]
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 OPERATIONS = 200

@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import forkserver
 import pytest
-from conftest import PINNED_NOW, planstate_command
+from conftest import PINNED_NOW
 
 from planstate.workspace import Workspace
 
@@ -276,9 +276,7 @@ def test_command_and_api_write_the_same_bytes_and_say_the_same(
     kinds = {"@dec": "decision", "@blk": "blocker", "@ses": "session"}
     picks = {"@old": lambda w: _ids_of(w, "decision")[0], "@new": lambda w: _ids_of(w, "decision")[1]}
     args = [named[a](ws, kinds[a]) if a in named else picks[a](ws) if a in picks else a for a in case.args]
-    cli = subprocess.run(
-        [*planstate_command(), *args, "--json"], cwd=twin, env=_env(), capture_output=True, text=True, timeout=60
-    )
+    cli = forkserver.run([*args, "--json"], cwd=twin, env=_env(), timeout=60)
     for key, value in _env().items():
         if key.startswith("PLANSTATE_"):
             monkeypatch.setenv(key, value)
@@ -294,13 +292,8 @@ def test_init_writes_what_the_api_writes(tmp_path: Path, monkeypatch: pytest.Mon
     by_cli, by_api = tmp_path / "cli", tmp_path / "api"
     by_cli.mkdir()
     by_api.mkdir()
-    done = subprocess.run(
-        [*planstate_command(), "init", "--title", "Demo", "--phase", "A", "--phase", "B"],
-        cwd=by_cli,
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = forkserver.run(
+        ["init", "--title", "Demo", "--phase", "A", "--phase", "B"], cwd=by_cli, env=_env(), timeout=60
     )
     assert done.returncode == 0, done.stderr
     monkeypatch.setenv("PLANSTATE_NOW", NOW)

@@ -4,45 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
-from typing import Any
 
 import pytest
-from conftest import REPO, state_file
+from conftest import REPO, Run, front, ok, refused, state_file
 
 from planstate.cli.main import build_parser
 from planstate.core.errors import UsageError
-from planstate.text.document import Document
 from planstate.workspace import Workspace
-
-Run = Callable[..., CompletedProcess[str]]
-
-
-def ok(result: CompletedProcess[str]) -> CompletedProcess[str]:
-    """Assert a command succeeded quietly on stderr."""
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == ""
-    return result
-
-
-def refused(result: CompletedProcess[str], *needles: str) -> str:
-    """Assert exit 2 with one line on stderr containing every needle."""
-    assert result.returncode == 2, result.stdout
-    assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    return lines[0]
-
-
-def front(folder: Path) -> dict[str, Any]:
-    """The front matter of the root STATE.md."""
-    value = Document.from_bytes(state_file(folder).read_bytes()).data
-    assert isinstance(value, dict)
-    return value
 
 
 def changed_lines(before: str, after: str) -> list[tuple[str, str]]:

@@ -6,13 +6,14 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
+
+import pytest
+from conftest import Run
 
 from planstate.model.kinds import KINDS
 
-Run = Callable[..., CompletedProcess[str]]
+pytestmark = pytest.mark.real_cli  # processes contending for the lock, each started as a user starts it
 
 PROCESSES = 8
 EACH = 50

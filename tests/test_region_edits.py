@@ -4,13 +4,9 @@ replaces it."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
-from conftest import state_file
-
-Run = Callable[..., CompletedProcess[str]]
+from conftest import Run, state_file
 
 
 def edit_row(path: Path, region: str, row: int, text: str) -> int:

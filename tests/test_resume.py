@@ -6,10 +6,8 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from subprocess import CompletedProcess
 from typing import Any
 
 import pytest
@@ -24,11 +22,11 @@ from builders import (
     write_record,
     write_state,
 )
+from conftest import Run
 
 from planstate.report.brief import DEFAULT_BUDGET, DROP_ORDER, MIN_BUDGET, duration_text
 from planstate.workspace import Workspace
 
-Run = Callable[..., CompletedProcess[str]]
 NAMES = ["Schema", "JWT", "OAuth", "Deploy"]
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Completed, state_file
+from conftest import Completed, exits, state_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,12 +20,6 @@ from planstate.model import verdicts
 from planstate.workspace import Workspace
 
 Run = Callable[..., Completed]
-
-
-def ok(result: Completed) -> Completed:
-    """Assert a command succeeded."""
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result
 
 
 # ---------------------------------------------------------------------------- agreement on generated states
@@ -99,38 +93,38 @@ def test_a_phase_is_not_stalled_after_a_minute_because_another_took_38_seconds()
 
 
 def test_a_failed_phase_has_a_failed_checkpoint_in_every_view(run: Run, tmp_path: Path) -> None:
-    ok(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT"))
-    ok(run("phase", "fail", "1", "--reason", "flaky tests"))
-    text = ok(run("resume")).stdout
+    exits(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT"))
+    exits(run("phase", "fail", "1", "--reason", "flaky tests"))
+    text = exits(run("resume")).stdout
     assert "Status: checkpoint failed" in text and "checkpoint pending" not in text
     assert "phase 1 Schema: failed, checkpoint failed; flaky tests" in text
-    status = json.loads(ok(run("status", "--json")).stdout)
+    status = json.loads(exits(run("status", "--json")).stdout)
     assert status["status"] == "checkpoint_failed" and status["current_phase_checkpoint"] == "failed"
 
 
 def test_status_shows_the_blocker_of_the_current_phase(run: Run, tmp_path: Path) -> None:
-    ok(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT"))
+    exits(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT"))
     made = json.loads(
-        ok(run("blocker", "add", "--description", "Waiting for keys", "--affects", "phase 1", "--json")).stdout
+        exits(run("blocker", "add", "--description", "Waiting for keys", "--affects", "phase 1", "--json")).stdout
     )
-    text = ok(run("status")).stdout
+    text = exits(run("status")).stdout
     assert "  status     blocked\n" in text and f"  blocked by {made['id']}: Waiting for keys\n" in text
-    status = json.loads(ok(run("status", "--json")).stdout)
+    status = json.loads(exits(run("status", "--json")).stdout)
     assert status["status"] == "blocked" and status["blockers"] == [{"id": made["id"], "title": "Waiting for keys"}]
-    assert json.loads(ok(run("resume", "--json")).stdout)["status"] == "blocked"
+    assert json.loads(exits(run("resume", "--json")).stdout)["status"] == "blocked"
 
 
 def test_a_silent_session_is_stale_in_check_over_in_resume_and_reaped_alike(run: Run, tmp_path: Path) -> None:
     start = "2026-03-01T10:00:00Z"
-    ok(run("init", "--title", "Auth", "--phase", "Schema", env={"PLANSTATE_NOW": start}))
-    session = json.loads(ok(run("session", "start", "--json", env={"PLANSTATE_NOW": start})).stdout)["id"]
+    exits(run("init", "--title", "Auth", "--phase", "Schema", env={"PLANSTATE_NOW": start}))
+    session = json.loads(exits(run("session", "start", "--json", env={"PLANSTATE_NOW": start})).stdout)["id"]
     for minutes, silent in ((29, False), (31, True)):
         at = {"PLANSTATE_NOW": f"2026-03-01T10:{minutes:02d}:00Z"}
         check = json.loads(run("check", "--json", env=at).stdout)
         stale = [f for f in check["findings"] if f["code"] == "stale-session"]
-        brief = json.loads(ok(run("resume", "--json", env=at)).stdout)
+        brief = json.loads(exits(run("resume", "--json", env=at)).stdout)
         over = brief["last_session"] is not None and brief["last_session"]["id"] == session
-        reap = json.loads(ok(run("session", "reap", "--dry-run", "--json", env=at)).stdout)
+        reap = json.loads(exits(run("session", "reap", "--dry-run", "--json", env=at)).stdout)
         assert bool(stale) == over == silent == (session in json.dumps(reap)), (minutes, stale, brief, reap)
 
 
@@ -138,8 +132,8 @@ def test_a_silent_session_is_stale_in_check_over_in_resume_and_reaped_alike(run:
 
 
 def test_resume_carries_key_implementations_peoples_notes_and_likely_typos(run: Run, tmp_path: Path) -> None:
-    ok(run("init", "--title", "Auth", "--phase", "Schema"))
-    ok(run("append", "resume_context.key_implementations", "JWT signing with jose"))
+    exits(run("init", "--title", "Auth", "--phase", "Schema"))
+    exits(run("append", "resume_context.key_implementations", "JWT signing with jose"))
     state = state_file(tmp_path)
     text = state.read_text()
     text = text.replace("## Where we are\n", "Ann: staging is flaky on Mondays; rerun once.\n\n## Where we are\n")
@@ -157,7 +151,7 @@ def test_resume_carries_key_implementations_peoples_notes_and_likely_typos(run: 
 
 
 def test_a_blocker_on_a_phase_the_initiative_does_not_have_is_refused(run: Run, tmp_path: Path) -> None:
-    ok(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT"))
+    exits(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT"))
     refused = run("blocker", "add", "--description", "later", "--affects", "phase 4")
     assert refused.returncode == 2
     assert refused.stderr == "planstate: affects: names phase 4, but phases are numbered 1 to 2\n"
@@ -165,26 +159,26 @@ def test_a_blocker_on_a_phase_the_initiative_does_not_have_is_refused(run: Run, 
 
 
 def test_a_fresh_state_md_has_no_notes(run: Run, tmp_path: Path) -> None:
-    ok(run("init", "--title", "Auth", "--phase", "Schema"))
-    assert json.loads(ok(run("resume", "--json")).stdout)["notes"] is None
+    exits(run("init", "--title", "Auth", "--phase", "Schema"))
+    assert json.loads(exits(run("resume", "--json")).stdout)["notes"] is None
 
 
 # ---------------------------------------------------------------------------- phase complete --next
 
 
 def test_phase_complete_sets_the_next_action_or_warns_that_it_was_written_before(run: Run, tmp_path: Path) -> None:
-    ok(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT", "--phase", "OAuth"))
-    ok(run("next", "write the migration"))
-    done = ok(run("phase", "complete", "1"))
+    exits(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT", "--phase", "OAuth"))
+    exits(run("next", "write the migration"))
+    done = exits(run("phase", "complete", "1"))
     assert done.stderr == (
         "planstate: warning: the next action was written before phase 1 completed: 'write the migration'; "
         "if it is done, set the next one (`planstate next TEXT`)\n"
     )
-    done = ok(run("phase", "complete", "2", "--next", "Register the Google OAuth app", "--json"))
+    done = exits(run("phase", "complete", "2", "--next", "Register the Google OAuth app", "--json"))
     assert json.loads(done.stdout)["warnings"] == []
-    assert ok(run("get", "next_action")).stdout == "Register the Google OAuth app\n"
+    assert exits(run("get", "next_action")).stdout == "Register the Google OAuth app\n"
     assert run("phase", "complete", "3", "--next", "  ").returncode == 2
-    assert ok(run("check")).returncode == 0
+    assert exits(run("check")).returncode == 0
 
 
 # ---------------------------------------------------------------------------- work moves only while active
@@ -194,9 +188,9 @@ def test_phase_complete_sets_the_next_action_or_warns_that_it_was_written_before
     ("args", "doing"), [(("task", "start", "x"), "start a task"), (("task", "done"), "finish a task")]
 )
 def test_task_commands_are_refused_while_paused(run: Run, tmp_path: Path, args: tuple[str, ...], doing: str) -> None:
-    ok(run("init", "--title", "Auth", "--phase", "Schema"))
-    ok(run("task", "start", "first"))
-    ok(run("pause", "--reason", "lunch"))
+    exits(run("init", "--title", "Auth", "--phase", "Schema"))
+    exits(run("task", "start", "first"))
+    exits(run("pause", "--reason", "lunch"))
     before = state_file(tmp_path).read_bytes()
     refused = run(*args)
     assert refused.returncode == 2 and refused.stdout == ""
@@ -206,9 +200,9 @@ def test_task_commands_are_refused_while_paused(run: Run, tmp_path: Path, args: 
         "active)\n"
     )
     assert state_file(tmp_path).read_bytes() == before
-    ok(run("next", "pick up the schema"))  # intent and notes are recorded while paused
-    ok(run("context", "--file", "schema.sql"))
-    assert ok(run("check")).returncode == 0
+    exits(run("next", "pick up the schema"))  # intent and notes are recorded while paused
+    exits(run("context", "--file", "schema.sql"))
+    assert exits(run("check")).returncode == 0
 
 
 def _line(folder: Path, text: str) -> int:
