@@ -222,6 +222,15 @@ def test_two_agents_work_a_day_in_two_clones_and_merge_with_conflicts_only_where
     alice, bob = agents
     for agent in agents:
         assert len(agent.done) >= OPERATIONS * 0.9, f"{agent.name}: {len(agent.refused)} refused: {agent.refused}"
+        # A person adds a note in their own paragraph of the body, by hand; then the day ends check-clean.
+        state = agent.clone / ".planning" / "STATE.md"
+        anchor = "## Where we are\n" if agent.name == "alice" else "## Decisions\n"
+        note = f"{agent.name.title()}'s note: the payment sandbox resets nightly.\n\n"
+        state.write_text(state.read_text().replace(anchor, note + anchor, 1))
+        day_end = run("check", "--json", cwd=agent.clone)
+        errors = [f for f in json.loads(day_end.stdout)["findings"] if f["severity"] == "error"]
+        assert day_end.returncode == 0 and errors == [], f"{agent.name}: {day_end.stdout}"
+        commit_all(agent.clone, f"{agent.name}: a note by hand")
 
     repo = alice.clone
     git(repo, "fetch", "--quiet", str(bob.clone), "main:bob")
@@ -269,6 +278,12 @@ def test_two_agents_work_a_day_in_two_clones_and_merge_with_conflicts_only_where
     git(repo, "commit", "--quiet", "--no-edit")
     check = run("check", cwd=repo)
     assert check.returncode == 0, check.stdout
+    # Status, resume and check tell one truth about the merged day, people's notes included.
+    status = json.loads(run("status", "--json", cwd=repo).stdout)
+    brief = json.loads(run("resume", "--json", cwd=repo).stdout)
+    assert brief["trusted"] and status["status"] == brief["status"]
+    assert status["current_phase_checkpoint"] == brief["current_phase"]["checkpoint"]
+    assert "Alice's note" in brief["notes"] and "Bob's note" in brief["notes"]
 
     # The merge read as a changelog of the day: both agents' records, phases and lifecycle.
     day = run("diff", base, "HEAD", cwd=repo)
