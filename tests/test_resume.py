@@ -24,7 +24,7 @@ from builders import (
 )
 from conftest import Run
 
-from planstate.report.brief import DEFAULT_BUDGET, DROP_ORDER, MIN_BUDGET, duration_text
+from planstate.report.budget import DEFAULT_BUDGET, DROP_ORDER, MIN_BUDGET, duration_text
 from planstate.workspace import Workspace
 
 NAMES = ["Schema", "JWT", "OAuth", "Deploy"]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from planstate.core.errors import UsageError
 from planstate.model.kinds import TASK_STATUSES, UNSET, State, Unset, phase_numbers
 from planstate.ops.fields import Change, Edited
-from planstate.ops.phases import checked_state, refusal, refuse_read_only, require_active
+from planstate.ops.phaserules import checked_state, refusal, refuse_read_only, require_active
 from planstate.text.paths import get_in, parse_path
 from planstate.text.plaindata import same
 

@@ -28,7 +28,7 @@ from planstate.model.kinds import (
     to_json,
     with_phase_number,
 )
-from planstate.ops.phases import checked_state, generated_next_action, refusal, refuse_read_only
+from planstate.ops.phaserules import checked_state, generated_next_action, refusal, refuse_read_only
 
 if TYPE_CHECKING:
     from planstate.store.context import Context

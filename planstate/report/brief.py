@@ -9,11 +9,8 @@ the current time (how long a phase has run, stall detection) uses `planstate.cor
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from statistics import mean
 from typing import TYPE_CHECKING, Any
 
@@ -26,12 +23,14 @@ from planstate.model.kinds import (
     FINISHED,
     OPEN_BLOCKERS,
     State,
-    affected_phases,
     is_complete,
     phase_at,
     phase_numbers,
     to_json,
 )
+from planstate.report import doubts
+from planstate.report.doubts import SHOWN_FILES
+from planstate.report.notes import notes
 from planstate.store import recordfiles
 
 if TYPE_CHECKING:
@@ -41,33 +40,9 @@ if TYPE_CHECKING:
 
 RECENT_DECISIONS = 5
 SHOWN_BLOCKERS = 8
-SHOWN_FILES = 10
-SHOWN_GIT_FILES = 10
 HIDDEN_DECISIONS = ("superseded", "rejected")  # decisions that no longer (or never did) hold
 TEXT_LIMIT = 160  # characters of one user text shown in the brief
-ACTIVATION_LIMIT = 120  # characters of the line `--activate` prints above the brief (it counts toward the budget)
-DEFAULT_BUDGET = 4000  # characters of the text brief when no --budget is given
 ELLIPSIS = "…"
-
-MIN_BUDGET = 400  # below this, a budget cannot keep the heading, the status and a useful next action
-# Parts of the brief that a budget may drop, least important first. What is never dropped: the heading, the
-# status with the lifecycle's why, and the next action (shortened with an ellipsis only when nothing else is left).
-DROP_ORDER = (
-    "notes",
-    "files_modified",
-    "key_implementations",
-    "open_questions",
-    "decisions",
-    "timing",
-    "last_session",
-    "sessions",
-    "checkpoints",
-    "blockers",
-    "verification",
-    "position",
-    "current_phase",
-    "progress",
-)
 
 
 @dataclass
@@ -190,8 +165,8 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     out.open_questions = list(state.resume_context.open_questions)
     out.files_modified = _files(ctx, state)
     out.key_implementations = [shorten(item) for item in state.resume_context.key_implementations]
-    out.notes = _notes(state_read.raw or b"")
-    out.verification = _verify(ctx, state, loaded["blocker"], loaded["session"]) + _typos(findings)
+    out.notes = notes(state_read.raw or b"")
+    out.verification = doubts.verify(ctx, state, loaded["blocker"], loaded["session"]) + doubts.typos(findings)
     return out
 
 
@@ -447,285 +422,6 @@ def _files(ctx: Context, state: State) -> dict[str, Any]:
     """The files the resume context lists as modified that still exist; the missing ones are only counted, since
     the verification lists them."""
     files = list(state.resume_context.files_modified)
-    missing = set(_missing(ctx, state))
+    missing = set(doubts.missing(ctx, state))
     present = [name for name in files if name not in missing]
     return {"total": len(files), "missing": len(files) - len(present), "items": present[:SHOWN_FILES]}
-
-
-def _missing(ctx: Context, state: State) -> list[str]:
-    """The files the resume context lists as modified that no longer exist (relative to the project folder)."""
-    project = ctx.root.parent
-    return [name for name in state.resume_context.files_modified if not (project / name).exists()]
-
-
-def _verify(
-    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
-) -> list[dict[str, Any]]:
-    """Verify the state before resuming from it: the resume context against the working tree, and the blockers
-    against the phases; one flag per doubt, in the order of `VERIFICATIONS`."""
-    return [flag for verify in VERIFICATIONS for flag in verify(ctx, state, blockers, sessions)]
-
-
-NOTES_LIMIT = 1200  # characters of people's notes the brief carries
-
-
-def _notes(raw: bytes) -> str | None:
-    """People's text in STATE.md's body: everything outside the generated regions but headings and the lines
-    planstate's own STATE.md template writes there (its introduction), cut at NOTES_LIMIT characters."""
-    from planstate.render.regions import split_body
-    from planstate.text.markers import parse
-
-    body, _ = split_body(raw)
-    layout = parse(body)
-    inside = {i for r in layout.regions for i in range(r.begin, r.end + 1)}
-    scaffold = _template_lines()
-    kept = [
-        line.rstrip()
-        for i, line in enumerate(layout.lines)
-        if i not in inside and not line.lstrip().startswith("#") and not scaffold.fullmatch(line.strip())
-    ]
-    text = "\n".join(kept).strip()
-    while "\n\n\n" in text:
-        text = text.replace("\n\n\n", "\n\n")
-    if not text:
-        return None
-    return text if len(text) <= NOTES_LIMIT else text[:NOTES_LIMIT].rstrip() + ELLIPSIS
-
-
-def _template_lines() -> re.Pattern[str]:
-    """A pattern matching each line of the built-in STATE.md template's body, stripped (a `{{ value }}` in it
-    matches anything): the text planstate wrote, not people."""
-    from planstate.text.templates import builtin_dir
-
-    try:
-        text = (builtin_dir() / "STATE.md.j2").read_text(encoding="utf-8")
-    except OSError:
-        return re.compile(r"(?!)")
-    body = text.split("\n---\n", 1)[-1]
-    lines = {line.strip() for line in body.splitlines() if line.strip() and "{%" not in line}
-    shapes = [".*".join(re.escape(part) for part in re.split(r"\{\{.*?\}\}", line)) for line in sorted(lines)]
-    return re.compile("|".join(f"(?:{shape})" for shape in shapes) or r"(?!)")
-
-
-def _typos(findings: list[Finding]) -> list[dict[str, Any]]:
-    """Keys that look like a misspelt field (check's `unknown-key` with a "did you mean"): what they hold is not
-    read, so the brief may say "none recorded" of a value that is there under another name."""
-    return [
-        {"kind": "unknown_key", "message": f"{f.location()}: {f.message} ({f.hint})"}
-        for f in findings
-        if f.code == "unknown-key" and f.hint.startswith("did you mean")
-    ]
-
-
-def _legacy_format(
-    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
-) -> list[dict[str, Any]]:
-    """A STATE.md without a structure snapshot: completion is only inferred."""
-    if state.structure.exists():
-        return []
-    message = "legacy format: no structure snapshot; completion is inferred from completed phases"
-    return [{"kind": "legacy_format", "message": message}]
-
-
-def _missing_files(
-    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
-) -> list[dict[str, Any]]:
-    """Files the resume context lists as modified that no longer exist."""
-    missing = _missing(ctx, state)
-    if not missing:
-        return []
-    return [
-        {
-            "kind": "missing_files",
-            "files": missing[:SHOWN_FILES],
-            "count": len(missing),
-            "message": f"{len(missing)} file{'s are' if len(missing) != 1 else ' is'} listed as modified "
-            f"but no longer exist{'s' if len(missing) == 1 else ''}",
-        }
-    ]
-
-
-def _unrecorded_changes(
-    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
-) -> list[dict[str, Any]]:
-    """Files git says changed since the state's last news (see `_changes_since`) that the resume context does not
-    mention (planning files aside)."""
-    from planstate.core import git
-
-    since, event = _changes_since(state, sessions)
-    changed = git.changed_since(ctx.root.parent, since)
-    if changed is None:
-        return []
-    planning = ctx.root.name + "/"
-    mentioned = {_norm(n) for n in state.resume_context.files_modified}
-    unmentioned = [c for c in changed if not c.startswith(planning) and _norm(c) not in mentioned]
-    if not unmentioned:
-        return []
-    count = len(unmentioned)
-    files = f"{count} file{'s' if count != 1 else ''}"
-    changed_text = f"changed in git since {SINCE_TEXT[event]}" if event else "with uncommitted changes"
-    return [
-        {
-            "kind": "unrecorded_changes",
-            "files": unmentioned[:SHOWN_GIT_FILES],
-            "count": count,
-            "since": since,
-            "since_event": event,
-            "message": f"{files} {changed_text} that the state does not mention",
-        }
-    ]
-
-
-def _blockers_on_completed_phases(
-    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
-) -> list[dict[str, Any]]:
-    """Open blockers that still affect a completed phase: the blocker or what it affects is out of date."""
-    flags = []
-    for blocker in blockers:
-        if blocker.data.get("status") not in OPEN_BLOCKERS:
-            continue
-        for number in affected_phases(state, blocker.data.get("affects")):
-            phase = phase_at(state, number)
-            if phase is not None and phase.status == "completed":
-                flags.append(
-                    {
-                        "kind": "blocker_on_completed_phase",
-                        "blocker": blocker.id,
-                        "phase": number,
-                        "message": f"blocker {blocker.id} still affects phase {number} ({phase.name}), "
-                        "which is already completed: resolve the blocker or correct what it affects",
-                    }
-                )
-    return flags
-
-
-VERIFICATIONS: tuple[
-    Callable[[Context, State, list[recordfiles.Record], list[recordfiles.Record]], list[dict[str, Any]]], ...
-] = (_legacy_format, _missing_files, _unrecorded_changes, _blockers_on_completed_phases)
-
-
-# What `since` of an unrecorded_changes flag is, in the words of its message.
-SINCE_TEXT = {
-    "session_ended": "the last session ended",
-    "session_started": "the oldest active session started (no session has ended)",
-    "lifecycle_changed": "the last lifecycle change (no session yet)",
-    "created": "the initiative was created (no session yet)",
-}
-
-
-def _changes_since(state: State, sessions: list[recordfiles.Record]) -> tuple[datetime | None, str | None]:
-    """From when git changes are work the state may not know of: the end of the last session that ended; when none
-    has, the start of the oldest active one (a crashed agent's work is all unrecorded); with no session at all, the
-    last lifecycle change or the creation. Uncommitted changes count whatever this is."""
-    ends = [e for s in sessions if (e := parse_datetime(s.data.get("ended"))) is not None]
-    if ends:
-        return max(ends), "session_ended"
-    starts = [t for s in sessions if s.data.get("status") == "active" and (t := parse_datetime(s.data.get("started")))]
-    if starts:
-        return min(starts), "session_started"
-    if state.lifecycle.exists() and state.lifecycle.since is not None:
-        return state.lifecycle.since, "lifecycle_changed"
-    return (state.created, "created") if state.created is not None else (None, None)
-
-
-def _norm(name: str) -> str:
-    """A listed file name as git prints it: POSIX separators, no leading `./`."""
-    return Path(name).as_posix().removeprefix("./")
-
-
-# ---------------------------------------------------------------------------- rendering
-
-
-def duration_text(seconds: float | None) -> str:
-    """A duration for the brief: `durations.show`, or `unknown` when there is none."""
-    from planstate.core.durations import show
-
-    return "unknown" if seconds is None else show(seconds)
-
-
-def when_text(value: Any, now: datetime) -> str:
-    """A timestamp for people with how long ago it was: `2026-11-21 17:00 UTC (2d 3h ago)`."""
-    at = parse_datetime(value)
-    if at is None:
-        return "unknown"
-    ago = (now - at).total_seconds()
-    stamp = at.strftime("%Y-%m-%d %H:%M UTC")
-    return f"{stamp} ({duration_text(ago)} ago)" if ago >= 0 else stamp
-
-
-def render_text(ctx: Context, b: Brief) -> str:
-    """The brief for people, from the `resume.md.j2` template (users may override it)."""
-    from planstate.text import templates
-
-    context = {"b": b.to_dict(), "raw": b, "duration": duration_text, "when": lambda v: when_text(v, b.now)}
-    return templates.render("resume.md.j2", context, planning=ctx.root).rstrip("\n") + "\n"
-
-
-def fit(ctx: Context, b: Brief, budget: int = DEFAULT_BUDGET) -> tuple[Brief, str]:
-    """Drop the least important parts until the text fits in `budget` characters; return the brief and its text.
-
-    The status line and the next action are never cut inside: everything else goes first, then the next
-    action is shortened with an ellipsis, then the list of problems and long lifecycle texts. Only when
-    even that does not fit is the text cut, at a line, and says so.
-    """
-    text = render_text(ctx, b)
-    for part in DROP_ORDER:
-        if len(text) <= budget:
-            return b, text
-        if getattr(b, part) in (None, [], {}):
-            continue
-        if render_text(ctx, b.without(part, note=False)) == text:
-            continue  # it shows nothing (no files left to list, say): "left out" would not be true
-        b = b.without(part)
-        text = render_text(ctx, b)
-    if len(text) > budget and b.next_action and len(b.next_action) > 1:
-        b, text = _shorten_next_action(ctx, b, budget)
-    if len(text) > budget:
-        b = _shorten_the_rest(b)
-        text = render_text(ctx, b)
-    if len(text) > budget:
-        note = "\n(cut to fit the budget; a larger --budget, or --json, shows everything)\n"
-        keep = text[: max(0, budget - len(note))]
-        text = (keep[: keep.rfind("\n")] if "\n" in keep else keep).rstrip() + note
-        b.dropped.append("text")
-    return b, text
-
-
-def _shorten_next_action(ctx: Context, b: Brief, budget: int) -> tuple[Brief, str]:
-    """The brief with the longest start of its next action (and an ellipsis) that fits in `budget`."""
-    from dataclasses import replace
-
-    assert b.next_action is not None
-    full = b.next_action
-    dropped = [*b.dropped, "next_action"]
-    low, high = 1, len(full) - 1
-    best = replace(b, next_action=full[:1].rstrip() + ELLIPSIS, dropped=dropped)
-    while low <= high:
-        middle = (low + high) // 2
-        trial = replace(b, next_action=full[:middle].rstrip() + ELLIPSIS, dropped=dropped)
-        if len(render_text(ctx, trial)) <= budget:
-            best, low = trial, middle + 1
-        else:
-            high = middle - 1
-    return best, render_text(ctx, best)
-
-
-def _shorten_the_rest(b: Brief) -> Brief:
-    """The brief with the first problem only (and how many more), and its title and lifecycle texts shortened."""
-    from dataclasses import replace
-
-    changes: dict[str, Any] = {"title": shorten(b.title, 60) if b.title else b.title}
-    if len(b.trust) > 1:
-        more = len(b.trust) - 1
-        extra = {"problem": f"and {more} more problem{'s' if more != 1 else ''}", "code": None, "file": None}
-        changes["trust"] = [b.trust[0], {**extra, "line": None, "fix": "run `planstate check` to see them all"}]
-        changes["dropped"] = [*b.dropped, "trust"]
-    if b.lifecycle is not None:
-        lifecycle = dict(b.lifecycle)
-        for key in ("reason", "context"):
-            if lifecycle.get(key):
-                lifecycle[key] = shorten(lifecycle[key], 60)
-        if lifecycle.get("error"):
-            lifecycle["error"] = {**lifecycle["error"], "message": shorten(lifecycle["error"]["message"], 60)}
-        changes["lifecycle"] = lifecycle
-    return replace(b, **changes)

@@ -60,7 +60,7 @@ def _complete(group: Registrar) -> None:
 
 def cmd_complete(args: argparse.Namespace) -> int:
     """Complete the current phase with its checkpoint result and evidence."""
-    from planstate.ops.phases import parse_pairs
+    from planstate.ops.phaserules import parse_pairs
 
     evidence = parse_pairs(args.evidence or [])
     result = workspace(args).phase.complete(
