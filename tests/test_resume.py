@@ -564,7 +564,9 @@ def test_realistic_initiative_brief_is_short(run: Run, big: Path) -> None:
     full = brief_text(run, tmp_path, now, "--budget", "100000")
     assert len(full) > DEFAULT_BUDGET  # so the default budget is what keeps it short
     assert "Open questions:" in full and "Files modified" not in full
-    assert text.rstrip("\n").splitlines()[-1].startswith("(cut to fit the budget: open questions left out;")
+    assert text.rstrip("\n").splitlines()[-1].startswith(
+        "(cut to fit the budget: key implementations, open questions, timing left out;"
+    )
 
 
 @pytest.mark.parametrize("budget", [2000, 1500, 900, MIN_BUDGET])

@@ -27,8 +27,8 @@ DROP_ORDER = (
     "files_modified",
     "key_implementations",
     "open_questions",
-    "decisions",
     "timing",
+    "decisions",
     "last_session",
     "sessions",
     "checkpoints",
@@ -88,7 +88,7 @@ def fit(ctx: Context, b: Brief, budget: int = DEFAULT_BUDGET) -> tuple[Brief, st
         b = _shorten_the_rest(b)
         text = render_text(ctx, b)
     if len(text) > budget:
-        note = "\n(cut to fit the budget; a larger --budget, or --json, shows everything)\n"
+        note = "\n(cut to fit the budget; --json or a larger --budget shows everything)\n"
         keep = text[: max(0, budget - len(note))]
         text = (keep[: keep.rfind("\n")] if "\n" in keep else keep).rstrip() + note
         b.dropped.append("text")
