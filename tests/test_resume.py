@@ -564,8 +564,10 @@ def test_realistic_initiative_brief_is_short(run: Run, big: Path) -> None:
     full = brief_text(run, tmp_path, now, "--budget", "100000")
     assert len(full) > DEFAULT_BUDGET  # so the default budget is what keeps it short
     assert "Open questions:" in full and "Files modified" not in full
-    assert text.rstrip("\n").splitlines()[-1].startswith(
-        "(cut to fit the budget: key implementations, open questions, timing left out;"
+    assert (
+        text.rstrip("\n")
+        .splitlines()[-1]
+        .startswith("(cut to fit the budget: key implementations, open questions, timing left out;")
     )
 
 
