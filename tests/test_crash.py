@@ -150,6 +150,7 @@ def test_sigkill_inside_atomic_write(project: Path, tmp_path: Path) -> None:
     ws = Workspace(planning)
     rng = random.Random(7)
     left_temp = 0
+    path.write_bytes(versions[0])  # the old content: a writer killed before it wrote leaves it whole
     for n in range(RAW_KILLS):
         writer = start_writer(RAW_WRITER, str(path), str(tmp_path / "v0.md"), str(tmp_path / "v1.md"))
         kill_at_random(writer, rng, 0.05, after_a_write=False)
