@@ -10,7 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import forkserver
 import pytest
+from hypothesis import HealthCheck, settings
+
+# No property test's verdict depends on how busy the machine is: no per-example deadline, no "too slow" check.
+settings.register_profile("planstate", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("planstate")
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "tests" / "corpus"  # real files from five public repos, bytes unmodified (see SOURCES.txt)
@@ -25,9 +31,24 @@ def planstate_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "planstate"]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the markers of this suite."""
+    config.addinivalue_line(
+        "markers",
+        "real_cli: `run` starts the installed console script in a fresh interpreter (a test about the process: "
+        "start-up, imports, signals, locks between processes, crashes), not a fork of the fork server",
+    )
+
+
 @pytest.fixture
-def run(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
-    """Run the real `planstate` command in `tmp_path` (or `cwd=`), returning the completed process."""
+def run(tmp_path: Path, request: pytest.FixtureRequest) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Run the real `planstate` command in `tmp_path` (or `cwd=`), returning the completed process.
+
+    The command runs through the fork server (tests/forkserver.py): a real process running the console script's
+    entry point, started by a fork instead of a fresh interpreter. Tests marked `real_cli`, and every test when
+    PLANSTATE_TEST_REAL_CLI=1 is set, run the console script in a fresh interpreter.
+    """
+    real = request.node.get_closest_marker("real_cli") is not None
 
     def runner(
         *args: str,
@@ -38,15 +59,7 @@ def run(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
     ) -> subprocess.CompletedProcess[str]:
         full_env = {**os.environ, "PLANSTATE_ACTOR": "tester", "NO_COLOR": "1", **(env or {})}
         full_env.pop("PLANSTATE_DIR", None) if env is None or "PLANSTATE_DIR" not in env else None
-        return subprocess.run(
-            [*planstate_command(), *args],
-            cwd=cwd or tmp_path,
-            env=full_env,
-            input=input,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
+        return forkserver.run(list(args), cwd=cwd or tmp_path, env=full_env, input=input, timeout=timeout, real=real)
 
     return runner
 
@@ -56,16 +69,37 @@ def run(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
 PINNED_NOW = "2026-01-01T00:00:00Z"
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A project folder in tmp_path with a fresh `.planning/` (three phases, clock pinned at creation)."""
+def _init_demo(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`Workspace.init` the demo project (three phases) in `folder` with the clock pinned."""
     from planstate.workspace import Workspace
 
-    folder = tmp_path / "proj"
-    folder.mkdir()
     with monkeypatch.context() as patch:
         patch.setenv("PLANSTATE_NOW", PINNED_NOW)
         Workspace.init(folder, title="Demo", phases=["Design", "Build", "Ship"], actor="tester")
+
+
+@pytest.fixture(scope="session")
+def _project_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo project made once per test process; `project` copies it (the clock is pinned, so a copy is
+    byte for byte what a fresh `init` writes)."""
+    folder = tmp_path_factory.mktemp("template") / "proj"
+    folder.mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        for name in [n for n in os.environ if n.startswith("PLANSTATE_")]:
+            patch.delenv(name)
+        _init_demo(folder, patch)
+    return folder
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _project_template: Path) -> Path:
+    """A project folder in tmp_path with a fresh `.planning/` (three phases, clock pinned at creation)."""
+    folder = tmp_path / "proj"
+    if any(n.startswith("PLANSTATE_") for n in os.environ):  # a setting init may read: make it for real
+        folder.mkdir()
+        _init_demo(folder, monkeypatch)
+    else:  # new files (times of now), as init writes them
+        shutil.copytree(_project_template, folder, copy_function=shutil.copy)
     monkeypatch.delenv("PLANSTATE_DIR", raising=False)
     monkeypatch.delenv("PLANSTATE_LOCK_TIMEOUT", raising=False)
     return folder
@@ -77,14 +111,57 @@ def state_file(project: Path) -> Path:
 
 
 Completed = subprocess.CompletedProcess[str]
+Run = Callable[..., Completed]
+RunAll = Callable[..., list[Completed]]
+
+
+# ---------------------------------------------------------------------------- what a command did
+
+
+def ok(result: Completed) -> Completed:
+    """Assert a command succeeded without a word on stderr; return it."""
+    assert result.returncode == 0, (result.stdout, result.stderr)
+    assert result.stderr == ""
+    return result
+
+
+def exits(result: Completed, code: int = 0) -> Completed:
+    """Assert a command's exit code (showing its output when it differs); return it."""
+    assert result.returncode == code, f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    return result
+
+
+def refused(result: Completed, *parts: str) -> str:
+    """Assert a command exited 2 with nothing on stdout and one line on stderr, `planstate: ` and every part in it;
+    return the line."""
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert result.stdout == "", result.stdout
+    assert result.stderr.count("\n") == 1 and result.stderr.endswith("\n"), result.stderr
+    line = result.stderr.removesuffix("\n")
+    assert line.startswith("planstate: ") and "Traceback" not in line, line
+    for part in parts:
+        assert part in line, line
+    return line
+
+
+def front(folder: Path) -> dict[str, Any]:
+    """The front matter of the root STATE.md of a project folder."""
+    from planstate.text.document import Document
+
+    value = Document.from_bytes(state_file(folder).read_bytes()).data
+    assert isinstance(value, dict)
+    return value
 
 
 @pytest.fixture
-def run_all(run: Callable[..., Completed]) -> Callable[..., list[Completed]]:
-    """Run several `planstate` commands (each a tuple of arguments) side by side; results in order."""
+def run_all(run: Run) -> RunAll:
+    """Run several `planstate` commands (each a tuple of arguments) side by side; results in order. They wait
+    for the workspace lock as long as it takes (PLANSTATE_LOCK_TIMEOUT=600 unless `env` sets it): on a busy
+    machine a queue of writers is slow, never refused."""
     from concurrent.futures import ThreadPoolExecutor
 
     def runner(commands: list[tuple[str, ...]], **options: Any) -> list[Completed]:
+        options["env"] = {"PLANSTATE_LOCK_TIMEOUT": "600", **(options.get("env") or {})}
         with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
             return list(pool.map(lambda args: run(*args, **options), commands))
 

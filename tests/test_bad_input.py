@@ -6,17 +6,13 @@ import json
 import os
 import re
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
-from conftest import json_data, json_error, state_file
+from conftest import Run, RunAll, json_data, json_error, state_file
 
-Run = Callable[..., CompletedProcess[str]]
-RunAll = Callable[..., list[CompletedProcess[str]]]
-
-TIMEOUT = 20  # seconds: the guard against hangs; a command that takes longer fails its test with TimeoutExpired
+TIMEOUT = 120  # seconds: the guard against hangs; a command that takes longer fails its test with TimeoutExpired
 LOCATED = re.compile(r"^\.planning/STATE\.md:\d+:\d+: ")
 
 READERS = (("get", "title"), ("status",))

@@ -3,38 +3,19 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
-from conftest import json_data, outside_regions, state_file
+from conftest import Run, json_data, ok, outside_regions, refused, state_file
 
 from planstate.core.errors import UsageError
 from planstate.model.kinds import BLOCKER_STATUSES
 from planstate.ops.blockers import TABLE, allowed
 from planstate.workspace import Workspace
 
-Run = Callable[..., CompletedProcess[str]]
 NOW = "2026-03-04T05:06:07Z"
 PINNED = {"PLANSTATE_NOW": NOW}
 REPO = Path(__file__).resolve().parent.parent
-
-
-def ok(result: CompletedProcess[str]) -> CompletedProcess[str]:
-    """Assert a command succeeded without a word on stderr."""
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == ""
-    return result
-
-
-def refused(result: CompletedProcess[str], *parts: str) -> str:
-    """Assert a command exited 2 with one line on stderr containing every part; return the line."""
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    assert result.stderr.count("\n") == 1 and result.stderr.startswith("planstate: "), result.stderr
-    for part in parts:
-        assert part in result.stderr, result.stderr
-    return result.stderr
 
 
 def blockers(project: Path) -> list[Path]:

@@ -13,19 +13,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO, json_data, json_error, state_file
+from conftest import REPO, Run, exits, json_data, json_error, state_file
 
 from planstate.check import checks
 from planstate.workspace import Workspace
 
-Run = Callable[..., subprocess.CompletedProcess[str]]
 STATE = ".planning/STATE.md"
-
-
-def ok(result: subprocess.CompletedProcess[str], code: int = 0) -> subprocess.CompletedProcess[str]:
-    """Assert the exit code (printing the output when it differs) and return the result."""
-    assert result.returncode == code, f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-    return result
 
 
 def line_of(path: Path, start: str, after: int = 0) -> int:
@@ -155,6 +148,12 @@ def phase_out_of_range(p: Path) -> Where:
     return STATE, line_of(state_file(p), "  phase: 9")
 
 
+def structure_mismatch(p: Path) -> Where:
+    with Workspace.find(p).edit() as state:  # a phase added by hand; the snapshot still counts three
+        state.phases.append({"name": "Deploy", "status": "pending"})
+    return STATE, line_of(state_file(p), "  phases_total:")
+
+
 def completion_mismatch(p: Path) -> Where:
     edit(state_file(p), "  state: active\n", "  state: completed\n  completed_at: 2026-01-02T00:00:00Z\n")
     with (p / ".planning" / "history.jsonl").open("a") as log:
@@ -257,6 +256,7 @@ CASES: dict[str, Callable[[Path], Where]] = {
     "derived-mismatch": derived_mismatch,
     "phase-name-mismatch": phase_name_mismatch,
     "phase-out-of-range": phase_out_of_range,
+    "structure-mismatch": structure_mismatch,
     "completion-mismatch": completion_mismatch,
     "completion-pending": completion_pending,
     "history-mismatch": history_mismatch,
@@ -300,15 +300,15 @@ def check_all_formats(run: Run, project: Path, code: str, where: Where) -> Seen:
     file, line = where
     severity = checks.CODES[code].severity
     exit_code = 1 if severity == "error" else 0
-    text = ok(run("check", cwd=project, env=ENV), exit_code).stdout
+    text = exits(run("check", cwd=project, env=ENV), exit_code).stdout
     location = f"{file}:{line}" if line is not None else file
     (text_line,) = [ln for ln in text.splitlines() if ln.startswith(location + ":") and f" {severity} {code}: " in ln]
-    data = json_data(ok(run("check", "--format", "json", cwd=project, env=ENV), exit_code))
+    data = json_data(exits(run("check", "--format", "json", cwd=project, env=ENV), exit_code))
     (finding,) = [f for f in data["findings"] if f["code"] == code]
     assert (finding["path"], finding["line"], finding["severity"]) == (file, line, severity)
     assert finding["fixable"] is checks.CODES[code].fixable and finding["message"] and finding["hint"]
     assert (data["error_count"] > 0) is (severity == "error")
-    github = ok(run("check", "--format", "github", cwd=project, env=ENV), exit_code).stdout
+    github = exits(run("check", "--format", "github", cwd=project, env=ENV), exit_code).stdout
     (annotation,) = [ln for ln in github.splitlines() if f"title={code}::" in ln]
     expected = f"::{severity} file={file}" + (f",line={line}" if line is not None else "")
     assert annotation.startswith(expected), annotation
@@ -329,14 +329,16 @@ def test_check_reports_each_code_in_every_format(run: Run, project: Path, code: 
 @pytest.mark.parametrize("code", checks.FIXABLE)
 def test_check_fix_repairs_each_fixable_code(run: Run, project: Path, code: str) -> None:
     CASES[code](project)
-    preview = ok(run("check", "--diff", cwd=project, env=ENV), 1).stdout
+    preview = exits(
+        run("check", "--diff", cwd=project, env=ENV), 1 if checks.CODES[code].severity == "error" else 0
+    ).stdout
     assert preview.startswith("--- a/.planning/")
-    result = ok(run("check", "--fix", "--format", "json", cwd=project, env=ENV))
+    result = exits(run("check", "--fix", "--format", "json", cwd=project, env=ENV))
     data = json_data(result)
     assert [f["code"] for f in data["fixed"]] == [code]
     assert data["findings"] == [] and data["fix_failures"] == []
     assert (
-        ok(run("check", cwd=project, env=ENV)).stdout
+        exits(run("check", cwd=project, env=ENV)).stdout
         == f"{data['files_checked']} files checked: 0 errors, 0 warnings\n"
     )
 
@@ -348,9 +350,9 @@ def test_check_diff_previews_exactly_what_fix_writes(run: Run, project: Path) ->
     history_mismatch(project)
     env = {**ENV, "PLANSTATE_NOW": "2026-01-05T00:00:00Z"}  # pinned, so the preview's timestamps are the fix's
     before = {p: p.read_bytes() for p in (state_file(project), project / ".planning" / "history.jsonl")}
-    preview = ok(run("check", "--diff", cwd=project, env=env), 1).stdout
+    preview = exits(run("check", "--diff", cwd=project, env=env), 1).stdout
     assert all(p.read_bytes() == data for p, data in before.items())  # --diff alone writes nothing
-    fixed = ok(run("check", "--fix", "--diff", cwd=project, env=env)).stdout
+    fixed = exits(run("check", "--fix", "--diff", cwd=project, env=env)).stdout
     diff = preview[: preview.index("\n.planning/") + 1]
     assert fixed.startswith(diff)
     assert '"trigger": "repair"' in diff and "+  percent: 0" in diff and "+  phase_name: Design" in diff
@@ -360,21 +362,21 @@ def test_check_diff_previews_exactly_what_fix_writes(run: Run, project: Path) ->
 
 def test_warnings_pass_unless_strict(run: Run, project: Path) -> None:
     unknown_key(project)
-    ok(run("check", cwd=project, env=ENV))
-    ok(run("check", "--strict", cwd=project, env=ENV), 1)
+    exits(run("check", cwd=project, env=ENV))
+    exits(run("check", "--strict", cwd=project, env=ENV), 1)
 
 
 def test_stale_after_is_configurable_and_a_fresh_heartbeat_counts(run: Run, project: Path) -> None:
     stale_session(project)
-    ok(run("check", "--strict", "--stale-after", "5h", cwd=project, env=ENV))
-    ok(run("check", "--strict", "--stale-after", "2h", cwd=project, env=ENV), 1)
+    exits(run("check", "--strict", "--stale-after", "5h", cwd=project, env=ENV))
+    exits(run("check", "--strict", "--stale-after", "2h", cwd=project, env=ENV), 1)
     beats = project / ".planning" / ".local" / "heartbeats"
     beats.mkdir(parents=True)
     (beats / "ses-1b2k9qx7m4fa").write_text("")
     pinned = 1767225600  # 2026-01-01T00:00:00Z: the heartbeat is as new as the pinned clock
     os.utime(beats / "ses-1b2k9qx7m4fa", (pinned, pinned))
-    ok(run("check", "--strict", "--stale-after", "2h", cwd=project, env=ENV))
-    result = ok(run("check", "--stale-after", "soon", cwd=project), 2)
+    exits(run("check", "--strict", "--stale-after", "2h", cwd=project, env=ENV))
+    result = exits(run("check", "--stale-after", "soon", cwd=project), 2)
     assert result.stderr.startswith("planstate: check: --stale-after 'soon' is not a duration;")
 
 
@@ -397,7 +399,7 @@ def test_parse_and_schema_findings_are_the_problems_validate_reports(project: Pa
 
 def test_conflict_markers_hide_the_parse_error_they_cause(run: Run, project: Path) -> None:
     edit(state_file(project), "title: Demo\n", "<<<<<<< HEAD\ntitle: Demo\n=======\ntitle: Other\n>>>>>>> b\n")
-    data = json_data(ok(run("check", "--format", "json", cwd=project), 1))
+    data = json_data(exits(run("check", "--format", "json", cwd=project), 1))
     assert [f["code"] for f in data["findings"]] == ["conflict-marker"]
     assert data["findings"][0]["message"] == "unresolved git conflict (lines 6-10)"
 
@@ -405,7 +407,7 @@ def test_conflict_markers_hide_the_parse_error_they_cause(run: Run, project: Pat
 def test_fix_leaves_what_it_cannot_fix_and_says_so(run: Run, project: Path) -> None:
     derived_mismatch(project)
     edit(state_file(project), "title: Demo\n", "title: Demo\nschema_version: 1\n")  # a duplicate key: parse error
-    result = ok(run("check", "--fix", cwd=project), 1)
+    result = exits(run("check", "--fix", cwd=project), 1)
     assert "parse-error" in result.stdout and "fixed:" not in result.stdout  # nothing fixable in an unreadable file
     assert result.stdout.endswith(", 0 fixed\n")
 
@@ -435,9 +437,9 @@ def test_pre_commit_hook_definition_runs_check(run: Run, project: Path) -> None:
     assert re.search(hook["files"], ".planning/STATE.md") and not re.search(hook["files"], "src/app.py")
     command, *args = hook["entry"].split()
     assert command == "planstate" and args == ["check"]
-    ok(run(*args, cwd=project))  # what pre-commit runs passes on a clean workspace...
+    exits(run(*args, cwd=project))  # what pre-commit runs passes on a clean workspace...
     derived_mismatch(project)
-    ok(run(*args, cwd=project), 1)  # ...and fails the commit on drift
+    exits(run(*args, cwd=project), 1)  # ...and fails the commit on drift
     config = yaml.safe_load((REPO / ".pre-commit-config.yaml").read_text())
     (local,) = [r for r in config["repos"] if r["repo"] == "local"]
     assert [h["id"] for h in local["hooks"]] == ["planstate-check"]
@@ -451,7 +453,7 @@ def test_a_history_repair_the_lifecycle_forbids_is_not_fixable(run: Run, project
     edit(state_file(project), "  state: active\n", "  state: completed\n  completed_at: 2026-01-02T00:00:00Z\n")
     log = project / ".planning" / "history.jsonl"
     before = log.read_bytes()
-    data = json_data(ok(run("check", "--fix", "--format", "json", cwd=project, env=ENV), 1))
+    data = json_data(exits(run("check", "--fix", "--format", "json", cwd=project, env=ENV), 1))
     (mismatch,) = [f for f in data["findings"] if f["code"] == "history-mismatch"]
     assert mismatch["fixable"] is False
     assert "the lifecycle allows no move from active to completed while phases are unfinished" in mismatch["message"]
@@ -462,7 +464,7 @@ def test_a_history_repair_the_lifecycle_forbids_is_not_fixable(run: Run, project
 
 def test_a_history_repair_the_lifecycle_allows_is_fixed(run: Run, project: Path) -> None:
     edit(state_file(project), "  state: active\n", "  state: paused\n")  # active → paused: `pause` makes that move
-    data = json_data(ok(run("check", "--fix", "--format", "json", cwd=project, env=ENV)))
+    data = json_data(exits(run("check", "--fix", "--format", "json", cwd=project, env=ENV)))
     assert {f["code"] for f in data["fixed"]} == {"history-mismatch", "stale-region"}  # the position region too
     last = json.loads((project / ".planning" / "history.jsonl").read_text().splitlines()[-1])
     assert (last["from"], last["to"], last["trigger"]) == ("active", "paused", "repair")
@@ -471,7 +473,7 @@ def test_a_history_repair_the_lifecycle_allows_is_fixed(run: Run, project: Path)
 def test_a_decision_made_in_a_phase_that_does_not_exist_is_reported(run: Run, project: Path) -> None:
     path = decision(project, "dec-1b2k9qx7m4fa", phase=7)
     Workspace.find(project).render()
-    data = json_data(ok(run("check", "--format", "json", cwd=project, env=ENV), 1))
+    data = json_data(exits(run("check", "--format", "json", cwd=project, env=ENV), 1))
     (finding,) = data["findings"]
     assert (finding["code"], finding["field"], finding["line"]) == (
         "missing-reference",
@@ -486,24 +488,24 @@ def test_fix_points_an_out_of_range_position_at_the_current_phase(
     run: Run, project: Path, completed: int, target: int
 ) -> None:
     for number in range(1, completed + 1):
-        ok(run("phase", "complete", str(number), cwd=project, env=ENV))
+        exits(run("phase", "complete", str(number), cwd=project, env=ENV))
     text = state_file(project).read_text(encoding="utf-8")
     current = re.search(r"^  phase: (\d+)$", text, re.M)
     assert current is not None
     edit(state_file(project), current.group(0) + "\n", "  phase: 9\n")
-    (finding,) = json_data(ok(run("check", "--format", "json", cwd=project, env=ENV), 1))["findings"]
+    (finding,) = json_data(exits(run("check", "--format", "json", cwd=project, env=ENV), 1))["findings"]
     assert finding["code"] == "phase-out-of-range" and f"points it at phase {target}," in finding["hint"]
-    ok(run("check", "--fix", cwd=project, env=ENV))
-    assert json_data(ok(run("check", "--format", "json", cwd=project, env=ENV)))["findings"] == []
+    exits(run("check", "--fix", cwd=project, env=ENV))
+    assert json_data(exits(run("check", "--format", "json", cwd=project, env=ENV)))["findings"] == []
     assert f"\n  phase: {target}\n" in state_file(project).read_text(encoding="utf-8")
 
 
 def test_fix_never_records_a_second_active_initiative_in_the_history(run: Run, project: Path) -> None:
-    ok(run("initiative", "new", "other", "--title", "Other", "--phase", "x", cwd=project, env=ENV))
+    exits(run("initiative", "new", "other", "--title", "Other", "--phase", "x", cwd=project, env=ENV))
     other = project / ".planning" / "initiatives" / "other"
     edit(other / "STATE.md", "  state: paused\n", "  state: active\n")
     history_before = (other / "history.jsonl").read_bytes()
-    data = json_data(ok(run("check", "--fix", "--format", "json", cwd=project, env=ENV), 1))
+    data = json_data(exits(run("check", "--fix", "--format", "json", cwd=project, env=ENV), 1))
     codes = {f["code"]: f for f in data["findings"]}
     assert set(codes) == {"multiple-active-initiatives", "history-mismatch"}
     assert codes["history-mismatch"]["fixable"] is False
@@ -522,32 +524,32 @@ def test_github_annotations_name_files_from_the_repository_root(run: Run, tmp_pa
     service = repo / "svc"
     service.mkdir(parents=True)
     git_repo(repo)
-    ok(run("init", "--title", "Svc", "--phase", "One", cwd=service, env=ENV))
+    exits(run("init", "--title", "Svc", "--phase", "One", cwd=service, env=ENV))
     edit(service / ".planning" / "STATE.md", "  percent: 0\n", "  percent: 50\n")
-    from_root = ok(run("check", "--format", "github", "--dir", "svc", cwd=repo, env=ENV), 1).stdout
+    from_root = exits(run("check", "--format", "github", "--dir", "svc", cwd=repo, env=ENV), 1).stdout
     assert from_root.startswith("::error file=svc/.planning/STATE.md,line=")
     inside = service / "src"
     inside.mkdir()
-    from_below = ok(run("check", "--format", "github", cwd=inside, env=ENV), 1).stdout
+    from_below = exits(run("check", "--format", "github", cwd=inside, env=ENV), 1).stdout
     assert from_below == from_root  # the repository root, wherever the check runs
-    text = ok(run("check", "--dir", "svc", cwd=repo, env=ENV), 1).stdout
+    text = exits(run("check", "--dir", "svc", cwd=repo, env=ENV), 1).stdout
     assert text.startswith(".planning/STATE.md:")  # text output stays relative to the project folder
 
 
 def test_github_annotations_outside_git_are_relative_to_the_current_folder(run: Run, tmp_path: Path) -> None:
     service = tmp_path / "svc"
     service.mkdir()
-    ok(run("init", "--title", "Svc", "--phase", "One", cwd=service, env=ENV))
+    exits(run("init", "--title", "Svc", "--phase", "One", cwd=service, env=ENV))
     edit(service / ".planning" / "STATE.md", "  percent: 0\n", "  percent: 50\n")
     env = {**ENV, "GIT_CEILING_DIRECTORIES": str(tmp_path)}  # no repository above, whatever holds the temp folder
-    out = ok(run("check", "--format", "github", "--dir", "svc", cwd=tmp_path, env=env), 1)
+    out = exits(run("check", "--format", "github", "--dir", "svc", cwd=tmp_path, env=env), 1)
     assert out.stdout.startswith("::error file=svc/.planning/STATE.md,line=")
 
 
 def test_json_and_another_format_conflict(run: Run, project: Path) -> None:
-    result = ok(run("check", "--format", "github", "--json", cwd=project), 2)
+    result = exits(run("check", "--format", "github", "--json", cwd=project), 2)
     assert "--json and --format github" in json_error(result)["message"]  # --json asked: the refusal is JSON too
-    assert json_data(ok(run("check", "--format", "json", "--json", cwd=project)))["findings"] == []
+    assert json_data(exits(run("check", "--format", "json", "--json", cwd=project)))["findings"] == []
 
 
 def test_messages_read_well(run: Run, project: Path) -> None:
@@ -561,7 +563,7 @@ def test_messages_read_well(run: Run, project: Path) -> None:
     assert start == -1  # a phase without times has no duration; give it one that disagrees
     edit(path, "  - name: Design\n", "  - name: Design\n    duration_seconds: 5\n")
     decision(project, "dec-1b2k9qx7m4fa", supersedes="dec-0000000000zz")
-    result = ok(run("check", cwd=project, env=ENV), 1).stdout
+    result = exits(run("check", cwd=project, env=ENV), 1).stdout
     assert "phases.1.duration_seconds is 5 but the phases make it None" in result
     assert "(correct the id; commands accept a unique prefix, and `planstate decision list` shows them)" in result
     assert result.endswith(" files checked: 4 errors, 0 warnings\n")
@@ -570,7 +572,7 @@ def test_messages_read_well(run: Run, project: Path) -> None:
 
 def test_a_missing_state_file_says_how_to_get_one_back(run: Run, project: Path) -> None:
     state_file(project).unlink()
-    result = ok(run("check", cwd=project, env=ENV), 1).stdout
+    result = exits(run("check", cwd=project, env=ENV), 1).stdout
     assert ".planning/STATE.md: error parse-error: file not found" in result
     assert "restore it (`git checkout -- FILE`), or run `planstate init`" in result
     assert "make it a readable regular file" not in result

@@ -6,24 +6,12 @@ import json
 import os
 import stat
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
-from conftest import json_data, json_error, state_file
-
-Run = Callable[..., CompletedProcess[str]]
-RunAll = Callable[..., list[CompletedProcess[str]]]
+from conftest import Run, RunAll, json_data, json_error, ok, state_file
 
 COMMANDS = ("init", "status", "get", "set", "append", "unset", "validate", "schema")
-
-
-def ok(result: CompletedProcess[str]) -> CompletedProcess[str]:
-    """Assert a command succeeded quietly on stderr and return it."""
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == ""
-    return result
 
 
 def changed_lines(before: bytes, after: bytes) -> list[tuple[str, str]]:
@@ -474,5 +462,5 @@ def test_closed_stdout_is_not_an_error(project: Path) -> None:
     reader.stdout.close()  # like `planstate schema | head -0`: the reader is gone before the output
     err = reader.stderr.read()
     reader.stderr.close()
-    assert reader.wait(timeout=20) == 0
+    assert reader.wait(timeout=120) == 0  # a guard against a hang
     assert err == b""

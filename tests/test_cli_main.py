@@ -6,17 +6,13 @@ import argparse
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
-from conftest import json_error
+from conftest import Run, json_error
 
 from planstate.cli.commands import COMMANDS
 from planstate.cli.main import build_parser
-
-Run = Callable[..., CompletedProcess[str]]
 
 
 def commands_of(parser: argparse.ArgumentParser) -> list[str]:

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
-
-Run = Callable[..., CompletedProcess[str]]
+from conftest import Run
 
 
 def complete(script: Path, *words: str) -> list[str]:

@@ -9,20 +9,22 @@ import threading
 from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
-from conftest import planstate_command, state_file
+from conftest import Run, planstate_command, state_file
 
 from planstate.core.errors import ConflictError, LockTimeout
 from planstate.store import recordfiles
 from planstate.store.transaction import Transaction
 from planstate.workspace import Workspace
 
-Run = Callable[..., CompletedProcess[str]]
+pytestmark = pytest.mark.real_cli  # processes contending for the lock, each started as a user starts it
 
 WRITERS = 8
 APPENDS = 25
+# Seconds: a guard against a hang, never a deadline a loaded machine could miss; the work is a fixed count.
+HANG = 1800
+GUARD = 120
 
 # Each writer waits for the `go` file, then runs the real console script APPENDS times.
 WRITER_LOOP = """
@@ -40,12 +42,12 @@ for i in range(count):
 """
 
 HOLDER = """
-import sys, time
+import sys
 from planstate.workspace import Workspace
 ws = Workspace(sys.argv[1])
 ws.ctx.lock.acquire()
 print("locked", flush=True)
-time.sleep(60)
+sys.stdin.read()  # hold until the test ends (and closes stdin or kills it), however long that takes
 """
 
 
@@ -53,7 +55,7 @@ def test_parallel_appends_all_land(project: Path, run: Run) -> None:
     command = planstate_command()
     assert len(command) == 1, "the console script is needed for this test"
     go = project / "go"
-    env = {**os.environ, "PLANSTATE_ACTOR": "tester"}
+    env = {**os.environ, "PLANSTATE_ACTOR": "tester", "PLANSTATE_LOCK_TIMEOUT": str(HANG)}
     writers = [
         subprocess.Popen(
             [sys.executable, "-c", WRITER_LOOP, command[0], str(go), str(n), str(APPENDS)],
@@ -68,7 +70,7 @@ def test_parallel_appends_all_land(project: Path, run: Run) -> None:
     try:
         go.touch()  # start them all at once
         for writer in writers:
-            _out, err = writer.communicate(timeout=120)
+            _out, err = writer.communicate(timeout=HANG)
             assert writer.returncode == 0, err
     finally:
         for writer in writers:
@@ -92,6 +94,7 @@ def lock_holder(project: Path) -> Iterator[subprocess.Popen[str]]:
     """A helper process that holds the workspace lock until the test ends."""
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(project / ".planning")],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -101,6 +104,9 @@ def lock_holder(project: Path) -> Iterator[subprocess.Popen[str]]:
     yield holder
     holder.kill()
     holder.wait()
+    for stream in (holder.stdin, holder.stdout, holder.stderr):
+        if stream is not None:
+            stream.close()
 
 
 @pytest.mark.parametrize(
@@ -116,7 +122,7 @@ def test_held_lock_times_out_naming_the_holder(
 ) -> None:
     path = state_file(project)
     before = path.read_bytes()
-    result = run("--lock-timeout", "0.5", *args, cwd=project, timeout=20)  # the timeout guards against a hang
+    result = run("--lock-timeout", "0.5", *args, cwd=project, timeout=GUARD)  # the timeout guards against a hang
     assert result.returncode == 3
     assert result.stdout == ""
     lines = result.stderr.splitlines()
@@ -132,7 +138,7 @@ def test_check_fix_waits_for_the_lock_like_any_write(
 ) -> None:
     edit = state_file(project).read_text().replace("  percent: 0\n", "  percent: 13\n")
     state_file(project).write_text(edit)
-    result = run("--lock-timeout", "0.3", "check", "--fix", cwd=project, timeout=20)
+    result = run("--lock-timeout", "0.3", "check", "--fix", cwd=project, timeout=GUARD)
     assert result.returncode == 3, (result.stdout, result.stderr)
     assert result.stderr.startswith("planstate: .planning/.local/lock: workspace is locked by ")
     assert state_file(project).read_text() == edit
@@ -140,26 +146,31 @@ def test_check_fix_waits_for_the_lock_like_any_write(
 
 def test_held_lock_does_not_block_readers(project: Path, run: Run, lock_holder: subprocess.Popen[str]) -> None:
     for args in (("get", "title"), ("status",), ("validate",)):
-        result = run(*args, cwd=project, timeout=20)
+        result = run(*args, cwd=project, timeout=GUARD)
         assert result.returncode == 0, result.stderr
 
 
 def test_lock_timeout_from_environment(project: Path, run: Run, lock_holder: subprocess.Popen[str]) -> None:
-    result = run("set", "position.task", "x", cwd=project, env={"PLANSTATE_LOCK_TIMEOUT": "0.2"}, timeout=20)
+    result = run("set", "position.task", "x", cwd=project, env={"PLANSTATE_LOCK_TIMEOUT": "0.2"}, timeout=GUARD)
     assert result.returncode == 3
     assert f"pid {lock_holder.pid}" in result.stderr
 
 
 def test_writer_proceeds_once_the_lock_is_released(project: Path, run: Run) -> None:
     holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER.replace("time.sleep(60)", "time.sleep(0.5)"), str(project / ".planning")],
+        [
+            sys.executable,
+            "-c",
+            HOLDER.replace("sys.stdin.read()", "__import__('time').sleep(0.5)"),
+            str(project / ".planning"),
+        ],
         stdout=subprocess.PIPE,
         text=True,
     )
     try:
         assert holder.stdout is not None
         assert holder.stdout.readline() == "locked\n"
-        result = run("--lock-timeout", "20", "set", "position.task", "after", cwd=project, timeout=30)
+        result = run("--lock-timeout", str(GUARD), "set", "position.task", "after", cwd=project, timeout=HANG)
         assert result.returncode == 0, result.stderr
     finally:
         holder.kill()
@@ -169,7 +180,10 @@ def test_writer_proceeds_once_the_lock_is_released(project: Path, run: Run) -> N
 
 def test_lock_held_by_a_killed_process_is_free(project: Path) -> None:
     holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(project / ".planning")], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", HOLDER, str(project / ".planning")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert holder.stdout is not None
     assert holder.stdout.readline() == "locked\n"

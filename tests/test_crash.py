@@ -30,7 +30,7 @@ from planstate.workspace import Workspace
 ws = Workspace(sys.argv[1], lock_timeout=30)
 print("imported", flush=True)
 sys.stdin.readline()
-i = 0
+i = int(sys.argv[2])  # numbered on from the writers before: any write shows as a new task
 while True:
     ws.set({"position.task": f"t{i}", "next_action": f"step {i} " * (1 + i % 7)})
     print("wrote", flush=True)
@@ -115,8 +115,8 @@ def test_sigkill_never_tears_the_file(project: Path) -> None:
     rng = random.Random(20260101)
     tasks = set()
     killed: set[int] = set()
-    for _ in range(KILLS):
-        writer = start_writer(WRITER, str(planning))
+    for round in range(KILLS):
+        writer = start_writer(WRITER, str(planning), str(round * 1_000_000))
         kill_at_random(writer, rng, 0.1, after_a_write=rng.random() < 0.5)
         killed.add(writer.pid)
         doc = Document.from_bytes(path.read_bytes(), ".planning/STATE.md")  # parses: never torn
@@ -131,7 +131,7 @@ def test_sigkill_never_tears_the_file(project: Path) -> None:
         leftovers = temp_files(planning)
         assert len(leftovers) <= 1
         assert all(int(p.name.split(".")[-3]) in killed for p in leftovers), leftovers
-    assert len(tasks) > 1  # the writers did write between kills
+    assert len(tasks) > 1  # the writers did write between kills (each after_a_write round wrote at least once)
     ws.set({"position.task": "after the crashes"})
     assert temp_files(planning) == []
     assert Workspace(planning).get("position.task") == "after the crashes"
@@ -150,6 +150,7 @@ def test_sigkill_inside_atomic_write(project: Path, tmp_path: Path) -> None:
     ws = Workspace(planning)
     rng = random.Random(7)
     left_temp = 0
+    path.write_bytes(versions[0])  # the old content: a writer killed before it wrote leaves it whole
     for n in range(RAW_KILLS):
         writer = start_writer(RAW_WRITER, str(path), str(tmp_path / "v0.md"), str(tmp_path / "v1.md"))
         kill_at_random(writer, rng, 0.05, after_a_write=False)

@@ -12,11 +12,9 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
-Run = Callable[..., CompletedProcess[str]]
+from conftest import Run
 
 KILLS = 16
 

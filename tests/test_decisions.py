@@ -3,37 +3,17 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
-from conftest import json_data, json_error, outside_regions, state_file
+from conftest import Run, json_data, json_error, ok, outside_regions, refused, state_file
 
 from planstate.core.errors import UsageError
 from planstate.workspace import Workspace
 
-Run = Callable[..., CompletedProcess[str]]
 NOW = "2026-03-04T05:06:07Z"
 PINNED = {"PLANSTATE_NOW": NOW}
 ID = re.compile(r"dec-[0-9a-hjkmnp-tv-z]{12}")
-
-
-def ok(result: CompletedProcess[str]) -> CompletedProcess[str]:
-    """Assert a command succeeded without a word on stderr."""
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == ""
-    return result
-
-
-def refused(result: CompletedProcess[str], *parts: str) -> str:
-    """Assert a command exited 2 with one line on stderr containing every part; return the line."""
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    assert result.stderr.count("\n") == 1 and result.stderr.startswith("planstate: "), result.stderr
-    assert "Traceback" not in result.stderr
-    for part in parts:
-        assert part in result.stderr, result.stderr
-    return result.stderr
 
 
 def decisions(project: Path) -> list[Path]:

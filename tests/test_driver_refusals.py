@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
-
-Run = Callable[..., CompletedProcess[str]]
+from conftest import Run
 
 OURS = b"---\ntitle: Ours\n---\nbody\n"
 BASE = b"---\ntitle: Base\n---\nbody\n"

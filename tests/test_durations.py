@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
-from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from conftest import Run
 
 from planstate.core import durations
 from planstate.core.errors import UsageError
-
-Run = Callable[..., subprocess.CompletedProcess[str]]
 
 
 @pytest.mark.parametrize(

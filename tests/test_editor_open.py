@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
-from conftest import state_file
-
-Run = Callable[..., CompletedProcess[str]]
+from conftest import Run, state_file
 
 
 @pytest.mark.parametrize("lock", [".STATE.md.swp", ".STATE.md.swo", ".#STATE.md"], ids=["vim", "vim-second", "emacs"])

@@ -8,21 +8,17 @@ the same error for the same file placed in a workspace.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 from typing import NamedTuple
 
 import pytest
-from conftest import json_data, json_error
+from conftest import Run, json_data, json_error
 
 from planstate.core.errors import PlanstateError
 from planstate.model.validation import located, problems_for
 from planstate.text.document import Document
 
 INVALID = Path(__file__).resolve().parent / "examples" / "invalid"
-
-Run = Callable[..., CompletedProcess[str]]
 
 
 class Expected(NamedTuple):

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
-
-Run = Callable[..., CompletedProcess[str]]
+from conftest import Run
 
 SEEDS = range(16)
 COMMANDS = [

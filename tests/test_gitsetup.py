@@ -6,11 +6,10 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import PINNED_NOW, REPO, json_data, state_file
+from conftest import PINNED_NOW, REPO, Run, exits, json_data, state_file
 
 from planstate.text import conflicts as checks
 from planstate.vcs import gitsetup
@@ -18,7 +17,6 @@ from planstate.workspace import Workspace
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
-Run = Callable[..., subprocess.CompletedProcess[str]]
 ATTRIBUTES = ".planning/.gitattributes"
 BLOCK = (
     "# planstate git install: begin (`planstate git uninstall` removes these lines)\n"
@@ -27,12 +25,6 @@ BLOCK = (
     "# planstate git install: end\n"
 )
 ENV = {"PLANSTATE_NOW": PINNED_NOW}
-
-
-def ok(result: subprocess.CompletedProcess[str], code: int = 0) -> subprocess.CompletedProcess[str]:
-    """Assert the exit code (printing the output when it differs) and return the result."""
-    assert result.returncode == code, f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-    return result
 
 
 def git(folder: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -84,7 +76,7 @@ def planstate_on_path() -> dict[str, str]:
 
 def test_install_appends_the_block_and_sets_this_clones_config(run: Run, repo: Path) -> None:
     before = (repo / ATTRIBUTES).read_bytes()
-    result = ok(run("git", "install", cwd=repo))
+    result = exits(run("git", "install", cwd=repo))
     assert (repo / ATTRIBUTES).read_bytes() == before + BLOCK.encode()  # every other line kept, as it was
     cmd = command()
     assert result.stdout == (
@@ -112,12 +104,12 @@ def test_install_appends_the_block_and_sets_this_clones_config(run: Run, repo: P
 
 
 def test_install_twice_changes_nothing_and_says_so(run: Run, repo: Path) -> None:
-    ok(run("git", "install", cwd=repo))
+    exits(run("git", "install", cwd=repo))
     path = repo / ATTRIBUTES
     before = (path.read_bytes(), path.stat().st_mtime_ns, (repo / ".git" / "config").read_bytes())
-    assert ok(run("git", "install", cwd=repo)).stdout == "already installed: nothing to do\n"
+    assert exits(run("git", "install", cwd=repo)).stdout == "already installed: nothing to do\n"
     assert (path.read_bytes(), path.stat().st_mtime_ns, (repo / ".git" / "config").read_bytes()) == before
-    data = json_data(ok(run("git", "install", "--json", cwd=repo)))
+    data = json_data(exits(run("git", "install", "--json", cwd=repo)))
     assert data == {
         "action": "install",
         "changed": False,
@@ -131,10 +123,10 @@ def test_uninstall_restores_the_file_and_removes_only_its_config(run: Run, repo:
     path = repo / ATTRIBUTES
     original = path.read_bytes()
     git(repo, "config", "merge.other.driver", "other-tool %A")  # someone else's driver, kept
-    ok(run("git", "install", cwd=repo))
+    exits(run("git", "install", cwd=repo))
     with path.open("a") as handle:
         handle.write("*.txt diff=other\n")  # a line added after the block, kept
-    result = ok(run("git", "uninstall", cwd=repo))
+    result = exits(run("git", "uninstall", cwd=repo))
     assert path.read_bytes() == original + b"*.txt diff=other\n"
     assert result.stdout.splitlines() == [
         f"removed 4 lines from {ATTRIBUTES}",
@@ -145,8 +137,8 @@ def test_uninstall_restores_the_file_and_removes_only_its_config(run: Run, repo:
     ]
     assert config(repo) == {}
     assert git(repo, "config", "merge.other.driver").stdout == "other-tool %A\n"
-    assert ok(run("git", "uninstall", cwd=repo)).stdout == "not installed: nothing to do\n"
-    data = json_data(ok(run("git", "uninstall", "--json", cwd=repo)))
+    assert exits(run("git", "uninstall", cwd=repo)).stdout == "not installed: nothing to do\n"
+    data = json_data(exits(run("git", "uninstall", "--json", cwd=repo)))
     assert data["changed"] is False and data["attributes"]["change"] == "unchanged"
 
 
@@ -159,10 +151,10 @@ def test_an_edited_block_is_replaced_where_it_stands(run: Run, repo: Path) -> No
         "# planstate git install: end\n"
         "README.md -merge\n"  # after the block: it still overrides the block for README.md
     )
-    result = ok(run("git", "install", cwd=repo))
+    result = exits(run("git", "install", cwd=repo))
     assert result.stdout.startswith(f"replaced planstate's edited lines in {ATTRIBUTES} with the 4 lines it writes\n")
     assert path.read_text() == "# mine\n*.txt diff\n" + BLOCK + "README.md -merge\n"
-    ok(run("git", "uninstall", cwd=repo))
+    exits(run("git", "uninstall", cwd=repo))
     assert path.read_text() == "# mine\n*.txt diff\nREADME.md -merge\n"
 
 
@@ -198,9 +190,9 @@ def test_block_editing_keeps_every_other_line(text: str, installed: str, removed
 
 def test_a_missing_attributes_file_is_created_and_removed_again(run: Run, repo: Path) -> None:
     (repo / ATTRIBUTES).unlink()
-    assert ok(run("git", "install", cwd=repo)).stdout.startswith(f"created {ATTRIBUTES} with 4 lines\n")
+    assert exits(run("git", "install", cwd=repo)).stdout.startswith(f"created {ATTRIBUTES} with 4 lines\n")
     assert (repo / ATTRIBUTES).read_text() == BLOCK
-    result = ok(run("git", "uninstall", cwd=repo))
+    result = exits(run("git", "uninstall", cwd=repo))
     assert result.stdout.startswith(f"removed 4 lines from {ATTRIBUTES}, and the file, which held nothing else\n")
     assert not (repo / ATTRIBUTES).exists()
 
@@ -208,7 +200,7 @@ def test_a_missing_attributes_file_is_created_and_removed_again(run: Run, repo: 
 def test_outside_a_git_work_tree_install_writes_nothing(run: Run, project: Path, tmp_path: Path) -> None:
     env = {"GIT_CEILING_DIRECTORIES": str(tmp_path)}  # no repository above, whatever holds the temp folder
     before = (project / ATTRIBUTES).read_bytes()
-    result = ok(run("git", "install", cwd=project, env=env), 2)
+    result = exits(run("git", "install", cwd=project, env=env), 2)
     assert result.stdout == ""
     assert result.stderr == (
         f"planstate: {project} is not inside a git work tree (or git is not installed): run `git init` (or clone) "
@@ -217,12 +209,12 @@ def test_outside_a_git_work_tree_install_writes_nothing(run: Run, project: Path,
     assert (project / ATTRIBUTES).read_bytes() == before
     # uninstall still takes planstate's lines out of the file (a copy of a repository without its .git)
     (project / ATTRIBUTES).write_bytes(before + BLOCK.encode())
-    result = ok(run("git", "uninstall", cwd=project, env=env))
+    result = exits(run("git", "uninstall", cwd=project, env=env))
     assert result.stdout == (
         f"removed 4 lines from {ATTRIBUTES}\nnot inside a git work tree: no git config to remove\n"
     )
     assert (project / ATTRIBUTES).read_bytes() == before
-    assert ok(run("git", "uninstall", cwd=project, env=env)).stdout == (
+    assert exits(run("git", "uninstall", cwd=project, env=env)).stdout == (
         "not installed: nothing to do (not inside a git work tree: no git config to look at)\n"
     )
 
@@ -230,7 +222,7 @@ def test_outside_a_git_work_tree_install_writes_nothing(run: Run, project: Path,
 def test_a_config_from_an_older_install_is_updated(run: Run, repo: Path) -> None:
     git(repo, "config", "merge.planstate.driver", "/old/venv/bin/planstate git merge-driver %O %A %B %L %P")
     git(repo, "config", "--add", "merge.planstate.driver", "twice")  # several values: all replaced by one
-    result = ok(run("git", "install", cwd=repo))
+    result = exits(run("git", "install", cwd=repo))
     driver = f"{command()} git merge-driver %O %A %B %L %P"
     assert f"set merge.planstate.driver = {driver} (was twice)\n" in result.stdout
     assert git(repo, "config", "--get-all", "merge.planstate.driver").stdout == driver + "\n"
@@ -258,8 +250,8 @@ def test_the_cli_reference_shows_real_output(run: Run, repo: Path) -> None:
     for command in ("install", "uninstall"):
         section = docs.split(f"### planstate git {command}\n", 1)[1].split("\n### ", 1)[0]
         example = section.split("```console\n", 1)[1].split("```\n", 1)[0]
-        output = ok(run("git", command, cwd=repo, env=env)).stdout
-        again = ok(run("git", command, cwd=repo, env=env)).stdout
+        output = exits(run("git", command, cwd=repo, env=env)).stdout
+        again = exits(run("git", command, cwd=repo, env=env)).stdout
         assert example == f"$ planstate git {command}\n{output}$ planstate git {command}\n{again}"
 
 
@@ -267,7 +259,7 @@ def test_the_cli_reference_shows_real_output(run: Run, repo: Path) -> None:
 
 
 def test_the_command_is_planstate_when_path_finds_this_installation(run: Run, repo: Path) -> None:
-    ok(run("git", "install", cwd=repo, env=planstate_on_path()))
+    exits(run("git", "install", cwd=repo, env=planstate_on_path()))
     assert config(repo)["merge.planstate.driver"] == "planstate git merge-driver %O %A %B %L %P"
     assert config(repo)["diff.planstate.textconv"] == "planstate git textconv"
 
@@ -292,7 +284,7 @@ def test_the_command_is_shell_quoted_and_resolves(tmp_path: Path) -> None:
 @pytest.mark.parametrize("on_path", [False, True], ids=["python-m", "planstate"])
 def test_the_configured_commands_run_from_a_shell(run: Run, repo: Path, on_path: bool) -> None:
     env = planstate_on_path() if on_path else None
-    ok(run("git", "install", cwd=repo, env=env))
+    exits(run("git", "install", cwd=repo, env=env))
     for key in ("merge.planstate.driver", "diff.planstate.textconv"):
         program = config(repo)[key].split(" git ", 1)[0]  # git runs the value through `sh`, as here
         shell = {**os.environ, **(env or {})}
@@ -301,20 +293,20 @@ def test_the_configured_commands_run_from_a_shell(run: Run, repo: Path, on_path:
 
 
 def test_git_runs_the_configured_textconv_and_merge_driver(run: Run, repo: Path) -> None:
-    ok(run("git", "install", cwd=repo))
+    exits(run("git", "install", cwd=repo))
     git(repo, "add", "-A")
     git(repo, "commit", "--quiet", "-m", "install")
     trace = {"GIT_TRACE": "1"}
     path = state_file(repo)
-    ok(run("set", "position.task", "Diff me", cwd=repo, env=ENV))
+    exits(run("set", "position.task", "Diff me", cwd=repo, env=ENV))
     diffed = subprocess.run(["git", "diff"], cwd=repo, capture_output=True, text=True, env={**os.environ, **trace})
     assert f"run_command: '{command()} git textconv' " in diffed.stderr
     git(repo, "checkout", "--quiet", "--", ".")
     git(repo, "checkout", "--quiet", "-b", "other")
-    ok(run("set", "position.task", "Theirs", cwd=repo, env=ENV))
+    exits(run("set", "position.task", "Theirs", cwd=repo, env=ENV))
     git(repo, "commit", "--quiet", "-am", "theirs")
     git(repo, "checkout", "--quiet", "main")
-    ok(run("set", "position.task", "Ours", cwd=repo, env=ENV))
+    exits(run("set", "position.task", "Ours", cwd=repo, env=ENV))
     git(repo, "commit", "--quiet", "-am", "ours")
     merged = subprocess.run(
         ["git", "merge", "--no-edit", "other"], cwd=repo, capture_output=True, text=True, env={**os.environ, **trace}
@@ -330,11 +322,11 @@ def test_git_runs_the_configured_textconv_and_merge_driver(run: Run, repo: Path)
 
 
 def test_check_reports_attributes_without_drivers_and_install_fixes_it(run: Run, repo: Path) -> None:
-    ok(run("git", "install", cwd=repo))
-    assert ok(run("check", cwd=repo, env=ENV)).stdout == "2 files checked: 0 errors, 0 warnings\n"
+    exits(run("git", "install", cwd=repo))
+    assert exits(run("check", cwd=repo, env=ENV)).stdout == "2 files checked: 0 errors, 0 warnings\n"
     git(repo, "config", "--remove-section", "merge.planstate")
     git(repo, "config", "--remove-section", "diff.planstate")  # a fresh clone: the attributes came, the config did not
-    data = json_data(ok(run("check", "--json", cwd=repo, env=ENV)))
+    data = json_data(exits(run("check", "--json", cwd=repo, env=ENV)))
     found = {f["code"]: f for f in data["findings"]}
     assert set(found) == {"merge-driver-missing", "diff-driver-missing"}
     assert (found["merge-driver-missing"]["path"], found["merge-driver-missing"]["line"]) == (ATTRIBUTES, 4)
@@ -343,19 +335,19 @@ def test_check_reports_attributes_without_drivers_and_install_fixes_it(run: Run,
         "git silently merges them as plain text"
     )
     assert found["diff-driver-missing"]["hint"].startswith("run `planstate git install`")
-    ok(run("check", "--strict", cwd=repo, env=ENV), 1)
-    ok(run("git", "install", cwd=repo))
-    assert ok(run("check", "--strict", cwd=repo, env=ENV)).stdout == "2 files checked: 0 errors, 0 warnings\n"
+    exits(run("check", "--strict", cwd=repo, env=ENV), 1)
+    exits(run("git", "install", cwd=repo))
+    assert exits(run("check", "--strict", cwd=repo, env=ENV)).stdout == "2 files checked: 0 errors, 0 warnings\n"
 
 
 def test_a_driver_configured_in_any_scope_counts(run: Run, repo: Path, tmp_path: Path) -> None:
-    ok(run("git", "install", cwd=repo))
+    exits(run("git", "install", cwd=repo))
     git(repo, "config", "--remove-section", "merge.planstate")
     git(repo, "config", "--remove-section", "diff.planstate")
     glob = tmp_path / "global.gitconfig"
     glob.write_text('[merge "planstate"]\n\tdriver = planstate git merge-driver %O %A %B %L %P\n')
     env = {**ENV, "GIT_CONFIG_GLOBAL": str(glob)}
-    codes = [f["code"] for f in json_data(ok(run("check", "--json", cwd=repo, env=env)))["findings"]]
+    codes = [f["code"] for f in json_data(exits(run("check", "--json", cwd=repo, env=env)))["findings"]]
     assert codes == ["diff-driver-missing"]
 
 
@@ -364,33 +356,33 @@ def test_the_driver_check_is_silent_outside_git_and_without_the_attributes(
 ) -> None:
     (project / ATTRIBUTES).write_text(BLOCK)
     env = {**ENV, "GIT_CEILING_DIRECTORIES": str(tmp_path)}
-    assert ok(run("check", "--strict", cwd=project, env=env)).stdout == "2 files checked: 0 errors, 0 warnings\n"
+    assert exits(run("check", "--strict", cwd=project, env=env)).stdout == "2 files checked: 0 errors, 0 warnings\n"
     git(project, "init", "--quiet")
     (project / ATTRIBUTES).write_text("history.jsonl merge=union\n")  # no planstate attribute: no driver needed
-    assert ok(run("check", "--strict", cwd=project, env=ENV)).returncode == 0
+    assert exits(run("check", "--strict", cwd=project, env=ENV)).returncode == 0
 
 
 def test_the_driver_check_asks_git_twice_at_most(run: Run, repo: Path, tmp_path: Path) -> None:
     for number in range(5):
         args = ("--title", f"D{number}", "--context", "c", "--decision", "d", "--reason", "r")
-        ok(run("decision", "add", *args, cwd=repo))
-    ok(run("render", cwd=repo))
+        exits(run("decision", "add", *args, cwd=repo))
+    exits(run("render", cwd=repo))
     (repo / ATTRIBUTES).write_text(BLOCK)  # attributes without config
     trace = tmp_path / "trace"  # git writes its trace there: planstate keeps git's stderr to itself
-    result = ok(run("check", cwd=repo, env={**ENV, "GIT_TRACE": str(trace)}))
+    result = exits(run("check", cwd=repo, env={**ENV, "GIT_TRACE": str(trace)}))
     calls = [line.split("trace: built-in: ", 1)[1] for line in trace.read_text().splitlines() if "built-in:" in line]
     assert [call.split()[1] for call in calls] == ["config", "check-attr"], calls
     assert "merge=planstate applies to 7 planning files" in result.stdout  # STATE.md, history.jsonl, 5 decisions
     trace.unlink()
-    ok(run("git", "install", cwd=repo))
-    ok(run("check", cwd=repo, env={**ENV, "GIT_TRACE": str(trace)}))
+    exits(run("git", "install", cwd=repo))
+    exits(run("check", cwd=repo, env={**ENV, "GIT_TRACE": str(trace)}))
     assert trace.read_text().count("built-in:") == 1  # configured: git config alone answers
 
 
 def test_the_resume_brief_does_not_ask_git_about_drivers(run: Run, repo: Path, tmp_path: Path) -> None:
     (repo / ATTRIBUTES).write_text(BLOCK)
     trace = tmp_path / "trace"
-    ok(run("resume", cwd=repo, env={**ENV, "GIT_TRACE": str(trace)}))
+    exits(run("resume", cwd=repo, env={**ENV, "GIT_TRACE": str(trace)}))
     assert "check-attr" not in (trace.read_text() if trace.exists() else "")
 
 
@@ -411,7 +403,7 @@ def test_a_field_conflict_names_the_field_and_how_to_resolve_it(run: Run, projec
     text = path.read_text()
     path.write_text(text.replace("  task: null\n", FIELD_CONFLICT, 1))
     first = text.splitlines().index("  task: null") + 1
-    data = json_data(ok(run("check", "--json", cwd=project, env=ENV), 1))
+    data = json_data(exits(run("check", "--json", cwd=project, env=ENV), 1))
     (finding,) = data["findings"]
     assert finding == {
         "code": "conflict-marker",
@@ -427,13 +419,13 @@ def test_a_field_conflict_names_the_field_and_how_to_resolve_it(run: Run, projec
         "fixable": False,
     }
     # docs/checks.md shows this very line as its second conflict-marker example
-    text_out = ok(run("check", cwd=project, env=ENV), 1).stdout.splitlines()[0]
+    text_out = exits(run("check", cwd=project, env=ENV), 1).stdout.splitlines()[0]
     docs = (REPO / "docs" / "checks.md").read_text(encoding="utf-8").split("### `conflict-marker`\n", 1)[1]
     examples = docs.split("\n### ", 1)[0].split("```console\n$ planstate check\n")
     assert examples[2].split("\n```", 1)[0] == text_out
     # resolved as the hint says: keep one side's lines, delete the markers
     path.write_text(text.replace("  task: null\n", "  task: Fix the tests\n", 1))
-    assert ok(run("check", "--fix", cwd=project, env=ENV)).stdout.endswith("0 errors, 0 warnings, 1 fixed\n")
+    assert exits(run("check", "--fix", cwd=project, env=ENV)).stdout.endswith("0 errors, 0 warnings, 1 fixed\n")
     assert "Fix the tests" in path.read_text().split("<!-- planstate:begin position", 1)[1]
 
 

@@ -3,14 +3,10 @@ every command answers with one line or a finding, never an internal error (exit 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
-from conftest import state_file
-
-Run = Callable[..., CompletedProcess[str]]
+from conftest import Run, state_file
 
 READS = [("status",), ("get", "title"), ("validate",), ("check",), ("resume",), ("render",), ("decision", "list")]
 

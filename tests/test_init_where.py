@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
-from conftest import json_envelope
-
-Run = Callable[..., CompletedProcess[str]]
+from conftest import Run, json_envelope
 
 
 def test_init_where_a_workspace_exists_points_at_initiative_new(run: Run, project: Path) -> None:

@@ -9,31 +9,12 @@ from subprocess import CompletedProcess
 from typing import Any
 
 import pytest
-from conftest import json_data, state_file
+from conftest import Run, json_data, ok, refused, state_file
 
 from planstate.core.errors import UsageError
 from planstate.store import transaction
 from planstate.text.document import Document
 from planstate.workspace import Workspace
-
-Run = Callable[..., CompletedProcess[str]]
-
-
-def ok(result: CompletedProcess[str]) -> CompletedProcess[str]:
-    """Assert a command succeeded quietly on stderr."""
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == ""
-    return result
-
-
-def refused(result: CompletedProcess[str], *needles: str) -> str:
-    """Assert exit 2 with one line on stderr containing every needle."""
-    assert result.returncode == 2, result.stdout
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    return lines[0]
 
 
 def sub(project: Path, slug: str) -> Path:

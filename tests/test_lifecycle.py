@@ -6,19 +6,15 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
-from conftest import REPO, json_data, json_error, state_file
+from conftest import REPO, Run, front, json_data, json_error, state_file
 
 from planstate.model.kinds import LIFECYCLE_STATES
 from planstate.ops.lifecycle import COMMANDS, TABLE, allowed
 from planstate.text.document import Document
 from planstate.workspace import Workspace
-
-Run = Callable[..., CompletedProcess[str]]
 
 SINCE = "2026-01-02T00:00:00Z"
 NOW = "2026-01-03T04:05:06Z"
@@ -67,13 +63,6 @@ def history(folder: Path) -> list[dict[str, object]]:
     """The entries of the root initiative's history."""
     text = (folder / ".planning" / "history.jsonl").read_text()
     return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
-def front(folder: Path) -> dict[str, object]:
-    """The front matter of the root STATE.md."""
-    data = Document.from_bytes(state_file(folder).read_bytes()).data
-    assert isinstance(data, dict)
-    return data
 
 
 def lifecycle_of(folder: Path) -> dict[str, object]:

@@ -8,23 +8,14 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
+from conftest import Run, exits
 
 from tests.gitutil import configure, git
 
-Run = Callable[..., CompletedProcess[str]]
-
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-
-
-def ok(result: CompletedProcess[str]) -> CompletedProcess[str]:
-    """Assert a planstate command succeeded."""
-    assert result.returncode == 0, result.stderr
-    return result
 
 
 def test_two_clones_change_the_lifecycle_history_merges_state_conflicts(run: Run, tmp_path: Path) -> None:
@@ -32,7 +23,9 @@ def test_two_clones_change_the_lifecycle_history_merges_state_conflicts(run: Run
     origin.mkdir()
     git(origin, "init", "--quiet", "--initial-branch=main")
     configure(origin, "origin")
-    ok(run("init", "--title", "Auth", "--phase", "Schema", cwd=origin, env={"PLANSTATE_NOW": "2026-05-06T09:00:00Z"}))
+    exits(
+        run("init", "--title", "Auth", "--phase", "Schema", cwd=origin, env={"PLANSTATE_NOW": "2026-05-06T09:00:00Z"})
+    )
     git(origin, "add", "-A")
     git(origin, "commit", "--quiet", "-m", "planstate init")
     git(origin, "config", "receive.denyCurrentBranch", "updateInstead")
@@ -41,8 +34,8 @@ def test_two_clones_change_the_lifecycle_history_merges_state_conflicts(run: Run
         git(tmp_path, "clone", "--quiet", str(origin), clone.name)
         configure(clone, clone.name)
 
-    ok(run("pause", "--reason", "lunch", cwd=alice, env={"PLANSTATE_NOW": "2026-05-06T10:00:00Z"}))
-    ok(run("suspend", "--reason", "restart", cwd=bob, env={"PLANSTATE_NOW": "2026-05-06T11:00:00Z"}))
+    exits(run("pause", "--reason", "lunch", cwd=alice, env={"PLANSTATE_NOW": "2026-05-06T10:00:00Z"}))
+    exits(run("suspend", "--reason", "restart", cwd=bob, env={"PLANSTATE_NOW": "2026-05-06T11:00:00Z"}))
     for clone in (alice, bob):
         git(clone, "commit", "--quiet", "-am", f"{clone.name}: lifecycle")
     git(alice, "push", "--quiet", "origin", "main")
@@ -72,7 +65,7 @@ def test_two_clones_change_the_lifecycle_history_merges_state_conflicts(run: Run
     assert checked.returncode == 1
     assert "history-mismatch" in checked.stdout
     assert "the last transition leads to 'suspended' but lifecycle.state is 'paused'" in checked.stdout
-    ok(run("check", "--fix", cwd=bob, env={"PLANSTATE_NOW": "2026-05-06T12:00:00Z"}))
+    exits(run("check", "--fix", cwd=bob, env={"PLANSTATE_NOW": "2026-05-06T12:00:00Z"}))
     last = json.loads((planning / "history.jsonl").read_text().splitlines()[-1])
     assert (last["from"], last["to"], last["trigger"]) == ("suspended", "paused", "repair")
-    ok(run("check", cwd=bob))
+    exits(run("check", cwd=bob))

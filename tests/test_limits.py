@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
-from conftest import state_file
+from conftest import Run, state_file
 
 from planstate.core.errors import UsageError
 from planstate.text.limits import MAX_FRONT_MATTER
 from planstate.workspace import Workspace
-
-Run = Callable[..., CompletedProcess[str]]
 
 
 def test_appends_stop_before_the_front_matter_limit(run: Run, project: Path) -> None:

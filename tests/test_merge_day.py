@@ -10,20 +10,18 @@ from __future__ import annotations
 import random
 import shutil
 import threading
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from subprocess import CompletedProcess
 from typing import Any
 
 import pytest
-from conftest import json_data
+from conftest import Run, json_data
 
 from planstate.text.document import Document
 from planstate.text.paths import format_path
 from tests.gitutil import commit_all, configure, git, install_driver, new_repo, unmerged
 
-Run = Callable[..., CompletedProcess[str]]
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 OPERATIONS = 200
@@ -223,6 +221,15 @@ def test_two_agents_work_a_day_in_two_clones_and_merge_with_conflicts_only_where
     alice, bob = agents
     for agent in agents:
         assert len(agent.done) >= OPERATIONS * 0.9, f"{agent.name}: {len(agent.refused)} refused: {agent.refused}"
+        # A person adds a note in their own paragraph of the body, by hand; then the day ends check-clean.
+        state = agent.clone / ".planning" / "STATE.md"
+        anchor = "## Where we are\n" if agent.name == "alice" else "## Decisions\n"
+        note = f"{agent.name.title()}'s note: the payment sandbox resets nightly.\n\n"
+        state.write_text(state.read_text().replace(anchor, note + anchor, 1))
+        day_end = run("check", "--json", cwd=agent.clone)
+        errors = [f for f in json_data(day_end)["findings"] if f["severity"] == "error"]
+        assert day_end.returncode == 0 and errors == [], f"{agent.name}: {day_end.stdout}"
+        commit_all(agent.clone, f"{agent.name}: a note by hand")
 
     repo = alice.clone
     git(repo, "fetch", "--quiet", str(bob.clone), "main:bob")
@@ -270,6 +277,12 @@ def test_two_agents_work_a_day_in_two_clones_and_merge_with_conflicts_only_where
     git(repo, "commit", "--quiet", "--no-edit")
     check = run("check", cwd=repo)
     assert check.returncode == 0, check.stdout
+    # Status, resume and check tell one truth about the merged day, people's notes included.
+    status = json_data(run("status", "--json", cwd=repo))
+    brief = json_data(run("resume", "--json", cwd=repo))
+    assert brief["trusted"] and status["status"] == brief["status"]
+    assert status["current_phase"]["checkpoint"] == brief["current_phase"]["checkpoint"]
+    assert "Alice's note" in brief["notes"] and "Bob's note" in brief["notes"]
 
     # The merge read as a changelog of the day: both agents' records, phases and lifecycle.
     day = run("diff", base, "HEAD", cwd=repo)

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
-from conftest import json_data
+from conftest import Run, exits, json_data
 
 from tests.gitutil import commit_all, git, install_driver, new_repo, unmerged
 
-Run = Callable[..., CompletedProcess[str]]
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 MORNING = "2026-11-20T09:00:00Z"
@@ -24,16 +22,11 @@ def at(hour: int, minute: int = 0) -> dict[str, str]:
     return {"PLANSTATE_NOW": f"2026-11-20T{hour:02d}:{minute:02d}:00Z"}
 
 
-def ok(result: CompletedProcess[str]) -> CompletedProcess[str]:
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result
-
-
 @pytest.fixture
 def repo(run: Run, tmp_path: Path) -> Path:
     """A repository with an initiative of three phases (phase 1 active), committed on main, the driver installed."""
     path = new_repo(tmp_path / "project")
-    ok(
+    exits(
         run(
             "init",
             "--title",
@@ -73,17 +66,17 @@ def checkout(repo: Path, name: str) -> None:
 
 
 def field(run: Run, repo: Path, path: str) -> object:
-    return json_data(ok(run("get", path, "--json", cwd=repo)))
+    return json_data(exits(run("get", path, "--json", cwd=repo)))
 
 
 def test_different_fields_merge_cleanly_keep_comments_and_check_clean(run: Run, repo: Path) -> None:
     branch(repo, "feature")
-    ok(run("set", "position.task", "Write the migration", cwd=repo, env=at(10)))
-    ok(run("append", "resume_context.files_modified", "db/schema.sql", cwd=repo, env=at(10, 5)))
+    exits(run("set", "position.task", "Write the migration", cwd=repo, env=at(10)))
+    exits(run("append", "resume_context.files_modified", "db/schema.sql", cwd=repo, env=at(10, 5)))
     commit_all(repo, "feature work")
     checkout(repo, "main")
-    ok(run("set", "next_action", "Review the schema with Bob", cwd=repo, env=at(11)))
-    ok(run("append", "resume_context.open_questions", "Which index type?", cwd=repo, env=at(11, 5)))
+    exits(run("set", "next_action", "Review the schema with Bob", cwd=repo, env=at(11)))
+    exits(run("append", "resume_context.open_questions", "Which index type?", cwd=repo, env=at(11, 5)))
     commit_all(repo, "main work")
 
     done = merge(repo, "feature")
@@ -103,7 +96,7 @@ def test_different_fields_merge_cleanly_keep_comments_and_check_clean(run: Run, 
 
 
 def test_records_of_both_sides_merge_and_one_blocker_conflicts_on_its_field_only(run: Run, repo: Path) -> None:
-    made = ok(
+    made = exits(
         run(
             "blocker",
             "add",
@@ -122,7 +115,7 @@ def test_records_of_both_sides_merge_and_one_blocker_conflicts_on_its_field_only
 
     def work(name: str, hour: int, workaround: str) -> None:
         env = at(hour)
-        ok(
+        exits(
             run(
                 "decision",
                 "add",
@@ -138,10 +131,10 @@ def test_records_of_both_sides_merge_and_one_blocker_conflicts_on_its_field_only
                 env=env,
             )
         )
-        ok(run("blocker", "add", "--title", f"Blocker of {name}", "--description", "x", cwd=repo, env=env))
-        session = json_data(ok(run("session", "start", "--agent", name, "--json", cwd=repo, env=env)))["id"]
-        ok(run("session", "end", "--session", session, "--completed", "step", cwd=repo, env=at(hour, 30)))
-        ok(run("blocker", "bypass", blocker_id, "--workaround", workaround, cwd=repo, env=at(hour, 40)))
+        exits(run("blocker", "add", "--title", f"Blocker of {name}", "--description", "x", cwd=repo, env=env))
+        session = json_data(exits(run("session", "start", "--agent", name, "--json", cwd=repo, env=env)))["id"]
+        exits(run("session", "end", "--session", session, "--completed", "step", cwd=repo, env=at(hour, 30)))
+        exits(run("blocker", "bypass", blocker_id, "--workaround", workaround, cwd=repo, env=at(hour, 40)))
         commit_all(repo, f"{name} work")
 
     branch(repo, "bob")
@@ -171,12 +164,12 @@ def test_records_of_both_sides_merge_and_one_blocker_conflicts_on_its_field_only
 
 def test_the_same_field_changed_differently_is_exactly_one_conflict(run: Run, repo: Path) -> None:
     branch(repo, "feature")
-    ok(run("set", "position.task", "Fix the tests", cwd=repo, env=at(10)))
-    ok(run("set", "title", "User auth", cwd=repo, env=at(10)))
+    exits(run("set", "position.task", "Fix the tests", cwd=repo, env=at(10)))
+    exits(run("set", "title", "User auth", cwd=repo, env=at(10)))
     commit_all(repo, "feature")
     checkout(repo, "main")
-    ok(run("set", "position.task", "Write the docs", cwd=repo, env=at(11)))
-    ok(run("set", "next_action", "Release", cwd=repo, env=at(11)))
+    exits(run("set", "position.task", "Write the docs", cwd=repo, env=at(11)))
+    exits(run("set", "next_action", "Release", cwd=repo, env=at(11)))
     commit_all(repo, "main")
 
     done = merge(repo, "feature")
@@ -202,16 +195,16 @@ def test_the_same_field_changed_differently_is_exactly_one_conflict(run: Run, re
     del lines[start]
     lines.remove(">>>>>>> theirs: position.task")
     (repo / ".planning" / "STATE.md").write_text("\n".join(lines) + "\n")
-    ok(run("check", "--fix", cwd=repo))
+    exits(run("check", "--fix", cwd=repo))
     assert field(run, repo, "position.task") == "Fix the tests"
     assert field(run, repo, "next_action") == "Release"
     git(repo, "add", "-A")
     git(repo, "commit", "--quiet", "--no-edit")
-    assert ok(run("check", cwd=repo)).returncode == 0
+    assert exits(run("check", cwd=repo)).returncode == 0
 
 
 def test_a_stale_branch_never_reactivates_what_main_archived(run: Run, repo: Path) -> None:
-    made = ok(
+    made = exits(
         run(
             "blocker", "add", "--title", "Flaky CI", "--description", "x", "--active", "--json", cwd=repo, env=at(9, 10)
         )
@@ -219,14 +212,14 @@ def test_a_stale_branch_never_reactivates_what_main_archived(run: Run, repo: Pat
     blocker_id = json_data(made)["id"]
     commit_all(repo, "blocker")
     branch(repo, "stale")
-    ok(run("pause", "--reason", "lunch", cwd=repo, env=at(10)))
-    ok(run("resume", "--activate", "--reason", "back", cwd=repo, env=at(10, 30)))
-    ok(run("set", "position.task", "Old idea", cwd=repo, env=at(10, 40)))
-    ok(run("blocker", "bypass", blocker_id, "--workaround", "retry twice", cwd=repo, env=at(10, 45)))
+    exits(run("pause", "--reason", "lunch", cwd=repo, env=at(10)))
+    exits(run("resume", "--activate", "--reason", "back", cwd=repo, env=at(10, 30)))
+    exits(run("set", "position.task", "Old idea", cwd=repo, env=at(10, 40)))
+    exits(run("blocker", "bypass", blocker_id, "--workaround", "retry twice", cwd=repo, env=at(10, 45)))
     commit_all(repo, "stale work")
     checkout(repo, "main")
-    ok(run("blocker", "resolve", blocker_id, "--resolution", "Fixed the runner", cwd=repo, env=at(11)))
-    ok(run("archive", "--reason", "Replaced by SSO", cwd=repo, env=at(12)))
+    exits(run("blocker", "resolve", blocker_id, "--resolution", "Fixed the runner", cwd=repo, env=at(11)))
+    exits(run("archive", "--reason", "Replaced by SSO", cwd=repo, env=at(12)))
     commit_all(repo, "archive")
 
     done = merge(repo, "stale")
@@ -234,7 +227,7 @@ def test_a_stale_branch_never_reactivates_what_main_archived(run: Run, repo: Pat
     assert field(run, repo, "lifecycle.state") == "archived"
     assert field(run, repo, "lifecycle.reason") == "Replaced by SSO"
     assert field(run, repo, "position.task") == "Old idea"  # its other work still merges
-    blocker = json_data(ok(run("blocker", "show", blocker_id, "--json", cwd=repo)))
+    blocker = json_data(exits(run("blocker", "show", blocker_id, "--json", cwd=repo)))
     assert blocker["status"] == "resolved" and blocker["workaround"] == "retry twice"
     history = [json.loads(line) for line in (repo / ".planning" / "history.jsonl").read_text().splitlines()]
     assert [h["to"] for h in history] == ["active", "paused", "active", "archived"]
@@ -245,10 +238,10 @@ def test_a_stale_branch_never_reactivates_what_main_archived(run: Run, repo: Pat
 
 def test_a_stale_branch_that_worked_after_the_archive_stays_archived_and_check_says_so(run: Run, repo: Path) -> None:
     branch(repo, "stale")
-    ok(run("pause", "--reason", "lunch", cwd=repo, env=at(13)))
+    exits(run("pause", "--reason", "lunch", cwd=repo, env=at(13)))
     commit_all(repo, "stale pause after the archive")
     checkout(repo, "main")
-    ok(run("archive", "--reason", "Replaced by SSO", cwd=repo, env=at(12)))
+    exits(run("archive", "--reason", "Replaced by SSO", cwd=repo, env=at(12)))
     commit_all(repo, "archive")
 
     done = merge(repo, "stale")
@@ -264,18 +257,18 @@ def test_the_body_outside_regions_merges_line_by_line(run: Run, repo: Path) -> N
     commit_all(repo, "notes")
     branch(repo, "feature")
     state.write_text(state.read_text().replace("first note", "first note, edited on feature"))
-    ok(run("set", "position.task", "Feature task", cwd=repo, env=at(10)))
+    exits(run("set", "position.task", "Feature task", cwd=repo, env=at(10)))
     commit_all(repo, "feature")
     checkout(repo, "main")
     state.write_text(state.read_text().replace("last note", "last note, edited on main"))
-    ok(run("set", "next_action", "Main action", cwd=repo, env=at(11)))
+    exits(run("set", "next_action", "Main action", cwd=repo, env=at(11)))
     commit_all(repo, "main")
 
     done = merge(repo, "feature")
     assert done.returncode == 0, done.stdout + done.stderr
     text = state_text(repo)
     assert "first note, edited on feature" in text and "last note, edited on main" in text
-    assert ok(run("check", cwd=repo)).returncode == 0
+    assert exits(run("check", cwd=repo)).returncode == 0
 
 
 def test_a_side_that_does_not_parse_falls_back_to_git_text_merge(run: Run, repo: Path) -> None:
@@ -284,7 +277,7 @@ def test_a_side_that_does_not_parse_falls_back_to_git_text_merge(run: Run, repo:
     state.write_text(state.read_text().replace("schema_version: 1\n", "schema_version: 1\nbroken: [unclosed\n", 1))
     commit_all(repo, "break it")
     checkout(repo, "main")
-    ok(run("set", "next_action", "Main action", cwd=repo, env=at(11)))
+    exits(run("set", "next_action", "Main action", cwd=repo, env=at(11)))
     commit_all(repo, "main")
 
     done = merge(repo, "broken")

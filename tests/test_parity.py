@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import forkserver
 import pytest
-from conftest import PINNED_NOW, json_envelope, planstate_command
+from conftest import PINNED_NOW, json_envelope
 
 from planstate.workspace import Workspace
 
@@ -164,6 +164,12 @@ CASES: dict[str, Case] = {
     "phase fail": Case(("phase", "fail", "1", "--reason", "red"), lambda ws: ws.phase.fail(1, reason="red")),
     "phase retry": Case(("phase", "retry", "1"), lambda ws: ws.phase.retry(1), setup=_failed),
     "phase skip": Case(("phase", "skip", "1"), lambda ws: ws.phase.skip(1)),
+    "phase add": Case(
+        ("phase", "add", "Review", "--before", "2"), lambda ws: ws.phase.add("Review", before=2), setup=_records
+    ),
+    "phase rename": Case(("phase", "rename", "2", "Build it"), lambda ws: ws.phase.rename(2, "Build it")),
+    "phase remove": Case(("phase", "remove", "2"), lambda ws: ws.phase.remove(2), setup=_records),
+    "phase move": Case(("phase", "move", "3", "--to", "2"), lambda ws: ws.phase.move(3, to=2), setup=_records),
     "position": Case(("position", "--task", "t2"), lambda ws: ws.position(task="t2")),
     "next": Case(("next", "Ship it"), lambda ws: ws.next("Ship it")),
     "context": Case(("context", "--file", "a.py"), lambda ws: ws.context(files=["a.py"])),
@@ -268,9 +274,7 @@ def test_command_and_api_write_the_same_bytes_and_say_the_same(
     kinds = {"@dec": "decision", "@blk": "blocker", "@ses": "session"}
     picks = {"@old": lambda w: _ids_of(w, "decision")[0], "@new": lambda w: _ids_of(w, "decision")[1]}
     args = [named[a](ws, kinds[a]) if a in named else picks[a](ws) if a in picks else a for a in case.args]
-    cli = subprocess.run(
-        [*planstate_command(), *args, "--json"], cwd=twin, env=_env(), capture_output=True, text=True, timeout=60
-    )
+    cli = forkserver.run([*args, "--json"], cwd=twin, env=_env(), timeout=60)
     for key, value in _env().items():
         if key.startswith("PLANSTATE_"):
             monkeypatch.setenv(key, value)
@@ -287,13 +291,8 @@ def test_init_writes_what_the_api_writes(tmp_path: Path, monkeypatch: pytest.Mon
     by_cli, by_api = tmp_path / "cli", tmp_path / "api"
     by_cli.mkdir()
     by_api.mkdir()
-    done = subprocess.run(
-        [*planstate_command(), "init", "--title", "Demo", "--phase", "A", "--phase", "B"],
-        cwd=by_cli,
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = forkserver.run(
+        ["init", "--title", "Demo", "--phase", "A", "--phase", "B"], cwd=by_cli, env=_env(), timeout=60
     )
     assert done.returncode == 0, done.stderr
     monkeypatch.setenv("PLANSTATE_NOW", NOW)

@@ -13,19 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Completed, json_data, state_file
+from conftest import Completed, exits, json_data, state_file
 
 from planstate.vcs import merge
 from tests.gitutil import commit_all, git, install_driver, new_repo, unmerged
 
 Run = Callable[..., Completed]
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-
-
-def ok(result: Completed) -> Completed:
-    """Assert a command succeeded."""
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result
 
 
 def keep_ours(path: Path) -> None:
@@ -46,15 +40,15 @@ def keep_ours(path: Path) -> None:
 @needs_git
 def test_completing_and_failing_the_same_phase_on_two_branches_is_one_conflict(run: Run, tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "repo")
-    ok(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT", "--phase", "OAuth", cwd=repo))
+    exits(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT", "--phase", "OAuth", cwd=repo))
     install_driver(run, repo)
-    ok(run("phase", "complete", "1", cwd=repo))
+    exits(run("phase", "complete", "1", cwd=repo))
     commit_all(repo, "phase 2 started")
     git(repo, "checkout", "--quiet", "-b", "x")
-    ok(run("phase", "complete", "2", "--evidence", "tests=5/5", cwd=repo))
+    exits(run("phase", "complete", "2", "--evidence", "tests=5/5", cwd=repo))
     commit_all(repo, "x completes phase 2")
     git(repo, "checkout", "--quiet", "-b", "y", "main")
-    ok(run("phase", "fail", "2", "--reason", "flaky", cwd=repo))
+    exits(run("phase", "fail", "2", "--reason", "flaky", cwd=repo))
     commit_all(repo, "y fails phase 2")
 
     merged = git(repo, "merge", "--no-edit", "x", check=False)
@@ -71,12 +65,12 @@ def test_completing_and_failing_the_same_phase_on_two_branches_is_one_conflict(r
     assert text.count("<<<<<<< ") == 1 and "phases.2" in text.split("<<<<<<< ")[1].splitlines()[0]
 
     keep_ours(state_file(repo))  # y's failed phase, whole: never a mix
-    ok(run("validate", cwd=repo))
-    phase = json_data(ok(run("get", "phases.2", "--json", cwd=repo)))
+    exits(run("validate", cwd=repo))
+    phase = json_data(exits(run("get", "phases.2", "--json", cwd=repo)))
     assert phase["status"] == "failed" and phase["failure"] == "flaky"
     assert phase.get("completed") is None and phase["checkpoint"] == "pending" and not phase.get("evidence")
-    ok(run("check", "--fix", cwd=repo))  # the regions, rendered again from the kept side
-    assert ok(run("check", cwd=repo)).stdout.endswith(" 0 errors, 0 warnings\n")
+    exits(run("check", "--fix", cwd=repo))  # the regions, rendered again from the kept side
+    assert exits(run("check", cwd=repo)).stdout.endswith(" 0 errors, 0 warnings\n")
 
 
 def test_one_side_moving_a_phase_and_the_other_adding_evidence_merge_field_by_field() -> None:
@@ -111,7 +105,7 @@ def test_both_sides_starting_a_phase_keep_the_earlier_start() -> None:
 def test_validate_refuses_a_phase_that_contradicts_its_status(
     run: Run, tmp_path: Path, status: str, field: str, value: str, message: str
 ) -> None:
-    ok(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT"))
+    exits(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT"))
     state = state_file(tmp_path)
     text = state.read_text()
     first = text.index("  - name: Schema\n")

@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from subprocess import CompletedProcess
 from typing import Any
 
 import pytest
-from conftest import json_data, json_envelope, state_file
+from conftest import Run, exits, front, json_data, json_envelope, ok, refused, state_file
 
 from planstate.core.errors import UsageError
 from planstate.model.kinds import State, is_complete
-from planstate.text.document import Document
 from planstate.workspace import Workspace
-
-Run = Callable[..., CompletedProcess[str]]
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -30,31 +25,6 @@ def at(minutes: int) -> dict[str, str]:
 def stamp(minutes: int) -> datetime:
     """The time `minutes` after START."""
     return START + timedelta(minutes=minutes)
-
-
-def ok(result: CompletedProcess[str]) -> CompletedProcess[str]:
-    """Assert a command succeeded quietly on stderr."""
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == ""
-    return result
-
-
-def refused(result: CompletedProcess[str], *needles: str) -> str:
-    """Assert a command was refused with exit 2 and one line containing every needle; return the line."""
-    assert result.returncode == 2, result.stdout
-    assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    for needle in needles:
-        assert needle in lines[0]
-    return lines[0]
-
-
-def data(folder: Path) -> dict[str, Any]:
-    """The front matter of the root STATE.md."""
-    value = Document.from_bytes(state_file(folder).read_bytes()).data
-    assert isinstance(value, dict)
-    return value
 
 
 def status(run: Run, folder: Path) -> dict[str, Any]:
@@ -96,11 +66,11 @@ def test_seed_000_the_last_phase_completes_the_initiative(run: Run, tmp_path: Pa
     assert final["lifecycle"]["completed_at"] == "2026-01-01T03:00:00Z"
     assert (final["current_phase"]["number"], final["current_phase"]["name"]) == (last, "Ship")
     assert (final["phases_total"], final["phases_completed"], final["percent"]) == (6, 6, 100)
-    front = data(tmp_path)
-    assert front["position"]["phase"] == last
-    assert front["structure"] == {"phases_total": 6, "first_phase": first}
+    state = front(tmp_path)
+    assert state["position"]["phase"] == last
+    assert state["structure"] == {"phases_total": 6, "first_phase": first}
     assert f"phase: {last + 1}" not in state_file(tmp_path).read_text()
-    for i, phase in enumerate(front["phases"]):
+    for i, phase in enumerate(state["phases"]):
         assert phase["status"] == "completed"
         assert phase["checkpoint"] == "passed"
         assert phase["started"] == stamp(30 * i)
@@ -108,7 +78,7 @@ def test_seed_000_the_last_phase_completes_the_initiative(run: Run, tmp_path: Pa
         assert phase["duration_seconds"] == 1800
         assert phase["attempts"] == 1
         assert "previous" not in phase  # a first start keeps no earlier attempt
-    assert front["lifecycle"]["completed_at"] == stamp(180)
+    assert state["lifecycle"]["completed_at"] == stamp(180)
     assert history(tmp_path)[-1] == {
         "at": "2026-01-01T03:00:00Z",
         "from": "active",
@@ -156,7 +126,7 @@ def test_a_failed_checkpoint_is_retried_then_passed(run: Run, project: Path) -> 
         out
         == "phase 1 (Design): checkpoint failed; the phase stays active (`planstate phase retry 1` starts it again)\n"
     )
-    phase = data(project)["phases"][0]
+    phase = front(project)["phases"][0]
     assert (phase["status"], phase["checkpoint"]) == ("active", "failed")
     assert phase["evidence"] == {"tests": "42/45", "coverage": 65}
     assert "completed" not in phase
@@ -175,7 +145,7 @@ def test_a_failed_checkpoint_is_retried_then_passed(run: Run, project: Path) -> 
 
     out = ok(run("phase", "retry", "1", cwd=project, env=at(90))).stdout
     assert out == "phase 1 (Design): retrying after a failed checkpoint (attempt 2)\n"
-    phase = data(project)["phases"][0]
+    phase = front(project)["phases"][0]
     assert (phase["status"], phase["checkpoint"], phase["attempts"], phase["started"]) == (
         "active",
         "pending",
@@ -197,26 +167,26 @@ def test_a_failed_checkpoint_is_retried_then_passed(run: Run, project: Path) -> 
     refused(run("phase", "retry", "1", cwd=project), "cannot retry phase 1: it is active with checkpoint pending")
 
     ok(run("phase", "complete", "1", "--evidence", "coverage=82", cwd=project, env=at(150)))
-    phase = data(project)["phases"][0]
+    phase = front(project)["phases"][0]
     assert (phase["status"], phase["checkpoint"]) == ("completed", "passed")
     assert phase["evidence"] == {"coverage": 82}
     assert phase["previous"][0]["evidence"] == {"tests": "42/45", "coverage": 65}
     assert phase["duration_seconds"] == 3600  # measured from the last start
-    assert data(project)["position"]["phase"] == 2
+    assert front(project)["position"]["phase"] == 2
 
 
 def test_fail_and_retry(run: Run, project: Path) -> None:
     refused(run("phase", "fail", "1", cwd=project), "--reason")
     out = ok(run("phase", "fail", "1", "--reason", "tests are red", cwd=project, env=at(20))).stdout
     assert out == "phase 1 (Design): active → failed (tests are red)\n"
-    phase = data(project)["phases"][0]
+    phase = front(project)["phases"][0]
     assert (phase["status"], phase["failure"], phase["failed_at"]) == ("failed", "tests are red", stamp(20))
-    assert data(project)["lifecycle"]["state"] == "active"  # a failed phase is not a failed initiative
+    assert front(project)["lifecycle"]["state"] == "active"  # a failed phase is not a failed initiative
     refused(run("phase", "complete", "1", cwd=project), "phase 1 failed; `planstate phase retry 1` first")
     refused(run("phase", "fail", "1", "--reason", "again", cwd=project), "cannot fail phase 1: it is failed")
     out = ok(run("phase", "retry", "1", cwd=project, env=at(30))).stdout
     assert out == "phase 1 (Design): failed → active (attempt 2)\n"
-    phase = data(project)["phases"][0]
+    phase = front(project)["phases"][0]
     assert (phase["status"], phase["failure"], phase["failed_at"], phase["attempts"]) == ("active", None, None, 2)
     assert phase["previous"] == [
         {"started": stamp(0), "ended": stamp(20), "checkpoint": "pending", "evidence": {}, "failure": "tests are red"}
@@ -227,7 +197,7 @@ def test_fail_and_retry(run: Run, project: Path) -> None:
 def test_skip_moves_on_and_the_last_skip_completes(run: Run, project: Path) -> None:
     out = ok(run("phase", "skip", "1", "--reason", "design exists", cwd=project)).stdout
     assert out == "phase 1 (Design): active → skipped; phase 2 (Build) started\n"
-    phase = data(project)["phases"][0]
+    phase = front(project)["phases"][0]
     assert (phase["status"], phase["checkpoint"], phase["skip_reason"]) == ("skipped", "skipped", "design exists")
     ok(run("phase", "complete", "2", cwd=project))
     out = ok(run("phase", "skip", "3", cwd=project)).stdout
@@ -258,13 +228,13 @@ def test_a_phase_command_resumes_a_suspended_initiative_by_itself(run: Run, proj
     last = history(project)[-1]
     assert (last["from"], last["to"], last["trigger"]) == ("suspended", "active", "auto-resume")
     assert last["reason"] == "work went on: planstate phase complete 1"
-    assert data(project)["lifecycle"]["state"] == "active"
+    assert front(project)["lifecycle"]["state"] == "active"
     ok(run("suspend", cwd=project, env=at(30)))
     result = json_data(ok(run("phase", "fail", "2", "--reason", "x", "--json", cwd=project, env=at(40))))
     assert (result["auto_resumed"], result["lifecycle"]) == (True, {"state": "active"})
     ok(run("suspend", cwd=project, env=at(50)))
     refused(run("phase", "complete", "7", cwd=project, env=at(60)), "phases are numbered")
-    assert data(project)["lifecycle"]["state"] == "suspended"  # a refused command resumes nothing
+    assert front(project)["lifecycle"]["state"] == "suspended"  # a refused command resumes nothing
     ok(run("check", cwd=project, env=at(60)))
 
 
@@ -273,7 +243,7 @@ def test_start_rules_and_redoing_work_after_a_reopen(run: Run, project: Path) ->
     refused(run("phase", "start", "2", cwd=project), "cannot start phase 2: phase 1 (Design) is active")
     for number in (1, 2, 3):
         ok(run("phase", "complete", str(number), cwd=project, env=at(10 * number)))
-    assert data(project)["lifecycle"]["state"] == "completed"
+    assert front(project)["lifecycle"]["state"] == "completed"
     ok(run("reopen", "--reason", "one more fix", cwd=project))
     refused(
         run("phase", "start", "1", cwd=project),
@@ -282,17 +252,17 @@ def test_start_rules_and_redoing_work_after_a_reopen(run: Run, project: Path) ->
     )
     out = ok(run("phase", "start", "3", cwd=project, env=at(100))).stdout
     assert out == "phase 3 (Ship): completed → active (attempt 2)\n"
-    ship = data(project)["phases"][2]
+    ship = front(project)["phases"][2]
     assert (ship["status"], ship["checkpoint"], ship["completed"], ship["started"]) == (
         "active",
         "pending",
         None,
         stamp(100),
     )
-    assert data(project)["lifecycle"]["completed_at"] is None
+    assert front(project)["lifecycle"]["completed_at"] is None
     ok(run("phase", "complete", "3", cwd=project, env=at(130)))
-    assert data(project)["lifecycle"]["state"] == "completed"
-    assert data(project)["phases"][2]["duration_seconds"] == 1800
+    assert front(project)["lifecycle"]["state"] == "completed"
+    assert front(project)["phases"][2]["duration_seconds"] == 1800
     assert [e["trigger"] for e in history(project)] == ["init", "phase complete", "reopen", "phase complete"]
 
 
@@ -302,8 +272,8 @@ def test_completing_resets_the_task_level_position(run: Run, project: Path) -> N
     ok(run("set", "progress.current_phase_tasks", "5", cwd=project))
     ok(run("task", "done", cwd=project))
     ok(run("phase", "complete", "1", cwd=project))
-    front = data(project)
-    assert front["position"] == {
+    state = front(project)
+    assert state["position"] == {
         "phase": 2,
         "phase_name": "Build",
         "plan": None,
@@ -313,16 +283,17 @@ def test_completing_resets_the_task_level_position(run: Run, project: Path) -> N
         "status": "pending",
         "step": None,
     }
-    assert (front["progress"]["current_phase_tasks"], front["progress"]["current_phase_completed"]) == (None, 0)
+    assert (state["progress"]["current_phase_tasks"], state["progress"]["current_phase_completed"]) == (None, 0)
 
 
 def test_the_generated_next_action_moves_on_but_written_text_stays(run: Run, project: Path) -> None:
-    assert data(project)["next_action"] == "Start phase 1: Design"
+    assert front(project)["next_action"] == "Start phase 1: Design"
     ok(run("phase", "complete", "1", cwd=project))
-    assert data(project)["next_action"] == "Start phase 2: Build"
+    assert front(project)["next_action"] == "Start phase 2: Build"
     ok(run("next", "Wire the parser into the CLI", cwd=project))
-    ok(run("phase", "complete", "2", cwd=project))
-    assert data(project)["next_action"] == "Wire the parser into the CLI"
+    done = exits(run("phase", "complete", "2", cwd=project))
+    assert "the next action was written before phase 2 completed" in done.stderr
+    assert front(project)["next_action"] == "Wire the parser into the CLI"
 
 
 def test_phase_json_output(run: Run, project: Path) -> None:
@@ -399,7 +370,7 @@ def test_a_legacy_file_without_structure_answers_completion(run: Run, tmp_path: 
         100,
         3,
     )
-    assert is_complete(State(data(tmp_path)))
+    assert is_complete(State(front(tmp_path)))
     assert (planning / "STATE.md").read_text() == LEGACY_DONE  # reading never rewrites
 
 
@@ -418,7 +389,7 @@ def test_a_legacy_file_completes_by_its_last_phase(run: Run, tmp_path: Path) -> 
         "completed",
         3,
     )
-    assert "structure" not in data(tmp_path)  # planstate does not invent a snapshot for an old file
+    assert "structure" not in front(tmp_path)  # planstate does not invent a snapshot for an old file
 
 
 LEGACY_ZERO = """---
@@ -470,7 +441,7 @@ def test_a_legacy_file_numbered_from_zero_loads_and_completes(run: Run, tmp_path
         2,
     )
     # The first write pinned the inferred numbering, which the position alone would no longer tell.
-    assert data(tmp_path)["structure"] == {"phases_total": 3, "first_phase": 0}
+    assert front(tmp_path)["structure"] == {"phases_total": 3, "first_phase": 0}
     ok(run("check", "--fix"))  # the missing history of a hand-made file is the only finding
     ok(run("check"))
 
@@ -481,11 +452,11 @@ def test_out_of_order_work_never_points_past_the_end(run: Run, project: Path) ->
     ok(run("phase", "start", "3", cwd=project))  # nothing is active, 3 is pending: allowed
     out = ok(run("phase", "complete", "3", cwd=project)).stdout
     assert out.endswith("; still unfinished: phase 1, 2\n")
-    front = data(project)
-    assert (front["position"]["phase"], front["lifecycle"]["state"]) == (3, "active")
+    state = front(project)
+    assert (state["position"]["phase"], state["lifecycle"]["state"]) == (3, "active")
     ok(run("phase", "start", "2", cwd=project))
     ok(run("phase", "complete", "2", cwd=project))
-    assert data(project)["position"]["phase"] == 2
+    assert front(project)["position"]["phase"] == 2
     ok(run("position", "--phase", "1", cwd=project))
     ok(run("phase", "retry", "1", cwd=project))
     out = ok(run("phase", "complete", "1", cwd=project)).stdout
@@ -542,14 +513,14 @@ def test_phase_warnings_and_the_brief_read_affects_the_same_way(run: Run, projec
 def test_a_rerun_after_reopen_keeps_the_completed_run(run: Run, project: Path) -> None:
     for number, minutes in (("1", 10), ("2", 20), ("3", 30)):
         ok(run("phase", "complete", number, "--evidence", f"run={number}", cwd=project, env=at(minutes)))
-    done = data(project)
+    done = front(project)
     assert done["lifecycle"]["total_duration_seconds"] == 30 * 60  # seed 000: from `created` to completion
     ok(run("reopen", cwd=project, env=at(40)))
-    assert "total_duration_seconds" not in data(project)["lifecycle"] or (
-        data(project)["lifecycle"]["total_duration_seconds"] is None
+    assert "total_duration_seconds" not in front(project)["lifecycle"] or (
+        front(project)["lifecycle"]["total_duration_seconds"] is None
     )
     ok(run("phase", "start", "3", cwd=project, env=at(50)))
-    phase = data(project)["phases"][2]
+    phase = front(project)["phases"][2]
     assert (phase["status"], phase["started"], phase["attempts"], phase.get("completed")) == (
         "active",
         stamp(50),
@@ -561,13 +532,13 @@ def test_a_rerun_after_reopen_keeps_the_completed_run(run: Run, project: Path) -
         {"started": stamp(20), "ended": stamp(30), "checkpoint": "passed", "evidence": {"run": 3}, "failure": None}
     ]
     ok(run("phase", "complete", "3", cwd=project, env=at(60)))
-    assert data(project)["lifecycle"]["total_duration_seconds"] == 60 * 60
+    assert front(project)["lifecycle"]["total_duration_seconds"] == 60 * 60
     ok(run("validate", cwd=project))
 
 
 def test_evidence_written_before_a_first_start_stays_with_it(run: Run, project: Path) -> None:
     ok(run("set", "phases.2.evidence.design_doc", "docs/build.md", cwd=project))
     ok(run("phase", "complete", "1", cwd=project))
-    phase = data(project)["phases"][1]
+    phase = front(project)["phases"][1]
     assert (phase["status"], phase["evidence"]) == ("active", {"design_doc": "docs/build.md"})
     assert "previous" not in phase

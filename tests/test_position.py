@@ -3,45 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
-from typing import Any
 
 import pytest
-from conftest import REPO, json_data, state_file
+from conftest import REPO, Run, front, json_data, ok, refused, state_file
 
 from planstate.cli.main import build_parser
 from planstate.core.errors import UsageError
-from planstate.text.document import Document
 from planstate.workspace import Workspace
-
-Run = Callable[..., CompletedProcess[str]]
-
-
-def ok(result: CompletedProcess[str]) -> CompletedProcess[str]:
-    """Assert a command succeeded quietly on stderr."""
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == ""
-    return result
-
-
-def refused(result: CompletedProcess[str], *needles: str) -> str:
-    """Assert exit 2 with one line on stderr containing every needle."""
-    assert result.returncode == 2, result.stdout
-    assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    return lines[0]
-
-
-def front(folder: Path) -> dict[str, Any]:
-    """The front matter of the root STATE.md."""
-    value = Document.from_bytes(state_file(folder).read_bytes()).data
-    assert isinstance(value, dict)
-    return value
 
 
 def changed_lines(before: str, after: str) -> list[tuple[str, str]]:
@@ -256,10 +225,13 @@ FIXED = [
     (("set", "position.phase", "2"), "changed only by commands: planstate position --phase N|phase start N"),
     (("set", "position", "{phase: 2}"), "holds position.phase, which is changed only by commands: planstate position"),
     (("unset", "position"), "holds position.phase"),
-    (("set", "structure.first_phase", "0"), "planstate init|initiative new (it is fixed at creation)"),
-    (("set", "structure.phases_total", "4"), "it is fixed at creation"),
-    (("unset", "structure"), "structure: is changed only by commands: planstate init|initiative new"),
-    (("set", "structure", "{phases_total: 3, first_phase: 0}"), "it is fixed at creation"),
+    (("set", "structure.first_phase", "0"), "planstate init|initiative new|phase add|remove|move (phases_total"),
+    (
+        ("set", "structure.phases_total", "4"),
+        "phase add|remove|move (phases_total counts the phases; the rest is fixed",
+    ),
+    (("unset", "structure"), "structure: is changed only by commands: planstate init|initiative new|phase add"),
+    (("set", "structure", "{phases_total: 3, first_phase: 0}"), "the rest is fixed at creation"),
     (("set", "initiative", "other"), "initiative: is changed only by commands: planstate init|initiative new"),
     (("set", "phases.1.previous", "[]"), "planstate phase start|"),
     (("append", "phases.1.previous", "{checkpoint: passed}"), "planstate phase start|"),

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Completed, json_data
+from conftest import Completed, exits, json_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,12 +24,6 @@ from tests.gitutil import commit_all, git, install_driver, new_repo
 Run = Callable[..., Completed]
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-
-
-def ok(result: Completed) -> Completed:
-    """Assert a command succeeded."""
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result
 
 
 def clean(run: Run, cwd: Path) -> None:
@@ -53,7 +47,7 @@ def updated(state: Path) -> str:
 
 def test_every_record_command_leaves_check_clean_and_updated_alone(run: Run, tmp_path: Path) -> None:
     state = tmp_path / ".planning" / "STATE.md"
-    ok(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT"))
+    exits(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT"))
     clean(run, tmp_path)
     before = updated(state)
     steps = [
@@ -64,7 +58,7 @@ def test_every_record_command_leaves_check_clean_and_updated_alone(run: Run, tmp
     ]
     made = []
     for step in steps:
-        made.append(json_data(ok(run(*step)))["id"])
+        made.append(json_data(exits(run(*step)))["id"])
         clean(run, tmp_path)
     jose, argon, blocker, session = made
     for step in [
@@ -75,7 +69,7 @@ def test_every_record_command_leaves_check_clean_and_updated_alone(run: Run, tmp
         ("session", "heartbeat"),
         ("session", "end", "--session", session, "--completed", "schema"),
     ]:
-        ok(run(*step))
+        exits(run(*step))
         clean(run, tmp_path)
     assert updated(state) == before  # records are not the state's truth: only the regions changed
     assert "Use paseto" in region(state, "decisions") and "superseded" in region(state, "decisions")
@@ -84,22 +78,22 @@ def test_every_record_command_leaves_check_clean_and_updated_alone(run: Run, tmp
 
 
 def test_a_record_is_kept_when_state_md_cannot_be_read_and_state_md_is_left_alone(run: Run, tmp_path: Path) -> None:
-    ok(run("init", "--title", "Auth", "--phase", "Schema"))
+    exits(run("init", "--title", "Auth", "--phase", "Schema"))
     state = tmp_path / ".planning" / "STATE.md"
     broken = state.read_text().replace("title: Auth", "title: [Auth", 1).encode()
     state.write_bytes(broken)
     result = run("decision", "add", "--context", "c", "--decision", "Use jose", "--reason", "r", "--phase", "1")
-    ok(result)
+    exits(result)
     assert state.read_bytes() == broken
     assert len(list((tmp_path / ".planning" / "decisions").glob("*.md"))) == 1
 
 
 def test_a_hand_edit_in_a_record_region_survives_a_record_command(run: Run, tmp_path: Path) -> None:
-    ok(run("init", "--title", "Auth", "--phase", "Schema"))
+    exits(run("init", "--title", "Auth", "--phase", "Schema"))
     state = tmp_path / ".planning" / "STATE.md"
     text = state.read_text()
     state.write_text(text.replace("_No decisions recorded._", "_No decisions recorded yet, says Ann._"))
-    result = ok(run("decision", "add", "--context", "c", "--decision", "Use jose", "--reason", "r"))
+    result = exits(run("decision", "add", "--context", "c", "--decision", "Use jose", "--reason", "r"))
     assert "says Ann" in region(state, "decisions")  # never overwritten without --force
     assert "region decisions" in result.stderr and "hand" in result.stderr
     check = run("check")
@@ -112,7 +106,7 @@ def test_a_hand_edit_in_a_record_region_survives_a_record_command(run: Run, tmp_
 def branches(run: Run, tmp_path: Path, *, driver: bool) -> Path:
     """A repository with a planstate workspace on main (driver installed or not) and a branch `x` from it."""
     repo = new_repo(tmp_path / "repo")
-    ok(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT", cwd=repo))
+    exits(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT", cwd=repo))
     if driver:
         install_driver(run, repo)
     commit_all(repo, "init")
@@ -124,12 +118,12 @@ def branches(run: Run, tmp_path: Path, *, driver: bool) -> Path:
 def test_a_merge_with_the_driver_shows_both_sides_records(run: Run, tmp_path: Path) -> None:
     repo = branches(run, tmp_path, driver=True)
     git(repo, "checkout", "--quiet", "x")
-    ok(run("decision", "add", "--context", "c", "--decision", "Use jose", "--reason", "x's", cwd=repo))
-    ok(run("session", "start", "--agent", "codex", cwd=repo))
+    exits(run("decision", "add", "--context", "c", "--decision", "Use jose", "--reason", "x's", cwd=repo))
+    exits(run("session", "start", "--agent", "codex", cwd=repo))
     commit_all(repo, "x")
     git(repo, "checkout", "--quiet", "main")
-    ok(run("decision", "add", "--context", "c", "--decision", "Use argon2", "--reason", "main's", cwd=repo))
-    ok(run("blocker", "add", "--description", "Waiting for keys", cwd=repo))
+    exits(run("decision", "add", "--context", "c", "--decision", "Use argon2", "--reason", "main's", cwd=repo))
+    exits(run("blocker", "add", "--description", "Waiting for keys", cwd=repo))
     commit_all(repo, "main")
     merged = git(repo, "merge", "--no-edit", "x")
     assert "CONFLICT" not in merged.stdout
@@ -144,14 +138,14 @@ def test_a_merge_with_the_driver_shows_both_sides_records(run: Run, tmp_path: Pa
 def test_a_merge_without_the_driver_is_repaired_by_one_check_fix(run: Run, tmp_path: Path) -> None:
     repo = branches(run, tmp_path, driver=False)
     git(repo, "checkout", "--quiet", "x")
-    ok(run("decision", "add", "--context", "c", "--decision", "Use jose", "--reason", "x's", cwd=repo))
+    exits(run("decision", "add", "--context", "c", "--decision", "Use jose", "--reason", "x's", cwd=repo))
     commit_all(repo, "x")
     git(repo, "checkout", "--quiet", "main")
-    ok(run("decision", "add", "--context", "c", "--decision", "Use argon2", "--reason", "main's", cwd=repo))
+    exits(run("decision", "add", "--context", "c", "--decision", "Use argon2", "--reason", "main's", cwd=repo))
     commit_all(repo, "main")
     git(repo, "merge", "--no-edit", "x", check=False)
     assert run("check", cwd=repo).returncode == 1
-    ok(run("check", "--fix", cwd=repo))
+    exits(run("check", "--fix", cwd=repo))
     clean(run, repo)
     decisions = region(repo / ".planning" / "STATE.md", "decisions")
     assert "Use jose" in decisions and "Use argon2" in decisions
@@ -165,7 +159,7 @@ def test_the_driver_trusts_no_merge_it_cannot_confirm(run: Run, tmp_path: Path) 
 
     repo = branches(run, tmp_path, driver=True)
     git(repo, "checkout", "--quiet", "x")
-    ok(run("decision", "add", "--context", "c", "--decision", "Use jose", "--reason", "x's", cwd=repo))
+    exits(run("decision", "add", "--context", "c", "--decision", "Use jose", "--reason", "x's", cwd=repo))
     theirs = commit_all(repo, "x")
     git(repo, "checkout", "--quiet", "main")
     planning = repo / ".planning"

@@ -5,15 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
-from conftest import json_data
+import pytest
+from conftest import Run, json_data
 
 from planstate.model.kinds import KINDS
 
-Run = Callable[..., CompletedProcess[str]]
+pytestmark = pytest.mark.real_cli  # processes contending for the lock, each started as a user starts it
 
 PROCESSES = 8
 EACH = 50

@@ -3,13 +3,9 @@ replaces it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
-from conftest import json_data, state_file
-
-Run = Callable[..., CompletedProcess[str]]
+from conftest import Run, json_data, state_file
 
 
 def edit_row(path: Path, region: str, row: int, text: str) -> int:

@@ -7,23 +7,14 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import json_data, state_file
+from conftest import Run, exits, json_data, state_file
 
 from planstate.text import markers as regions
 from planstate.text.document import Document
 from planstate.workspace import Workspace
-
-Run = Callable[..., subprocess.CompletedProcess[str]]
-
-
-def ok(result: subprocess.CompletedProcess[str], code: int = 0) -> subprocess.CompletedProcess[str]:
-    """Assert the exit code (printing the output when it differs) and return the result."""
-    assert result.returncode == code, f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-    return result
 
 
 def body_of(path: Path) -> str:
@@ -169,20 +160,20 @@ def test_a_mistyped_end_marker_leaves_the_other_regions_rendering(run: Run, proj
     path = state_file(project)
     path.write_text(path.read_text().replace("<!-- planstate:end gantt -->", "<!-- planstate:end gant -->"))
     gantt = malformed_gantt(path)
-    result = ok(run("check", "--format", "json", cwd=project), 1)
+    result = exits(run("check", "--format", "json", cwd=project), 1)
     found = [(f["code"], f["line"]) for f in json_data(result)["findings"]]
     lines = path.read_text().splitlines()
     begin = next(i for i, line in enumerate(lines, 1) if line.startswith("<!-- planstate:begin gantt"))
     typo = lines.index("<!-- planstate:end gant -->") + 1
     assert found == [("malformed-region", begin), ("malformed-region", typo)]
-    ok(run("set", "position.task", "Typing", cwd=project))  # a write renders the regions around gantt
+    exits(run("set", "position.task", "Typing", cwd=project))  # a write renders the regions around gantt
     assert "Typing" in region_text(path, "position")
     write_decision(project, "dec-1b2k9qx7m4fa", "Use jose")
-    rendered = ok(run("render", cwd=project), 1)  # gantt is still not rendered, and says why
+    rendered = exits(run("render", cwd=project), 1)  # gantt is still not rendered, and says why
     assert "rendered decisions" in rendered.stdout
     assert "Use jose" in region_text(path, "decisions")
     assert malformed_gantt(path) == gantt  # the malformed region's text is untouched
-    result = ok(run("check", "--format", "json", cwd=project), 1)
+    result = exits(run("check", "--format", "json", cwd=project), 1)
     assert [f["code"] for f in json_data(result)["findings"]] == ["malformed-region"] * 2
 
 
@@ -206,14 +197,14 @@ def test_init_renders_every_region_and_render_check_is_clean(run: Run, project: 
     assert [r.name for r in layout.regions] == list(regions.NAMES)
     assert all(set(r.attrs) == {"sha", "in"} for r in layout.regions)
     assert "- **Phase 1 of 3:** Design (active)" in region_text(state_file(project), "position")
-    assert ok(run("render", "--check", cwd=project)).stdout == ".planning/STATE.md: up to date\n"
-    assert ok(run("check", cwd=project)).stdout == "2 files checked: 0 errors, 0 warnings\n"
+    assert exits(run("render", "--check", cwd=project)).stdout == ".planning/STATE.md: up to date\n"
+    assert exits(run("check", cwd=project)).stdout == "2 files checked: 0 errors, 0 warnings\n"
 
 
 def test_set_rerenders_only_the_region_whose_inputs_changed(run: Run, project: Path) -> None:
     path = state_file(project)
     before = body_of(path)
-    ok(run("set", "next_action", "Write the schema", cwd=project))
+    exits(run("set", "next_action", "Write the schema", cwd=project))
     after = body_of(path)
     assert outside(after) == outside(before)
     old, new = regions.parse(before), regions.parse(after)
@@ -240,50 +231,50 @@ def test_a_write_that_changes_no_region_input_does_not_import_jinja(project: Pat
 
 def test_rendering_is_deterministic_and_a_noop_writes_nothing(run: Run, project: Path) -> None:
     path = state_file(project)
-    ok(run("set", "position.task", "Write tests", cwd=project))
+    exits(run("set", "position.task", "Write tests", cwd=project))
     before = path.read_bytes()
     os.utime(path, ns=(1_000_000_000_000_000_000, 1_000_000_000_000_000_000))
-    assert ok(run("render", cwd=project)).stdout == ".planning/STATE.md: up to date\n"
-    assert ok(run("render", "--force", cwd=project)).stdout == ".planning/STATE.md: up to date\n"
+    assert exits(run("render", cwd=project)).stdout == ".planning/STATE.md: up to date\n"
+    assert exits(run("render", "--force", cwd=project)).stdout == ".planning/STATE.md: up to date\n"
     assert path.read_bytes() == before
     assert path.stat().st_mtime_ns == 1_000_000_000_000_000_000
     # Rendering from scratch (markers without hashes) gives the same bytes again.
     stripped = re.sub(rb" sha=\S+ in=\S+ -->", b" -->", before)
     path.write_bytes(stripped)
-    ok(run("render", cwd=project))
+    exits(run("render", cwd=project))
     assert path.read_bytes() == before
 
 
 def test_a_record_added_by_file_makes_its_region_stale_until_render(run: Run, project: Path) -> None:
     path = state_file(project)
     write_decision(project, "dec-1b2k9qx7m4fa", "Use jose")
-    result = ok(run("check", cwd=project), 1)
+    result = exits(run("check", cwd=project), 1)
     assert ".planning/STATE.md:" in result.stdout and "error stale-region: region decisions does not" in result.stdout
-    assert ok(run("render", "--check", cwd=project), 1).stdout == ".planning/STATE.md: would render decisions\n"
+    assert exits(run("render", "--check", cwd=project), 1).stdout == ".planning/STATE.md: would render decisions\n"
     before = path.read_bytes()
-    assert ok(run("render", cwd=project)).stdout == ".planning/STATE.md: rendered decisions\n"
+    assert exits(run("render", cwd=project)).stdout == ".planning/STATE.md: rendered decisions\n"
     assert "Use jose" in region_text(path, "decisions")
     assert b"updated: 2026-01-01T00:00:00Z" in path.read_bytes()  # a region-only write leaves `updated` alone
     assert outside(body_of(path)) == outside(Document.from_bytes(before).body)
-    ok(run("check", cwd=project))
+    exits(run("check", cwd=project))
 
 
 def test_render_diff_shows_the_change_and_check_mode_writes_nothing(run: Run, project: Path) -> None:
     path = state_file(project)
     write_decision(project, "dec-1b2k9qx7m4fa", "Use jose")
     before = path.read_bytes()
-    result = ok(run("render", "--check", "--diff", cwd=project), 1)
+    result = exits(run("render", "--check", "--diff", cwd=project), 1)
     assert path.read_bytes() == before
     lines = result.stdout.splitlines()
     assert lines[:2] == ["--- a/.planning/STATE.md", "+++ b/.planning/STATE.md"]
     assert "-_No decisions recorded._" in lines
     assert any(line.startswith("+| 2026-01-02 | [Use jose](decisions/dec-1b2k9qx7m4fa-x.md)") for line in lines)
     assert lines[-1] == ".planning/STATE.md: would render decisions"
-    data = json_data(ok(run("render", "--json", "--diff", cwd=project)))
+    data = json_data(exits(run("render", "--json", "--diff", cwd=project)))
     assert data["diff"].startswith("--- a/.planning/STATE.md")
     assert data["files"][0]["written"] is True
     assert [r["name"] for r in data["files"][0]["regions"] if r["status"] == "rendered"] == ["decisions"]
-    assert ok(run("render", "--check", cwd=project)).returncode == 0
+    assert exits(run("render", "--check", cwd=project)).returncode == 0
 
 
 # ---------------------------------------------------------------------------- people's edits
@@ -293,27 +284,27 @@ def test_a_hand_edit_inside_a_region_is_kept_until_render_force(run: Run, projec
     path = state_file(project)
     text = path.read_text().replace("- **Task:** none (pending)", "- **Task:** my own words")
     path.write_text(text)
-    written = ok(run("set", "next_action", "Something else", cwd=project))  # an ordinary write keeps the edit...
+    written = exits(run("set", "next_action", "Something else", cwd=project))  # an ordinary write keeps the edit...
     assert "- **Task:** my own words" in path.read_text()
     assert region_text(path, "next") == "Something else\n"  # ...and still renders the other regions
     assert written.stderr == (  # ...and says, in one line, which region it left alone and why
         "planstate: warning: .planning/STATE.md:72: region position not rendered: it was edited by hand; "
         "kept until `planstate render --force`\n"
     )
-    ok(run("set", "position.task", "Write tests", cwd=project))  # even when the region's inputs change
+    exits(run("set", "position.task", "Write tests", cwd=project))  # even when the region's inputs change
     assert "- **Task:** my own words" in path.read_text()
-    result = ok(run("check", "--fix", cwd=project), 1)  # --fix does not touch it: not safe
+    result = exits(run("check", "--fix", cwd=project), 1)  # --fix does not touch it: not safe
     assert "error hand-edit: region position was edited by hand" in result.stdout
     assert "planstate render --force" in result.stdout
     assert result.stderr == ""  # check reports it as a finding, not as a warning of its own writes
-    result = ok(run("render", cwd=project), 1)
+    result = exits(run("render", cwd=project), 1)
     assert "region position not rendered: it was edited by hand; kept until `planstate render --force`" in (
         result.stderr
     )
-    assert ok(run("render", "--check", cwd=project), 1)
-    ok(run("render", "--force", cwd=project))
+    assert exits(run("render", "--check", cwd=project), 1)
+    exits(run("render", "--force", cwd=project))
     assert "- **Task:** Write tests (pending)" in region_text(path, "position")
-    ok(run("check", cwd=project))
+    exits(run("check", cwd=project))
 
 
 def test_a_deleted_region_stays_deleted(run: Run, project: Path) -> None:
@@ -322,11 +313,11 @@ def test_a_deleted_region_stays_deleted(run: Run, project: Path) -> None:
     start = text.index("<!-- planstate:begin gantt")
     end = text.index("<!-- planstate:end gantt -->\n") + len("<!-- planstate:end gantt -->\n")
     path.write_text(text[:start] + text[end:])
-    ok(run("phase", "complete", "1", cwd=project, env={"PLANSTATE_NOW": "2026-01-01T02:00:00Z"}))
-    ok(run("render", cwd=project))
+    exits(run("phase", "complete", "1", cwd=project, env={"PLANSTATE_NOW": "2026-01-01T02:00:00Z"}))
+    exits(run("render", cwd=project))
     assert "planstate:begin gantt" not in path.read_text()
     assert [r.name for r in regions.parse(body_of(path)).regions] == [n for n in regions.NAMES if n != "gantt"]
-    ok(run("check", cwd=project))
+    exits(run("check", cwd=project))
 
 
 def test_a_moved_region_is_rendered_where_it_is(run: Run, project: Path) -> None:
@@ -336,23 +327,23 @@ def test_a_moved_region_is_rendered_where_it_is(run: Run, project: Path) -> None
     end = text.index("<!-- planstate:end progress -->\n") + len("<!-- planstate:end progress -->\n")
     block = text[start:end]
     path.write_text(text[:start] + text[end:] + "\n## Notes\n\nMine.\n\n" + block)
-    ok(run("phase", "complete", "1", cwd=project))
+    exits(run("phase", "complete", "1", cwd=project))
     after = path.read_text()
     assert after.endswith("<!-- planstate:end progress -->\n")
     assert "`███████░░░░░░░░░░░░░ 33%` 1 of 3 phases completed" in region_text(path, "progress")
     assert after.index("## Notes\n\nMine.\n") < after.index("<!-- planstate:begin progress")
-    ok(run("check", cwd=project))
+    exits(run("check", cwd=project))
 
 
 def test_crlf_state_keeps_crlf_in_regions(run: Run, project: Path) -> None:
     path = state_file(project)
     path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
-    ok(run("set", "next_action", "Line one\nline two", cwd=project))
+    exits(run("set", "next_action", "Line one\nline two", cwd=project))
     data = path.read_bytes()
     assert b"\n" not in data.replace(b"\r\n", b"")
     assert b"Line one\r\nline two\r\n<!-- planstate:end next -->" in data
-    ok(run("check", cwd=project))  # no hand edit: checksums ignore line endings
-    ok(run("render", "--check", cwd=project))
+    exits(run("check", cwd=project))  # no hand edit: checksums ignore line endings
+    exits(run("render", "--check", cwd=project))
 
 
 def test_text_outside_regions_and_malformed_regions_are_never_changed(run: Run, project: Path) -> None:
@@ -362,13 +353,13 @@ def test_text_outside_regions_and_malformed_regions_are_never_changed(run: Run, 
     text += "\n<!-- planstate:begin next -->\nA second next region: malformed, left alone.\n"
     path.write_text(text)
     before = body_of(path)
-    ok(run("set", "next_action", "Changed", "position.task", "T", cwd=project))
+    exits(run("set", "next_action", "Changed", "position.task", "T", cwd=project))
     after = body_of(path)
     assert "My notes about blockers." in after
     assert after.endswith("<!-- planstate:begin next -->\nA second next region: malformed, left alone.\n")
     assert region_text(path, "next") == "Changed\n"  # the well-formed next region before it is still rendered
     assert outside(after) == outside(before)
-    result = ok(run("check", cwd=project), 1)
+    result = exits(run("check", cwd=project), 1)
     assert "error malformed-region: region next has no end line" in result.stdout
 
 
@@ -381,8 +372,8 @@ MALICIOUS = "{{ 7*7 }} {% raw %} <!-- planstate:end decisions --> a|b `x` -->"
 def test_malicious_values_render_literally_and_keep_the_structure(run: Run, project: Path) -> None:
     path = state_file(project)
     write_decision(project, "dec-1b2k9qx7m4fa", MALICIOUS, decision=MALICIOUS + "\n<!-- planstate:begin next -->")
-    ok(run("set", "next_action", "<!-- planstate:end next -->\n```\n{{ 7*7 }}\n{% endraw %}", cwd=project))
-    ok(run("set", "position.task", "<!-- planstate:end position -->", cwd=project))
+    exits(run("set", "next_action", "<!-- planstate:end next -->\n```\n{{ 7*7 }}\n{% endraw %}", cwd=project))
+    exits(run("set", "position.task", "<!-- planstate:end position -->", cwd=project))
     layout = regions.parse(body_of(path))
     assert layout.troubles == []
     assert [r.name for r in layout.regions] == list(regions.NAMES)
@@ -392,7 +383,7 @@ def test_malicious_values_render_literally_and_keep_the_structure(run: Run, proj
     assert len(decisions.splitlines()) == 3  # header, rule, one row: the newline in the value did not split it
     assert region_text(path, "next") == "&lt;!-- planstate:end next --&gt;\n\\```\n{{ 7*7 }}\n{% endraw %}\n"
     assert "- **Task:** &lt;!-- planstate:end position --&gt; (pending)" in region_text(path, "position")
-    ok(run("check", cwd=project))
+    exits(run("check", cwd=project))
 
 
 def test_a_user_override_is_used_and_sandboxed(run: Run, project: Path) -> None:
@@ -400,26 +391,26 @@ def test_a_user_override_is_used_and_sandboxed(run: Run, project: Path) -> None:
     folder = project / ".planning" / "templates" / "regions"
     folder.mkdir(parents=True)
     (folder / "next.md.j2").write_text("NEXT: {{ next_action | inline | upper }}\n")
-    result = ok(run("check", cwd=project), 1)  # a new template is a new input: the region is stale
+    result = exits(run("check", cwd=project), 1)  # a new template is a new input: the region is stale
     assert "stale-region: region next" in result.stdout
-    ok(run("render", cwd=project))
+    exits(run("render", cwd=project))
     assert region_text(path, "next") == "NEXT: START PHASE 1: DESIGN\n"
-    ok(run("check", cwd=project))
+    exits(run("check", cwd=project))
     # A template may not reach Python internals, and undefined names are errors.
     (folder / "next.md.j2").write_text("ok\n{{ ''.__class__.__mro__[1].__subclasses__() }}\n")
-    result = ok(run("check", "--format", "json", cwd=project), 1)
+    result = exits(run("check", "--format", "json", cwd=project), 1)
     (finding,) = [f for f in json_data(result)["findings"] if f["code"] == "template-error"]
     assert finding["path"] == ".planning/templates/regions/next.md.j2" and finding["line"] == 2
     assert "unsafe" in finding["message"] or "not safely callable" in finding["message"], finding
     (folder / "next.md.j2").write_text("{{ no_such_name }}\n")
-    result = ok(run("check", cwd=project), 1)
+    result = exits(run("check", cwd=project), 1)
     assert ".planning/templates/regions/next.md.j2:1: error template-error: region next of .planning/STATE.md" in (
         result.stdout
     )
     assert "'no_such_name' is undefined" in result.stdout
-    ok(run("set", "next_action", "still writable", cwd=project))  # a broken override never blocks a write
+    exits(run("set", "next_action", "still writable", cwd=project))  # a broken override never blocks a write
     assert region_text(path, "next") == "NEXT: START PHASE 1: DESIGN\n"
-    result = ok(run("render", cwd=project), 1)
+    result = exits(run("render", cwd=project), 1)
     assert result.stderr.startswith("planstate: .planning/STATE.md:")
     assert "'no_such_name' is undefined (.planning/templates/regions/next.md.j2:1)" in result.stderr
 
@@ -447,7 +438,7 @@ def test_render_api_mirrors_the_command(project: Path) -> None:
 def test_render_refuses_an_invalid_front_matter(run: Run, project: Path) -> None:
     path = state_file(project)
     path.write_text(path.read_text().replace("  phase: 1\n", "  phase: one\n"))
-    result = ok(run("render", cwd=project), 2)
+    result = exits(run("render", cwd=project), 2)
     assert result.stderr.startswith("planstate: .planning/STATE.md:") and "position.phase" in result.stderr
     assert len(result.stderr.splitlines()) == 1
 
@@ -459,7 +450,7 @@ def decisions_region_after_a_broken_record(run: Run, project: Path) -> tuple[Pat
     """Render two decisions into the region, then break one of the files as a torn editor save would."""
     write_decision(project, "dec-1b2k9qx7m4fa", "Use jose")
     broken = write_decision(project, "dec-1b2k9qx7m4fb", "Use Redis")
-    ok(run("render", cwd=project))
+    exits(run("render", cwd=project))
     shown = region_text(state_file(project), "decisions")
     assert "Use Redis" in shown
     broken.write_text("---\nschema_version: 1\nid: dec-1b2k9qx7m4fb\ntitle: [Half", encoding="utf-8")
@@ -476,19 +467,19 @@ def test_an_unreadable_record_never_drops_out_of_its_region(run: Run, project: P
         why = "cannot re-render: .planning/decisions/dec-1b2k9qx7m4fb-x.md does not parse"
     path = state_file(project)
     # render keeps the region and says why, exit 1
-    result = ok(run("render", cwd=project), 1)
+    result = exits(run("render", cwd=project), 1)
     assert region_text(path, "decisions") == shown
     assert "region decisions not rendered: cannot re-render: .planning/decisions/dec-1b2k9qx7m4fb-x.md" in (
         result.stderr
     )
     # an ordinary write renders what it can, keeps the region and warns in one line
-    written = ok(run("set", "next_action", "Carry on", cwd=project))
+    written = exits(run("set", "next_action", "Carry on", cwd=project))
     assert region_text(path, "decisions") == shown and region_text(path, "next") == "Carry on\n"
     (warning,) = written.stderr.splitlines()
     assert warning.startswith("planstate: warning: .planning/STATE.md:") and "region decisions not rendered" in warning
     # check reports the record's own problem and a stale region it cannot fix, saying why; --fix leaves it alone
     before = path.read_bytes()
-    data = json_data(ok(run("check", "--fix", "--format", "json", cwd=project), 1))
+    data = json_data(exits(run("check", "--fix", "--format", "json", cwd=project), 1))
     codes = {f["code"]: f for f in data["findings"]}
     assert ("parse-error" if breakage == "parse" else "schema-error") in codes
     stale = codes["stale-region"]
@@ -496,7 +487,7 @@ def test_an_unreadable_record_never_drops_out_of_its_region(run: Run, project: P
     assert data["fixed"] == [] and path.read_bytes() == before
     # once the record is repaired, the region is rendered with both decisions
     write_decision(project, "dec-1b2k9qx7m4fb", "Use Redis")
-    ok(run("check", "--fix", cwd=project))
+    exits(run("check", "--fix", cwd=project))
     assert "Use jose" in region_text(path, "decisions") and "Use Redis" in region_text(path, "decisions")
     assert broken.exists()
 
@@ -518,12 +509,12 @@ def test_a_region_template_failing_at_runtime_never_breaks_a_write(run: Run, pro
     folder.mkdir(parents=True)
     (folder / "progress.md.j2").write_text(source)
     progress = region_text(path, "progress")
-    written = ok(run("set", "next_action", "Keep going", cwd=project))
+    written = exits(run("set", "next_action", "Keep going", cwd=project))
     assert region_text(path, "next") == "Keep going\n" and region_text(path, "progress") == progress
     (warning,) = written.stderr.splitlines()
     assert warning.startswith("planstate: warning: .planning/STATE.md:") and "region progress not rendered" in warning
     assert words in warning and f"(.planning/templates/regions/progress.md.j2:{line})" in warning
-    data = json_data(ok(run("check", "--format", "json", cwd=project), 1))
+    data = json_data(exits(run("check", "--format", "json", cwd=project), 1))
     (finding,) = data["findings"]
     assert (finding["code"], finding["path"], finding["line"]) == (
         "template-error",
@@ -531,14 +522,14 @@ def test_a_region_template_failing_at_runtime_never_breaks_a_write(run: Run, pro
         line,
     )
     assert words in finding["message"]
-    result = ok(run("render", cwd=project), 1)
+    result = exits(run("render", cwd=project), 1)
     assert "Traceback" not in result.stderr and words in result.stderr
 
 
 def test_a_resume_template_failing_at_runtime_is_one_line_exit_2(run: Run, project: Path) -> None:
     (project / ".planning" / "templates").mkdir()
     (project / ".planning" / "templates" / "resume.md.j2").write_text("# {{ b.title }}\n{{ b.title + 1 }}\n")
-    result = ok(run("resume", cwd=project), 2)
+    result = exits(run("resume", cwd=project), 2)
     assert result.stderr.startswith("planstate: .planning/templates/resume.md.j2:2: template error: ")
     assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.stderr
 
@@ -558,7 +549,7 @@ def test_a_record_template_failing_at_runtime_writes_nothing(
     (project / ".planning" / "templates" / f"{kind}.md.j2").write_text("# {{ id }}\n\n{{ 1/0 }}\n")
     folder = project / ".planning" / f"{kind}s"
     before = sorted(folder.iterdir())
-    result = ok(run(*args, cwd=project), 2)
+    result = exits(run(*args, cwd=project), 2)
     assert result.stderr == (
         f"planstate: .planning/templates/{kind}.md.j2:3: template error: ZeroDivisionError: division by zero\n"
     )
@@ -576,15 +567,15 @@ def test_text_between_markers_without_a_checksum_is_a_hand_edit(run: Run, projec
     start = text.index("<!-- planstate:begin resume sha=")
     end = text.index("<!-- planstate:end resume -->\n") + len("<!-- planstate:end resume -->\n")
     path.write_text(text[:start] + text[end:])  # the rendered resume region is gone; the typed one stays
-    written = ok(run("set", "next_action", "Write it down", cwd=project))
+    written = exits(run("set", "next_action", "Write it down", cwd=project))
     assert "My precious notes" in region_text(path, "resume")
     assert "region resume not rendered: it was edited by hand" in written.stderr
-    result = ok(run("check", "--fix", cwd=project), 1)
+    result = exits(run("check", "--fix", cwd=project), 1)
     assert "error hand-edit: region resume was edited by hand" in result.stdout
     assert "My precious notes" in region_text(path, "resume")
-    ok(run("render", "--force", cwd=project))
+    exits(run("render", "--force", cwd=project))
     assert "My precious notes" not in path.read_text()
-    ok(run("check", cwd=project))
+    exits(run("check", cwd=project))
 
 
 def test_markers_without_a_checksum_around_nothing_are_filled(run: Run, project: Path) -> None:
@@ -595,9 +586,9 @@ def test_markers_without_a_checksum_around_nothing_are_filled(run: Run, project:
     start = text.index("<!-- planstate:begin next sha=")
     end = text.index("<!-- planstate:end next -->\n") + len("<!-- planstate:end next -->\n")
     path.write_text(text[:start] + text[end:])
-    ok(run("set", "next_action", "Fill me", cwd=project))
+    exits(run("set", "next_action", "Fill me", cwd=project))
     assert region_text(path, "next") == "Fill me\n"
-    ok(run("check", cwd=project))
+    exits(run("check", cwd=project))
 
 
 def test_markers_and_text_on_one_line_are_left_alone(run: Run, project: Path) -> None:
@@ -605,9 +596,9 @@ def test_markers_and_text_on_one_line_are_left_alone(run: Run, project: Path) ->
     line = "<!-- planstate:begin next -->My precious notes<!-- planstate:end next -->\n"
     with path.open("a", encoding="utf-8") as handle:
         handle.write(line)
-    ok(run("set", "next_action", "Elsewhere", cwd=project))
+    exits(run("set", "next_action", "Elsewhere", cwd=project))
     assert path.read_text().endswith(line)
-    assert "malformed-region" in ok(run("check", cwd=project), 1).stdout
+    assert "malformed-region" in exits(run("check", cwd=project), 1).stdout
 
 
 # ---------------------------------------------------------------------------- a stale checksum on current text
@@ -616,14 +607,14 @@ def test_markers_and_text_on_one_line_are_left_alone(run: Run, project: Path) ->
 def test_current_text_under_a_stale_checksum_is_a_stale_marker_not_a_hand_edit(run: Run, project: Path) -> None:
     path = state_file(project)
     write_decision(project, "dec-1b2k9qx7m4fa", "Use jose")
-    ok(run("render", cwd=project))
+    exits(run("render", cwd=project))
     text = path.read_text()
     current = re.search(r"<!-- planstate:begin decisions sha=(\w+)", text)
     assert current is not None
     path.write_text(text.replace(f"sha={current.group(1)}", "sha=000000000000"))  # as a hand-merged file may be
-    data = json_data(ok(run("check", "--format", "json", cwd=project), 1))
+    data = json_data(exits(run("check", "--format", "json", cwd=project), 1))
     (finding,) = data["findings"]
     assert finding["code"] == "stale-region" and finding["fixable"] is True
     assert "checksum" in finding["message"]
-    ok(run("check", "--fix", cwd=project))
+    exits(run("check", "--fix", cwd=project))
     assert f"sha={current.group(1)}" in path.read_text()

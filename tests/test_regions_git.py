@@ -4,25 +4,16 @@ generated regions is one `planstate check --fix` resolves; conflicts outside the
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
-from conftest import json_data
+from conftest import Run, exits, json_data
 
 from tests.gitutil import git
 
-Run = Callable[..., CompletedProcess[str]]
 DAY = {"PLANSTATE_NOW": "2026-05-06T10:00:00Z"}
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-
-
-def ok(result: CompletedProcess[str], code: int = 0) -> CompletedProcess[str]:
-    """Assert a command's exit code."""
-    assert result.returncode == code, f"exit {result.returncode}\n{result.stdout}\n{result.stderr}"
-    return result
 
 
 def clones(run: Run, tmp_path: Path) -> tuple[Path, Path]:
@@ -30,7 +21,7 @@ def clones(run: Run, tmp_path: Path) -> tuple[Path, Path]:
     origin = tmp_path / "origin"
     origin.mkdir()
     git(origin, "init", "--quiet", "--initial-branch=main")
-    ok(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT", cwd=origin, env=DAY))
+    exits(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT", cwd=origin, env=DAY))
     git(origin, "-c", "user.name=o", "-c", "user.email=o@example.com", "add", "-A")
     git(origin, "-c", "user.name=o", "-c", "user.email=o@example.com", "commit", "--quiet", "-m", "init")
     out = []
@@ -47,8 +38,8 @@ def clones(run: Run, tmp_path: Path) -> tuple[Path, Path]:
 def decide(run: Run, clone: Path, title: str) -> None:
     """Record a decision, render STATE.md (as the pre-commit hook with --fix would) and commit both."""
     args = ("decision", "add", "--title", title, "--context", "c", "--decision", "d", "--reason", "r")
-    ok(run(*args, cwd=clone, env=DAY))
-    ok(run("render", cwd=clone, env=DAY))
+    exits(run(*args, cwd=clone, env=DAY))
+    exits(run("render", cwd=clone, env=DAY))
     git(clone, "add", "-A")
     git(clone, "commit", "--quiet", "-m", title)
 
@@ -65,19 +56,19 @@ def test_a_merge_conflict_confined_to_regions_is_fixed_by_check_fix(run: Run, tm
     front = text.split("\n---\n", 1)[0]
     assert "<<<<<<<" not in front  # the front matter merged cleanly: the conflict is in the regions only
 
-    data = json_data(ok(run("check", "--format", "json", cwd=alice, env=DAY), 1))
+    data = json_data(exits(run("check", "--format", "json", cwd=alice, env=DAY), 1))
     assert [f["code"] for f in data["findings"]] == ["conflict-marker"]
     (finding,) = data["findings"]
     assert finding["fixable"] is True and finding["path"] == ".planning/STATE.md"
     assert "only inside generated regions" in finding["message"]
 
-    fixed = json_data(ok(run("check", "--fix", "--format", "json", cwd=alice, env=DAY)))
+    fixed = json_data(exits(run("check", "--fix", "--format", "json", cwd=alice, env=DAY)))
     assert [f["code"] for f in fixed["fixed"]] == ["conflict-marker"] and fixed["findings"] == []
     text = state.read_text()
     assert "<<<<<<<" not in text and "=======" not in text and ">>>>>>>" not in text
     assert "Use jose" in text and "Use Redis" in text  # both clones' decisions, rendered from the merged records
-    ok(run("check", cwd=alice, env=DAY))
-    ok(run("validate", cwd=alice, env=DAY))
+    exits(run("check", cwd=alice, env=DAY))
+    exits(run("validate", cwd=alice, env=DAY))
     git(alice, "add", "-A")
     git(alice, "commit", "--quiet", "-m", "merge")
 
@@ -87,9 +78,9 @@ def test_render_resolves_a_conflict_confined_to_regions_too(run: Run, tmp_path: 
     decide(run, alice, "Use jose")
     decide(run, bob, "Use Redis")
     git(alice, "pull", "--quiet", str(bob), "main", check=False)
-    result = ok(run("render", cwd=alice, env=DAY))
+    result = exits(run("render", cwd=alice, env=DAY))
     assert "rendered decisions" in result.stdout
-    ok(run("check", cwd=alice, env=DAY))
+    exits(run("check", cwd=alice, env=DAY))
 
 
 def test_a_conflict_that_reaches_outside_the_regions_stays_an_error(run: Run, tmp_path: Path) -> None:
@@ -104,10 +95,10 @@ def test_a_conflict_that_reaches_outside_the_regions_stays_an_error(run: Run, tm
     state = alice / ".planning" / "STATE.md"
     before = state.read_bytes()
     assert b"<<<<<<<" in before
-    data = json_data(ok(run("check", "--fix", "--format", "json", cwd=alice, env=DAY), 1))
+    data = json_data(exits(run("check", "--fix", "--format", "json", cwd=alice, env=DAY), 1))
     conflicts = [f for f in data["findings"] if f["code"] == "conflict-marker"]
     assert conflicts and all(f["fixable"] is False for f in conflicts)
     assert data["fixed"] == [] and state.read_bytes() == before  # people's words are never resolved by a tool
-    result = ok(run("render", cwd=alice, env=DAY), 1)
+    result = exits(run("render", cwd=alice, env=DAY), 1)
     assert "outside generated regions; resolve it by hand" in result.stderr
     assert state.read_bytes() == before

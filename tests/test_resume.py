@@ -6,10 +6,8 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from subprocess import CompletedProcess
 from typing import Any
 
 import pytest
@@ -24,12 +22,11 @@ from builders import (
     write_record,
     write_state,
 )
-from conftest import json_data
+from conftest import Run, json_data
 
-from planstate.report.brief import DEFAULT_BUDGET, DROP_ORDER, MIN_BUDGET, duration_text
+from planstate.report.budget import DEFAULT_BUDGET, DROP_ORDER, MIN_BUDGET, duration_text
 from planstate.workspace import Workspace
 
-Run = Callable[..., CompletedProcess[str]]
 NAMES = ["Schema", "JWT", "OAuth", "Deploy"]
 
 
@@ -567,7 +564,11 @@ def test_realistic_initiative_brief_is_short(run: Run, big: Path) -> None:
     full = brief_text(run, tmp_path, now, "--budget", "100000")
     assert len(full) > DEFAULT_BUDGET  # so the default budget is what keeps it short
     assert "Open questions:" in full and "Files modified" not in full
-    assert text.rstrip("\n").splitlines()[-1].startswith("(cut to fit the budget: open questions left out;")
+    assert (
+        text.rstrip("\n")
+        .splitlines()[-1]
+        .startswith("(cut to fit the budget: key implementations, open questions, timing left out;")
+    )
 
 
 @pytest.mark.parametrize("budget", [2000, 1500, 900, MIN_BUDGET])

@@ -13,20 +13,17 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 from typing import Any
 
 import pytest
-from conftest import json_data, json_error
+from conftest import Run, json_data, json_error
 from test_templates_golden import matches_golden
 
 from planstate.core.errors import UsageError
 from planstate.vcs.snapshot import at_revision, working_tree
 from planstate.workspace import Workspace
-
-Run = Callable[..., CompletedProcess[str]]
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -187,12 +184,12 @@ def day_of_work(repo: Repo) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def golden_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Repo, dict[str, str]]:
     """The day of work, built once: its base commit, and the working tree holding the day's changes."""
-    from conftest import planstate_command
+    import forkserver
 
     def run(*args: str, cwd: Path, env: dict[str, str]) -> CompletedProcess[str]:
         full = {**os.environ, "NO_COLOR": "1", **env}
         full.pop("PLANSTATE_DIR", None)
-        return subprocess.run([*planstate_command(), *args], cwd=cwd, env=full, capture_output=True, text=True)
+        return forkserver.run(list(args), cwd=cwd, env=full)
 
     repo = new_repo(tmp_path_factory.mktemp("golden-diff"), run)
     return repo, day_of_work(repo)

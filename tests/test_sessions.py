@@ -5,20 +5,17 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
-from conftest import json_data, outside_regions, state_file
+from conftest import Run, json_data, ok, outside_regions, refused, state_file
 
 from planstate.core.errors import UsageError
 from planstate.render.regions import render_new
 from planstate.store.scaffold import initiative_files, materialize
 from planstate.workspace import Workspace
 
-Run = Callable[..., CompletedProcess[str]]
 NOW = "2026-03-04T05:00:00Z"
 ID = re.compile(r"ses-[0-9a-hjkmnp-tv-z]{12}")
 
@@ -37,22 +34,6 @@ def later(minutes: float) -> str:
 def epoch(when: str) -> int:
     """An ISO timestamp as seconds since 1970."""
     return int(datetime.fromisoformat(when).timestamp())
-
-
-def ok(result: CompletedProcess[str]) -> CompletedProcess[str]:
-    """Assert a command succeeded without a word on stderr."""
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == ""
-    return result
-
-
-def refused(result: CompletedProcess[str], *parts: str) -> str:
-    """Assert a command exited 2 with one line on stderr containing every part; return the line."""
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    assert result.stderr.count("\n") == 1 and result.stderr.startswith("planstate: "), result.stderr
-    for part in parts:
-        assert part in result.stderr, result.stderr
-    return result.stderr
 
 
 def start(run: Run, project: Path, *extra: str, when: str = NOW, env: dict[str, str] | None = None) -> dict[str, str]:

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
-
-Run = Callable[..., CompletedProcess[str]]
+from conftest import Run
 
 CREATES = {
     "decisions": ("decision", "add", "--context", "c", "--decision", "d", "--reason", "r"),

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
+from conftest import Run
 
 from planstate import __version__
-
-Run = Callable[..., CompletedProcess[str]]
 
 
 @pytest.mark.parametrize(

@@ -5,11 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
-Run = Callable[..., CompletedProcess[str]]
+from conftest import Run
 
 
 def dead_pid() -> int:

@@ -5,14 +5,11 @@ into STATE.md, hang on it, or crash."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
-from subprocess import CompletedProcess
 
 import pytest
-from conftest import state_file
+from conftest import Run, state_file
 
-Run = Callable[..., CompletedProcess[str]]
 SECRET = "SECRET-4711"
 
 

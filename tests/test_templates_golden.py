@@ -78,7 +78,8 @@ BRIEF_NOW = datetime(2026, 11, 22, 16, 0, tzinfo=UTC)
 def test_resume_brief_matches_its_golden_file(workspace: Workspace) -> None:
     """The brief for people (`resume.md.j2`) of the realistic workspace at a fixed time: a failed phase, an active
     phase with timing, blockers with a workaround, decisions with one superseded, a crashed and a resumed session."""
-    from planstate.report.brief import brief, render_text
+    from planstate.report.brief import brief
+    from planstate.report.budget import render_text
 
     matches_golden("resume.md", render_text(workspace.ctx, brief(workspace.ctx, now=BRIEF_NOW)).encode("utf-8"))
 

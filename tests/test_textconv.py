@@ -19,12 +19,11 @@ from subprocess import CompletedProcess
 
 import pytest
 from builders import front_matter
-from conftest import REPO
+from conftest import REPO, Run
 from test_templates_golden import GOLDEN, matches_golden
 
 from planstate.vcs.textconv import BODY_SEPARATOR, kind_of, textconv
 
-Run = Callable[..., CompletedProcess[str]]
 FORMAT = (REPO / "docs" / "format.md").read_text(encoding="utf-8")
 EXAMPLE = re.compile(r"<!-- example: (\w+) -->\n```markdown\n(.*?)\n```\n", re.DOTALL)
 

@@ -4,17 +4,13 @@ completion and archive, with the files on disk checked after every step."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from subprocess import CompletedProcess
 from typing import Any
 
-from conftest import outside_regions
+from conftest import Run, outside_regions
 
 from planstate.text.document import Document
-
-Run = Callable[..., CompletedProcess[str]]
 
 
 class Walk:

@@ -146,6 +146,7 @@ class Checker:
     ) -> None:
         """The rules of a valid STATE.md: derived copies, completion, resume files and regions."""
         self.findings += staterules.derived(initiative, state, data)
+        self.findings += staterules.structure(initiative, state, data)
         self.findings += staterules.completion(state, data)
         if self.check_resume_files:
             self.findings += staterules.resume_files(self.ctx, state, data)

@@ -11,6 +11,7 @@ from planstate.check.findings import Finding
 from planstate.check.fixes import position_target
 from planstate.check.reader import FileRead
 from planstate.core.errors import ParseError, PlanstateError
+from planstate.core.suggest import closest
 from planstate.model.kinds import KINDS, State, phase_numbers
 from planstate.model.schema import ListOf, Model, Nested
 from planstate.model.types import Nullable
@@ -111,23 +112,37 @@ def unknown(found: FileRead) -> list[Finding]:
     if found.mapping is None:
         return []
     out: list[Finding] = []
-    for segments in unknown_keys(KINDS[found.kind], found.data):
+    for segments, model in unknown_keys(KINDS[found.kind], found.data):
         name = shown_path(segments, found.data)
         message = f"{name} is not a field of the format; planstate keeps it"
-        hint = f"check the spelling against `planstate schema {found.kind}`; remove it if it is a typo"
+        typo = closest(str(segments[-1]), [f for f in model.fields if f not in _present(found.data, segments[:-1])])
+        if typo is not None:
+            hint = f"did you mean {shown_path((*segments[:-1], typo), found.data)}? rename it if it is a typo"
+        else:
+            hint = f"check the spelling against `planstate schema {found.kind}`; remove it if it is a typo"
         out.append(found.finding("unknown-key", list(segments), message, hint))
     return out
 
 
-def unknown_keys(model: type[Model], data: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """The paths of keys in `data` that `model` (and its nested models) do not declare."""
-    out: list[tuple[Any, ...]] = []
+def _present(data: Any, path: tuple[Any, ...]) -> set[str]:
+    """The keys of the mapping at `path` in `data` (none when there is no mapping there)."""
+    for segment in path:
+        data = data[segment] if isinstance(data, dict | list) else None
+    return {str(k) for k in data} if isinstance(data, dict) else set()
+
+
+def unknown_keys(
+    model: type[Model], data: Any, path: tuple[Any, ...] = ()
+) -> list[tuple[tuple[Any, ...], type[Model]]]:
+    """The paths of keys in `data` that `model` (and its nested models) do not declare, each with the model of the
+    mapping that holds it."""
+    out: list[tuple[tuple[Any, ...], type[Model]]] = []
     if not isinstance(data, dict):
         return out
     for key, value in data.items():
         declared = model.fields.get(str(key))
         if declared is None:
-            out.append((*path, key))
+            out.append(((*path, key), model))
             continue
         kind: Any = declared.kind
         while isinstance(kind, Nullable):

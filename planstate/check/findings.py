@@ -43,6 +43,7 @@ CODES: dict[str, Code] = {
     "derived-mismatch": Code(ERROR, True, "a derived copy (progress, duration) disagrees with its source"),
     "phase-name-mismatch": Code(ERROR, True, "position.phase_name is not the name of the current phase"),
     "phase-out-of-range": Code(ERROR, True, "position.phase is not a phase number"),
+    "structure-mismatch": Code(WARNING, True, "structure.phases_total counts fewer phases than are listed"),
     "completion-mismatch": Code(ERROR, False, "the initiative is completed but a phase is not finished"),
     "completion-pending": Code(WARNING, False, "every phase is finished but the initiative is still active"),
     "history-mismatch": Code(ERROR, True, "the last history.jsonl transition does not lead to lifecycle.state"),

@@ -144,6 +144,30 @@ def resolve_conflicts(draft: Draft) -> None:
     draft.text, draft.touched, _refused = conflicts_for_render(draft.text)
 
 
+def record_structure(draft: Draft) -> None:
+    """structure-mismatch: count every listed phase in structure.phases_total, and record that structure change in
+    the history (a `repair` line that leaves the lifecycle where it is), as `planstate phase add` would have."""
+    from planstate.store import history
+
+    data = draft.data
+    state = State(data)
+    listed = len(state.phases)
+    if not state.structure.exists() or state.structure.phases_total >= listed:
+        return
+    before = state.structure.phases_total
+    state.structure.phases_total = listed
+    path = draft.initiative.history_path
+    if draft.log_before is None:
+        draft.log_before = _current(draft.ctx, path)
+    if draft.log_before is None:
+        return  # no history to record it in (a file from an older tool): the snapshot alone is repaired
+    entries = history.parse(draft.log_before, draft.ctx.display(path))[0]
+    lifecycle = state.lifecycle.state
+    reason = f"structure.phases_total {before} → {listed}: phases added by hand (planstate check --fix)"
+    when = repair_time(entries, draft.now)
+    draft.appended.append(history.entry(when, lifecycle, lifecycle, "repair", reason, draft.ctx.actor))
+
+
 def point_position(draft: Draft) -> None:
     """phase-out-of-range: point position.phase at the current phase (`position_target`); its name follows."""
     from planstate.model.derived import recompute
@@ -168,7 +192,8 @@ def repair_history(draft: Draft) -> None:
     draft.log_before = _current(draft.ctx, draft.initiative.history_path)
     shown = draft.ctx.display(draft.initiative.history_path)
     entries = history.parse(draft.log_before or b"", shown)[0]
-    source = entries[-1].get("to") if entries else None
+    last = history.last_transition(entries)
+    source = last.get("to") if last is not None else None
     target = State(draft.data).lifecycle.state
     if repair_allowed(source, target, draft.data):
         when = repair_time(entries, draft.now)
@@ -198,6 +223,7 @@ def remove_temp_files(draft: Draft) -> None:
 # front matter, then the history (to the repaired lifecycle), and the regions last, which show all of it.
 REPAIRS: dict[str, Repair] = {
     "conflict-marker": resolve_conflicts,
+    "structure-mismatch": record_structure,
     "phase-out-of-range": point_position,
     "derived-mismatch": recompute_derived,
     "phase-name-mismatch": recompute_derived,

@@ -13,7 +13,7 @@ from planstate.check.findings import Finding
 from planstate.check.reader import FileRead
 from planstate.core.clock import parse_datetime
 from planstate.core.durations import show
-from planstate.core.layout import LOCAL
+from planstate.model import verdicts
 from planstate.model.kinds import State, phase_numbers, phase_reference, record_reference
 
 if TYPE_CHECKING:
@@ -168,17 +168,20 @@ def _another_active(found: FileRead, active: list[FileRead]) -> Finding:
 def stale(ctx: Context, session: ActiveSession, now: datetime, stale_after: float) -> Finding | None:
     """The stale-session finding of an active session as of `now`, if it is stale: its heartbeat (machine-local),
     else its start, is older than `stale_after` seconds."""
-    beat = ctx.root / LOCAL / "heartbeats" / session.id
-    try:
-        last = datetime.fromtimestamp(beat.stat().st_mtime, tz=now.tzinfo)
-        source = "its last heartbeat"
-    except OSError:
-        if session.started is None:
-            return None
-        last, source = session.started, "its start; there is no heartbeat on this machine"
-    age = (now - last).total_seconds()
-    if age <= stale_after:
+    from planstate.ops.heartbeats import last_heartbeat
+
+    beat = last_heartbeat(ctx, session.id)
+    last = verdicts.last_seen(beat, session.started)
+    if last is None or not verdicts.silent(last, now, stale_after):
         return None
+    source = (
+        "its last heartbeat"
+        if beat is not None and last == beat
+        else "its start; there is no heartbeat on this machine"
+        if beat is None
+        else "its start"
+    )
+    age = (now - last).total_seconds()
     return session.read.finding(
         "stale-session",
         ["status"],

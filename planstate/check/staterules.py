@@ -52,6 +52,26 @@ def _mismatch(initiative: Initiative, state: FileRead, segments: list[Any], valu
     return state.finding(code, segments, message, _RECOMPUTED, initiative=initiative.dir)
 
 
+def structure(initiative: Initiative, state: FileRead, data: dict[str, Any]) -> list[Finding]:
+    """A structure snapshot that counts fewer phases than are listed: a phase added by hand, not yet recorded.
+    (Fewer phases listed than counted is a validation error: see model/validation.py.)"""
+    total, listed = _snapshot_total(data), len(_phases(data))
+    if total is None or total >= listed:
+        return []
+    message = f"structure.phases_total is {total} but {listed} phases are listed"
+    hint = f"run `planstate check --fix` or set it to {listed} by hand; `planstate phase add NAME` adds a phase in step"
+    return [
+        state.finding("structure-mismatch", ["structure", "phases_total"], message, hint, initiative=initiative.dir)
+    ]
+
+
+def _snapshot_total(data: dict[str, Any]) -> int | None:
+    """`structure.phases_total`, when the file has a snapshot that gives one."""
+    snapshot = data.get("structure")
+    total = snapshot.get("phases_total") if isinstance(snapshot, dict) else None
+    return total if isinstance(total, int) and not isinstance(total, bool) else None
+
+
 def completion(state: FileRead, data: dict[str, Any]) -> list[Finding]:
     """A completed initiative with unfinished phases; an active one whose phases are all finished."""
     phases = _phases(data)
@@ -67,7 +87,9 @@ def completion(state: FileRead, data: dict[str, Any]) -> list[Finding]:
         return [state.finding("completion-mismatch", ["lifecycle", "state"], message, hint)]
     if lifecycle_state == "active" and phases and not unfinished:
         message = "every phase is completed or skipped but lifecycle.state is still active"
-        hint = "complete the initiative with `planstate complete`, or add the work that remains as a phase"
+        hint = (
+            "complete the initiative with `planstate complete`, or add the work that remains with `planstate phase add`"
+        )
         return [state.finding("completion-pending", ["lifecycle", "state"], message, hint)]
     return []
 
@@ -87,7 +109,9 @@ def history(initiative: Initiative, log: FileRead | None, shown: str, data: dict
     to lifecycle.state, or no transition at all. Unreadable or conflicted histories have their own findings."""
     if data is None or (log is not None and (log.read_failed or log.conflicts)):
         return []
-    last = log.entries[-1] if log is not None and log.entries else None
+    from planstate.store.history import last_transition
+
+    last = last_transition(log.entries) if log is not None else None
     target = data["lifecycle"]["state"]
     if last is None:
         source, line = None, None

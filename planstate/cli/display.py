@@ -47,6 +47,8 @@ def status_lines(status: dict[str, Any]) -> list[tuple[str, str]]:
     if status.get("lifecycle_reason"):
         lifecycle += f" ({status['lifecycle_reason']})"
     rows.append(("lifecycle", lifecycle))
+    if status.get("status") and status["status"] not in ("active", status["lifecycle"]):
+        rows.append(("status", status["status"].replace("_", " ")))
     if status["phases_total"]:
         phase = f"{status['current_phase']} ({status['phases_completed']} of {status['phases_total']} completed)"
         if status.get("current_phase_name"):
@@ -55,6 +57,8 @@ def status_lines(status: dict[str, Any]) -> list[tuple[str, str]]:
         rows.append(("phase", phase))
     else:
         rows.append(("phase", "no phases defined"))
+    for blocker in status.get("blockers") or []:
+        rows.append(("blocked by", f"{blocker['id']}: {blocker['title']}"))
     position = status.get("position") or {}
     if position.get("task"):
         rows.append(("task", f"{position['task']} [{position.get('status', 'pending')}]"))

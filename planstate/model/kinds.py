@@ -49,6 +49,11 @@ PHASE_COMMANDS = "planstate phase start|complete|fail|retry|skip"
 POSITION_PHASE_COMMANDS = "planstate position --phase N|phase start N"
 # Fields fixed when the initiative is created: no command changes them afterwards.
 CREATION = "planstate init|initiative new (it is fixed at creation)"
+# The structure snapshot: made at creation; afterwards only the commands that change the phase list change it.
+STRUCTURE_COMMANDS = (
+    "planstate init|initiative new|phase add|remove|move "
+    "(phases_total counts the phases; the rest is fixed at creation)"
+)
 
 
 class Unset(enum.Enum):
@@ -222,7 +227,7 @@ class State(Model):
     title = Field(Str(min_length=1), "Title of the initiative.", required=True, example="User authentication")
     created = Field(_opt_time, "When the initiative was created.")
     updated = Field(_opt_time, "When planstate last wrote this file.")
-    structure = Field(Nested(Structure), "Workflow structure snapshot.", managed=CREATION)
+    structure = Field(Nested(Structure), "Workflow structure snapshot.", managed=STRUCTURE_COMMANDS)
     phases = Field(ListOf(Nested(Phase)), "The phases, in order.")
     position = Field(Nested(Position), "Where work is.")
     lifecycle = Field(Nested(Lifecycle), "Lifecycle state.", required=True, managed=LIFECYCLE_COMMANDS)
@@ -305,9 +310,10 @@ RECORD_KINDS: dict[str, str] = {folder: kind for kind, folder in RECORD_FOLDERS.
 
 
 def phase_numbers(state: State) -> range:
-    """The valid phase numbers of a state: from the numbering base, one per phase."""
+    """The valid phase numbers of a state: from the numbering base, one per phase. A phase listed beyond
+    `structure.phases_total` (added by hand) is numbered too: `planstate check` warns that the snapshot lags."""
     first = state.structure.first_phase if state.structure.exists() else legacy_first_phase(state)
-    total = state.structure.phases_total if state.structure.exists() else len(state.phases)
+    total = max(state.structure.phases_total, len(state.phases)) if state.structure.exists() else len(state.phases)
     return range(first, first + total)
 
 
@@ -333,6 +339,13 @@ def phase_reference(text: str) -> int | None:
     """The phase number an `affects` item names (`phase 3`, `Phase 3: OAuth`, `phase:3`), else None."""
     match = _PHASE_REF.match(text)
     return int(match.group(1)) if match else None
+
+
+def with_phase_number(text: str, number: int) -> str:
+    """An `affects` item that names a phase by number (`Phase 3: OAuth`) naming phase `number` instead, the rest of
+    its text kept (`Phase 4: OAuth`); other text is returned as it is."""
+    match = _PHASE_REF.match(text)
+    return text if match is None else text[: match.start(1)] + str(number) + text[match.end(1) :]
 
 
 def affected_phases(state: State, affects: Any) -> list[int]:

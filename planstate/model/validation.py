@@ -23,13 +23,20 @@ def state_rules(data: Any) -> list[Problem]:
 
 
 def _phases_total(data: dict[str, Any], state: State) -> list[Problem]:
-    """`structure.phases_total` is the number of phases listed."""
+    """`structure.phases_total` phases are listed: a phase is removed with `planstate phase remove`, which keeps the
+    snapshot and every reference in step. More phases than the snapshot counts (one added by hand) are read, and
+    `planstate check` warns (`structure-mismatch`)."""
     structure, phases = data.get("structure"), data.get("phases")
     if not (isinstance(structure, dict) and isinstance(phases, list)):
         return []
     total = structure.get("phases_total")
-    if isinstance(total, int) and total != len(phases):
-        return [Problem(("phases",), f"lists {len(phases)} phases but structure.phases_total is {total}")]
+    if isinstance(total, int) and total > len(phases):
+        message = (
+            f"lists {len(phases)} phases but structure.phases_total is {total}: put the missing phase back "
+            f"(`planstate phase remove N` removes a pending phase), or set structure.phases_total to {len(phases)} "
+            "by hand"
+        )
+        return [Problem(("phases",), message)]
     return []
 
 

@@ -82,6 +82,7 @@ class BlockerAPI:
         text = records.text(description, "description")
         name = records.text(title, "title") if title is not None else records.short_title(text)
         data_affects = records.texts(affects, "affects")
+        records.refuse_unknown_phases(ctx, data_affects)
         tasks = records.texts(blocked_tasks, "blocked_tasks")
         initiative = ctx.target
         records.preload_templates()

@@ -221,16 +221,8 @@ def _current_phase(ctx: Context, warnings: list[str]) -> int | None:
 
 def _check_phase(ctx: Context, phase: int) -> None:
     """Refuse a phase number the initiative does not have (when its STATE.md can be read at all)."""
-    from planstate.model.kinds import State, phase_numbers
-
-    try:
-        data = ctx.cached_data(ctx.target.state_path)
-    except PlanstateError:
-        return  # the record is still worth keeping; validate and check report the broken STATE.md
-    if not isinstance(data, dict):
-        return
-    numbers = phase_numbers(State(data))
-    if len(numbers) and phase not in numbers:
+    numbers = records.known_phases(ctx)
+    if numbers is not None and len(numbers) and phase not in numbers:
         raise UsageError(
             f"{phase} is not a phase of this initiative; phases are numbered {numbers.start} to {numbers.stop - 1}",
             field="phase",

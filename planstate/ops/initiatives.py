@@ -16,7 +16,7 @@ from planstate.core.errors import PlanstateError, UsageError
 from planstate.core.layout import INITIATIVES, STATE_FILE
 from planstate.model.kinds import to_json
 from planstate.ops import lifecycle
-from planstate.ops.phases import checked_state, refusal
+from planstate.ops.phaserules import checked_state, refusal
 from planstate.store.initiatives import Summary, active_ones, check_slug, discover, named, summarize
 
 if TYPE_CHECKING:

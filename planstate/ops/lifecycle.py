@@ -68,12 +68,13 @@ COMMANDS: tuple[str, ...] = tuple(dict.fromkeys(t.command for t in TABLE))
 # Commands only planstate itself issues, never a person: they are history triggers, not CLI verbs.
 # `phase complete` (or `phase skip`) of the last phase completes the initiative; `initiative switch`
 # pauses and activates; `session reap --abandon-after` abandons; a phase command on a suspended initiative
-# resumes it first (`auto-resume`).
+# resumes it first (`auto-resume`); `phase remove` of the last unfinished phase completes it too.
 INTERNAL_TRIGGERS = (
     "init",
     "create",
     "phase complete",
     "phase skip",
+    "phase remove",
     "initiative switch",
     "session reap",
     "repair",

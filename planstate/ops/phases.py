@@ -15,27 +15,27 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from planstate.core.clock import now
-from planstate.core.errors import UsageError, ValidationError
+from planstate.core.errors import UsageError
 from planstate.model.kinds import (
-    BLOCKING,
     FINISHED,
-    READ_ONLY_STATES,
-    Attempt,
     Phase,
     State,
-    affected_phases,
-    legacy_first_phase,
     phase_numbers,
-    read_only_message,
     to_json,
 )
-from planstate.model.validation import located, problems_for
-from planstate.ops import lifecycle
-from planstate.text.paths import format_path, shown_path
+from planstate.ops import lifecycle, phasedata
+from planstate.ops.phaserules import (
+    blocker_warnings,
+    checked_state,
+    generated_next_action,
+    refusal,
+    refuse_read_only,
+    require_active,
+)
 
 if TYPE_CHECKING:
+    from planstate.ops.structure import StructureResult
     from planstate.store.context import Context
-    from planstate.store.initiatives import Initiative
     from planstate.store.transaction import Transaction
 
 
@@ -98,101 +98,9 @@ class PhaseResult:
         return data
 
 
-def checked_state(tx: Transaction, initiative: Initiative | None = None, *, repairs: tuple[str, ...] = ()) -> State:
-    """Load an initiative's STATE.md into the transaction and refuse to act on it when it is not valid.
-
-    `repairs` names fields the caller is about to set: their problems are left to the commit's validation.
-    """
-    target = initiative or tx.ctx.target
-    staged = tx.load("state", target.state_path, target)
-    _pin_legacy_numbering(staged.data)
-    problems = [p for p in problems_for("state", staged.data) if format_path(p.path) not in repairs]
-    if problems:
-        raise ValidationError(located(staged.doc, problems))
-    return State(staged.data)
-
-
-def _pin_legacy_numbering(data: dict[str, Any]) -> None:
-    """Give a file without a structure snapshot that is numbered from 0 its snapshot before a command moves
-    its position: the base is inferred from the position (`legacy_first_phase`), which the command is about
-    to change. A file numbered from 1, the default reading, is left without one."""
-    if "structure" in data or not isinstance(data.get("phases"), list):
-        return
-    if legacy_first_phase(State(data)) != 0:
-        return
-    data["structure"] = {"phases_total": len(data["phases"]), "first_phase": 0}
-
-
-def refusal(
-    tx: Transaction,
-    path: list[Any],
-    message: str,
-    initiative: Initiative | None = None,
-    *,
-    argument: str | None = None,
-) -> UsageError:
-    """A UsageError located at `path` of the initiative's STATE.md (file, line, column and field), about
-    `argument` when the message names one (see UsageError)."""
-    target = initiative or tx.ctx.target
-    staged = tx.load("state", target.state_path, target)
-    line, column = staged.doc.locate(list(path))
-    return UsageError(
-        message, argument=argument, file=staged.doc.path, line=line, column=column, field=shown_path(path, staged.data)
-    )
-
-
-def refuse_read_only(tx: Transaction, state: State, initiative: Initiative | None = None) -> None:
-    """Refuse to change an archived or completed initiative, saying how to make it writable."""
-    source = state.lifecycle.state
-    if source in READ_ONLY_STATES:
-        raise refusal(
-            tx,
-            ["lifecycle", "state"],
-            read_only_message(state.initiative, source),
-            initiative,
-        )
-
-
-def blocker_warnings(ctx: Context, initiative: Initiative, state: State, numbers: list[int]) -> list[str]:
-    """One warning per open blocker (new or active) that affects one of the phases `numbers` (see affected_phases)."""
-    from planstate.store import recordfiles
-
-    if not numbers:
-        return []
-    found, _problems = recordfiles.load_all(ctx, initiative, "blocker")  # unreadable ones: `planstate check` says so
-    affected = [
-        (record.id, set(affected_phases(state, record.data.get("affects"))))
-        for record in found
-        if record.data.get("status") in BLOCKING
-    ]
-    return [
-        f"blocker {blocker} still affects phase {number}: resolve or bypass it"
-        for number in numbers  # phase by phase, then blockers in file-name (id) order
-        for blocker, named in affected
-        if number in named
-    ]
-
-
-def parse_pairs(items: list[str] | tuple[str, ...], what: str = "evidence") -> dict[str, Any]:
-    """Read `KEY=VALUE` items into a mapping; values are YAML scalars (`coverage=65` is 65, `tests=42/45` text)."""
-    from planstate.model.coerce import read_yaml_value
-
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, text = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise UsageError(f"{what} {item!r} must be KEY=VALUE, e.g. tests=42/45")
-        value = read_yaml_value(text)
-        if isinstance(value, dict | list):
-            raise UsageError(f"{what} {key}: {text!r} is not a single value (quote it to keep it as text)")
-        out[key] = value
-    return out
-
-
-def generated_next_action(number: int, name: str) -> str:
-    """The next action planstate writes for a phase when nobody wrote one (`init` writes it for the first)."""
-    return f"Start phase {number}: {name}"
+def _generated(state: State, text: str) -> bool:
+    """Whether a next action is one planstate wrote itself for some phase (not someone's words)."""
+    return any(text == generated_next_action(n, p.name) for n, p in phasedata.numbered(state).items())
 
 
 class PhaseAPI:
@@ -206,8 +114,8 @@ class PhaseAPI:
         """Start phase `number`: a pending phase, or the current one when no phase is active (after a reopen)."""
         with self.ctx.transaction() as tx:
             state, phase, index = self._prepare(tx, number, "start")
-            current = _current(state)
-            active = _active(state)
+            current = phasedata.current(state)
+            active = phasedata.active(state)
             if phase.status == "active":
                 raise refusal(tx, ["phases", index, "status"], f"phase {number} is already active")
             if active is not None:
@@ -226,19 +134,31 @@ class PhaseAPI:
                     f"phase, can be started (make it current with `planstate position --phase {number}`)",
                 )
             previous = phase.status
-            _reset_rerun(phase)
-            _activate(phase, now())
+            phasedata.reset_rerun(phase)
+            phasedata.activate(phase, now())
             if number != current:
-                _move_to(state, number)
+                phasedata.move_to(state, number)
             warnings = blocker_warnings(self.ctx, self.ctx.target, state, [number])
         return self._result(state, "start", number, previous, warnings)
 
     def complete(
-        self, number: int, *, checkpoint: str = "passed", evidence: dict[str, Any] | None = None
+        self,
+        number: int,
+        *,
+        checkpoint: str = "passed",
+        evidence: dict[str, Any] | None = None,
+        next_action: str | None = None,
     ) -> PhaseResult:
-        """Complete the current phase with its checkpoint result; a failed checkpoint keeps it active to retry."""
+        """Complete the current phase with its checkpoint result; a failed checkpoint keeps it active to retry.
+
+        `next_action` replaces the next action in the same write; without it, a next action someone wrote
+        stays, with a warning that it was written before the phase completed."""
+        from planstate.ops.records import text
+
         if checkpoint not in ("passed", "failed"):
             raise UsageError(f"checkpoint must be passed or failed, not {checkpoint!r}")
+        if next_action is not None:
+            next_action = text(next_action, "next_action")
         with self.ctx.transaction() as tx:
             state, phase, index = self._prepare(tx, number, "complete")
             self._require_current_active(tx, state, number, "complete")
@@ -254,14 +174,23 @@ class PhaseAPI:
                 phase.evidence.update(evidence)
             phase.checkpoint = checkpoint
             started: list[int] = []
+            notes: list[str] = []
             if checkpoint == "passed":
                 phase.status = "completed"
                 phase.completed = now()
-                _clear(phase, "failure")
+                phasedata.clear(phase, "failure")
+                before = state.next_action
                 started = self._advance(tx, state, number, "phase complete")
+                if next_action is not None:
+                    state.next_action = next_action
+                elif before and state.next_action == before and not _generated(state, before):
+                    stale = f"the next action was written before phase {number} completed: {before.strip()!r}"
+                    notes.append(f"{stale[:200]}; if it is done, set the next one (`planstate next TEXT`)")
             else:
+                if next_action is not None:
+                    state.next_action = next_action
                 phase.failed_at = now()
-            warnings = blocker_warnings(self.ctx, self.ctx.target, state, [number, *started])
+            warnings = notes + blocker_warnings(self.ctx, self.ctx.target, state, [number, *started])
         return self._result(state, "complete", number, previous, warnings)
 
     def fail(self, number: int, *, reason: str) -> PhaseResult:
@@ -291,8 +220,8 @@ class PhaseAPI:
                     "only a failed phase or a failed checkpoint is retried",
                 )
             previous = phase.status
-            _reset_rerun(phase)
-            _activate(phase, now())
+            phasedata.reset_rerun(phase)
+            phasedata.activate(phase, now())
             warnings = blocker_warnings(self.ctx, self.ctx.target, state, [number])
         return self._result(state, "retry", number, previous, warnings)
 
@@ -312,30 +241,39 @@ class PhaseAPI:
             warnings = blocker_warnings(self.ctx, self.ctx.target, state, started)
         return self._result(state, "skip", number, previous, warnings)
 
+    # The structure commands live in ops/structure.py; these are their places on `ws.phase`.
+
+    def add(self, name: str, *, after: int | None = None, before: int | None = None) -> StructureResult:
+        """Add a pending phase at the end, right after phase `after` or right before phase `before`."""
+        from planstate.ops import structure
+
+        return structure.add(self.ctx, name, after=after, before=before)
+
+    def rename(self, number: int, name: str) -> StructureResult:
+        """Rename phase `number`."""
+        from planstate.ops import structure
+
+        return structure.rename(self.ctx, number, name)
+
+    def remove(self, number: int) -> StructureResult:
+        """Remove pending phase `number` (not the current one); later phases move up one number."""
+        from planstate.ops import structure
+
+        return structure.remove(self.ctx, number)
+
+    def move(self, number: int, *, to: int) -> StructureResult:
+        """Move pending phase `number` to become phase `to`."""
+        from planstate.ops import structure
+
+        return structure.move(self.ctx, number, to)
+
     # ------------------------------------------------------------------ rules shared by the commands
 
     def _prepare(self, tx: Transaction, number: int, verb: str) -> tuple[State, Phase, int]:
         """Load the state, require an active initiative and a valid phase number; return the state, phase, index."""
         state = checked_state(tx)
         refuse_read_only(tx, state)
-        source = state.lifecycle.state
-        self._auto_resumed = False
-        if source == "suspended":
-            # Suspended is a technical pause that resumes by itself when work goes on; paused,
-            # error and the rest were decisions or failures that a person or agent resumes explicitly.
-            reason = f"work went on: planstate phase {verb} {number}"
-            lifecycle.apply(tx, self.ctx.target, "resume", reason=reason, trigger="auto-resume")
-            self._auto_resumed = True
-            source = state.lifecycle.state
-        if source != "active":
-            moves = [t.command for t in lifecycle.allowed(source) if t.target == "active"]
-            commands = " or ".join(f"`planstate {'resume --activate' if m == 'resume' else m}`" for m in moves)
-            raise refusal(
-                tx,
-                ["lifecycle", "state"],
-                f"cannot {verb} phase {number}: the initiative is {source}; phases change only while it is "
-                f"active ({commands} makes it active)",
-            )
+        self._auto_resumed = require_active(tx, state, f"{verb} phase {number}", f"planstate phase {verb} {number}")
         numbers = phase_numbers(state)
         if not len(numbers):
             raise refusal(tx, ["phases"], f"cannot {verb} phase {number}: this initiative has no phases")
@@ -349,10 +287,10 @@ class PhaseAPI:
         return state, state.phases[index], index
 
     def _require_current(self, tx: Transaction, state: State, number: int, verb: str) -> None:
-        current = _current(state)
+        current = phasedata.current(state)
         if current == number:
             return
-        phases = _numbered(state)
+        phases = phasedata.numbered(state)
         where = "no phase is current" if current is None else f"phase {current} is the current phase"
         raise refusal(
             tx,
@@ -362,7 +300,7 @@ class PhaseAPI:
 
     def _require_current_active(self, tx: Transaction, state: State, number: int, verb: str) -> None:
         self._require_current(tx, state, number, verb)
-        phase = _numbered(state)[number]
+        phase = phasedata.numbered(state)[number]
         if phase.status == "active":
             return
         if phase.status == "failed" and verb == "complete":
@@ -385,14 +323,14 @@ class PhaseAPI:
         """After phase `number` finished: start the next pending phase, or complete the initiative when none is left.
 
         Returns the phase it started (none when it did not start one)."""
-        phases = _numbered(state)
+        phases = phasedata.numbered(state)
         finished_name = phases[number].name
         unfinished = [n for n, p in phases.items() if p.status not in FINISHED]
         following = [n for n in unfinished if n > number and phases[n].status == "pending"]
         if following:
             upcoming = following[0]
-            _activate(phases[upcoming], now())
-            _move_to(state, upcoming)
+            phasedata.activate(phases[upcoming], now())
+            phasedata.move_to(state, upcoming)
             if state.next_action == generated_next_action(number, finished_name):
                 state.next_action = generated_next_action(upcoming, phases[upcoming].name)
             return [upcoming]
@@ -412,9 +350,9 @@ class PhaseAPI:
     def _result(
         self, state: State, action: str, number: int, previous: str, warnings: list[str] | None = None
     ) -> PhaseResult:
-        phases = _numbered(state)
+        phases = phasedata.numbered(state)
         phase = phases[number]
-        current = _current(state)
+        current = phasedata.current(state)
         moved = current if current is not None and current != number else None
         completed = state.lifecycle.state == "completed"
         return PhaseResult(
@@ -440,78 +378,3 @@ class PhaseAPI:
             warnings=warnings or [],
             auto_resumed=self._auto_resumed,
         )
-
-
-# ---------------------------------------------------------------------------- helpers on plain phase data
-
-
-def _numbered(state: State) -> dict[int, Phase]:
-    """The phases by number."""
-    return dict(zip(phase_numbers(state), state.phases, strict=False))
-
-
-def _current(state: State) -> int | None:
-    """The current phase number (position.phase), or None when there is no position."""
-    value = state.position._data().get("phase") if state.position.exists() else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _active(state: State) -> tuple[int, Phase] | None:
-    """The active phase with its number, if any."""
-    for number, phase in _numbered(state).items():
-        if phase.status == "active":
-            return number, phase
-    return None
-
-
-def _activate(phase: Phase, when: datetime) -> None:
-    """Make a phase active, started now, one more attempt."""
-    phase.status = "active"
-    phase.started = when
-    phase.attempts = phase.attempts + 1
-
-
-def _reset_rerun(phase: Phase) -> None:
-    """Keep the previous run of the phase in `previous`, then clear what it left: timing, checkpoint,
-    evidence, failure (timing and checkpoints are history, never overwritten)."""
-    data = phase._data()
-    if phase.status == "pending" and data.get("started") is None:
-        return  # a first start: nothing ran yet, and evidence written beforehand belongs to this attempt
-    attempt: dict[str, Any] = {
-        "started": phase.started,
-        "ended": phase.completed or phase.failed_at,
-        "checkpoint": phase.checkpoint,
-        "evidence": dict(data.get("evidence") or {}),
-        "failure": phase.failure,
-    }
-    phase.previous.append(Attempt(attempt))
-    _clear(phase, "completed")
-    _clear(phase, "failed_at")
-    _clear(phase, "failure")
-    _clear(phase, "skip_reason")
-    if "evidence" in data:
-        del phase._writable()["evidence"]
-    if phase.checkpoint != "pending":
-        phase.checkpoint = "pending"
-
-
-def _move_to(state: State, number: int) -> None:
-    """Make `number` the current phase and reset the task-level position (a new phase starts fresh)."""
-    position = state.position
-    position.phase = number
-    data = position._data()
-    for key in ("task", "plan", "plan_name", "wave", "step"):
-        _clear(position, key)
-    if data.get("status", "pending") != "pending":
-        position.status = "pending"
-    if state.progress.exists():
-        progress = state.progress
-        _clear(progress, "current_phase_tasks")
-        if progress._data().get("current_phase_completed") not in (None, 0):
-            progress.current_phase_completed = 0
-
-
-def _clear(model: Any, key: str) -> None:
-    """Set a key to null only when it holds a value, so an absent key stays absent (no new lines in the file)."""
-    if model._data().get(key) is not None:
-        model._writable()[key] = None

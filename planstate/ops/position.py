@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from planstate.core.errors import UsageError
 from planstate.model.kinds import TASK_STATUSES, UNSET, State, Unset, phase_numbers
 from planstate.ops.fields import Change, Edited
-from planstate.ops.phases import checked_state, refusal, refuse_read_only
+from planstate.ops.phaserules import checked_state, refusal, refuse_read_only, require_active
 from planstate.text.paths import get_in, parse_path
 from planstate.text.plaindata import same
 
@@ -245,6 +245,7 @@ class TaskAPI:
         with self.ctx.transaction() as tx:
             state = checked_state(tx)
             refuse_read_only(tx, state)
+            require_active(tx, state, "start a task", "planstate task start")
             tracker = _Tracker(state, paths)
             _positioned(tx, state, "a task", "set the phase first (`planstate position --phase N`)")
             position = state.position
@@ -262,6 +263,7 @@ class TaskAPI:
         with self.ctx.transaction() as tx:
             state = checked_state(tx)
             refuse_read_only(tx, state)
+            require_active(tx, state, "finish a task", "planstate task done")
             tracker = _Tracker(state, paths)
             position = state.position
             if not position.exists() or position.task is None:

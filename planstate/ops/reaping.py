@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from planstate.core import durations
 from planstate.core.clock import now, parse_datetime
 from planstate.core.errors import LockTimeout, PlanstateError, UsageError
+from planstate.model import verdicts
 from planstate.model.validation import located, problems_for
 from planstate.ops.heartbeats import forget, last_heartbeat
 from planstate.store import recordfiles
@@ -140,10 +141,13 @@ def _reap_one(
     latest: list[datetime] = []  # every session's last sign of life, for the initiative's activity
     for record in found:
         beat = last_heartbeat(ctx, record.id)
-        started = parse_datetime(record.data.get("started"))
-        seen = max((t for t in (beat, started) if t is not None), default=None)
+        seen = verdicts.last_seen(beat, record.data.get("started"))
         latest.extend(t for t in (seen, parse_datetime(record.data.get("ended"))) if t is not None)
-        if record.data.get("status") == "active" and seen is not None and when - seen > stale:
+        if (
+            seen is not None
+            and record.data.get("status") == "active"
+            and verdicts.silent(seen, when, stale.total_seconds())
+        ):
             _crash(ctx, tx, record, slug, seen, beat is not None, stale, result)
     if idle is not None:
         _abandon_if_idle(ctx, tx, initiative, slug, when, idle, latest, result)

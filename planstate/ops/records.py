@@ -263,3 +263,37 @@ def located(tx: Transaction, kind: str, path: Path, name: str) -> dict[str, Any]
     doc = tx.load(kind, path).doc
     line, column = doc.locate([name])
     return {"file": doc.path, "line": line, "column": column, "field": name}
+
+
+def known_phases(ctx: Context) -> range | None:
+    """The phase numbers of the target initiative, when its STATE.md can be read (None otherwise: a record is
+    still worth keeping, and validate and check report the broken STATE.md)."""
+    from planstate.model.kinds import State, phase_numbers
+
+    try:
+        data = ctx.cached_data(ctx.target.state_path)
+    except PlanstateError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    try:
+        return phase_numbers(State(data))
+    except (TypeError, ValueError):
+        return None
+
+
+def refuse_unknown_phases(ctx: Context, affects: Sequence[str]) -> None:
+    """Refuse `affects` items that name a phase the initiative does not have (`phase 4` of three): check would
+    report the record as a missing reference, and no command may leave the workspace failing check."""
+    from planstate.model.kinds import phase_reference
+
+    numbers = known_phases(ctx)
+    if numbers is None or not len(numbers):
+        return
+    for item in affects:
+        number = phase_reference(item)
+        if number is not None and number not in numbers:
+            raise UsageError(
+                f"names phase {number}, but phases are numbered {numbers.start} to {numbers.stop - 1}",
+                field="affects",
+            )

@@ -9,28 +9,28 @@ the current time (how long a phase has run, stall detection) uses `planstate.cor
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from statistics import mean
 from typing import TYPE_CHECKING, Any
 
 from planstate.check.findings import CONTRADICTIONS, Finding
 from planstate.core.clock import now as clock_now
 from planstate.core.clock import parse_datetime
+from planstate.model import verdicts
 from planstate.model.derived import percent_of
 from planstate.model.kinds import (
-    BLOCKING,
     FINISHED,
     OPEN_BLOCKERS,
     State,
-    affected_phases,
     is_complete,
     phase_at,
     phase_numbers,
     to_json,
 )
+from planstate.report import doubts
+from planstate.report.doubts import SHOWN_FILES
+from planstate.report.notes import notes
 from planstate.store import recordfiles
 
 if TYPE_CHECKING:
@@ -40,31 +40,9 @@ if TYPE_CHECKING:
 
 RECENT_DECISIONS = 5
 SHOWN_BLOCKERS = 8
-SHOWN_FILES = 10
-SHOWN_GIT_FILES = 10
 HIDDEN_DECISIONS = ("superseded", "rejected")  # decisions that no longer (or never did) hold
 TEXT_LIMIT = 160  # characters of one user text shown in the brief
-ACTIVATION_LIMIT = 120  # characters of the line `--activate` prints above the brief (it counts toward the budget)
-DEFAULT_BUDGET = 4000  # characters of the text brief when no --budget is given
 ELLIPSIS = "…"
-
-MIN_BUDGET = 400  # below this, a budget cannot keep the heading, the status and a useful next action
-# Parts of the brief that a budget may drop, least important first. What is never dropped: the heading, the
-# status with the lifecycle's why, and the next action (shortened with an ellipsis only when nothing else is left).
-DROP_ORDER = (
-    "files_modified",
-    "open_questions",
-    "decisions",
-    "timing",
-    "last_session",
-    "sessions",
-    "checkpoints",
-    "blockers",
-    "verification",
-    "position",
-    "current_phase",
-    "progress",
-)
 
 
 @dataclass
@@ -92,6 +70,8 @@ class Brief:
     position: dict[str, Any] | None = None
     open_questions: list[str] | None = None
     files_modified: dict[str, Any] | None = None
+    key_implementations: list[str] | None = None
+    notes: str | None = None  # people's text in STATE.md's body, outside the generated regions
     verification: list[dict[str, Any]] | None = None
     dropped: list[str] = field(default_factory=list)
 
@@ -120,6 +100,8 @@ class Brief:
             "position": self.position,
             "open_questions": self.open_questions,
             "files_modified": self.files_modified,
+            "key_implementations": self.key_implementations,
+            "notes": self.notes,
             "verification": self.verification,
             "dropped": self.dropped,
         }
@@ -169,9 +151,12 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     out.current_phase = _current_phase(state, when, entries)
     out.timing = _timing(state, out.current_phase)
     out.checkpoints = _failed_checkpoints(state)
-    out.blocked_phases = _blocked_phases(state, loaded["blocker"])
-    out.escalate = _escalate(state, out.blocked_phases)
-    out.status = _status(state, out.current_phase, out.timing, out.blocked_phases)
+    blocked = verdicts.blocked(state, [(r.id, r.data) for r in loaded["blocker"]])
+    out.escalate = verdicts.escalate(state, blocked)
+    out.status = verdicts.status(state, blocked, out.timing["possibly_stalled"])
+    for item in blocked:
+        item["blockers"] = [{**b, "title": shorten(b["title"], 80)} for b in item["blockers"]]
+    out.blocked_phases = blocked
     out.blockers = _blockers(loaded["blocker"], unusable["blocker"])
     out.decisions = _decisions(loaded["decision"], unusable["decision"])
     out.last_session, out.sessions = _sessions(ctx, loaded["session"], unusable["session"], when)
@@ -179,7 +164,9 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     out.position = _position(state)
     out.open_questions = list(state.resume_context.open_questions)
     out.files_modified = _files(ctx, state)
-    out.verification = _verify(ctx, state, loaded["blocker"], loaded["session"])
+    out.key_implementations = [shorten(item) for item in state.resume_context.key_implementations]
+    out.notes = notes(state_read.raw or b"")
+    out.verification = doubts.verify(ctx, state, loaded["blocker"], loaded["session"]) + doubts.typos(findings)
     return out
 
 
@@ -263,69 +250,26 @@ def _current_phase(state: State, when: datetime, entries: list[dict[str, Any]]) 
     phase = phase_at(state, number)
     if phase is None:
         return {"number": number, "name": None, "status": None, "started": None, "running_seconds": None}
-    running = None
-    if phase.status in ("active", "failed") and phase.started is not None and phase.completed is None:
-        running = active_seconds(phase.started, when, entries, state)
     return {
         "number": number,
         "name": phase.name,
         "status": phase.status,
-        "checkpoint": phase.checkpoint,
+        "checkpoint": verdicts.checkpoint(phase),
         "started": phase.started,
-        "running_seconds": running,
+        "running_seconds": verdicts.running_seconds(state, when, entries),
         "attempts": phase.attempts,
     }
 
 
-def active_seconds(start: datetime, end: datetime, entries: list[dict[str, Any]], state: State) -> int:
-    """Whole seconds between `start` and `end` during which the initiative was active, from history.jsonl's
-    transitions: time paused, suspended or otherwise stopped does not count as time spent in a phase.
-    Without a history, the lifecycle's own `since` tells when a stopped initiative stopped."""
-    timeline = sorted(
-        (at, str(entry.get("to")))
-        for entry in entries
-        if (at := parse_datetime(entry.get("at"))) is not None and entry.get("to") is not None
-    )
-    if not timeline:
-        return _active_seconds_without_history(start, end, state)
-    current = "active"  # before the first transition the initiative was being created: count it as active
-    total = 0.0
-    cursor = start
-    for at, target in timeline:
-        if at <= start:
-            current = target
-            continue
-        if at >= end:
-            break
-        if current == "active":
-            total += (at - cursor).total_seconds()
-        cursor, current = at, target
-    if current == "active" and end > cursor:
-        total += (end - cursor).total_seconds()
-    return max(0, int(total))
-
-
-def _active_seconds_without_history(start: datetime, end: datetime, state: State) -> int:
-    """Whole seconds from `start` to `end`, or to when the lifecycle's `since` says a stopped initiative stopped."""
-    lifecycle = state.lifecycle
-    if lifecycle.state != "active" and lifecycle.since is not None and lifecycle.since > start:
-        end = min(end, lifecycle.since)
-    return max(0, int((end - start).total_seconds()))
-
-
 def _timing(state: State, current: dict[str, Any] | None) -> dict[str, Any]:
     """Average completed-phase duration, estimate of the time remaining, and whether the current phase stalled."""
-    durations = [
-        (p.completed - p.started).total_seconds()
-        for p in state.phases
-        if p.status == "completed" and p.started is not None and p.completed is not None
-    ]
+    durations = verdicts.completed_durations(state)
     total = len(phase_numbers(state))
     done = sum(1 for p in state.phases if p.status in FINISHED)
     remaining = max(0, total - done)
     average = mean(durations) if durations else None
     running = current.get("running_seconds") if current else None
-    stalled = bool(average and running is not None and running > 2 * average)
+    stalled = verdicts.stalled(running, durations)
     return {
         "timed_phases": len(durations),
         "average_phase_seconds": round(average) if average is not None else None,
@@ -341,65 +285,18 @@ def _failed_checkpoints(state: State) -> list[dict[str, Any]]:
     numbers = phase_numbers(state)
     out = []
     for i, phase in enumerate(state.phases):
-        if phase.checkpoint == "failed" or phase.status == "failed":
+        if verdicts.checkpoint(phase) == "failed":
             out.append(
                 {
                     "number": numbers.start + i,
                     "name": phase.name,
                     "status": phase.status,
-                    "checkpoint": phase.checkpoint,
+                    "checkpoint": verdicts.checkpoint(phase),
                     "evidence": dict(phase.evidence),
                     "failure": phase.failure,
                 }
             )
     return out
-
-
-def _status(state: State, current: dict[str, Any] | None, timing: dict[str, Any], blocked: list[dict[str, Any]]) -> str:
-    """The status, first that applies: completed, paused or another stopped state, checkpoint failed, blocked (the
-    current phase waits on an open blocker), possibly stalled, active."""
-    if is_complete(state):
-        return "completed"
-    lifecycle_state = state.lifecycle.state
-    if lifecycle_state != "active":
-        return lifecycle_state  # paused, suspended, error, failed, abandoned, archived: stopped, and why comes first
-    if current and (current.get("checkpoint") == "failed" or current.get("status") == "failed"):
-        return "checkpoint_failed"
-    if any(item["current"] for item in blocked):
-        return "blocked"
-    if timing["possibly_stalled"]:
-        return "possibly_stalled"
-    return "active"
-
-
-def _blocked_phases(state: State, blockers: list[recordfiles.Record]) -> list[dict[str, Any]]:
-    """Unfinished phases that an open (new or active) blocker names, each with those blockers, oldest first."""
-    found: dict[int, list[recordfiles.Record]] = {}
-    for record in sorted(blockers, key=lambda r: (str(r.data.get("identified")), r.id)):
-        if record.data.get("status") in BLOCKING:
-            for number in affected_phases(state, record.data.get("affects")):
-                found.setdefault(number, []).append(record)
-    out = []
-    for number in sorted(found):
-        phase = phase_at(state, number)
-        if phase is None or phase.status in FINISHED:
-            continue
-        items = [
-            {"id": r.id, "title": shorten(r.data.get("title") or r.data.get("description") or "", 80)}
-            for r in found[number]
-        ]
-        current = state.position.exists() and state.position.phase == number
-        out.append({"number": number, "name": phase.name, "current": current, "blockers": items})
-    return out
-
-
-def _escalate(state: State, blocked: list[dict[str, Any]]) -> bool:
-    """Whether every unfinished phase is blocked: no agent can go on, so a person must resolve or bypass a blocker."""
-    if is_complete(state) or state.lifecycle.state in ("completed", "archived"):
-        return False
-    numbered = zip(phase_numbers(state), state.phases, strict=False)
-    unfinished = [n for n, phase in numbered if phase.status not in FINISHED]
-    return bool(unfinished) and set(unfinished) <= {item["number"] for item in blocked}
 
 
 def _blockers(items: list[recordfiles.Record], unusable: int) -> dict[str, Any]:
@@ -457,7 +354,7 @@ def _sessions(
     that has just started its own session still sees the handoff of the one before.
     """
     from planstate.check.checks import STALE_AFTER
-    from planstate.ops.sessions import last_heartbeat
+    from planstate.ops.heartbeats import last_heartbeat
 
     def started(r: recordfiles.Record) -> tuple[datetime, str]:
         """A sort key: the start (the earliest time for a session without a readable one), then the id."""
@@ -467,9 +364,8 @@ def _sessions(
     live: list[recordfiles.Record] = []
     over: list[recordfiles.Record] = []
     for record in items:
-        times = (last_heartbeat(ctx, record.id), parse_datetime(record.data.get("started")))
-        latest = seen[record.id] = max((t for t in times if t is not None), default=None)
-        alive = latest is not None and (when - latest).total_seconds() <= STALE_AFTER
+        latest = seen[record.id] = verdicts.last_seen(last_heartbeat(ctx, record.id), record.data.get("started"))
+        alive = latest is not None and not verdicts.silent(latest, when, STALE_AFTER)
         (live if record.data.get("status") == "active" and alive else over).append(record)
     active = [_live_session(r, seen[r.id]) for r in sorted(live, key=started)]
     summary = {"total": len(items), "unreadable": unusable, "active": active}
@@ -526,234 +422,6 @@ def _files(ctx: Context, state: State) -> dict[str, Any]:
     """The files the resume context lists as modified that still exist; the missing ones are only counted, since
     the verification lists them."""
     files = list(state.resume_context.files_modified)
-    missing = set(_missing(ctx, state))
+    missing = set(doubts.missing(ctx, state))
     present = [name for name in files if name not in missing]
     return {"total": len(files), "missing": len(files) - len(present), "items": present[:SHOWN_FILES]}
-
-
-def _missing(ctx: Context, state: State) -> list[str]:
-    """The files the resume context lists as modified that no longer exist (relative to the project folder)."""
-    project = ctx.root.parent
-    return [name for name in state.resume_context.files_modified if not (project / name).exists()]
-
-
-def _verify(
-    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
-) -> list[dict[str, Any]]:
-    """Verify the state before resuming from it: the resume context against the working tree, and the blockers
-    against the phases; one flag per doubt, in the order of `VERIFICATIONS`."""
-    return [flag for verify in VERIFICATIONS for flag in verify(ctx, state, blockers, sessions)]
-
-
-def _legacy_format(
-    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
-) -> list[dict[str, Any]]:
-    """A STATE.md without a structure snapshot: completion is only inferred."""
-    if state.structure.exists():
-        return []
-    message = "legacy format: no structure snapshot; completion is inferred from completed phases"
-    return [{"kind": "legacy_format", "message": message}]
-
-
-def _missing_files(
-    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
-) -> list[dict[str, Any]]:
-    """Files the resume context lists as modified that no longer exist."""
-    missing = _missing(ctx, state)
-    if not missing:
-        return []
-    return [
-        {
-            "kind": "missing_files",
-            "files": missing[:SHOWN_FILES],
-            "count": len(missing),
-            "message": f"{len(missing)} file{'s are' if len(missing) != 1 else ' is'} listed as modified "
-            f"but no longer exist{'s' if len(missing) == 1 else ''}",
-        }
-    ]
-
-
-def _unrecorded_changes(
-    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
-) -> list[dict[str, Any]]:
-    """Files git says changed since the state's last news (see `_changes_since`) that the resume context does not
-    mention (planning files aside)."""
-    from planstate.core import git
-
-    since, event = _changes_since(state, sessions)
-    changed = git.changed_since(ctx.root.parent, since)
-    if changed is None:
-        return []
-    planning = ctx.root.name + "/"
-    mentioned = {_norm(n) for n in state.resume_context.files_modified}
-    unmentioned = [c for c in changed if not c.startswith(planning) and _norm(c) not in mentioned]
-    if not unmentioned:
-        return []
-    count = len(unmentioned)
-    files = f"{count} file{'s' if count != 1 else ''}"
-    changed_text = f"changed in git since {SINCE_TEXT[event]}" if event else "with uncommitted changes"
-    return [
-        {
-            "kind": "unrecorded_changes",
-            "files": unmentioned[:SHOWN_GIT_FILES],
-            "count": count,
-            "since": since,
-            "since_event": event,
-            "message": f"{files} {changed_text} that the state does not mention",
-        }
-    ]
-
-
-def _blockers_on_completed_phases(
-    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
-) -> list[dict[str, Any]]:
-    """Open blockers that still affect a completed phase: the blocker or what it affects is out of date."""
-    flags = []
-    for blocker in blockers:
-        if blocker.data.get("status") not in OPEN_BLOCKERS:
-            continue
-        for number in affected_phases(state, blocker.data.get("affects")):
-            phase = phase_at(state, number)
-            if phase is not None and phase.status == "completed":
-                flags.append(
-                    {
-                        "kind": "blocker_on_completed_phase",
-                        "blocker": blocker.id,
-                        "phase_number": number,
-                        "message": f"blocker {blocker.id} still affects phase {number} ({phase.name}), "
-                        "which is already completed: resolve the blocker or correct what it affects",
-                    }
-                )
-    return flags
-
-
-VERIFICATIONS: tuple[
-    Callable[[Context, State, list[recordfiles.Record], list[recordfiles.Record]], list[dict[str, Any]]], ...
-] = (_legacy_format, _missing_files, _unrecorded_changes, _blockers_on_completed_phases)
-
-
-# What `since` of an unrecorded_changes flag is, in the words of its message.
-SINCE_TEXT = {
-    "session_ended": "the last session ended",
-    "session_started": "the oldest active session started (no session has ended)",
-    "lifecycle_changed": "the last lifecycle change (no session yet)",
-    "created": "the initiative was created (no session yet)",
-}
-
-
-def _changes_since(state: State, sessions: list[recordfiles.Record]) -> tuple[datetime | None, str | None]:
-    """From when git changes are work the state may not know of: the end of the last session that ended; when none
-    has, the start of the oldest active one (a crashed agent's work is all unrecorded); with no session at all, the
-    last lifecycle change or the creation. Uncommitted changes count whatever this is."""
-    ends = [e for s in sessions if (e := parse_datetime(s.data.get("ended"))) is not None]
-    if ends:
-        return max(ends), "session_ended"
-    starts = [t for s in sessions if s.data.get("status") == "active" and (t := parse_datetime(s.data.get("started")))]
-    if starts:
-        return min(starts), "session_started"
-    if state.lifecycle.exists() and state.lifecycle.since is not None:
-        return state.lifecycle.since, "lifecycle_changed"
-    return (state.created, "created") if state.created is not None else (None, None)
-
-
-def _norm(name: str) -> str:
-    """A listed file name as git prints it: POSIX separators, no leading `./`."""
-    return Path(name).as_posix().removeprefix("./")
-
-
-# ---------------------------------------------------------------------------- rendering
-
-
-def duration_text(seconds: float | None) -> str:
-    """A duration for the brief: `durations.show`, or `unknown` when there is none."""
-    from planstate.core.durations import show
-
-    return "unknown" if seconds is None else show(seconds)
-
-
-def when_text(value: Any, now: datetime) -> str:
-    """A timestamp for people with how long ago it was: `2026-11-21 17:00 UTC (2d 3h ago)`."""
-    at = parse_datetime(value)
-    if at is None:
-        return "unknown"
-    ago = (now - at).total_seconds()
-    stamp = at.strftime("%Y-%m-%d %H:%M UTC")
-    return f"{stamp} ({duration_text(ago)} ago)" if ago >= 0 else stamp
-
-
-def render_text(ctx: Context, b: Brief) -> str:
-    """The brief for people, from the `resume.md.j2` template (users may override it)."""
-    from planstate.text import templates
-
-    context = {"b": b.to_dict(), "raw": b, "duration": duration_text, "when": lambda v: when_text(v, b.now)}
-    return templates.render("resume.md.j2", context, planning=ctx.root).rstrip("\n") + "\n"
-
-
-def fit(ctx: Context, b: Brief, budget: int = DEFAULT_BUDGET) -> tuple[Brief, str]:
-    """Drop the least important parts until the text fits in `budget` characters; return the brief and its text.
-
-    The status line and the next action are never cut inside: everything else goes first, then the next
-    action is shortened with an ellipsis, then the list of problems and long lifecycle texts. Only when
-    even that does not fit is the text cut, at a line, and says so.
-    """
-    text = render_text(ctx, b)
-    for part in DROP_ORDER:
-        if len(text) <= budget:
-            return b, text
-        if getattr(b, part) in (None, [], {}):
-            continue
-        if render_text(ctx, b.without(part, note=False)) == text:
-            continue  # it shows nothing (no files left to list, say): "left out" would not be true
-        b = b.without(part)
-        text = render_text(ctx, b)
-    if len(text) > budget and b.next_action and len(b.next_action) > 1:
-        b, text = _shorten_next_action(ctx, b, budget)
-    if len(text) > budget:
-        b = _shorten_the_rest(b)
-        text = render_text(ctx, b)
-    if len(text) > budget:
-        note = "\n(cut to fit the budget; a larger --budget, or --json, shows everything)\n"
-        keep = text[: max(0, budget - len(note))]
-        text = (keep[: keep.rfind("\n")] if "\n" in keep else keep).rstrip() + note
-        b.dropped.append("text")
-    return b, text
-
-
-def _shorten_next_action(ctx: Context, b: Brief, budget: int) -> tuple[Brief, str]:
-    """The brief with the longest start of its next action (and an ellipsis) that fits in `budget`."""
-    from dataclasses import replace
-
-    assert b.next_action is not None
-    full = b.next_action
-    dropped = [*b.dropped, "next_action"]
-    low, high = 1, len(full) - 1
-    best = replace(b, next_action=full[:1].rstrip() + ELLIPSIS, dropped=dropped)
-    while low <= high:
-        middle = (low + high) // 2
-        trial = replace(b, next_action=full[:middle].rstrip() + ELLIPSIS, dropped=dropped)
-        if len(render_text(ctx, trial)) <= budget:
-            best, low = trial, middle + 1
-        else:
-            high = middle - 1
-    return best, render_text(ctx, best)
-
-
-def _shorten_the_rest(b: Brief) -> Brief:
-    """The brief with the first problem only (and how many more), and its title and lifecycle texts shortened."""
-    from dataclasses import replace
-
-    changes: dict[str, Any] = {"title": shorten(b.title, 60) if b.title else b.title}
-    if len(b.trust) > 1:
-        more = len(b.trust) - 1
-        extra = {"problem": f"and {more} more problem{'s' if more != 1 else ''}", "code": None, "path": None}
-        changes["trust"] = [b.trust[0], {**extra, "line": None, "fix": "run `planstate check` to see them all"}]
-        changes["dropped"] = [*b.dropped, "trust"]
-    if b.lifecycle is not None:
-        lifecycle = dict(b.lifecycle)
-        for key in ("reason", "context"):
-            if lifecycle.get(key):
-                lifecycle[key] = shorten(lifecycle[key], 60)
-        if lifecycle.get("error"):
-            lifecycle["error"] = {**lifecycle["error"], "message": shorten(lifecycle["error"]["message"], 60)}
-        changes["lifecycle"] = lifecycle
-    return replace(b, **changes)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
+from planstate.model import verdicts
 from planstate.model.derived import progress_bar, recompute
 from planstate.model.kinds import State, is_complete, phase_at, to_json
 from planstate.model.validation import check
@@ -23,6 +24,7 @@ class Status:
     file: str | None
     initiative: str
     title: str
+    status: str  # the one-word verdict resume gives too (model/verdicts.status)
     lifecycle: str
     lifecycle_since: Any
     lifecycle_reason: str | None
@@ -36,6 +38,8 @@ class Status:
     current_phase_status: str | None
     current_phase_started: Any
     current_phase_checkpoint: str | None
+    blockers: list[dict[str, Any]]  # the open blockers of the current phase: id and title
+    possibly_stalled: bool
     phases_total: int
     phases_completed: int
     percent: int
@@ -89,19 +93,30 @@ _NESTED |= {"completed_at", "error"} | {f"current_phase_{s}" for s in ("name", "
 
 
 def status(ctx: Context) -> Status:
-    """The status of the initiative acted on, with derived values recomputed (true even if the file's are stale)."""
+    """The status of the initiative acted on, with derived values recomputed (true even if the file's are stale).
+
+    Its verdicts (status, checkpoint, blockers, possibly stalled) come from model/verdicts.py, as resume's do."""
+    from planstate.core.clock import now
+    from planstate.store import history, recordfiles
+
     doc = ctx.state_document()
     check(doc, "state")
     state = State(doc.data)
     recompute(state)  # on a private copy of the data
     position = state.position
     current = phase_at(state, position.phase) if position.exists() else None
+    initiative = ctx.target
+    blockers, _ = recordfiles.load_all(ctx, initiative, "blocker")
+    blocked = verdicts.blocked(state, [(r.id, r.data) for r in blockers])
+    entries, _problems = history.read(initiative.history_path, ctx.display(initiative.history_path), ctx.root)
+    stalled = verdicts.stalled(verdicts.running_seconds(state, now(), entries), verdicts.completed_durations(state))
     progress = state.progress
     lifecycle = state.lifecycle
     return Status(
         file=doc.path,
         initiative=state.initiative,
         title=state.title,
+        status=verdicts.status(state, blocked, stalled),
         lifecycle=lifecycle.state,
         lifecycle_since=to_json(lifecycle.since),
         lifecycle_reason=lifecycle.reason,
@@ -114,7 +129,9 @@ def status(ctx: Context) -> Status:
         current_phase_name=current.name if current else None,
         current_phase_status=current.status if current else None,
         current_phase_started=to_json(current.started) if current else None,
-        current_phase_checkpoint=current.checkpoint if current else None,
+        current_phase_checkpoint=verdicts.checkpoint(current) if current else None,
+        blockers=next((item["blockers"] for item in blocked if item["current"]), []),
+        possibly_stalled=stalled,
         phases_total=progress.phases_total if progress.exists() else 0,
         phases_completed=progress.phases_completed if progress.exists() else 0,
         percent=progress.percent if progress.exists() else 0,

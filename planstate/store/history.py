@@ -33,6 +33,17 @@ def entry(
     return {"at": at, "from": source, "to": target, "trigger": trigger, "reason": reason, "by": by}
 
 
+def is_transition(item: dict[str, Any]) -> bool:
+    """Whether an entry moves the lifecycle. A structure change (`phase add`, a `repair` of the snapshot) leaves it
+    where it was: its `from` is its `to`, and no rule about the last transition reads it."""
+    return item.get("from") != item.get("to")
+
+
+def last_transition(entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The last entry that moves the lifecycle (entries oldest first), or None when none does."""
+    return next((item for item in reversed(entries) if is_transition(item)), None)
+
+
 def line(item: dict[str, Any]) -> str:
     """One entry as its line of JSON (keys in the documented order, extra keys after them)."""
     ordered = {k: item.get(k) for k in KEYS}

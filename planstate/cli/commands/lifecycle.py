@@ -40,7 +40,7 @@ def cmd_transition(args: argparse.Namespace) -> int:
     """Apply the lifecycle verb the command was registered with (`args.verb`)."""
     details = None
     if getattr(args, "detail", None):
-        from planstate.ops.phases import parse_pairs
+        from planstate.ops.phaserules import parse_pairs
 
         details = parse_pairs(args.detail, "detail")
     ws = workspace(args)

@@ -1,4 +1,4 @@
-"""`planstate phase …`: start, complete, fail, retry or skip a phase."""
+"""`planstate phase …`: start, complete, fail, retry or skip a phase; add, rename, remove or move one."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from planstate.core.errors import EXIT_OK
 
 
 def register(cli: Registrar) -> None:
-    """Add the `phase` group: start, complete, fail, retry, skip."""
-    group = cli.group("phase", "start, complete, fail, retry or skip a phase")
-    for subcommand in (_start, _complete, _fail, _retry, _skip):
+    """Add the `phase` group: start, complete, fail, retry, skip; add, rename, remove, move."""
+    group = cli.group("phase", "start, complete, fail, retry or skip a phase; add, rename, remove or move one")
+    for subcommand in (_start, _complete, _fail, _retry, _skip, _add, _rename, _remove, _move):
         subcommand(group)
 
 
@@ -32,7 +32,10 @@ def _complete(group: Registrar) -> None:
         "complete",
         cmd_complete,
         "complete the current phase; the last one completes the initiative",
-        examples=["planstate phase complete 2 --evidence tests=41/41 --evidence review=approved"],
+        examples=[
+            "planstate phase complete 2 --evidence tests=41/41 --evidence review=approved",
+            'planstate phase complete 2 --next "Start the OAuth phase with the Google provider"',
+        ],
     )
     p.add_argument("number", type=int, metavar="N", help="the phase number (must be the current phase)")
     p.add_argument(
@@ -47,14 +50,22 @@ def _complete(group: Registrar) -> None:
         metavar="KEY=VALUE",
         help="evidence for the checkpoint, e.g. tests=42/45 (repeat; values read as YAML scalars)",
     )
+    p.add_argument(
+        "--next",
+        dest="next_action",
+        metavar="TEXT",
+        help="the next action, set in the same write (else one someone wrote stays, with a warning)",
+    )
 
 
 def cmd_complete(args: argparse.Namespace) -> int:
     """Complete the current phase with its checkpoint result and evidence."""
-    from planstate.ops.phases import parse_pairs
+    from planstate.ops.phaserules import parse_pairs
 
     evidence = parse_pairs(args.evidence or [])
-    result = workspace(args).phase.complete(args.number, checkpoint=args.checkpoint, evidence=evidence)
+    result = workspace(args).phase.complete(
+        args.number, checkpoint=args.checkpoint, evidence=evidence, next_action=args.next_action
+    )
     return print_phase(args, result)
 
 
@@ -93,6 +104,96 @@ def _skip(group: Registrar) -> None:
 def cmd_skip(args: argparse.Namespace) -> int:
     """Skip the current phase and move on."""
     return print_phase(args, workspace(args).phase.skip(args.number, reason=args.reason))
+
+
+def _add(group: Registrar) -> None:
+    p = group.add(
+        "add",
+        cmd_add,
+        "add a pending phase (at the end, or after or before phase N); later phases are renumbered",
+        examples=["planstate phase add 'Security review' --before 3", "planstate phase add Deploy"],
+    )
+    p.add_argument("name", metavar="NAME", help="the new phase's name")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--after", type=int, metavar="N", help="put it right after phase N")
+    where.add_argument("--before", type=int, metavar="N", help="put it right before phase N")
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    """Add a phase."""
+    return print_structure(args, workspace(args).phase.add(args.name, after=args.after, before=args.before))
+
+
+def _rename(group: Registrar) -> None:
+    p = group.add(
+        "rename",
+        cmd_rename,
+        "rename a phase (blockers that name it by name follow)",
+        examples=["planstate phase rename 2 'Build the API'"],
+    )
+    p.add_argument("number", type=int, metavar="N", help="the phase number")
+    p.add_argument("name", metavar="NAME", help="its new name")
+
+
+def cmd_rename(args: argparse.Namespace) -> int:
+    """Rename a phase."""
+    return print_structure(args, workspace(args).phase.rename(args.number, args.name))
+
+
+def _remove(group: Registrar) -> None:
+    p = group.add("remove", cmd_remove, "remove a pending phase (not the current one); later phases are renumbered")
+    p.add_argument("number", type=int, metavar="N", help="the phase number")
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    """Remove a pending phase."""
+    return print_structure(args, workspace(args).phase.remove(args.number))
+
+
+def _move(group: Registrar) -> None:
+    p = group.add(
+        "move",
+        cmd_move,
+        "move a pending phase to another place; the phases between are renumbered",
+        examples=["planstate phase move 5 --to 3"],
+    )
+    p.add_argument("number", type=int, metavar="N", help="the phase number")
+    p.add_argument("--to", type=int, required=True, metavar="M", help="the number it gets")
+
+
+def cmd_move(args: argparse.Namespace) -> int:
+    """Move a pending phase."""
+    return print_structure(args, workspace(args).phase.move(args.number, to=args.to))
+
+
+def print_structure(args: argparse.Namespace, result: Any) -> int:
+    """Print what a structure command did: one line (warnings on stderr), or the result as JSON."""
+    if args.json:
+        reply(result.to_dict())
+    else:
+        out(structure_line(result))
+    for line in result.warnings:
+        warn(line)
+    return EXIT_OK
+
+
+def structure_line(r: Any) -> str:
+    """One line saying what a structure command did (a StructureResult)."""
+    if not r.changed:
+        return f"phase {r.phase} ({r.name}): nothing changed"
+    text = {
+        "add": f"phase {r.phase} ({r.name}) added ({r.phases_total} phases)",
+        "rename": f"phase {r.phase} renamed: {r.from_name} → {r.name}",
+        "remove": f"phase {r.from_phase} ({r.name}) removed ({r.phases_total} phases)",
+        "move": f"phase {r.from_phase} ({r.name}) moved to {r.phase}",
+    }[r.action]
+    if r.renumbered:
+        text += "; renumbered " + ", ".join(f"{item[0]} → {item[1]}" for item in r.renumbered)
+    if r.references:
+        text += "; updated " + ", ".join(r.references)
+    if r.initiative_completed:
+        text += f"; initiative {r.initiative} completed"
+    return text
 
 
 def print_phase(args: argparse.Namespace, result: Any) -> int:

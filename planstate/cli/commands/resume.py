@@ -36,7 +36,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     """Print the resume brief (exit 1 when the state cannot be trusted); with --activate, first resume a paused,
     suspended or abandoned initiative."""
     from planstate.cli import display
-    from planstate.report.brief import DEFAULT_BUDGET, MIN_BUDGET, fit
+    from planstate.report.budget import DEFAULT_BUDGET, MIN_BUDGET, fit
 
     if args.budget is not None and args.budget < MIN_BUDGET:
         option_error(args, f"--budget must be at least {MIN_BUDGET} characters, not {args.budget}")
@@ -75,7 +75,8 @@ def _activation_line(activated: dict[str, Any], moved: Any) -> str:
     """The line `--activate` prints above the brief: the transition, or that there was nothing to resume; a long
     reason is shortened here (the history keeps it whole) so the brief keeps most of the budget."""
     from planstate.cli.results import transition_line
-    from planstate.report.brief import ACTIVATION_LIMIT, shorten
+    from planstate.report.brief import shorten
+    from planstate.report.budget import ACTIVATION_LIMIT
 
     if activated["already_active"]:
         return shorten(f"{activated['initiative']} is already active; nothing to resume", ACTIVATION_LIMIT)
