@@ -102,14 +102,14 @@ def test_add_before_renumbers_blockers_and_decisions_and_keeps_the_text(run: Run
     decision.write_text(decision.read_text().replace("phase: 1\n", "phase: 3\n"))
     ok(run("render", cwd=project))
     result = answer(run("phase", "add", "Security review", "--before", "3", "--json", cwd=project))
-    assert (result["action"], result["phase"], result["name"], result["from_phase"]) == (
+    assert (result["action"], result["phase"], result["from_number"], result["from_name"]) == (
         "add",
-        3,
-        "Security review",
+        {"number": 3, "name": "Security review"},
+        None,
         None,
     )
     assert result["renumbered"] == [{"from": 3, "to": 4}]
-    assert result["phases_total"] == 4 and result["current_phase"] == 1 and result["changed"] is True
+    assert result["phases_total"] == 4 and result["current_phase_number"] == 1 and result["changed"] is True
     assert sorted(result["references"]) == sorted(
         [f".planning/blockers/{path.name}", f".planning/decisions/{decision.name}"]
     )

@@ -58,23 +58,23 @@ class StructureResult:
     warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """The result as JSON-ready data."""
+        """The result as JSON-ready data in the one vocabulary of the `--json` answers: the phase as an object
+        (`number` null once removed), its number and name before (`from_number`, `from_name`), where the position
+        is now (`current_phase_number`) and the initiative's lifecycle (`warnings` go to the caller apart)."""
         data: dict[str, Any] = to_json(
             {
                 "initiative": self.initiative,
                 "action": self.action,
-                "phase": self.phase,
-                "name": self.name,
-                "from_phase": self.from_phase,
+                "phase": {"number": self.phase, "name": self.name},
+                "from_number": self.from_phase,
                 "from_name": self.from_name,
                 "phases_total": self.phases_total,
-                "current_phase": self.current_phase,
+                "current_phase_number": self.current_phase,
                 "renumbered": [{"from": old, "to": new} for old, new in self.renumbered],
                 "references": self.references,
                 "initiative_completed": self.initiative_completed,
-                "lifecycle": self.lifecycle,
+                "lifecycle": {"state": self.lifecycle},
                 "changed": self.changed,
-                "warnings": self.warnings,
             }
         )
         return data
