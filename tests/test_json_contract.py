@@ -30,15 +30,15 @@ from planstate.workspace import Workspace
 SCHEMAS = Path(__file__).resolve().parent.parent / "planstate" / "schemas"
 
 # Commands whose answer is not one envelope, each with the reason.
-NO_JSON = {
-    "completion": "prints a shell script",
-    "git textconv": "git reads its output as the file's text",
-    "git merge-driver": "git reads its exit code and the file it writes",
+NO_JSON = {  # with arguments that would run it
+    "completion": ("prints a shell script", ("completion", "bash")),
+    "git textconv": ("git reads its output as the file's text", ("git", "textconv", ".planning/STATE.md")),
+    "git merge-driver": ("git reads its exit code and the file it writes", ("git", "merge-driver", "a", "b", "c")),
 }
 STREAMS = {"watch": "one event per line until stopped; tests/test_watch.py reads the events"}
 
 # Keys the vocabulary has retired (docs/json.md): a file is `path`, success is the envelope's `ok`.
-RETIRED = {"file", "dir", "folder", "workspace", "clean", "empty", "ok", "problems"}
+RETIRED = {"file", "dir", "folder", "workspace", "clean", "empty", "ok"}
 
 
 def commands(parser: argparse.ArgumentParser, prefix: str = "") -> dict[str, argparse.ArgumentParser]:
@@ -122,7 +122,7 @@ def _installed(project: Path) -> None:
 
 # Commands tests/test_parity.py has no case for, as (arguments, setup).
 EXTRA: dict[str, tuple[tuple[str, ...], Callable[[Path], None] | None]] = {
-    "init": (("init", "--dir", "fresh", "--title", "Fresh", "--phase", "One"), None),
+    "init": (("init", "--dir", "fresh", "--title", "Fresh", "--phase", "One"), lambda p: (p / "fresh").mkdir()),
     "schema": (("schema", "decision"), None),
     "diff": (("diff",), _git_repo),
     "git install": (("git", "install"), _git_repo),
@@ -174,7 +174,7 @@ def test_json_before_the_command_is_the_same_answer(run: Callable[..., Any], pro
 
 @pytest.mark.parametrize("name", sorted(NO_JSON))
 def test_a_command_without_json_refuses_it_as_json(name: str, run: Callable[..., Any], project: Path) -> None:
-    error = json_error(run("--json", *name.split(), cwd=project))
+    error = json_error(run("--json", *NO_JSON[name][1], cwd=project))
     assert error["type"] == "UsageError" and "no JSON output" in error["message"]
 
 
