@@ -120,11 +120,11 @@ def test_set_append_unset_report_changes(project: Path) -> None:
     assert [(c.path, c.old, c.new) for c in changes] == [("position.task", None, "t1")]
     changes = ws.append("resume_context.open_questions", "why?")
     assert [c.to_dict() for c in changes] == [
-        {"path": "resume_context.open_questions", "old": [], "new": ["why?"]},
+        {"field": "resume_context.open_questions", "old": [], "new": ["why?"]},
     ]
     (removed,) = ws.unset("position.wave")  # null, but present: removing it is a change
     assert removed.removed
-    assert removed.to_dict() == {"path": "position.wave", "old": None, "new": None, "removed": True}
+    assert removed.to_dict() == {"field": "position.wave", "old": None, "new": None, "removed": True}
     assert "wave:" not in state_file(project).read_text()
     with pytest.raises(UsageError) as caught:
         ws.unset("position.wave")
@@ -222,7 +222,7 @@ def test_forget_target_selects_again(project: Path) -> None:
 
 
 def test_change_to_dict_without_removal() -> None:
-    assert Change("a", 1, 2).to_dict() == {"path": "a", "old": 1, "new": 2}
+    assert Change("a", 1, 2).to_dict() == {"field": "a", "old": 1, "new": 2}
 
 
 @pytest.mark.parametrize(
