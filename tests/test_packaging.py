@@ -33,6 +33,10 @@ def test_wheel_contains_templates_and_console_script(tmp_path: Path) -> None:
     assert any(p.parent.name == "regions" for p in templates)
     for template in templates:
         assert f"planstate/templates/{template.relative_to(REPO / 'templates').as_posix()}" in names
+    schemas = sorted(p.name for p in (REPO / "planstate" / "schemas").glob("*.json"))
+    assert "envelope.json" in schemas  # the JSON contract (docs/json.md) ships with the package
+    for schema in schemas:
+        assert f"planstate/schemas/{schema}" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "planstate = planstate.cli.main:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
