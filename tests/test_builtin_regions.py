@@ -40,7 +40,49 @@ phase = st.one_of(
         {"number": st.integers(0, 9), "total": st.integers(1, 9), "name": text, "status": st.sampled_from(["active"])}
     ),
 )
+link_target = st.sampled_from(["decisions/dec-1.md", "blockers/blk 2.md", "sessions/ses-(3).md"])
+texts = st.lists(text, max_size=3)
+decision = st.fixed_dictionaries(
+    {
+        "date": timestamp,
+        "title": text,
+        "link": link_target,
+        "decision": maybe_text,
+        "reason": maybe_text,
+        "status": st.sampled_from(["accepted", "proposed", "superseded", "rejected"]),
+        "superseded_by": maybe_text,
+        "reversible": st.booleans(),
+    }
+)
+blocker = st.fixed_dictionaries(
+    {
+        "title": text,
+        "link": link_target,
+        "id": text,
+        "status": st.sampled_from(["new", "active", "bypassed"]),
+        "identified": timestamp,
+        "affects": texts,
+        "description": text,
+        "blocked_tasks": texts,
+        "workaround": maybe_text,
+    }
+)
+session = st.fixed_dictionaries(
+    {
+        "started": timestamp,
+        "agent": text,
+        "link": link_target,
+        "status": st.sampled_from(["active", "ended", "crashed"]),
+        "ended": timestamp,
+        "working_on": maybe_text,
+        "completed": texts,
+        "handoff_reason": maybe_text,
+    }
+)
 CONTEXTS: dict[str, Any] = {
+    "decisions": st.fixed_dictionaries({"decisions": st.lists(decision, max_size=4), "limit": st.integers(0, 3)}),
+    "blockers": st.fixed_dictionaries({"blockers": st.lists(blocker, max_size=3), "resolved": st.integers(0, 3)}),
+    "sessions": st.fixed_dictionaries({"sessions": st.lists(session, max_size=4), "limit": st.integers(0, 3)}),
     "next": st.fixed_dictionaries({"next_action": maybe_text, "open_questions": st.lists(text, max_size=3)}),
     "resume": st.fixed_dictionaries(
         {"files_modified": st.lists(text, max_size=3), "key_implementations": st.lists(text, max_size=3)}

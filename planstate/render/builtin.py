@@ -1,8 +1,10 @@
 """Python renderings of the built-in templates of the regions the most frequent writes change.
 
 An agent's most common writes (`next`, `context`, `task start`, `position`, `set next_action`)
-change the `next`, `resume` or `position` region. Rendering those through Jinja costs the
-Jinja import, about twice the rest of the command, in every process. These functions give the
+change the `next`, `resume` or `position` region; every record command (`decision add`,
+`blocker add`, `session start|end`) renders the `decisions`, `blockers` or `sessions` region.
+Rendering those through Jinja costs the Jinja import, about twice the rest of the command, in
+every process. These functions give the
 same text as the built-in templates for the same context, so such a write needs no Jinja.
 They are used only while the template in effect is exactly the built-in one (its SHA-256 is
 listed here); an override in `.planning/templates/` always goes through Jinja. The test suite
@@ -16,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from planstate.core.digests import sha256_hex
-from planstate.text.filters import block, code, inline, when
+from planstate.text.filters import block, cell, code, day, inline, link, when
 
 
 def _next(c: dict[str, Any]) -> str:
@@ -74,11 +76,75 @@ def _position(c: dict[str, Any]) -> str:
     return "".join(out)
 
 
+def _decisions(c: dict[str, Any]) -> str:
+    """`templates/regions/decisions.md.j2`."""
+    items, limit = c["decisions"], c["limit"]
+    if not items:
+        return "_No decisions recorded._\n"
+    out = ["| Date | Decision | What | Why | Status |\n", "|---|---|---|---|---|\n"]
+    for d in items[:limit]:
+        by = f" by {code(d['superseded_by'])}" if d["superseded_by"] else ""
+        kept = "" if d["reversible"] else ", irreversible"
+        out.append(
+            f"| {day(d['date'])} | {link(d['title'], d['link'])} | {cell(d['decision'])} | {cell(d['reason'])} "
+            f"| {d['status']}{by}{kept} |\n"
+        )
+    if len(items) > limit:
+        older = len(items) - limit
+        out.append(f"\n{older} older decision{'s' if older != 1 else ''} in `decisions/`.\n")
+    return "".join(out)
+
+
+def _blockers(c: dict[str, Any]) -> str:
+    """`templates/regions/blockers.md.j2`."""
+    out: list[str] = []
+    for b in c["blockers"]:
+        affects = f", affects {', '.join(inline(a) for a in b['affects'])}" if b["affects"] else ""
+        out.append(
+            f"- **{link(b['title'], b['link'])}** {code(b['id'])}, {b['status']} since {when(b['identified'])}"
+            f"{affects}\n"
+        )
+        if b["description"] != b["title"]:
+            out.append(f"  - {inline(b['description'])}\n")
+        if b["blocked_tasks"]:
+            out.append(f"  - Blocked tasks: {'; '.join(inline(t) for t in b['blocked_tasks'])}\n")
+        if b["workaround"]:
+            out.append(f"  - Workaround: {inline(b['workaround'])}\n")
+    if not c["blockers"]:
+        out.append("_No open blockers._\n")
+    resolved = c["resolved"]
+    if resolved:
+        out.append(f"\n{resolved} resolved blocker{'s' if resolved != 1 else ''} in `blockers/`.\n")
+    return "".join(out)
+
+
+def _sessions(c: dict[str, Any]) -> str:
+    """`templates/regions/sessions.md.j2`."""
+    items, limit = c["sessions"], c["limit"]
+    if not items:
+        return "_No sessions recorded._\n"
+    out = ["| Started | Agent | Status | Ended | Worked on | Handoff |\n", "|---|---|---|---|---|---|\n"]
+    for s in items[:limit]:
+        done = s["completed"]
+        counted = f"; completed {len(done)} item{'s' if len(done) != 1 else ''}" if done else ""
+        out.append(
+            f"| {when(s['started'])} | {link(s['agent'], s['link'])} | {s['status']} | {when(s['ended'])} "
+            f"| {cell(s['working_on'])}{counted} | {cell(s['handoff_reason'])} |\n"
+        )
+    if len(items) > limit:
+        older = len(items) - limit
+        out.append(f"\n{older} older session{'s' if older != 1 else ''} in `sessions/`.\n")
+    return "".join(out)
+
+
 # The SHA-256 of each built-in template these functions reproduce (tests/test_builtin_regions.py checks them).
 RENDERINGS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "next": ("c2393317b7f26199871f63f372a18e05f977fe60ccf6d73e0235b97d42eb09f8", _next),
     "resume": ("7f0ab61754a72b05905f84499f9b565eaed93717f166d4254560bb142411d51a", _resume),
     "position": ("2ca53e2db3a1bb47bf1a03adc96f8b73fc5788b54e3571ceab102940f25ce119", _position),
+    "decisions": ("d5ccebc345dc909f3e36e8774249100d1edf215fe7d676009f51aa609c110b39", _decisions),
+    "blockers": ("3c60a381dd2e4821394e9548a718e5b698c934d1c00d42f953ebe55903f58378", _blockers),
+    "sessions": ("1e0ae6936a3f7004b3cfd6461fb905ad303bfa097859f4a6aacb144b8157d752", _sessions),
 }
 
 
