@@ -189,7 +189,13 @@ def test_which_session_a_command_means(run: Run, project: Path) -> None:
     )
     named = {**other, "PLANSTATE_SESSION": theirs["id"]}
     assert theirs["id"] in ok(run("session", "heartbeat", cwd=project, env=named)).stdout
-    assert mine["id"] in ok(run("session", "heartbeat", "--session", mine["id"][:-2], cwd=project, env=named)).stdout
+    # A unique prefix: two sessions started in the same second share their time part and, rarely, random characters.
+    unique = next(
+        mine["id"][:n]
+        for n in range(len(mine["id"]) - 2, len(mine["id"]) + 1)
+        if not theirs["id"].startswith(mine["id"][:n])
+    )
+    assert mine["id"] in ok(run("session", "heartbeat", "--session", unique, cwd=project, env=named)).stdout
     refused(
         run("session", "heartbeat", cwd=project, env={"PLANSTATE_SESSION": "ses-nope"}),
         "PLANSTATE_SESSION=ses-nope: no session with id 'ses-nope'",
