@@ -3,48 +3,27 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 from typing import Any
 
 import pytest
-from conftest import json_data, state_file
+from conftest import Run, front, json_data, refused, state_file
+from conftest import ok as quiet
 
 from planstate.text.document import Document
 from planstate.workspace import Workspace
 
-Run = Callable[..., CompletedProcess[str]]
-
 
 def ok(result: CompletedProcess[str]) -> str:
     """Assert a command succeeded quietly on stderr; return its stdout."""
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == ""
-    return result.stdout
+    return quiet(result).stdout
 
 
 def answer(result: CompletedProcess[str]) -> Any:
     """Assert a `--json` command succeeded quietly on stderr; return the `data` of its answer."""
-    ok(result)
+    quiet(result)
     return json_data(result)
-
-
-def refused(result: CompletedProcess[str], *needles: str) -> str:
-    """Assert exit 2 with one line on stderr holding every needle, and nothing on stdout; return the line."""
-    assert result.returncode == 2, result.stdout
-    assert result.stdout == ""
-    (line,) = result.stderr.splitlines()
-    for needle in needles:
-        assert needle in line, line
-    return line
-
-
-def front(project: Path) -> dict[str, Any]:
-    """STATE.md's front matter."""
-    data = Document.from_bytes(state_file(project).read_bytes()).data
-    assert isinstance(data, dict)
-    return data
 
 
 def names(project: Path) -> list[str]:
