@@ -174,13 +174,10 @@ def stale(ctx: Context, session: ActiveSession, now: datetime, stale_after: floa
     last = verdicts.last_seen(beat, session.started)
     if last is None or not verdicts.silent(last, now, stale_after):
         return None
-    source = (
-        "its last heartbeat"
-        if beat is not None and last == beat
-        else "its start; there is no heartbeat on this machine"
-        if beat is None
-        else "its start"
-    )
+    if beat is None:
+        source = "its start; there is no heartbeat on this machine"
+    else:
+        source = "its last heartbeat" if last == beat else "its start"
     age = (now - last).total_seconds()
     return session.read.finding(
         "stale-session",

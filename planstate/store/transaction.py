@@ -190,6 +190,7 @@ class Transaction:
         validate and check report the file."""
         from planstate.core.layout import INITIATIVES
         from planstate.store.initiatives import Initiative
+        from planstate.text.markers import has_markers
 
         states = {s.path.absolute() for s in changed if s.kind == "state"}
         root = self.ctx.root.absolute()
@@ -207,7 +208,7 @@ class Transaction:
                 continue
             try:
                 doc = self.ctx.read_document(path)
-                if "planstate:begin" not in doc.body or not isinstance(doc.data, dict):
+                if not has_markers(doc.body) or not isinstance(doc.data, dict):
                     continue
                 if problems_for("state", doc.data):
                     continue
