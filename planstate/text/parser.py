@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 from planstate.core.errors import ParseError
 from planstate.text.conflicts import conflict_blocks, describe
 from planstate.text.indentation import misplaced
-from planstate.text.limits import Expansion, Position, check_expansion, scanner_class
+from planstate.text.limits import Expansion, Position, check_expansion, reader_class, scanner_class
 from planstate.text.plaindata import to_plain
 
 
@@ -43,6 +43,7 @@ def _load(text: str, position: Position, where: str | None) -> tuple[Any, Any, E
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt")
+    yaml.Reader = reader_class()
     yaml.Scanner = scanner_class()
     yaml.Constructor = constructor_class()
     try:  # as YAML.load does; a `%YAML` or `%TAG` line needs it
