@@ -83,7 +83,10 @@ class Context:
 
     def _unsure(self) -> UsageError:
         """The refusal of a write whose target was only guessed: no initiative is active and several could be meant."""
-        return UsageError(f"no initiative is active; pass --initiative SLUG (initiatives: {', '.join(self._guessed)})")
+        return UsageError(
+            f"no initiative is active (initiatives: {', '.join(self._guessed)}); name one with initiative=SLUG",
+            argument="initiative",
+        )
 
     def forget_target(self) -> None:
         """Choose the target initiative again on next use (after a command changed which one is active)."""
