@@ -38,6 +38,7 @@ class Change:
     def to_dict(self) -> dict[str, Any]:
         """The change as JSON-ready data (`planstate hooks install --json`)."""
         return {
+            "action": self.action,
             "agent": self.agent,
             "scope": self.scope,
             "path": self.shown,
@@ -66,7 +67,7 @@ class Change:
         else:
             verb = {"install": "installed", "uninstall": "removed"}[self.action]
             if self.dry_run:
-                verb = f"would have {verb}"
+                verb = {"install": "would install", "uninstall": "would remove"}[self.action]
             where = "in" if self.action == "install" else "from"
             head = f"{verb} planstate's {self.agent} hooks ({what}) {where} {self.shown}"
             if self.agent == "cursor":
@@ -125,7 +126,7 @@ def uninstall(
         return _rule(a, path, shown, scope, "uninstall", dry_run)
     current = settings.read(path, shown)
     data, places = settings.without_ours(current.data)
-    events = sorted(places)
+    events = list(places)
     if not places:
         after = current.original
     elif data == {}:
@@ -267,8 +268,8 @@ def _agent_status(a: Agent, places: list[tuple[Path, str, str]], root: Path, fou
         if not commands:
             continue
         installed.append(shown)
-        found.files.append({"agent": a.name, "scope": scope, "path": shown, "events": sorted(commands)})
-        for event, listed in sorted(commands.items()):
+        found.files.append({"agent": a.name, "scope": scope, "path": shown, "events": list(commands)})
+        for event, listed in commands.items():
             if len(listed) > 1:
                 found.problems.append(f"{shown}: {len(listed)} planstate hooks for {event} (duplicates)")
         if current.data != settings.with_ours(current.data, a, shown):
