@@ -313,3 +313,15 @@ def test_status_reports_duplicates_a_missing_planstate_and_an_untrusted_codex(ru
     settings.write_text(json.dumps(data, indent=2) + "\n")
     clean = ok(run("hooks", "status", cwd=project, env={**env, "PATH": bin_path()}))
     assert "problem" not in clean.stdout and "claude (project): .claude/settings.json:" in clean.stdout
+
+
+# ---------------------------------------------------------------------------- the docs show what is written
+
+
+def test_agents_md_shows_the_files_install_writes(run: Run, tmp_path: Path) -> None:
+    text = (Path(__file__).resolve().parent.parent / "docs" / "agents.md").read_text(encoding="utf-8")
+    for agent in ("claude", "codex", "gemini", "cursor"):
+        ok(run("hooks", "install", agent))
+    for path in (*SETTINGS.values(), ".cursor/rules/planstate.mdc"):
+        written = (tmp_path / path).read_text()
+        assert f"\n{written}```\n" in text, path

@@ -169,7 +169,7 @@ def _advice(a: Agent, scope: str, root: Path) -> list[str]:
     """What the person still has to do for the hooks to run."""
     if a.name != "codex":
         return []
-    notes = ["Codex runs new or changed hooks only after you trust them: open /hooks in Codex and trust planstate's"]
+    notes = ["Codex runs new or changed hooks only once trusted: open /hooks in Codex and trust planstate's hooks"]
     if scope == "project" and not codex_trusts(root):
         notes.append(
             f"Codex loads a project's hooks only in a trusted project: trust {root} when Codex asks "
