@@ -180,7 +180,7 @@ def test_garbage_no_workspace_and_a_broken_state_write_nothing(agent: str, run: 
     state.write_text(state.read_text().replace("title: Demo\n", "title: [Demo\n", 1))
     before = snapshot(project)
     text = context(hook(run, project, agent, "SessionStart", source="startup"), "SessionStart")
-    assert "cannot be read" in text and "planstate check" in text
+    assert text.startswith("planstate could not brief this session: .planning/STATE.md:") and "planstate check" in text
     for name in ("Stop", "UserPromptSubmit", "BeforeAgent", "SessionEnd", "PreCompact", "PostCompact"):
         hook(run, project, agent, name)
     assert snapshot(project) == before

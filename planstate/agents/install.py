@@ -60,10 +60,11 @@ class Change:
         """One line saying what happened, then the notes (and with dry_run, the diff)."""
         what = ", ".join(self.events) if self.events else "its rule"
         if not self.changed:
-            state = "installed" if self.action == "install" else "not installed"
-            head = f"planstate's {self.agent} hooks are already {state} in {self.shown}; nothing changed"
-            if self.agent == "cursor":
-                head = f"planstate's cursor rule is already {state} ({self.shown}); nothing changed"
+            what = "cursor rule" if self.agent == "cursor" else f"{self.agent} hooks"
+            state = "already in" if self.action == "install" else "not in"
+            head = (
+                f"planstate's {what} {'is' if self.agent == 'cursor' else 'are'} {state} {self.shown}; nothing changed"
+            )
         else:
             verb = {"install": "installed", "uninstall": "removed"}[self.action]
             if self.dry_run:

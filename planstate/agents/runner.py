@@ -71,7 +71,7 @@ def _handle(a: Agent, event: str, data: dict[str, Any]) -> str | None:
         ws.state()  # a write to a workspace that does not read cleanly could make things worse: say so, write nothing
     except PlanstateError as exc:
         if "start" in roles:
-            return f"planstate: the plan in .planning/ cannot be read ({exc}); run `planstate check` and fix it."
+            return f"planstate could not brief this session: {exc}. Run `planstate check`, then `planstate resume`."
         return None
     ledger = ws.ctx.root / HOOKS / f"{a.name}-{hashlib.sha256(session_id.encode()).hexdigest()[:16]}"
     context = None
@@ -132,7 +132,11 @@ def _session(ws: Workspace, a: Agent, ledger: Path) -> str | None:
         return current
     if not _claim(ledger / f"claim-{current or 'first'}"):
         return None  # a hook firing at the same moment starts it
-    entry = ws.session.start(agent=a.name)
+    try:
+        entry = ws.session.start(agent=a.name)
+    except BaseException:
+        (ledger / f"claim-{current or 'first'}").unlink(missing_ok=True)  # the next event may try again
+        raise
     atomic_write(ledger / "session", entry.id.encode())
     return entry.id
 
