@@ -17,6 +17,7 @@ import jsonschema
 import pytest
 from conftest import Run, exits, ok, planstate_command, refused, state_file
 
+from planstate.agents.instructions import BLOCK
 from planstate.workspace import Workspace
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -157,7 +158,7 @@ def test_gemini_prints_one_json_document_for_every_event(run: Run, project: Path
 def test_a_long_brief_stays_under_the_cap(run: Run, project: Path) -> None:
     ws = Workspace.find(project)
     ws.next("Write the parser " * 300)
-    for n in range(12):
+    for n in range(6):
         ws.decision.add(context=f"Question {n} " * 20, decision=f"Answer {n} " * 20, reason="because " * 20)
     text = context(hook(run, project, "claude", "SessionStart", source="startup"), "SessionStart")
     assert len(text) <= 3000  # about 600 tokens of brief and the lines above it
@@ -268,7 +269,7 @@ def test_cursor_gets_a_rule_file(run: Run, tmp_path: Path) -> None:
     text = rule.read_text()
     assert text.startswith("---\n") and "alwaysApply: true\n" in text and "`planstate resume`" in text
     assert "nothing changed" in ok(run("hooks", "install", "cursor")).stdout
-    refused(run("hooks", "install", "cursor", "--global"), "Cursor", "in the project")
+    refused(run("hooks", "install", "cursor", "--global"), "Cursor", "leave out --global")
     ok(run("hooks", "uninstall", "cursor"))
     assert not rule.exists()
     rule.parent.mkdir(parents=True, exist_ok=True)
@@ -325,3 +326,33 @@ def test_agents_md_shows_the_files_install_writes(run: Run, tmp_path: Path) -> N
     for path in (*SETTINGS.values(), ".cursor/rules/planstate.mdc"):
         written = (tmp_path / path).read_text()
         assert f"\n{written}```\n" in text, path
+    assert f"```markdown\n{BLOCK}```\n" in text
+
+
+# ---------------------------------------------------------------------------- the instructions block
+
+
+def test_the_instructions_block_goes_first_and_comes_out_byte_for_byte(run: Run, tmp_path: Path) -> None:
+    claude_md = tmp_path / "CLAUDE.md"
+    original = b"# Project rules\n\nUse tabs.\r\nNo trailing newline"
+    claude_md.write_bytes(original)
+    done = ok(run("hooks", "install", "claude", "--instructions", "--json"))
+    assert json.loads(done.stdout)["data"]["instructions"] == {"path": "CLAUDE.md", "changed": True}
+    written = claude_md.read_bytes()
+    assert written.startswith(b"<!-- BEGIN PLANSTATE -->\n") and written.endswith(
+        b"<!-- END PLANSTATE -->\n\n" + original
+    )
+    assert b"planstate resume" in written
+    assert "block is already in CLAUDE.md" in ok(run("hooks", "install", "claude", "--instructions")).stdout
+    block = written[: -len(original)].decode()
+    claude_md.write_text("mine\n" + block.replace("planstate resume", "planstate resume!"))  # moved and edited
+    ok(run("hooks", "install", "claude", "--instructions"))
+    assert claude_md.read_text() == "mine\n" + block  # put back as it should be, where it stands
+    claude_md.write_bytes(written)
+    assert "removed planstate's block from CLAUDE.md" in ok(run("hooks", "uninstall", "claude")).stdout
+    assert claude_md.read_bytes() == original
+    ok(run("hooks", "install", "gemini", "--instructions"))
+    assert (tmp_path / "GEMINI.md").read_text().startswith("<!-- BEGIN PLANSTATE -->\n")
+    ok(run("hooks", "uninstall", "gemini"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["CLAUDE.md"]  # what planstate made is gone
+    refused(run("hooks", "install", "cursor", "--instructions"), "leave out --instructions")

@@ -22,5 +22,6 @@ AGENT = Agent(
     ),
     timeout=10,
     output=context_output,
+    instructions=("CLAUDE.md", ".claude/CLAUDE.md"),
     other_files=(".claude/settings.local.json",),
 )

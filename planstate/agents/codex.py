@@ -23,4 +23,5 @@ AGENT = Agent(
     ),
     timeout=10,
     output=context_output,
+    instructions=("AGENTS.md", ".codex/AGENTS.md"),
 )

@@ -38,4 +38,5 @@ AGENT = Agent(
     timeout=10000,
     extra={"name": _name},
     output=output,
+    instructions=("GEMINI.md", ".gemini/GEMINI.md"),
 )

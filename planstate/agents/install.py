@@ -29,6 +29,7 @@ class Change:
     dry_run: bool = False
     events: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    instructions: Change | None = None  # the planstate block of the agent's instructions file, when it was asked for
 
     @property
     def changed(self) -> bool:
@@ -46,6 +47,9 @@ class Change:
             "dry_run": self.dry_run,
             "events": self.events,
             "notes": self.notes,
+            "instructions": None
+            if self.instructions is None
+            else {"path": self.instructions.shown, "changed": self.instructions.changed},
         }
 
     def diff(self) -> str:
@@ -76,6 +80,18 @@ class Change:
         parts = [head, *self.notes]
         if self.dry_run and self.changed:
             parts.append(self.diff().rstrip("\n"))
+        block = self.instructions
+        if block is not None:
+            verb = {"install": "added", "uninstall": "removed"}[self.action]
+            if not block.changed:
+                parts.append(
+                    f"planstate's block is {'already in' if self.action == 'install' else 'not in'} {block.shown}"
+                )
+            else:
+                verb = {"install": "would add", "uninstall": "would remove"}[self.action] if self.dry_run else verb
+                parts.append(f"{verb} planstate's block {'in' if self.action == 'install' else 'from'} {block.shown}")
+                if self.dry_run:
+                    parts.append(block.diff().rstrip("\n"))
         return "\n".join(parts) + "\n"
 
 
@@ -91,19 +107,35 @@ def _target(a: Agent, root: Path, home: Path, global_: bool) -> tuple[Path, str,
     if global_:
         if a.global_file is None:
             raise UsageError(
-                f"{a.title} has no user-wide file planstate can write; install it in the project "
-                f"(planstate hooks install {a.name})",
+                f"{a.title} keeps no user-wide rules in a file planstate can write; install it in each project: "
+                "leave out global_=True",
                 argument="global_",
             )
         return home / a.global_file, f"~/{a.global_file}", "global"
     return root / a.project_file, a.project_file, "project"
 
 
-def install(name: str, root: Path, *, home: Path | None = None, global_: bool = False, dry_run: bool = False) -> Change:
+def install(
+    name: str,
+    root: Path,
+    *,
+    home: Path | None = None,
+    global_: bool = False,
+    dry_run: bool = False,
+    instructions: bool = False,
+) -> Change:
     """Add planstate's hooks for agent `name` to its settings (the project's, or with `global_` the user's); other
-    hooks are kept, an install that is already there changes nothing."""
+    hooks are kept, an install that is already there changes nothing. With `instructions`, also put planstate's
+    block in the agent's instructions file (CLAUDE.md, AGENTS.md, GEMINI.md)."""
     a = agent(name)
-    path, shown, scope = _target(a, root, home or Path.home(), global_)
+    home = home or Path.home()
+    if instructions and a.instructions is None:
+        raise UsageError(
+            f"{a.title} has no instructions file planstate writes to (its rule says it all); leave out "
+            "instructions=True",
+            argument="instructions",
+        )
+    path, shown, scope = _target(a, root, home, global_)
     if a.name == "cursor":
         return _rule(a, path, shown, scope, "install", dry_run)
     current = settings.read(path, shown)
@@ -112,17 +144,23 @@ def install(name: str, root: Path, *, home: Path | None = None, global_: bool = 
     if current.original is not None and change.changed and current.dump(current.data) != current.original:
         change.notes.append(f"{shown} was rewritten as JSON indented like before; its other spacing is not kept")
     change.notes.extend(_advice(a, scope, root))
+    if instructions:
+        change.instructions = _block(a, root, home, global_, "install", dry_run)
     if change.changed and not dry_run:
         current.write(after)
+    if change.instructions is not None and change.instructions.changed and not dry_run:
+        _write_block(change.instructions)
     return change
 
 
 def uninstall(
     name: str, root: Path, *, home: Path | None = None, global_: bool = False, dry_run: bool = False
 ) -> Change:
-    """Remove planstate's hooks for agent `name` and nothing else; a file left with nothing is removed."""
+    """Remove planstate's hooks for agent `name` and nothing else (and planstate's block from the agent's
+    instructions file, when there is one); a file left with nothing is removed."""
     a = agent(name)
-    path, shown, scope = _target(a, root, home or Path.home(), global_)
+    home = home or Path.home()
+    path, shown, scope = _target(a, root, home, global_)
     if a.name == "cursor":
         return _rule(a, path, shown, scope, "uninstall", dry_run)
     current = settings.read(path, shown)
@@ -135,12 +173,50 @@ def uninstall(
     else:
         after = current.dump(data)
     change = Change(a.name, "uninstall", scope, path, shown, current.original, after, dry_run, events)
+    block = _block(a, root, home, global_, "uninstall", dry_run) if a.instructions is not None else None
+    if block is not None and block.before is not None:
+        change.instructions = block
     if change.changed and not dry_run:
         if after is None:
             current.remove()
         else:
             current.write(after)
+    if change.instructions is not None and change.instructions.changed and not dry_run:
+        _write_block(change.instructions)
     return change
+
+
+def _block(a: Agent, root: Path, home: Path, global_: bool, action: str, dry_run: bool) -> Change:
+    """The change planstate's block makes to the agent's instructions file (not yet written)."""
+    from planstate.agents import instructions
+
+    assert a.instructions is not None
+    relative = a.instructions[1] if global_ else a.instructions[0]
+    path, shown = (home / relative, f"~/{relative}") if global_ else (root / relative, relative)
+    settings.refuse_symlink(path, shown)
+    before = read_bytes(path, path.parent) if path.exists() else None
+    try:
+        text = (before or b"").decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError("is not UTF-8 text", file=shown) from None
+    edited = instructions.with_block(text) if action == "install" else instructions.without_block(text)
+    if edited == text:
+        after = before
+    elif action == "uninstall" and not edited:
+        after = None  # it held the block alone: planstate made it
+    else:
+        after = edited.encode("utf-8")
+    scope = "global" if global_ else "project"
+    return Change(a.name, action, scope, path, shown, before, after, dry_run)
+
+
+def _write_block(change: Change) -> None:
+    """Write (or, when it is left empty, delete) the instructions file of a block change."""
+    if change.after is None:
+        settings.Settings(change.path, change.shown, change.before, {}).remove()
+        return
+    change.path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(change.path, change.after, expected=change.before, shown=change.shown)
 
 
 def _rule(a: Agent, path: Path, shown: str, scope: str, action: str, dry_run: bool) -> Change:

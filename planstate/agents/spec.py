@@ -44,6 +44,7 @@ class Agent:
     extra: dict[str, Any] = field(default_factory=dict)  # more keys of each hook configuration
     output: Callable[[str, str | None], str] = lambda _event, _context: ""
     other_files: tuple[str, ...] = ()  # more project settings files `hooks status` reads (Claude's local settings)
+    instructions: tuple[str, str] | None = None  # the instructions file: in the project, in the home folder
 
     def command(self, event: str) -> str:
         """The shell command a hook runs: never fails the agent, even when `planstate` is not installed."""

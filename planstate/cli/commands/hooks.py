@@ -31,6 +31,11 @@ def _install(group: Registrar) -> None:
     p.add_argument("agent", choices=AGENTS, metavar="AGENT", help=f"one of {', '.join(AGENTS)}")
     p.add_argument("--global", dest="global_", action="store_true", help="the user's settings, not the project's")
     p.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
+    p.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also put a short planstate block in CLAUDE.md, AGENTS.md or GEMINI.md (uninstall removes it)",
+    )
 
 
 def cmd_install(args: argparse.Namespace) -> int:
@@ -40,7 +45,8 @@ def cmd_install(args: argparse.Namespace) -> int:
     from planstate.agents.install import install, project_root
     from planstate.core.files import absolute
 
-    change = install(args.agent, project_root(absolute(Path.cwd())), global_=args.global_, dry_run=args.dry_run)
+    root = project_root(absolute(Path.cwd()))
+    change = install(args.agent, root, global_=args.global_, dry_run=args.dry_run, instructions=args.instructions)
     if args.json:
         reply(change.to_dict())
     else:
