@@ -356,3 +356,9 @@ def test_the_instructions_block_goes_first_and_comes_out_byte_for_byte(run: Run,
     ok(run("hooks", "uninstall", "gemini"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["CLAUDE.md"]  # what planstate made is gone
     refused(run("hooks", "install", "cursor", "--instructions"), "leave out --instructions")
+    claude_md.unlink()
+    claude_md.symlink_to(tmp_path / "AGENTS.md")  # a common setup: one file for every agent
+    refused(run("hooks", "install", "claude", "--instructions"), "CLAUDE.md", "symlink")
+    ok(run("hooks", "install", "claude"))
+    done = ok(run("hooks", "uninstall", "claude"))
+    assert "left alone: CLAUDE.md: is a symlink" in done.stdout and not (tmp_path / ".claude").exists()

@@ -173,7 +173,11 @@ def uninstall(
     else:
         after = current.dump(data)
     change = Change(a.name, "uninstall", scope, path, shown, current.original, after, dry_run, events)
-    block = _block(a, root, home, global_, "uninstall", dry_run) if a.instructions is not None else None
+    try:
+        block = _block(a, root, home, global_, "uninstall", dry_run) if a.instructions is not None else None
+    except UsageError as exc:  # a CLAUDE.md symlinked to AGENTS.md, say: planstate never writes through it
+        change.notes.append(f"left alone: {exc}")
+        block = None
     if block is not None and block.before is not None:
         change.instructions = block
     if change.changed and not dry_run:

@@ -67,13 +67,15 @@ def _handle(a: Agent, event: str, data: dict[str, Any]) -> str | None:
     ws = _workspace(data)
     if ws is None:
         return None
+    ledger = ws.ctx.root / HOOKS / f"{a.name}-{hashlib.sha256(session_id.encode()).hexdigest()[:16]}"
+    if set(roles) <= {"beat", "end"} and not (ledger / "session").exists():
+        return None  # no planstate session to beat or end: done without reading a file (most events are these)
     try:
         ws.state()  # a write to a workspace that does not read cleanly could make things worse: say so, write nothing
     except PlanstateError as exc:
         if "start" in roles:
             return f"planstate could not brief this session: {exc}. Run `planstate check`, then `planstate resume`."
         return None
-    ledger = ws.ctx.root / HOOKS / f"{a.name}-{hashlib.sha256(session_id.encode()).hexdigest()[:16]}"
     context = None
     if "compact" in roles:
         _note_compaction(ledger)
