@@ -191,13 +191,20 @@ def test_garbage_no_workspace_and_a_broken_state_write_nothing(agent: str, run: 
 # ---------------------------------------------------------------------------- install and uninstall
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+@pytest.mark.parametrize(
+    ("agent", "layout"), [("claude", "two spaces"), ("codex", "tabs, CRLF"), ("gemini", "BOM, no final newline")]
+)
 def test_install_keeps_other_hooks_twice_changes_nothing_uninstall_restores(
-    agent: str, run: Run, tmp_path: Path
+    agent: str, layout: str, run: Run, tmp_path: Path
 ) -> None:
     settings = tmp_path / SETTINGS[agent]
     settings.parent.mkdir()
-    original = (json.dumps(OTHER_TOOL, indent=2) + "\n").encode()
+    text = {
+        "two spaces": json.dumps(OTHER_TOOL, indent=2) + "\n",
+        "tabs, CRLF": json.dumps(OTHER_TOOL, indent="\t").replace("\n", "\r\n") + "\r\n",
+        "BOM, no final newline": "\ufeff" + json.dumps(OTHER_TOOL, indent=4),
+    }[layout]
+    original = text.encode()
     settings.write_bytes(original)
     ok(run("hooks", "install", agent))
     once = settings.read_bytes()

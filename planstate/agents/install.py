@@ -142,7 +142,9 @@ def install(
     after = current.dump(settings.with_ours(current.data, a, shown))
     change = Change(a.name, "install", scope, path, shown, current.original, after, dry_run, [h.event for h in a.hooks])
     if current.original is not None and change.changed and current.dump(current.data) != current.original:
-        change.notes.append(f"{shown} was rewritten as JSON indented like before; its other spacing is not kept")
+        change.notes.append(
+            f"{shown} was rewritten in its indentation; other spacing is not kept (uninstall will not bring it back)"
+        )
     change.notes.extend(_advice(a, scope, root))
     if instructions:
         change.instructions = _block(a, root, home, global_, "install", dry_run)

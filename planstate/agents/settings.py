@@ -28,12 +28,16 @@ class Settings:
     original: bytes | None
     data: dict[str, Any]
     indent: str = "  "
-    newline: bool = True
+    newline: bool = True  # whether the file ends with a line break
+    crlf: bool = False
+    bom: bool = False
 
     def dump(self, data: dict[str, Any]) -> bytes:
-        """`data` as this file's JSON: its indentation, a final newline when it had one."""
-        text = json.dumps(data, indent=self.indent, ensure_ascii=False)
-        return (text + ("\n" if self.newline else "")).encode("utf-8")
+        """`data` as this file's JSON: its indentation, line breaks, byte-order mark and final newline."""
+        text = json.dumps(data, indent=self.indent, ensure_ascii=False) + ("\n" if self.newline else "")
+        if self.crlf:
+            text = text.replace("\n", "\r\n")
+        return ("\ufeff" if self.bom else "").encode("utf-8") + text.encode("utf-8")
 
     def write(self, data: bytes) -> None:
         """Replace the file atomically (refusing a symlink), creating its folder when needed."""
@@ -79,7 +83,16 @@ def read(path: Path, shown: str) -> Settings:
     if not isinstance(data, dict):
         raise UsageError("holds JSON that is not an object", file=shown, line=1, column=1)
     found = re.search(r"\n([ \t]+)\S", text)
-    return Settings(path, shown, raw, data, indent=found.group(1) if found else "  ", newline=text.endswith("\n"))
+    return Settings(
+        path,
+        shown,
+        raw,
+        data,
+        indent=found.group(1) if found else "  ",
+        newline=text.endswith("\n"),
+        crlf="\r\n" in text,
+        bom=raw.startswith(b"\xef\xbb\xbf"),
+    )
 
 
 def ours(handler: Any) -> bool:
