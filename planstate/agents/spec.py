@@ -48,7 +48,7 @@ class Agent:
 
     def command(self, event: str) -> str:
         """The shell command a hook runs: never fails the agent, even when `planstate` is not installed."""
-        return f"{PREFIX}{event} --agent {self.name} || true"
+        return f"planstate hooks run {event} --agent {self.name} || true"  # starts with PREFIX
 
     def entry(self, hook: Hook) -> dict[str, Any]:
         """The matcher group planstate adds under `hooks.<event>` for one hook."""
