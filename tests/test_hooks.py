@@ -124,13 +124,17 @@ def test_claude_session_is_briefed_once_per_source_heartbeated_and_ended(run: Ru
     assert hook(run, project, "claude", "SessionStart", source="compact") == ""
     assert hook(run, project, "claude", "SessionStart", source="resume") != ""
     assert len(sessions(project)) == 1  # the same agent session kept its planstate session
+    Workspace.find(project).session.end(session["id"])  # ended by hand (or reaped): the next start makes another
+    assert hook(run, project, "claude", "SessionStart", source="clear") != ""
+    [session] = [s for s in sessions(project) if s["status"] == "active"]
+    assert session["resumed_from"] is not None
     assert hook(run, project, "claude", "SessionEnd", reason="exit") == ""
-    [ended] = sessions(project)
+    [ended] = [s for s in sessions(project) if s["id"] == session["id"]]
     assert ended["status"] == "ended" and "Claude Code session ended (exit)" in ended["handoff_reason"]
     assert list((project / ".planning" / ".local" / "hooks").iterdir()) == []  # the ended session's notes are gone
     ok(run("check", cwd=project))
     context(hook(run, project, "claude", "SessionStart", source="startup", session="agent-session-2"), "SessionStart")
-    assert [s["status"] for s in sessions(project)] == ["ended", "active"]
+    assert sorted(s["status"] for s in sessions(project)) == ["active", "ended", "ended"]
 
 
 def test_codex_briefs_again_on_the_first_prompt_after_a_compaction(run: Run, project: Path) -> None:

@@ -109,6 +109,11 @@ def _start(ws: Workspace, a: Agent, ledger: Path, source: str) -> str | None:
     `compact`, once per compaction)."""
     from planstate.report.budget import fit
 
+    marker = ledger / f"brief-{_safe(source)}-{_compactions(ledger) if source == 'compact' else 0}"
+    if marker.exists():  # briefed already (a second install, or Codex resuming a thread): keep the session alive
+        with contextlib.suppress(PlanstateError):
+            _session(ws, a, ledger)
+        return None
     b = ws.brief()
     if b.trust:
         problems = "; ".join(str(t.get("problem")) for t in b.trust[:3])
@@ -117,9 +122,8 @@ def _start(ws: Workspace, a: Agent, ledger: Path, source: str) -> str | None:
         session = _session(ws, a, ledger)
     except PlanstateError:  # a completed initiative takes no new session; the brief still helps
         session = None
-    generation = _compactions(ledger) if source == "compact" else 0
-    if not _claim(ledger / f"brief-{_safe(source)}-{generation}"):
-        return None  # another hook of this session injected it already (two installs)
+    if not _claim(marker):
+        return None  # a hook of this session firing at the same moment injects it (two installs)
     _, text = fit(ws.ctx, b, BUDGET)
     shown = f"Your planstate session is {session}. " if session else ""
     return (HEADER.format(session=shown) + text)[:HARD_CAP]
@@ -128,10 +132,12 @@ def _start(ws: Workspace, a: Agent, ledger: Path, source: str) -> str | None:
 def _session(ws: Workspace, a: Agent, ledger: Path) -> str | None:
     """The active planstate session of this agent session, started when there is none."""
     current = _read(ledger / "session")
-    if current and _active(ws, current):
-        with contextlib.suppress(PlanstateError):
-            ws.session.heartbeat(current)
-        return current
+    if current:
+        try:
+            ws.session.heartbeat(current)  # refuses a session that ended or was reaped: then start another
+            return current
+        except PlanstateError:
+            pass
     if not _claim(ledger / f"claim-{current or 'first'}"):
         return None  # a hook firing at the same moment starts it
     try:
@@ -141,14 +147,6 @@ def _session(ws: Workspace, a: Agent, ledger: Path) -> str | None:
         raise
     atomic_write(ledger / "session", entry.id.encode())
     return entry.id
-
-
-def _active(ws: Workspace, session: str) -> bool:
-    """Whether a planstate session is still active (not ended, not reaped)."""
-    try:
-        return ws.session.show(session).data.get("status") == "active"
-    except PlanstateError:
-        return False
 
 
 def _beat(ws: Workspace, ledger: Path) -> None:
@@ -184,8 +182,8 @@ def _reinject(ws: Workspace, ledger: Path) -> str | None:
 def _end(ws: Workspace, a: Agent, ledger: Path, reason: str) -> None:
     """End the planstate session of this agent session and forget the session's notes."""
     current = _read(ledger / "session")
-    if current and _active(ws, current):
-        with contextlib.suppress(PlanstateError):
+    if current:
+        with contextlib.suppress(PlanstateError):  # it ended already: nothing to do
             ws.session.end(current, handoff_reason=f"the {a.title} session ended ({reason[:60]})")
     shutil.rmtree(ledger, ignore_errors=True)
 
