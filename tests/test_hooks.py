@@ -192,6 +192,16 @@ def test_garbage_no_workspace_and_a_broken_state_write_nothing(agent: str, run: 
     assert list(bare.iterdir()) == []
 
 
+def test_an_unreadable_record_gives_one_line_instead_of_the_brief(run: Run, project: Path) -> None:
+    (project / ".planning" / "decisions" / "dec-broken.md").write_text("---\nid: dec-broken\n<<<<<<< ours\n")
+    before = snapshot(project)
+    text = context(hook(run, project, "codex", "SessionStart", source="startup"), "SessionStart")
+    assert text.startswith("planstate could not brief this session: .planning/decisions/dec-broken.md:")
+    after = snapshot(project)
+    after.pop(".planning/.local/cache/front-matter-v2.json", None)  # what every read fills, `resume` too
+    assert after == before
+
+
 # ---------------------------------------------------------------------------- install and uninstall
 
 

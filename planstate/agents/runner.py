@@ -117,7 +117,7 @@ def _start(ws: Workspace, a: Agent, ledger: Path, source: str) -> str | None:
     b = ws.brief()
     if b.trust:
         problems = "; ".join(str(t.get("problem")) for t in b.trust[:3])
-        return f"planstate: the plan in .planning/ cannot be trusted ({problems}); run `planstate check`."
+        return f"planstate could not brief this session: {problems}. Run `planstate check`, then `planstate resume`."
     try:
         session = _session(ws, a, ledger)
     except PlanstateError:  # a completed initiative takes no new session; the brief still helps
