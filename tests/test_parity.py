@@ -209,6 +209,10 @@ EXEMPT = {
     "git merge-driver": "a git plumbing entry point for three files, with no workspace",
     "git install": "writes this clone's git config: compared in test_gitsetup",
     "git uninstall": "writes this clone's git config: compared in test_gitsetup",
+    "hooks install": "writes an agent's settings, not the workspace: tests/test_hooks.py",
+    "hooks uninstall": "writes an agent's settings, not the workspace: tests/test_hooks.py",
+    "hooks status": "reads agents' settings, not the workspace: tests/test_hooks.py",
+    "hooks run": "an agent's entry point, fed its event on stdin: tests/test_hooks.py",
     "completion": "prints a shell script made from the command line itself, which the API does not have",
 }
 
