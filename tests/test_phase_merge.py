@@ -39,21 +39,7 @@ def keep_ours(path: Path) -> None:
 
 @needs_git
 def test_completing_and_failing_the_same_phase_on_two_branches_is_one_conflict(run: Run, tmp_path: Path) -> None:
-    repo = new_repo(tmp_path / "repo")
-    exits(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT", "--phase", "OAuth", cwd=repo))
-    install_driver(run, repo)
-    exits(run("phase", "complete", "1", cwd=repo))
-    commit_all(repo, "phase 2 started")
-    git(repo, "checkout", "--quiet", "-b", "x")
-    exits(run("phase", "complete", "2", "--evidence", "tests=5/5", cwd=repo))
-    commit_all(repo, "x completes phase 2")
-    git(repo, "checkout", "--quiet", "-b", "y", "main")
-    exits(run("phase", "fail", "2", "--reason", "flaky", cwd=repo))
-    commit_all(repo, "y fails phase 2")
-
-    merged = git(repo, "merge", "--no-edit", "x", check=False)
-    assert merged.returncode != 0 and unmerged(repo) == [".planning/STATE.md"]
-    conflicts = [line for line in merged.stderr.splitlines() if ": conflict: " in line]
+    repo, conflicts = _complete_and_fail_phase_two(run, tmp_path, "--evidence", "tests=5/5")
     # one conflict for the phase, not one per field; and phase 3, which x started as it completed phase 2, with it
     assert len(conflicts) == 2
     assert conflicts[1].startswith(
@@ -84,21 +70,7 @@ def test_completing_and_failing_the_same_phase_on_two_branches_is_one_conflict(r
 def test_keeping_one_side_of_a_phase_conflict_keeps_that_sides_whole_progression(
     run: Run, tmp_path: Path, keep: str
 ) -> None:
-    repo = new_repo(tmp_path / "repo")
-    exits(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT", "--phase", "OAuth", cwd=repo))
-    install_driver(run, repo)
-    exits(run("phase", "complete", "1", cwd=repo))
-    commit_all(repo, "phase 2 started")
-    git(repo, "checkout", "--quiet", "-b", "x")
-    exits(run("phase", "complete", "2", "--next", "Start OAuth", cwd=repo))  # and phase 3 starts: x alone moved it
-    commit_all(repo, "x completes phase 2")
-    git(repo, "checkout", "--quiet", "-b", "y", "main")
-    exits(run("phase", "fail", "2", "--reason", "flaky", cwd=repo))
-    commit_all(repo, "y fails phase 2")
-
-    merged = git(repo, "merge", "--no-edit", "x", check=False)
-    assert merged.returncode != 0 and unmerged(repo) == [".planning/STATE.md"]
-    conflicts = [line for line in merged.stderr.splitlines() if ": conflict: " in line]
+    repo, conflicts = _complete_and_fail_phase_two(run, tmp_path, "--next", "Start OAuth")
     assert [line.split(": conflict: ")[1].split(" ")[0] for line in conflicts] == ["phases.2", "phases.3"]
     if keep == "ours":
         keep_ours(state_file(repo))
@@ -161,3 +133,22 @@ def test_validate_refuses_a_phase_that_contradicts_its_status(
 def _line_of(path: Path, text: str) -> int:
     """The line number of the first line of a file that is `text`."""
     return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if line == text)
+
+
+def _complete_and_fail_phase_two(run: Run, tmp_path: Path, *completing: str) -> tuple[Path, list[str]]:
+    """A repository where branch x completed phase 2 (and so started phase 3) and branch y failed it, merged on y:
+    the repository and the driver's conflict lines."""
+    repo = new_repo(tmp_path / "repo")
+    exits(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT", "--phase", "OAuth", cwd=repo))
+    install_driver(run, repo)
+    exits(run("phase", "complete", "1", cwd=repo))
+    commit_all(repo, "phase 2 started")
+    git(repo, "checkout", "--quiet", "-b", "x")
+    exits(run("phase", "complete", "2", *completing, cwd=repo))
+    commit_all(repo, "x completes phase 2")
+    git(repo, "checkout", "--quiet", "-b", "y", "main")
+    exits(run("phase", "fail", "2", "--reason", "flaky", cwd=repo))
+    commit_all(repo, "y fails phase 2")
+    merged = git(repo, "merge", "--no-edit", "x", check=False)
+    assert merged.returncode != 0 and unmerged(repo) == [".planning/STATE.md"]
+    return repo, [line for line in merged.stderr.splitlines() if ": conflict: " in line]
