@@ -13,9 +13,11 @@ from pathlib import Path
 import builders
 import pytest
 from conftest import Run, json_data, ok, refused, state_file
+from gitutil import commit_all, git, install_driver, new_repo
 
 OLD, NEW = "2026-02-01T09:00:00Z", "2026-03-01T09:00:00Z"  # when the records of `history` are made
 History = tuple[Path, dict[str, str]]  # a project folder and the ids of its records by name
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 
 def clean(run: Run, cwd: Path) -> None:
@@ -222,3 +224,67 @@ def test_references_to_archived_records_are_found_and_duplicates_are_reported(ru
     (archived.parent.parent / archived.name).write_bytes(archived.read_bytes())  # the same record in both places
     report = json_data(run("check", "--json", cwd=project, env=at(NEW)))
     assert sorted(f["code"] for f in report["findings"]) == ["duplicate-id", "stale-region"]  # a region: a new row
+
+
+# ---------------------------------------------------------------------------- git: diff and merge across an archive
+
+
+@needs_git
+def test_diff_shows_an_archive_as_archived_records_and_git_as_renames(run: Run, history: History) -> None:
+    project, ids = history
+    new_repo(project)
+    commit_all(project, "records")
+    ok(run("records", "archive", "--before", "2026-02-15", cwd=project))
+    commit_all(project, "archive")
+    renames = git(project, "diff", "--name-status", "-M", "HEAD~1", "HEAD").stdout.splitlines()
+    assert len([line for line in renames if line.startswith("R100\t")]) == 4
+    data = json_data(ok(run("diff", "HEAD~1", "HEAD", "--json", cwd=project)))
+    (initiative,) = data["initiatives"]
+    events = [(e["id"], e["event"]) for kind in ("decisions", "blockers", "sessions") for e in initiative[kind]]
+    archived = {ids[k] for k in ("old superseded", "old rejected", "old resolved", "old ended")}
+    assert sorted(events) == sorted((record_id, "archived") for record_id in archived)
+    assert initiative["fields"] == []  # a move is no field change
+    text = ok(run("diff", "HEAD~1", "HEAD", cwd=project)).stdout
+    assert f"decision archived: {ids['old superseded']} " in text
+
+
+def _branches(run: Run, history: History, *, driver: bool) -> tuple[Path, dict[str, str]]:
+    """The history in a repository (the driver installed or not), branch `x` archiving the old records and main
+    adding a decision, resolving a blocker and adding a line to the body of a record that x archives."""
+    project, ids = history
+    new_repo(project)
+    if driver:
+        install_driver(run, project)
+    commit_all(project, "records")
+    git(project, "checkout", "--quiet", "-b", "x")
+    ok(run("records", "archive", "--before", "2026-02-15", cwd=project))
+    commit_all(project, "archive")
+    git(project, "checkout", "--quiet", "main")
+    ok(run("decision", "add", "--context", "c", "--decision", "Use main's idea", "--reason", "r", cwd=project))
+    ok(run("blocker", "resolve", ids["old open"], "--resolution", "done", cwd=project))  # both change the region
+    (resolved,) = (project / ".planning" / "blockers").glob(f"{ids['old resolved']}-*.md")
+    resolved.write_text(resolved.read_text() + "\nFixed upstream in release 2.1.\n")
+    commit_all(project, "main")
+    return project, ids
+
+
+@needs_git
+def test_a_merge_with_the_driver_follows_the_archive(run: Run, history: History) -> None:
+    project, ids = _branches(run, history, driver=True)
+    merged = git(project, "merge", "--no-edit", "x")
+    assert "CONFLICT" not in merged.stdout
+    assert git(project, "status", "--porcelain").stdout == ""
+    (moved,) = (project / ".planning" / "blockers" / "archive").glob(f"{ids['old resolved']}-*.md")
+    assert moved.read_text().endswith("\nFixed upstream in release 2.1.\n")  # main's edit, in the archive
+    assert not list((project / ".planning" / "blockers").glob(f"{ids['old resolved']}-*.md"))
+    state = state_file(project)
+    assert "Use main's idea" in region(state, "decisions") and "2 resolved blockers in" in region(state, "blockers")
+    clean(run, project)
+
+
+@needs_git
+def test_a_merge_without_the_driver_is_repaired_by_one_check_fix(run: Run, history: History) -> None:
+    project, _ids = _branches(run, history, driver=False)
+    git(project, "merge", "--no-edit", "x", check=False)
+    ok(run("check", "--fix", cwd=project, env=at(NEW)))
+    clean(run, project)
