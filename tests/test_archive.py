@@ -288,3 +288,14 @@ def test_a_merge_without_the_driver_is_repaired_by_one_check_fix(run: Run, histo
     git(project, "merge", "--no-edit", "x", check=False)
     ok(run("check", "--fix", cwd=project, env=at(NEW)))
     clean(run, project)
+
+
+def test_the_region_limits_are_documented_as_they_are() -> None:
+    from planstate.render.sources import LIMITS
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "format.md").read_text(encoding="utf-8")
+    rows = {row.split("|")[1].strip(" `"): row.split("|")[2] for row in text.splitlines() if row.startswith("| `")}
+    assert f"the {LIMITS['blockers']} oldest unresolved blockers" in rows["blockers"]
+    assert f"the {LIMITS['decisions']} most recent decisions" in rows["decisions"]
+    assert f"the {LIMITS['sessions']} most recent sessions" in rows["sessions"]
+    assert f"({LIMITS['blockers']} blockers, {LIMITS['decisions']} decisions, {LIMITS['sessions']} sessions;" in text
