@@ -14,6 +14,7 @@ import builders
 import pytest
 from conftest import Run, json_data, ok, refused, state_file
 from gitutil import commit_all, git, install_driver, new_repo
+from test_json_contract import validate
 
 OLD, NEW = "2026-02-01T09:00:00Z", "2026-03-01T09:00:00Z"  # when the records of `history` are made
 History = tuple[Path, dict[str, str]]  # a project folder and the ids of its records by name
@@ -239,6 +240,7 @@ def test_diff_shows_an_archive_as_archived_records_and_git_as_renames(run: Run, 
     renames = git(project, "diff", "--name-status", "-M", "HEAD~1", "HEAD").stdout.splitlines()
     assert len([line for line in renames if line.startswith("R100\t")]) == 4
     data = json_data(ok(run("diff", "HEAD~1", "HEAD", "--json", cwd=project)))
+    validate(data, "diff")
     (initiative,) = data["initiatives"]
     events = [(e["id"], e["event"]) for kind in ("decisions", "blockers", "sessions") for e in initiative[kind]]
     archived = {ids[k] for k in ("old superseded", "old rejected", "old resolved", "old ended")}
