@@ -25,6 +25,7 @@ from planstate.core.errors import ConflictError, PlanstateError, UsageError, Val
 from planstate.core.files import (
     atomic_write,
     create_exclusive,
+    fsync_dir,
     move_exclusive,
     read_bytes,
     real_target,
@@ -100,6 +101,7 @@ class Transaction:
         self._staged: dict[Path, Staged] = {}
         self._history: dict[Path, list[dict[str, Any]]] = {}
         self._moves: dict[Path, Moving] = {}  # record file (absolute) -> its move
+        self._targets: set[Path] = set()  # where the moves go (absolute)
         self._repairs: set[Path] = set()
         self.written = Written()
 
@@ -160,9 +162,9 @@ class Transaction:
         (moving the link could break where it points)."""
         if path.is_symlink():
             raise UsageError("is a symlink; planstate moves only regular files", file=self.ctx.display(path))
-        taken = {m.target.absolute() for m in self._moves.values()}
-        if target.absolute() in taken or os.path.lexists(target):
+        if target.absolute() in self._targets or os.path.lexists(target):
             raise UsageError("already exists", file=self.ctx.display(target))
+        self._targets.add(target.absolute())
         # Read through the front-matter cache, not parsed for editing: archiving thousands of records stays cheap.
         original = read_bytes(path, self.ctx.root, self.ctx.root.parent)
         self._moves[path.absolute()] = Moving(kind, path, target, original, self.ctx.cached_data(path))
@@ -179,8 +181,8 @@ class Transaction:
         if any(s.path.absolute() in self._moves for s in changed):
             raise UsageError("a record is moved unchanged; change it in a transaction of its own")
         self._refuse_read_only(changed)
-        for moving in self._moves.values():
-            frozen = self._frozen(moving.path.parent.parent)
+        for folder in {moving.path.parent.parent for moving in self._moves.values()}:
+            frozen = self._frozen(folder)
             if frozen is not None:
                 raise frozen
         self.ctx.pending = {s.path.absolute(): s.data for s in changed if s.kind != "state"}
@@ -396,6 +398,8 @@ class Transaction:
             for moving in moves:
                 self._move(moving)
                 done.append(remaining.pop(0))
+            for folder in sorted({p for m in moves for p in (m.path.parent, m.target.parent)}):
+                fsync_dir(folder)  # once per folder, not per move: archiving thousands of records stays quick
             for staged, data in changed:
                 target = real_target(staged.path, self.ctx.root, self.ctx.root.parent)
                 remove_stale_temp_files(target.parent)
@@ -420,7 +424,7 @@ class Transaction:
             folder = real_target(target.parent, self.ctx.root, self.ctx.root.parent)
             if not folder.is_dir():
                 raise UsageError("is not a folder; nothing was written", file=self.ctx.display(target.parent))
-            move_exclusive(moving.path, folder / target.name, guard=self.ctx.lock.verify)
+            move_exclusive(moving.path, folder / target.name, guard=self.ctx.lock.verify, flush=False)
         except FileExistsError:
             raise UsageError("already exists; nothing was written", file=self.ctx.display(target)) from None
         except OSError as exc:
