@@ -164,6 +164,18 @@ def test_archived_records_stay_readable_and_are_not_changed(run: Run, history: H
     clean(run, project)
 
 
+def test_validate_and_check_read_archived_records(run: Run, history: History) -> None:
+    project, ids = history
+    ok(run("records", "archive", "--before", "2026-02-15", cwd=project))
+    (archived,) = (project / ".planning" / "sessions" / "archive").glob(f"{ids['old ended']}-*.md")
+    archived.write_text(archived.read_text().replace("status: ended", "status: finished"))
+    shown = f".planning/sessions/archive/{archived.name}"
+    validate = run("validate", cwd=project)
+    assert validate.returncode == 1 and shown in validate.stdout + validate.stderr
+    check = json_data(run("check", "--json", cwd=project, env=at(NEW)))
+    assert [(f["code"], f["path"]) for f in check["findings"]] == [("schema-error", shown)]
+
+
 def test_a_dry_run_says_what_would_move_and_writes_nothing(run: Run, history: History) -> None:
     project, ids = history
     before = tree(project)
