@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from planstate.check.findings import Report as CheckReport
     from planstate.check.validate import Validation
+    from planstate.ops.archiving import RecordsAPI
     from planstate.ops.blockers import BlockerAPI
     from planstate.ops.decisions import DecisionAPI
     from planstate.ops.fields import Edited, Fields
@@ -238,6 +239,13 @@ class Workspace:
         from planstate.ops.sessions import SessionAPI
 
         return SessionAPI(self.ctx)
+
+    @property
+    def records(self) -> RecordsAPI:
+        """What applies to every kind of record: `ws.records.archive(before=...)`."""
+        from planstate.ops.archiving import RecordsAPI
+
+        return RecordsAPI(self.ctx)
 
     # ------------------------------------------------------------ phases, position, lifecycle, initiatives
 

@@ -81,6 +81,15 @@ def _two_decisions(ws: Workspace) -> None:
     ws.decision.add(context="Token storage", decision="httpOnly cookie", reason="XSS", title="b-new")
 
 
+def _finished_records(ws: Workspace) -> None:
+    """A superseded decision, a resolved blocker and an ended session beside an accepted decision: what
+    `records archive` moves and keeps."""
+    _two_decisions(ws)
+    ws.decision.supersede(*_ids_of(ws, "decision"))
+    ws.blocker.resolve(ws.blocker.add(description="Waiting for OAuth keys").id, resolution="came")
+    ws.session.end(ws.session.start(agent="worker-1").id)
+
+
 def _finished_then_reopened(ws: Workspace) -> None:
     """Every phase completed, then the initiative reopened: only an explicit `complete` closes it again."""
     for number in (1, 2, 3):
@@ -156,6 +165,11 @@ CASES: dict[str, Case] = {
     "session reap": Case(("session", "reap"), lambda ws: ws.session.reap(), setup=_records),
     "session list": Case(("session", "list"), lambda ws: ws.session.list(), setup=_records),
     "session show": Case(("session", "show", "@ses"), lambda ws: ws.session.show(_id(ws, "session")), setup=_records),
+    "records archive": Case(
+        ("records", "archive", "--before", "2099-01-01"),
+        lambda ws: ws.records.archive(before="2099-01-01"),
+        setup=_finished_records,
+    ),
     "phase start": Case(("phase", "start", "1"), lambda ws: ws.phase.start(1), setup=_failed),
     "phase complete": Case(
         ("phase", "complete", "1", "--evidence", "tests=3/3"),

@@ -138,8 +138,9 @@ def choice(value: str | None, allowed: Sequence[str], name: str) -> str | None:
     return value
 
 
-def since(value: str | date | datetime | None, now: datetime) -> datetime | None:
-    """The start of a `since` window: an ISO date or timestamp, or a duration back from now (`2d`, `12h`)."""
+def since(value: str | date | datetime | None, now: datetime, name: str = "since") -> datetime | None:
+    """The start of a `since` window (or another moment named `name`, such as `before`): an ISO date or timestamp,
+    or a duration back from now (`2d`, `12h`)."""
     if value is None:
         return None
     if isinstance(value, datetime | date):
@@ -149,15 +150,15 @@ def since(value: str | date | datetime | None, now: datetime) -> datetime | None
     raw = value.strip()
     if raw and raw[0].isdigit() and raw[-1].lower() in "smhdw" and not re.search(r"[-:T]", raw):
         try:
-            return now - durations.parse(raw, "since")
+            return now - durations.parse(raw, name)
         except OverflowError:
             raise UsageError(
-                f"since {value!r} reaches back before the year 1; give a date instead", argument="since"
+                f"{name} {value!r} reaches back before the year 1; give a date instead", argument=name
             ) from None
     found = parse_datetime(raw)
     if found is None:
         raise UsageError(
-            f"since {value!r} is not a date (2026-11-20), a timestamp or a duration (2d, 12h)", argument="since"
+            f"{name} {value!r} is not a date (2026-11-20), a timestamp or a duration (2d, 12h)", argument=name
         )
     return found
 
@@ -174,8 +175,10 @@ def listing(
     shown: Callable[[Any], bool] = lambda _status: True,
     default_status: str | None = None,
     make: Callable[[Record], Entry] | None = None,
+    archived: bool = False,
 ) -> Listing:
-    """The records of `kind` in the target initiative for a list command.
+    """The records of `kind` in the target initiative for a list command (with `archived`, those in the kind's
+    `archive/` folder too).
 
     Those with `status` when given, else those whose status `shown` keeps; with `after` (a `since`
     value), only those whose `dated` field is at or after it; sorted by `order`. The listing also
@@ -185,7 +188,7 @@ def listing(
 
     choice(status, statuses, "status")
     start = since(after, now())
-    found, problems = recordfiles.load_all(ctx, ctx.target, kind)
+    found, problems = recordfiles.load_all(ctx, ctx.target, kind, archived=archived)
     wrong = invalid(ctx, found, kind)
     ctx.save_cache()
     items = []

@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "decision": "decision",
     "blocker": "blocker",
     "session": "session",
+    "records": "records",
     "phase": "phase",
     "position": "position",
     "next": "next",
