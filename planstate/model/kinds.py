@@ -93,7 +93,9 @@ class ImportedFrom(Model):
     """Where an imported initiative, phase or record came from: a re-import updates it instead of adding another."""
 
     doc = "The source an imported item came from (`planstate import`): a re-import finds and updates it."
-    source = Field(Str(min_length=1), "The importer that made it: gsd, backlog or workflow.", required=True, example="gsd")
+    source = Field(
+        Str(min_length=1), "The importer that made it: gsd, backlog or workflow.", required=True, example="gsd"
+    )
     path = Field(
         Str(min_length=1), "The source file, relative to the imported folder.", required=True, example="ROADMAP.md"
     )

@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "watch": "watch",
     "resume": "resume",
     "diff": "diff",
+    "import": "import_",
     "git": "git",
     "completion": "completion",
 }

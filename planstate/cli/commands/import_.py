@@ -1,0 +1,63 @@
+"""`planstate import`: bring another tool's plans (GSD, Backlog.md, workflow session files) into the workspace."""
+
+from __future__ import annotations
+
+import argparse
+
+from planstate.cli.output import out, reply
+from planstate.cli.parser import Registrar
+from planstate.core.errors import EXIT_OK
+
+SOURCES = ("gsd", "backlog", "workflow")
+
+
+def register(cli: Registrar) -> None:
+    """Add `import`."""
+    p = cli.add(
+        "import",
+        cmd_import,
+        "import plans from GSD, Backlog.md or workflow session files (prints the plan, then writes)",
+        examples=["planstate import gsd ../old/.planning --dry-run", "planstate import backlog backlog/"],
+    )
+    p.add_argument("source", choices=SOURCES, help="the tool the files come from")
+    p.add_argument("path", help="the folder to import: GSD's .planning/, Backlog.md's backlog/, or .workflow/")
+    p.add_argument("--dry-run", action="store_true", help="print the plan and what is not mapped; write nothing")
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Print the plan and the report of what is not mapped, then import (unless --dry-run)."""
+    import os
+
+    from planstate.cli.parser import workspace
+    from planstate.core.files import absolute
+    from planstate.core.layout import PLANNING
+    from planstate.store.context import nearest
+    from planstate.workspace import Workspace
+
+    given = getattr(args, "dir", None) or os.environ.get("PLANSTATE_DIR") or None
+    project = absolute(given or ".")
+    if project.name == PLANNING:
+        project = project.parent
+    fresh = not (project / PLANNING).is_dir() and (given is not None or nearest(project) is None)
+    if fresh:  # no workspace yet: the import makes one, as `init` does, here or in --dir
+        result = Workspace.init_from(
+            project, args.source, args.path, actor=getattr(args, "by", None), dry_run=args.dry_run
+        )
+    else:
+        result = workspace(args).import_from(args.source, args.path, dry_run=args.dry_run)
+    if args.json:
+        reply(result.to_dict())
+        return EXIT_OK
+    counts = result.counts()
+    out(f"Import from {args.source} ({result.path}){': dry run, nothing written' if args.dry_run else ''}")
+    for action in result.actions:
+        if action.action != "unchanged":
+            out(f"  {action.line()}")
+    verb = "would create" if args.dry_run else "created"
+    updated = "would update" if args.dry_run else "updated"
+    out(f"{counts['create']} {verb}, {counts['update']} {updated}, {counts['unchanged']} unchanged")
+    if result.unmapped:
+        out(f"Not mapped ({len(result.unmapped)}):")
+        for item in result.unmapped:
+            out(f"  {item.path}: {item.what}: {item.why}")
+    return EXIT_OK
