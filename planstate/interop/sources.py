@@ -25,7 +25,9 @@ def read(source: str, path: str | Path) -> Plan:
 
     if source not in SOURCES:
         raise UsageError(f"unknown source {source!r}{did_you_mean(source, SOURCES)}; sources: {', '.join(SOURCES)}")
-    folder = absolute(path)
+    import os
+
+    folder = Path(os.path.normpath(absolute(path)))
     if not folder.is_dir():
         raise UsageError(f"{path} is not a folder")
     module = importlib.import_module(SOURCES[source])
