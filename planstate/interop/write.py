@@ -244,6 +244,7 @@ def _apply(data: dict[str, Any], planned: Planned, lifecycle: dict[str, Any], wh
     """Set the planned fields on STATE.md data, leaving alone each value that already says the same (so a second
     import writes nothing); True when the lifecycle state changes (a history line is due)."""
     _set(data, "title", planned.title)
+    _set(data, "next_action", None)  # the scaffold's "Start phase N" is not the source's word; a source may say one
     for key, value in planned.fields.items():
         _set(data, key, copy.deepcopy(value))
     structure = {"phases_total": len(planned.phases), "first_phase": planned.first_phase, "workflow": planned.workflow}
