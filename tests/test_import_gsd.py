@@ -193,3 +193,21 @@ def _front(folder: Path) -> dict[str, Any]:
     value = Document.from_bytes((folder / "STATE.md").read_bytes()).data
     assert isinstance(value, dict)
     return value
+
+
+def test_a_changed_shipped_milestone_is_refused_before_anything_is_written(run: Run, tmp_path: Path) -> None:
+    imported(run, tmp_path, "Playbits+schoolcare-v2")
+    project = tmp_path / "proj"
+    roadmap = tmp_path / "src" / "ROADMAP.md"
+    roadmap.write_text(roadmap.read_text(encoding="utf-8").replace("Phase 1: Foundation", "Phase 1: Base"), "utf-8")
+    (tmp_path / "src" / "phases" / "09-security-hardening" / "09-01-SUMMARY.md").write_text(
+        "---\nphase: 09-security-hardening\nplan: 01\ncompleted: 2026-07-10\n---\nDone.\n", encoding="utf-8"
+    )
+    before = committed(project)
+    refused(run("import", "gsd", str(tmp_path / "src"), cwd=project), "schoolcare-v2-0 is completed (read-only)")
+    assert committed(project) == before
+
+
+def committed(project: Path) -> dict[str, str]:
+    """The digests of a workspace's files, without the machine-local `.local/` (lock, cache)."""
+    return {k: v for k, v in tree_digest(project / ".planning").items() if not k.startswith(".local")}

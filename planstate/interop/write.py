@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from planstate.interop.plan import Plan, Planned, Unmapped
@@ -187,12 +187,17 @@ def _plan_actions(
     lifecycle = _lifecycle(planned, others_active)
     phases = f"{len(planned.phases)} phase{'s' if len(planned.phases) != 1 else ''}, {lifecycle['state']}"
     if target.initiative is None:
+        new = {"schema_version": 1, "initiative": target.slug, "title": planned.title, "lifecycle": {"state": "paused"}}
+        _apply(new, planned, lifecycle, datetime.now(UTC), ctx.actor)
+        _refuse_invalid("state", new, planned.origin)
         result.actions.append(Action("create", "initiative", target.slug, planned.title, phases))
     else:
         data = ctx.cached_data(target.initiative.state_path)
         new = copy.deepcopy(data)
-        _apply(new, planned, lifecycle, datetime.now(), ctx.actor)
+        _apply(new, planned, lifecycle, datetime.now(UTC), ctx.actor)
         action = "unchanged" if same(_comparable(data), _comparable(new)) else "update"
+        if action == "update":
+            _refuse_read_only(ctx, target.initiative, data)
         result.actions.append(Action(action, "initiative", target.slug, planned.title, phases))
     for kind in RECORD_FOLDERS:
         if target.initiative is None:
@@ -203,11 +208,44 @@ def _plan_actions(
         key = origin_key(item.data.get("imported_from"))
         existing = indexes[(target.slug, item.kind)].get(key) if key is not None else None
         if existing is None:
+            _refuse_invalid(item.kind, {"schema_version": 1, "id": "imported", **item.data}, item.data["imported_from"])
+            if target.initiative is not None:
+                _refuse_read_only(ctx, target.initiative, ctx.cached_data(target.initiative.state_path))
             result.actions.append(Action("create", item.kind, target.slug, item.label))
             continue
         merged = {**existing.data, **{k: v for k, v in item.data.items() if k != "id"}}
         action = "unchanged" if same(to_json(existing.data), to_json(merged)) else "update"
+        if action == "update" and target.initiative is not None:
+            _refuse_read_only(ctx, target.initiative, ctx.cached_data(target.initiative.state_path))
         result.actions.append(Action(action, item.kind, target.slug, existing.id))
+
+
+def _refuse_invalid(kind: str, data: dict[str, Any], origin: dict[str, Any]) -> None:
+    """Refuse, before anything is written, an imported item the format would not accept (an importer's bug or a
+    source too odd to map), naming where it came from."""
+    from planstate.core.errors import UsageError
+    from planstate.model.validation import problems_for
+    from planstate.text.paths import format_path
+
+    found = problems_for(kind, data)
+    if found:
+        where = f"{origin.get('path')} ({origin.get('id')})" if origin.get("id") is not None else origin.get("path")
+        problem = found[0]
+        raise UsageError(f"cannot import {where}: {format_path(problem.path)}: {problem.message}")
+
+
+def _refuse_read_only(ctx: Context, initiative: Initiative, data: Any) -> None:
+    """Refuse, before anything is written, an update of an initiative that is completed or archived."""
+    from planstate.core.errors import UsageError
+    from planstate.model.kinds import READ_ONLY_STATES, read_only_message
+
+    lifecycle = data.get("lifecycle") if isinstance(data, dict) else None
+    state = lifecycle.get("state") if isinstance(lifecycle, dict) else None
+    if state in READ_ONLY_STATES:
+        doc = ctx.read_document(initiative.state_path)
+        line, column = doc.locate(["lifecycle", "state"])
+        message = read_only_message(data.get("initiative"), str(state)) + " (the source changed since the last import)"
+        raise UsageError(message, file=doc.path, line=line, column=column, field="lifecycle.state")
 
 
 def _comparable(data: Any) -> Any:
