@@ -69,6 +69,7 @@ def read(path: Path) -> Plan:
             task["_path"] = plan_path(root, file)
             task["_description"] = _marked(doc.content, "DESCRIPTION")
             task["_folder"] = folder
+            task["_body"] = bool(doc.content.strip())
             tasks.append(task)
             for key in doc.meta:
                 if key not in _TASK_KEYS:
@@ -77,6 +78,16 @@ def read(path: Path) -> Plan:
         plan.leave(
             "tasks", f"front matter key '{key}'", f"no place in the format ({count} task{'s' if count != 1 else ''})"
         )
+    with_body = sum(1 for t in tasks if t["_body"] and not _blocked(t))
+    if with_body:
+        plan.leave(
+            "tasks",
+            "task bodies (description, plan, notes, acceptance criteria, summary)",
+            f"no place in the format ({with_body} task{'s' if with_body != 1 else ''}; a blocked task's "
+            "description is its blocker's)",
+        )
+    if milestones:
+        plan.leave("milestones", "milestone descriptions", "no place in the format (titles are the phase names)")
     tasks.sort(key=lambda t: (float(t.get("ordinal") or 1e12), _number(str(t["id"]))))
     by_title = {m["title"].casefold(): k for k, m in milestones.items()}
     for task in tasks:

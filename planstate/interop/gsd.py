@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from planstate.interop import reading
-from planstate.interop.plan import Item, Plan, Planned, day, origin, timestamp
+from planstate.interop.plan import Plan, timestamp
 
 SOURCE = "gsd"
 _PHASE_LINE = re.compile(r"^\s*[-*]\s*\[([ xX])\]\s*\*\*Phase\s+(\d+(?:\.\d+)*)\s*:?\s*(.*?)\*\*(.*)$")
@@ -23,7 +23,6 @@ _SUMMARY = re.compile(r"<summary>(.*?)</summary>")
 _VERSION = re.compile(r"\bv\d+(?:\.\d+)*(?:-[A-Za-z0-9]+)?")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _FOLDER = re.compile(r"^(\d+(?:\.\d+)*)-")
-_PLAN_FILE = re.compile(r"^(?:(\d+(?:\.\d+)*)-)?(\d+)-PLAN\.md$|^PLAN\.md$")
 # Front-matter keys of PLAN and SUMMARY files this importer reads; the report lists the others.
 _USED_KEYS = {"phase", "plan", "status", "completed", "completed_at", "started", "duration"}
 # The STATE.md sections the importer reads, by the start of their heading; the report names the others.
@@ -84,6 +83,9 @@ class Reader:
         self.when: datetime | None = None  # STATE.md's last update: the date of what it says
         self.unused_keys: dict[tuple[str, str], int] = {}
         self.roadmap_title: str | None = None  # ROADMAP.md's own title: the current initiative's
+        self.decisions_for: list[tuple[str | None, dict[str, Any]]] = []  # (phase label or None, decision data)
+        self.sessions: list[dict[str, Any]] = []
+        self.next_action: tuple[str, str] | None = None  # (phase label, text) from a .continue-here.md
 
     def rel(self, path: Path) -> str:
         """A path relative to the imported folder, with forward slashes."""
@@ -128,6 +130,14 @@ class Reader:
         for heading in reading.headings(doc.content, 2):
             if not heading.casefold().startswith(_ROADMAP_READ):
                 self.plan.leave("ROADMAP.md", f"section '{heading}'", "no place in the format")
+        if reading.section(doc.content, 2, "Phase Details"):
+            self.plan.leave(
+                "ROADMAP.md",
+                "Phase Details: goals, requirements, success criteria, plan lists",
+                "no place in the format (the phases' names and checkboxes were read)",
+            )
+        if any(m and m.group(4).strip(" -—") for m in map(_PHASE_LINE.match, doc.content.splitlines())):
+            self.plan.leave("ROADMAP.md", "the text after each phase's name", "no place in the format")
         self._unused_meta("ROADMAP.md", doc.meta, {"milestone"})
 
     def _phase_lines(self, text: str, path: str, milestone: str | None) -> None:
@@ -233,6 +243,8 @@ class Reader:
 
     def phase_folder(self, folder: Path, milestone: str | None) -> None:
         """One phase folder; a PLAN or SUMMARY whose front matter names another phase counts for that one."""
+        from planstate.interop import gsdrecords
+
         match = _FOLDER.match(folder.name)
         if match is None:
             self.plan.leave(self.rel(folder), "folder", "its name does not start with a phase number")
@@ -267,10 +279,10 @@ class Reader:
                 phase.verification = doc.meta
             elif upper.endswith("-CONTEXT.MD"):
                 self.read.add(path)
-                self.context_file(path, phase)
+                gsdrecords.context_file(self, path, phase)
             elif path.name == ".continue-here.md":
                 self.read.add(path)
-                self.continue_here(path, phase)
+                gsdrecords.continue_here(self, path, phase)
 
     def _owner(self, meta: dict[str, Any], folder_phase: GsdPhase, path: Path) -> GsdPhase:
         """The phase a PLAN or SUMMARY belongs to: the one its front matter names, else its folder's."""
@@ -321,6 +333,14 @@ class Reader:
         for heading in reading.headings(doc.content, 2):
             if not heading.casefold().startswith(_STATE_READ):
                 self.plan.leave("STATE.md", f"section '{heading}'", "no place in the format")
+        position = reading.section(doc.content, 2, "Current Position") or ""
+        others = [n for n in ("Last activity", "Progress", "Milestone") if reading.labelled(position, n)]
+        if others:
+            self.plan.leave(
+                "STATE.md",
+                f"Current Position: {', '.join(others)}",
+                "recomputed by planstate or no place in the format",
+            )
         context = reading.section(doc.content, 2, "Accumulated Context") or ""
         for heading in reading.headings(context, 3):
             if not heading.casefold().startswith(("decisions", "blockers")):
@@ -328,199 +348,23 @@ class Reader:
                 if reading.bullets(body) and not re.fullmatch(r"\s*None( yet)?\.?\s*", body):
                     self.plan.leave("STATE.md", f"section '{heading}'", "no place in the format")
 
-    def context_file(self, path: Path, phase: GsdPhase) -> None:
-        """A phase's CONTEXT.md: each `###` section of its `<decisions>` block is one decision."""
-        text = reading.read_text(path)
-        block = reading.tag_block(text, "decisions")
-        if block is None:
-            self.plan.leave(self.rel(path), "file", "no <decisions> block")
-            return
-        gathered = reading.labelled(text, "Gathered")
-        when = day(gathered) if gathered else None
-        for heading, body in reading.sections(block, 3):
-            points = [reading.plain(b) for b in reading.bullets(body)] or [reading.plain(body)]
-            points = [p for p in points if p]
-            if not points:
-                continue
-            if "discretion" in heading.casefold():
-                self.plan.leave(self.rel(path), f"'{heading}'", "left to the agent, not decided: no decision made")
-                continue
-            self.decisions_for.append(
-                (
-                    phase.label,
-                    {
-                        "title": reading.plain(heading),
-                        "date": when,
-                        "context": f"Phase {phase.label} ({phase.name}): {heading}",
-                        "decision": "\n".join(points),
-                        "reason": "",
-                        "imported_from": origin(SOURCE, self.rel(path), heading),
-                    },
-                )
-            )
-        rest = [t for t in ("domain", "specifics", "deferred", "code_context", "canonical_refs") if f"<{t}>" in text]
-        if rest:
-            self.plan.leave(self.rel(path), ", ".join(f"<{t}>" for t in rest), "no place in the format")
-
-    def continue_here(self, path: Path, phase: GsdPhase) -> None:
-        """`.continue-here.md`: a hand-off, as an ended session (GSD deletes the file once resumed)."""
-        doc = reading.load(path)
-        when = timestamp(doc.meta.get("last_updated")) or self.when
-        if when is None:
-            self.plan.leave(self.rel(path), "file", "no last_updated: a session needs its time")
-            return
-        task, total = doc.meta.get("task"), doc.meta.get("total_tasks")
-        working = f"Phase {phase.label}: {phase.name}" + (f", task {task} of {total}" if task is not None else "")
-        notes = [reading.tag_block(doc.content, t) for t in ("current_state", "remaining_work", "context")]
-        data: dict[str, Any] = {
-            "agent": "gsd",
-            "status": "ended",
-            "started": when,
-            "ended": when,
-            "working_on": working,
-            "completed": [
-                reading.plain(b) for b in reading.bullets(reading.tag_block(doc.content, "completed_work") or "")
-            ],
-            "issues": [reading.plain(b) for b in reading.bullets(reading.tag_block(doc.content, "blockers") or "")],
-            "handoff_reason": "GSD pause (.continue-here.md)",
-            "notes": "\n\n".join(n.strip() for n in notes if n and n.strip()) or None,
-            "imported_from": origin(SOURCE, self.rel(path), phase.label),
-        }
-        self.sessions.append(data)
-        action = reading.tag_block(doc.content, "next_action")
-        if action and action.strip():
-            self.next_action = (phase.label, action.strip())
-        for point in reading.bullets(reading.tag_block(doc.content, "decisions_made") or ""):
-            text = reading.plain(point)
-            self.decisions_for.append(
-                (
-                    phase.label,
-                    {
-                        "title": text,
-                        "date": when.date(),
-                        "context": f"Phase {phase.label} ({phase.name}), paused work",
-                        "decision": text,
-                        "reason": "",
-                        "imported_from": origin(SOURCE, self.rel(path), reading.digest(text)),
-                    },
-                )
-            )
-
-    decisions_for: list[tuple[str | None, dict[str, Any]]]
-    sessions: list[dict[str, Any]]
-    next_action: tuple[str, str] | None
-
-    def project_decisions(self) -> None:
-        """PROJECT.md's Key Decisions table: one decision per row."""
-        path = self.file("PROJECT.md")
-        if path is None:
-            return
-        text = reading.read_text(path)
-        title = re.search(r"^#\s+(.+)$", text, re.M)
-        if title and not (self.root / "ROADMAP.md").is_file():
-            self.title = reading.plain(title.group(1))
-        updated = re.search(r"Last updated:?\**\s*(\d{4}-\d{2}-\d{2})", text)
-        when = date.fromisoformat(updated.group(1)) if updated else (self.when.date() if self.when else None)
-        for heading in reading.headings(text, 2):
-            if not heading.casefold().startswith("key decisions"):
-                self.plan.leave("PROJECT.md", f"section '{heading}'", "no place in the format")
-        for row in reading.table(reading.section(text, 2, "Key Decisions") or ""):
-            cells = list(row.items())
-            if not cells or not cells[0][1].strip():
-                continue
-            decision = reading.plain(cells[0][1])
-            rest = {k.strip().casefold(): reading.plain(v) for k, v in cells[1:]}
-            reason = rest.pop("rationale", "") or rest.pop("why", "")
-            outcome = " ".join(v for v in rest.values() if v)
-            status = "proposed" if "pending" in outcome.casefold() else "accepted"
-            self.decisions_for.append(
-                (
-                    None,
-                    {
-                        "title": decision,
-                        "date": when,
-                        "status": status,
-                        "context": "PROJECT.md Key Decisions" + (f" (outcome: {outcome})" if outcome else ""),
-                        "decision": decision,
-                        "reason": reason,
-                        "imported_from": origin(SOURCE, "PROJECT.md", decision),
-                    },
-                )
-            )
-
-    def state_records(self) -> list[tuple[str | None, Item]]:
-        """STATE.md's Decisions and Blockers/Concerns bullets and its Session Continuity, as records."""
-        out: list[tuple[str | None, Item]] = []
-        context = reading.section(self.state_body, 2, "Accumulated Context") or ""
-        when = self.when
-        for point in reading.bullets(reading.section(context, 3, "Decisions") or ""):
-            match = re.match(r"^\[Phase\s+(\d+(?:\.\d+)*)[^\]]*\]\s*:?\s*(.*)$", point)
-            key = label(match.group(1)) if match else None
-            text = reading.plain(match.group(2) if match else re.sub(r"^[\w ]{1,20}:\s+", "", point))
-            self.decisions_for.append(
-                (
-                    key,
-                    {
-                        "title": text,
-                        "date": when.date() if when else None,
-                        "context": "STATE.md Decisions" + (f", phase {key}" if key else ""),
-                        "decision": text,
-                        "reason": "",
-                        "imported_from": origin(SOURCE, "STATE.md", reading.digest(point)),
-                    },
-                )
-            )
-        for point in reading.bullets(reading.section(context, 3, "Blockers") or ""):
-            text = reading.plain(point)
-            if re.fullmatch(r"None( yet)?\.?", text):
-                continue
-            if when is None:
-                self.plan.leave("STATE.md", f"blocker '{text[:40]}'", "no date in STATE.md to identify it by")
-                continue
-            phase = re.match(r"^Phase\s+(\d+(?:\.\d+)*)", text)
-            data: dict[str, Any] = {
-                "title": text,
-                "status": "active" if "blocker" in text.casefold()[:40] else "new",
-                "description": text,
-                "identified": when,
-                "affects": [],
-                "by": None,
-                "imported_from": origin(SOURCE, "STATE.md", reading.digest(point)),
-            }
-            out.append((label(phase.group(1)) if phase else None, Item("blocker", data)))
-        continuity = reading.section(self.state_body, 2, "Session Continuity")
-        last = timestamp(reading.labelled(continuity or "", "Last session"))
-        if continuity and last is not None:
-            stopped = reading.labelled(continuity, "Stopped at")
-            resume = reading.labelled(continuity, "Resume file")
-            session = {
-                "agent": "gsd",
-                "status": "ended",
-                "started": last,
-                "ended": last,
-                "working_on": stopped,
-                "notes": f"Resume file: {resume}" if resume and resume.casefold() != "none" else None,
-                "imported_from": origin(SOURCE, "STATE.md", "Session Continuity"),
-            }
-            out.append((None, Item("session", session)))
-        return out
-
 
 def read(path: Path) -> Plan:
     """Read a GSD tree (the `.planning/` folder, or the project folder holding it) into an import plan."""
     root = path / ".planning" if (path / ".planning" / "ROADMAP.md").is_file() else path
     reader = Reader(root)
-    reader.decisions_for = []
-    reader.sessions = []
-    reader.next_action = None
     reader.roadmap()
     reader.milestones_list()
     reader.milestone_files()
     reader.phase_folders()
     reader.state()
-    reader.project_decisions()
-    records = reader.state_records()
-    _build(reader, records)
+    from planstate.interop import gsdrecords
+
+    gsdrecords.project_decisions(reader)
+    records = gsdrecords.state_records(reader)
+    from planstate.interop.gsdplan import build
+
+    build(reader, records)
     for (what, key), count in sorted(reader.unused_keys.items()):
         reader.plan.leave(
             f"{what} files" if what in ("PLAN", "SUMMARY") else what,
@@ -531,193 +375,3 @@ def read(path: Path) -> Plan:
         if file not in reader.read:
             reader.plan.leave(reader.rel(file), "file", "no mapping for it")
     return reader.plan
-
-
-def _build(reader: Reader, records: list[tuple[str | None, Item]]) -> None:
-    """Group the phases into initiatives (each shipped milestone one, completed; the rest the current one) and
-    give each its records."""
-    from planstate.store.scaffold import slugify
-
-    groups: dict[str | None, list[GsdPhase]] = {}
-    for phase in reader.phases.values():
-        shipped = phase.milestone is not None and reader.milestones[phase.milestone].shipped
-        groups.setdefault(phase.milestone if shipped else None, []).append(phase)
-    if not groups:
-        reader.plan.leave("ROADMAP.md", "phases", "none found: nothing to import")
-        return
-    main_key = None if None in groups else max(groups, key=lambda k: order(k.lstrip("v")) if k else ())
-    built: dict[str | None, Planned] = {}
-    for key, phases in groups.items():
-        phases.sort(key=lambda p: order(p.label))
-        version = reader.current_milestone if key is None else key
-        milestone = reader.milestones.get(key) if key is not None else None
-        if milestone is not None:
-            title = f"{reader.title} {milestone.version}: {milestone.name}"
-        else:
-            title = reader.roadmap_title or reader.title
-        slug = slugify(reader.title + (f" {key}" if key else ""))[:63].rstrip("-")
-        planned = Planned(
-            slug=slug,
-            title=title,
-            origin=origin(SOURCE, "ROADMAP.md", version),
-            phases=[],
-            workflow="gsd",
-            main=key == main_key,
-        )
-        _fill(reader, planned, phases, milestone)
-        built[key] = planned
-    by_label = {p.label: key for key, phases in groups.items() for p in phases}
-    main = built[main_key]
-    for key, data in reader.decisions_for:
-        target = built[by_label[key]] if key in by_label else main
-        when = data["date"] or (reader.when.date() if reader.when else None)
-        if when is None:
-            reader.plan.leave(data["imported_from"]["path"], f"decision '{data['title'][:40]}'", "no date to give it")
-            continue
-        data = {**data, "date": when, "title": _title(data["title"]), "phase": _number(target, key)}
-        target.records.append(Item("decision", data, ""))
-    for key, item in records:
-        target = built[by_label[key]] if key in by_label else main
-        if item.kind == "blocker":
-            number = _number(target, key)
-            open_phase = number is not None and target.phases[number - target.first_phase]["status"] != "completed"
-            item.data["affects"] = [f"phase {number}"] if open_phase else []
-            item.data["title"] = _title(item.data["title"])
-        target.records.append(item)
-    for data in reader.sessions:
-        key = data["imported_from"]["id"]
-        (built[by_label[key]] if key in by_label else main).records.append(Item("session", data, ""))
-    reader.plan.initiatives = sorted(built.values(), key=lambda p: (not p.main, p.slug))
-
-
-def _title(text: str) -> str:
-    from planstate.ops.records import short_title
-
-    return short_title(text) or "(untitled)"
-
-
-def _number(planned: Planned, key: str | None) -> int | None:
-    """Our number of the phase labelled `key` in an initiative, or None."""
-    for index, phase in enumerate(planned.phases):
-        if phase["imported_from"]["id"] == key:
-            return planned.first_phase + index
-    return None
-
-
-def _minutes(value: Any) -> int | None:
-    """Minutes from a SUMMARY `duration` (`25min`, `~2min`, `1h 30m`, `15`)."""
-    text = str(value or "").strip().lstrip("~").casefold()
-    hours = re.search(r"(\d+(?:\.\d+)?)\s*h", text)
-    minutes = re.search(r"(\d+)\s*m", text)
-    if hours or minutes:
-        return int(float(hours.group(1)) * 60 if hours else 0) + int(minutes.group(1) if minutes else 0)
-    return int(text) if text.isdigit() else None
-
-
-def _fill(reader: Reader, planned: Planned, phases: list[GsdPhase], milestone: Milestone | None) -> None:
-    """The phases, position, lifecycle and next action of one initiative."""
-    position_text = reading.section(reader.state_body, 2, "Current Position") or ""
-    current = re.match(r"\s*(\d+(?:\.\d+)*)", reading.labelled(position_text, "Phase") or "")
-    current_key = label(current.group(1)) if current and not milestone else None
-    entries = []
-    finished: list[datetime] = []
-    starts: list[datetime] = []
-    for phase in phases:
-        entry, done, begun = _entry(phase, milestone is not None)
-        entries.append(entry)
-        finished += [done] if done else []
-        starts += [begun] if begun else []
-    planned.phases = entries
-    labels = [p.label for p in phases]
-    done_all = all(e["status"] == "completed" for e in entries)
-    if current_key in labels:
-        index = labels.index(current_key)
-    else:
-        index = next((i for i, e in enumerate(entries) if e["status"] != "completed"), len(entries) - 1)
-    status_text = reading.labelled(position_text, "Status") or ""
-    stopped = reading.labelled(reading.section(reader.state_body, 2, "Session Continuity") or "", "Stopped at")
-    created = min(starts + finished) if starts or finished else None
-    planned.fields["created"] = created
-    if done_all:
-        completed_at = timestamp(milestone.date) if milestone and milestone.date else None
-        completed_at = completed_at or (max(finished) if finished else reader.when)
-        if completed_at is not None:
-            planned.lifecycle = {"state": "completed", "completed_at": completed_at}
-        else:
-            planned.lifecycle = {"state": "paused", "reason": "imported: every phase is done, but no date says when"}
-        index = len(entries) - 1
-    elif entries[index]["status"] == "pending" and (current_key == labels[index] or current_key not in labels):
-        entries[index].update({"status": "active", "attempts": 1})
-    plan = re.match(r"\s*(\d+)\s*(?:of|/)\s*(\d+|\?)", reading.labelled(position_text, "Plan") or "")
-    position: dict[str, Any] = {"phase": planned.first_phase + index, "status": "done" if done_all else "pending"}
-    if not done_all and current_key == labels[index]:
-        if plan and int(plan.group(1)) > 0:
-            position["plan"] = int(plan.group(1))
-        position["status"] = _task_status(status_text)
-    planned.fields["position"] = position
-    if done_all:
-        planned.fields["next_action"] = None
-    elif reader.next_action and reader.next_action[0] == labels[index]:
-        planned.fields["next_action"] = reader.next_action[1]
-    elif current_key == labels[index] and status_text:
-        planned.fields["next_action"] = status_text + (f" (stopped at: {stopped})" if stopped else "")
-    else:
-        planned.fields["next_action"] = f"Plan phase {labels[index]}: {phases[index].name}"
-    if created is not None and planned.lifecycle.get("completed_at") is not None:
-        planned.fields["created"] = min(created, planned.lifecycle["completed_at"])
-
-
-def _task_status(text: str) -> str:
-    """position.status from GSD's free `Status:` line."""
-    words = text.casefold()
-    for key, status in (
-        ("verif", "verifying"),
-        ("block", "blocked"),
-        ("complete", "done"),
-        ("execut", "in_progress"),
-        ("progress", "in_progress"),
-    ):
-        if key in words:
-            return status
-    return "pending"
-
-
-def _entry(phase: GsdPhase, shipped: bool) -> tuple[dict[str, Any], datetime | None, datetime | None]:
-    """A phase entry of STATE.md for a GSD phase, with when it finished and started (when known)."""
-    summarized = [k for k in phase.plans if k in phase.summaries] if phase.plans else list(phase.summaries)
-    complete = (
-        phase.checked
-        or phase.table_status.casefold().startswith("complete")
-        or (bool(phase.plans) and len(summarized) == len(phase.plans) and not phase.partial)
-        or shipped
-    )
-    dates = [day(s.get("completed") or s.get("completed_at")) for s in phase.summaries.values()]
-    known = [d for d in dates if d is not None]
-    done = timestamp(phase.completed or (max(known) if known else None)) if complete else None
-    begun_days = [day(s.get("started")) for s in phase.summaries.values()]
-    begun = min((d for d in begun_days if d is not None), default=None)
-    started = timestamp(begun) if begun is not None else None
-    if started is not None and done is not None and started >= done:
-        started = None
-    evidence: dict[str, Any] = {}
-    if phase.plans or phase.summaries:
-        evidence["plans"] = f"{len(summarized)}/{len(phase.plans) or len(phase.summaries)}"
-    minutes = [m for s in phase.summaries.values() if (m := _minutes(s.get("duration"))) is not None]
-    if minutes:
-        evidence["minutes"] = sum(minutes)
-    if phase.partial:
-        evidence["summary"] = "partial"
-    for key in ("status", "score"):
-        if phase.verification.get(key) is not None:
-            evidence[f"verification_{key}"] = str(phase.verification[key])
-    entry: dict[str, Any] = {"name": phase.name, "status": "completed" if complete else "pending"}
-    if started is not None:
-        entry["started"] = started
-    if done is not None:
-        entry["completed"] = done
-    entry["checkpoint"] = "passed" if complete else "pending"
-    if evidence:
-        entry["evidence"] = evidence
-    entry["attempts"] = 1 if complete else 0
-    entry["imported_from"] = origin(SOURCE, phase.path, phase.label)
-    return entry, done, started
