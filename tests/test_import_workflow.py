@@ -69,3 +69,21 @@ def _state(run: Run, project: Path, initiative: str) -> dict[str, Any]:
     status: dict[str, Any] = json_data(ok(run("status", "--json", "--initiative", initiative, cwd=project)))
     status["structure"] = _front(project / ".planning" / "initiatives" / initiative)["structure"]
     return status
+
+
+def test_import_with_dir_creates_the_workspace_there(run: Run, tmp_path: Path) -> None:
+    (tmp_path / "new").mkdir()
+    data = json_data(ok(run("import", "workflow", str(FIXTURE / ".workflow"), "--dir", "new", "--json")))
+    assert [(a["action"], a["initiative"]) for a in data["actions"]] == [
+        ("create", "wfs-user-profile"),  # the first initiative: `.planning/` itself
+        ("create", "wfs-oauth-integration"),
+        ("create", "wfs-bug-fix-123"),
+    ]
+    assert _front(tmp_path / "new" / ".planning")["initiative"] == "wfs-user-profile"
+    listed = json_data(ok(run("initiative", "list", "--json", cwd=tmp_path / "new")))["initiatives"]
+    assert [(i["initiative"], i["lifecycle"]["state"]) for i in listed] == [
+        ("wfs-user-profile", "active"),
+        ("wfs-bug-fix-123", "completed"),
+        ("wfs-oauth-integration", "paused"),
+    ]
+    ok(run("check", cwd=tmp_path / "new"))

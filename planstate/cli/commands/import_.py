@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from planstate.cli.output import out, reply
 from planstate.cli.parser import Registrar
@@ -26,23 +27,13 @@ def register(cli: Registrar) -> None:
 
 def cmd_import(args: argparse.Namespace) -> int:
     """Print the plan and the report of what is not mapped, then import (unless --dry-run)."""
-    import os
-
     from planstate.cli.parser import workspace
-    from planstate.core.files import absolute
-    from planstate.core.layout import PLANNING
-    from planstate.store.context import nearest
     from planstate.workspace import Workspace
 
-    given = getattr(args, "dir", None) or os.environ.get("PLANSTATE_DIR") or None
-    project = absolute(given or ".")
-    if project.name == PLANNING:
-        project = project.parent
-    fresh = not (project / PLANNING).is_dir() and (given is not None or nearest(project) is None)
-    if fresh:  # no workspace yet: the import makes one, as `init` does, here or in --dir
-        result = Workspace.init_from(
-            project, args.source, args.path, actor=getattr(args, "by", None), dry_run=args.dry_run
-        )
+    project = _new_workspace_folder(args)
+    if project is not None:  # no workspace yet: the import makes one, as `init` does, here or in --dir
+        by = getattr(args, "by", None)
+        result = Workspace.init_from(project, args.source, args.path, actor=by, dry_run=args.dry_run)
     else:
         result = workspace(args).import_from(args.source, args.path, dry_run=args.dry_run)
     if args.json:
@@ -61,3 +52,22 @@ def cmd_import(args: argparse.Namespace) -> int:
         for item in result.unmapped:
             out(f"  {item.path}: {item.what}: {item.why}")
     return EXIT_OK
+
+
+def _new_workspace_folder(args: argparse.Namespace) -> Path | None:
+    """The project folder to create `.planning/` in, when the import finds no workspace: `--dir` (or PLANSTATE_DIR)
+    naming a folder that is not a workspace and is not in one, or the current folder when neither it nor a
+    parent has one. None: a workspace is there to import into."""
+    import os
+
+    from planstate.core.files import absolute
+    from planstate.core.layout import PLANNING
+    from planstate.store.context import nearest
+
+    given = getattr(args, "dir", None) or os.environ.get("PLANSTATE_DIR") or None
+    folder = absolute(given or ".")
+    if folder.name == PLANNING or (given is not None and not folder.is_dir()):
+        return None  # a workspace named outright, or a folder that is not there: finding it says what is wrong
+    if given is not None and not (folder / PLANNING).is_dir() and PLANNING not in folder.resolve().parts:
+        return folder
+    return folder if given is None and nearest(folder) is None else None
