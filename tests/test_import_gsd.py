@@ -211,3 +211,20 @@ def test_a_changed_shipped_milestone_is_refused_before_anything_is_written(run: 
 def committed(project: Path) -> dict[str, str]:
     """The digests of a workspace's files, without the machine-local `.local/` (lock, cache)."""
     return {k: v for k, v in tree_digest(project / ".planning").items() if not k.startswith(".local")}
+
+
+def test_the_plan_is_shown_before_anything_is_written(project: Path, tmp_path: Path) -> None:
+    from planstate.interop.write import Imported
+    from planstate.workspace import Workspace
+
+    src = tmp_path / "gsd-town"
+    shutil.copytree(FIXTURES / "PloganNV+gsd-town" / ".planning", src)
+    seen: list[tuple[int, bool]] = []
+
+    def look(plan: Imported) -> None:
+        seen.append((plan.counts()["create"], (project / ".planning" / "initiatives").exists()))
+
+    result = Workspace.find(project, actor="tester").import_from("gsd", src, on_plan=look)
+    assert seen == [(38, False)]
+    assert (project / ".planning" / "initiatives" / "gsd-town" / "STATE.md").is_file()
+    assert result.counts()["create"] == 38

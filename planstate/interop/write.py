@@ -7,6 +7,7 @@ second import of the same source creates nothing and a source that moved on upda
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -86,9 +87,17 @@ class _Target:
         self.slug = slug
 
 
-def run(ctx: Context, plan: Plan, *, dry_run: bool = False, into_root: bool = False) -> Imported:
+def run(
+    ctx: Context,
+    plan: Plan,
+    *,
+    dry_run: bool = False,
+    into_root: bool = False,
+    on_plan: Callable[[Imported], None] | None = None,
+) -> Imported:
     """Import `plan` into the workspace of `ctx` (see the module docstring). `into_root`: the root initiative,
-    made for this import, is the home of the plan's main initiative."""
+    made for this import, is the home of the plan's main initiative. `on_plan` is shown what the import will do
+    once that is known and before anything is written (under the lock, so it is what then happens)."""
     from planstate.ops.records import origin_key, write_imported
 
     _refuse_overlap(ctx, plan)
@@ -100,6 +109,8 @@ def run(ctx: Context, plan: Plan, *, dry_run: bool = False, into_root: bool = Fa
             _plan_actions(ctx, target, others_active, result, indexes)
         if into_root:  # the root initiative was made for this import a moment ago: it is created, not updated
             result.actions[0].action = "create"
+        if on_plan is not None:
+            on_plan(result)
         if dry_run:
             return result
         for target in targets:
@@ -118,9 +129,9 @@ def run(ctx: Context, plan: Plan, *, dry_run: bool = False, into_root: bool = Fa
     return result
 
 
-def preview(plan: Plan) -> Imported:
-    """What importing `plan` into a new workspace would do: create everything (`--dry-run` without a workspace)."""
-    result = Imported(plan.source, str(plan.root), True, unmapped=list(plan.unmapped))
+def preview(plan: Plan, *, dry_run: bool = True) -> Imported:
+    """What importing `plan` into a new workspace does: create everything."""
+    result = Imported(plan.source, str(plan.root), dry_run, unmapped=list(plan.unmapped))
     for planned in sorted(plan.initiatives, key=lambda p: not p.main):
         detail = f"{len(planned.phases)} phases, {planned.lifecycle['state']}"
         result.actions.append(Action("create", "initiative", planned.slug, planned.title, detail))

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from planstate.cli.output import out, reply
 from planstate.cli.parser import Registrar
 from planstate.core.errors import EXIT_OK
+
+if TYPE_CHECKING:
+    from planstate.interop.write import Imported
 
 SOURCES = ("gsd", "backlog", "workflow")
 
@@ -30,15 +34,24 @@ def cmd_import(args: argparse.Namespace) -> int:
     from planstate.cli.parser import workspace
     from planstate.workspace import Workspace
 
+    show = None if args.json else _show_plan
     project = _new_workspace_folder(args)
     if project is not None:  # no workspace yet: the import makes one, as `init` does, here or in --dir
         by = getattr(args, "by", None)
-        result = Workspace.init_from(project, args.source, args.path, actor=by, dry_run=args.dry_run)
+        result = Workspace.init_from(project, args.source, args.path, actor=by, dry_run=args.dry_run, on_plan=show)
     else:
-        result = workspace(args).import_from(args.source, args.path, dry_run=args.dry_run)
+        result = workspace(args).import_from(args.source, args.path, dry_run=args.dry_run, on_plan=show)
     if args.json:
         reply(result.to_dict())
         return EXIT_OK
+    counts = result.counts()
+    done = ("would create", "would update") if args.dry_run else ("created", "updated")
+    out(f"{counts['create']} {done[0]}, {counts['update']} {done[1]}, {counts['unchanged']} unchanged")
+    if result.unmapped:
+        out(f"Not mapped ({len(result.unmapped)}):")
+        for item in result.unmapped:
+            out(f"  {item.path}: {item.what}: {item.why}")
+    return EXIT_OK
     counts = result.counts()
     out(f"Import from {args.source} ({result.path}){': dry run, nothing written' if args.dry_run else ''}")
     for action in result.actions:
@@ -52,6 +65,17 @@ def cmd_import(args: argparse.Namespace) -> int:
         for item in result.unmapped:
             out(f"  {item.path}: {item.what}: {item.why}")
     return EXIT_OK
+
+
+def _show_plan(plan: Imported) -> None:
+    """Print what the import will do, before it does it."""
+    import sys
+
+    out(f"Import from {plan.source} ({plan.path}){': dry run, nothing written' if plan.dry_run else ''}")
+    for action in plan.actions:
+        if action.action != "unchanged":
+            out(f"  {action.line()}")
+    sys.stdout.flush()  # seen before the writes, even when stdout is a pipe
 
 
 def _new_workspace_folder(args: argparse.Namespace) -> Path | None:
