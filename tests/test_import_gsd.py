@@ -228,3 +228,16 @@ def test_the_plan_is_shown_before_anything_is_written(project: Path, tmp_path: P
     assert seen == [(38, False)]
     assert (project / ".planning" / "initiatives" / "gsd-town" / "STATE.md").is_file()
     assert result.counts()["create"] == 38
+
+
+def test_a_plan_filed_under_the_wrong_phase_counts_for_the_phase_it_names(run: Run, tmp_path: Path) -> None:
+    src = source(tmp_path, "PloganNV+gsd-town")
+    for name in ("03-01-PLAN.md", "03-01-SUMMARY.md"):
+        (src / "phases" / "03-auto-setup" / name).rename(src / "phases" / "02-npm-package" / name)
+    data = json_data(ok(run("import", "gsd", str(src), "--dry-run", "--json", cwd=tmp_path / "proj")))
+    wrong = [u for u in data["unmapped"] if u["what"] == "filed under phase 2"]
+    assert [u["path"] for u in wrong] == [
+        "phases/02-npm-package/03-01-PLAN.md",
+        "phases/02-npm-package/03-01-SUMMARY.md",
+    ]
+    assert all(u["why"] == "its front matter names phase 3: counted there" for u in wrong)
