@@ -27,6 +27,14 @@ def _number(text: str) -> tuple[int, str]:
     return (int(found[-1]) if found else 1 << 30, text)
 
 
+def _ordinal(value: Any) -> float:
+    """A task's ordinal for sorting; a task without one (or with one that is not a number) comes last."""
+    try:
+        return float(value) if value is not None and not isinstance(value, bool) else float("inf")
+    except (TypeError, ValueError):
+        return float("inf")
+
+
 def _done(status: str) -> bool:
     return status.casefold() in ("done", "completed", "complete")
 
@@ -88,7 +96,7 @@ def read(path: Path) -> Plan:
         )
     if milestones:
         plan.leave("milestones", "milestone descriptions", "no place in the format (titles are the phase names)")
-    tasks.sort(key=lambda t: (float(t.get("ordinal") or 1e12), _number(str(t["id"]))))
+    tasks.sort(key=lambda t: (_ordinal(t.get("ordinal")), _number(str(t["id"]))))
     by_title = {m["title"].casefold(): k for k, m in milestones.items()}
     for task in tasks:
         named = str(task.get("milestone") or "")

@@ -351,7 +351,7 @@ class Reader:
 
 def read(path: Path) -> Plan:
     """Read a GSD tree (the `.planning/` folder, or the project folder holding it) into an import plan."""
-    root = path / ".planning" if (path / ".planning" / "ROADMAP.md").is_file() else path
+    root = path / ".planning" if (path / ".planning").is_dir() and path.name != ".planning" else path
     reader = Reader(root)
     reader.roadmap()
     reader.milestones_list()

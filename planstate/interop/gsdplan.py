@@ -27,7 +27,7 @@ def build(reader: Reader, records: list[tuple[str | None, Item]]) -> None:
     if not groups:
         reader.plan.leave("ROADMAP.md", "phases", "none found: nothing to import")
         return
-    main_key = None if None in groups else max(groups, key=lambda k: order(k.lstrip("v")) if k else ())
+    main_key = None if None in groups else max(groups, key=_version_order)
     built: dict[str | None, Planned] = {}
     for key, phases in groups.items():
         phases.sort(key=lambda p: order(p.label))
@@ -70,6 +70,11 @@ def build(reader: Reader, records: list[tuple[str | None, Item]]) -> None:
         key = data["imported_from"]["id"]
         (built[by_label[key]] if key in by_label else main).records.append(Item("session", data, ""))
     reader.plan.initiatives = sorted(built.values(), key=lambda p: (not p.main, p.slug))
+
+
+def _version_order(version: str | None) -> tuple[int, ...]:
+    """The sort key of a milestone version (`v2.0-alpha` sorts as 2, 0)."""
+    return tuple(int(n) for n in re.findall(r"\d+", version or ""))
 
 
 def _title(text: str) -> str:
