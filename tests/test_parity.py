@@ -97,6 +97,8 @@ def _finished_then_reopened(ws: Workspace) -> None:
     ws.reopen(reason="one more look")
 
 
+GSD_TOWN = Path(__file__).resolve().parent / "fixtures" / "gsd" / "PloganNV+gsd-town" / ".planning"
+
 CASES: dict[str, Case] = {
     "status": Case(("status",), lambda ws: ws.status()),
     "get": Case(("get", "position"), lambda ws: ws.get("position")),
@@ -211,6 +213,7 @@ CASES: dict[str, Case] = {
     "initiative list": Case(("initiative", "list"), lambda ws: ws.initiative.list()),
     "render": Case(("render",), lambda ws: ws.render()),
     "check": Case(("check",), lambda ws: ws.check()),
+    "import": Case(("import", "gsd", str(GSD_TOWN)), lambda ws: ws.import_from("gsd", GSD_TOWN)),
 }
 
 # Commands with no API twin, each with the reason.

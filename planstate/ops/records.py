@@ -300,3 +300,48 @@ def refuse_unknown_phases(ctx: Context, affects: Sequence[str]) -> None:
                 f"names phase {number}, but phases are numbered {numbers.start} to {numbers.stop - 1}",
                 field="affects",
             )
+
+
+def origin_key(origin: Any) -> tuple[str, str, str] | None:
+    """The key an imported item is found by: its `imported_from` source, path and id (None when it has none)."""
+    if not isinstance(origin, dict) or not origin.get("source"):
+        return None
+    return (str(origin.get("source")), str(origin.get("path")), str(origin.get("id")))
+
+
+def imported_records(ctx: Context, initiative: Initiative, kind: str) -> dict[tuple[str, str, str], Record]:
+    """The records of `kind` in an initiative that came from an import, by their origin key."""
+    found, _problems = recordfiles.load_all(ctx, initiative, kind)
+    return {key: record for record in found if (key := origin_key(record.data.get("imported_from"))) is not None}
+
+
+def write_imported(
+    tx: Transaction,
+    initiative: Initiative,
+    kind: str,
+    data: dict[str, Any],
+    body: str,
+    existing: Record | None,
+) -> str:
+    """Create or update an imported record as the source has it: its id (a fresh one when the source has none),
+    dates and status are kept, never stamped "now" or checked against the add commands' rules (the schema still
+    applies at commit). `existing` is the record an earlier import made from the same origin: its fields take
+    the source's values and keys people added stay. Returns `created`, `updated` or `unchanged`."""
+    from planstate.core import ids
+    from planstate.text.plaindata import same
+
+    if existing is not None:
+        staged = tx.load(kind, existing.path, initiative)
+        before = dict(staged.data)
+        staged.data.update({k: v for k, v in data.items() if k != "id"})
+        return "unchanged" if same(before, staged.data) else "updated"
+    title = str(data.get("agent" if kind == "session" else "title") or kind)
+    record_id = data.get("id")
+    if record_id is None:  # the same id on every import of the source: its date and where it came from
+        from planstate.core.clock import parse_datetime
+
+        when = parse_datetime(data.get({"decision": "date", "blocker": "identified"}.get(kind, "started")))
+        record_id = ids.derived_id(kind, when.timestamp() if when else 0, repr(origin_key(data.get("imported_from"))))
+    path = initiative.folder(kind) / ids.file_name(str(record_id), title)
+    tx.create(kind, path, {"schema_version": data.get("schema_version", 1), "id": record_id, **data}, body)
+    return "created"

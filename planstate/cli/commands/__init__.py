@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "watch": "watch",
     "resume": "resume",
     "diff": "diff",
+    "import": "import_",
     "git": "git",
     "hooks": "hooks",
     "completion": "completion",
