@@ -210,6 +210,7 @@ EXEMPT = {
     "git install": "writes this clone's git config: compared in test_gitsetup",
     "git uninstall": "writes this clone's git config: compared in test_gitsetup",
     "completion": "prints a shell script made from the command line itself, which the API does not have",
+    "mcp": "serves the API itself as MCP tools: tests/test_mcp.py compares each tool's files and answers with the CLI",
 }
 
 

@@ -255,6 +255,7 @@ class Decision(Model):
     rejection = Field(_opt_text, "Why the decision was rejected (status rejected).")
     phase = Field(Nullable(Int(minimum=0)), "Phase in which it was made.")
     by = Field(_opt_text, "Who decided.")
+    request_id = Field(_opt_text, "Key of the call that made it: a retry with the same key answers with this record.")
 
 
 class Blocker(Model):
@@ -277,6 +278,7 @@ class Blocker(Model):
         ListOf(Str()),
         "Its status changes, one line each (`<time> <from> → <to>: <why>`), appended by planstate.",
     )
+    request_id = Field(_opt_text, "Key of the call that made it: a retry with the same key answers with this record.")
 
 
 class Session(Model):
@@ -296,6 +298,7 @@ class Session(Model):
     notes = Field(_opt_text, "Free notes.")
     context_usage = Field(Nullable(OneOf(Number(), Str())), "How much of the agent's context was used.")
     resumed_from = Field(Nullable(_record_id), "Id of the session this one continues.")
+    request_id = Field(_opt_text, "Key of the call that made it: a retry with the same key answers with this record.")
 
 
 KINDS: dict[str, type[Model]] = {

@@ -156,6 +156,7 @@ RULES: dict[type[Model], dict[str, Rule]] = {
         "rejection": VALUE,
         "phase": VALUE,
         "by": VALUE,
+        "request_id": VALUE,
     },
     Blocker: {
         "schema_version": VALUE,
@@ -171,6 +172,7 @@ RULES: dict[type[Model], dict[str, Rule]] = {
         "resolved": LATEST,
         "by": VALUE,
         "log": LOG,
+        "request_id": VALUE,
     },
     Session: {
         "schema_version": VALUE,
@@ -186,6 +188,7 @@ RULES: dict[type[Model], dict[str, Rule]] = {
         "notes": VALUE,
         "context_usage": VALUE,
         "resumed_from": VALUE,
+        "request_id": VALUE,
     },
     # history.jsonl is merged as a whole: the union of its entries, ordered by `at` (see mergefile.py).
     Transition: {"at": LOG, "from": LOG, "to": LOG, "trigger": LOG, "reason": LOG, "by": LOG},

@@ -31,5 +31,6 @@ COMMANDS: dict[str, str] = {
     "resume": "resume",
     "diff": "diff",
     "git": "git",
+    "mcp": "mcp",
     "completion": "completion",
 }
