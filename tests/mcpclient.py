@@ -65,6 +65,20 @@ class Client:
         assert self.session is not None
         return self._run(self.session.list_tools())
 
+    def read(self, uri: str) -> str:
+        """The text of a resource."""
+        assert self.session is not None
+        result = self._run(self.session.read_resource(uri))
+        (content,) = result.contents
+        return content.text  # type: ignore[union-attr]
+
+    def resources(self) -> list[str]:
+        """The URIs of the resources and resource templates the server lists."""
+        assert self.session is not None
+        plain = self._run(self.session.list_resources()).resources
+        templates = self._run(self.session.list_resource_templates()).resource_templates
+        return [str(r.uri) for r in plain] + [t.uri_template for t in templates]
+
     def close(self) -> None:
         """Close the session (the server ends when its stdin closes) and the loop's thread."""
         self.loop.call_soon_threadsafe(self._stop.set)

@@ -17,8 +17,9 @@ from typing import Any
 
 import forkserver
 import pytest
-from conftest import front
+from conftest import front, state_file
 from gitutil import commit_all, new_repo
+from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult
 from mcpclient import Client, server_env
 from test_json_contract import validate, vocabulary
@@ -29,11 +30,20 @@ BUDGET = 16_000  # characters of the whole tools/list answer: about 4k tokens (i
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
-    """One server for the module, started where there is no workspace: every call names its own in `dir`."""
+def home(tmp_path_factory: pytest.TempPathFactory, _project_template: Path) -> Path:
+    """The module server's own workspace (`--dir`): what calls without `dir`, and resources, act on."""
+    folder = tmp_path_factory.mktemp("home") / "proj"
+    shutil.copytree(_project_template, folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, home: Path) -> Iterator[Client]:
+    """One server for the module, started in a folder with no workspace and `--dir` naming `home`; the tests name
+    their own workspace in each call's `dir`."""
     nowhere = tmp_path_factory.mktemp("nowhere")
     env = server_env(PLANSTATE_NOW=NOW, PLANSTATE_ACTOR=ACTOR, PLANSTATE_LOCK_TIMEOUT="600")
-    client = Client([], cwd=nowhere, env=env)
+    client = Client(["--dir", str(home)], cwd=nowhere, env=env)
     yield client
     client.close()
 
@@ -256,7 +266,7 @@ BAD: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
     ("get", {"path": 3}, ("path must be text, not 3",)),
     ("get", {"path": "nxt_action"}, ("no value at nxt_action; did you mean 'next_action'?",)),
     ("get", {"pth": "title"}, ("unknown argument 'pth'; did you mean 'path'?",)),
-    ("get", {}, ("path is required",)),
+    ("get", {"path": ""}, ("empty path",)),
     ("status", {"dir": "/nonexistent/planstate"}, ("no .planning/ workspace at /nonexistent/planstate",)),
     ("resume", {"budget": 10}, ("budget must be at least",)),
     ("set", {"values": "title=x"}, ("values must be an object",)),
@@ -308,9 +318,58 @@ def test_every_tool_has_a_bad_input_case() -> None:
     }  # fmt: skip
 
 
-def test_without_a_workspace_the_error_says_how_to_name_one(server: Client) -> None:
-    envelope = refusal(server.call("status"), "no .planning/ folder in", "pass dir=PATH (or set PLANSTATE_DIR)")
+def test_without_a_workspace_the_error_says_how_to_name_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from planstate.mcp.server import Server, Settings
+    from planstate.mcp.tools import TOOLS
+
+    monkeypatch.delenv("PLANSTATE_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    result = Server(Settings()).call(TOOLS["status"], {})
+    envelope = refusal(result, f"no .planning/ folder in {tmp_path}", "pass dir=PATH (or set PLANSTATE_DIR)")
     assert "workspace" not in envelope
+
+
+def test_a_call_without_dir_acts_on_the_servers_workspace(server: Client, home: Path) -> None:
+    assert data(server.call("get", path="title"), home) == "Demo"
+
+
+# ---------------------------------------------------------------------------- resources and sessions
+
+
+def test_every_resource_is_the_file_or_answer_a_tool_gives(server: Client, home: Path) -> None:
+    assert set(server.resources()) == {
+        "planstate://state", "planstate://brief", "planstate://decision/{id}", "planstate://blocker/{id}",
+        "planstate://session/{id}", "planstate://schema/{kind}",
+    }  # fmt: skip
+    assert server.read("planstate://state") == state_file(home).read_text(encoding="utf-8")
+    assert data(server.call("get"), home)["title"] == "Demo"  # the same front matter, as a tool answers
+    assert server.read("planstate://brief") == server.call("resume").content[0].text.split("\n", 1)[1]  # type: ignore[union-attr]
+    made = data(server.call("decision", action="add", context="C", decision="D", reason="R", request_id="res"), home)
+    assert server.read(f"planstate://decision/{made['id']}") == (home / made["path"]).read_text(encoding="utf-8")
+    schema = json.loads(server.read("planstate://schema/blocker"))
+    assert schema == data(server.call("schema", kind="blocker"), home)
+    with pytest.raises(MCPError, match="planstate: no decision with id 'dec-nope'"):
+        server.read("planstate://decision/dec-nope")
+
+
+def test_the_server_heartbeats_the_session_it_started_on_every_call(server: Client, home: Path) -> None:
+    beats = home / ".planning" / ".local" / "heartbeats"
+    started = data(server.call("session", action="start", agent="claude", request_id="beat"), home)
+    heartbeat = beats / started["id"]
+    heartbeat.unlink()
+    data(server.call("status"), home)
+    assert heartbeat.is_file()  # the call was the session's sign of life
+    data(server.call("session", action="end", id=started["id"]), home)
+    heartbeat.unlink(missing_ok=True)
+    data(server.call("status"), home)
+    assert not heartbeat.exists()  # ended: no longer beaten
+    again = data(server.call("session", action="start", agent="claude", request_id="beat-2"), home)
+    ended = forkserver.run(["session", "end", "--session", again["id"]], cwd=home, env=_env(), timeout=60)
+    assert ended.returncode == 0, ended.stderr
+    warned = answer(server.call("status"), home)["warnings"]
+    assert warned == [f"session {again['id']} is no longer heartbeated by this server: " + warned[0].split(": ", 1)[1]]
+    assert f"session {again['id']} is ended" in warned[0]
+    assert answer(server.call("status"), home)["warnings"] == []
 
 
 # ---------------------------------------------------------------------------- retries do not duplicate

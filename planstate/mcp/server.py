@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -63,6 +64,10 @@ class Server:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        # The session a `session start` through this server made in each workspace (and initiative named), which
+        # every later call there heartbeats until `session end` ends it: an agent's calls are its sign of life.
+        self.sessions: dict[tuple[str, str | None], str] = {}
+        self._sessions_lock = threading.Lock()
 
     def workspace(self, given: arguments.Arguments) -> Workspace:
         """The workspace a call acts on: its `dir`, else the server's `--dir`, else PLANSTATE_DIR, else the cwd."""
@@ -90,12 +95,42 @@ class Server:
             given = arguments.check(tool.input_schema(), raw)
             ws = self.workspace(given)
             root = str(ws.root)
+            key = (root, given.get("initiative"))
+            beat = self._beat(ws, key) if tool.name != "session" else []
             answer = tool.call(ws, given)
+            self._follow(key, answer)
+            answer.warnings.extend(beat)
         except PlanstateError as exc:
             return _refusal(command_of(tool, raw), exc, root)
         except Exception as exc:  # a bug: one line and a crash log, as the command line does
             return _crash(command_of(tool, raw), tool, raw, exc, root)
         return _result(answer, root)
+
+    def _beat(self, ws: Workspace, key: tuple[str, str | None]) -> list[str]:
+        """Heartbeat the session this server started in the workspace, if any; a warning when it cannot be."""
+        with self._sessions_lock:
+            session = self.sessions.get(key)
+        if session is None:
+            return []
+        try:
+            ws.session.heartbeat(session)
+        except PlanstateError as exc:  # ended or reaped elsewhere: stop beating it, and say so once
+            with self._sessions_lock:
+                self.sessions.pop(key, None)
+            return [f"session {session} is no longer heartbeated by this server: {exc}"]
+        return []
+
+    def _follow(self, key: tuple[str, str | None], answer: Answer) -> None:
+        """Remember the session a `session start` made, and forget it when `session end` ends it."""
+        with self._sessions_lock:
+            if answer.command == "session start":
+                self.sessions[key] = answer.data["id"]
+            elif answer.command == "session end" and self.sessions.get(key) == answer.data["id"]:
+                del self.sessions[key]
+
+    def own_workspace(self) -> Workspace:
+        """The server's workspace, for what names none (resources): its --dir, else PLANSTATE_DIR, else the cwd."""
+        return self.workspace(arguments.Arguments({}))
 
     def sdk_tools(self) -> list[SdkTool]:
         """The tools as the SDK registers them, with the hand-written schemas and no pydantic argument check."""
@@ -120,14 +155,18 @@ class Server:
 
 def build(settings: Settings) -> MCPServer[Any]:
     """The MCP server with every tool."""
+    from planstate.mcp import resources
+
     server = Server(settings)
-    return MCPServer(
+    mcp = MCPServer(
         "planstate",
         version=__version__,
         instructions=INSTRUCTIONS,
         tools=server.sdk_tools(),
         log_level="WARNING",
     )
+    resources.register(mcp, server.own_workspace)
+    return mcp
 
 
 def run(settings: Settings) -> None:

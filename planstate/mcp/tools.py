@@ -112,8 +112,9 @@ def status(ws: Workspace, a: Arguments) -> Answer:
 
 
 def get(ws: Workspace, a: Arguments) -> Answer:
-    """`planstate get PATH`: a value of STATE.md's front matter."""
-    return Answer("get", ws.get(a.require("path")))
+    """`planstate get PATH`: a value of STATE.md's front matter; without a path, the whole front matter."""
+    path = a.get("path")
+    return Answer("get", ws.get(path) if path is not None else ws.ctx.state_document().data)
 
 
 def schema(ws: Workspace, a: Arguments) -> Answer:
@@ -419,10 +420,9 @@ def _tools() -> list[Tool]:
         ),
         Tool(
             "get",
-            "A value of STATE.md's front matter by field path (phases.2.status is phase 2).",
+            "A value of STATE.md's front matter by field path (phases.2.status is phase 2); no path: all of it.",
             {"path": _s()},
             get,
-            required=("path",),
             read_only=True,
         ),
         Tool(
