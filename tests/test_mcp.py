@@ -260,6 +260,22 @@ def test_a_tool_writes_the_bytes_the_command_writes(name: str, server: Client, p
     assert envelope["warnings"] == said["warnings"]
 
 
+def test_init_makes_the_workspace_the_command_makes(server: Client, tmp_path: Path) -> None:
+    by_tool, by_cli = tmp_path / "tool", tmp_path / "cli"
+    by_tool.mkdir()
+    by_cli.mkdir()
+    made = answer(server.call("initiative", action="init", dir=str(by_tool), title="Shop", phases=["A", "B"]), by_tool)
+    said = json.loads(
+        forkserver.run(
+            ["init", "--title", "Shop", "--phase", "A", "--phase", "B", "--json"], cwd=by_cli, env=_env()
+        ).stdout
+    )
+    assert _tree(by_tool) == _tree(by_cli)
+    assert made["command"] == said["command"] == "init"
+    assert made["data"] == said["data"] == {"path": ".planning/", "initiative": "shop", "title": "Shop"}
+    assert data(server.call("status", dir=str(by_tool)), by_tool)["phases_total"] == 2
+
+
 # ---------------------------------------------------------------------------- bad input: one line, nothing written
 
 BAD: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
@@ -296,6 +312,7 @@ BAD: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
     ("session", {"action": "list", "limit": -1}, ("limit must be 0 or more",)),
     ("initiative", {"action": "switch", "slug": "nope"}, ("nope",)),
     ("initiative", {"action": "new", "slug": "Bad Slug"}, ("Bad Slug",)),
+    ("initiative", {"action": "init"}, ("already exists; planstate init never overwrites a workspace",)),
     ("check", {"stale_after": "soon"}, ("stale_after",)),
     ("diff", {"rev1": "nope"}, ("git",)),
     ("schema", {"kind": "nope"}, ("kind 'nope' is not one of",)),

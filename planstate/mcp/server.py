@@ -93,6 +93,8 @@ class Server:
         root: str | None = None
         try:
             given = arguments.check(tool.input_schema(), raw)
+            if tool.makes_workspace(given):
+                return _result(self._create(tool, given), None)
             ws = self.workspace(given)
             root = str(ws.root)
             key = (root, given.get("initiative"))
@@ -105,6 +107,12 @@ class Server:
         except Exception as exc:  # a bug: one line and a crash log, as the command line does
             return _crash(command_of(tool, raw), tool, raw, exc, root)
         return _result(answer, root)
+
+    def _create(self, tool: Tool, given: arguments.Arguments) -> Answer:
+        """Make a workspace (`init`) in the call's `dir`, else the server's --dir, else PLANSTATE_DIR, else here."""
+        assert tool.creates is not None
+        values = {**given.values, "dir": given.get("dir") or self.settings.dir, "by": self.settings.actor}
+        return tool.creates[1](arguments.Arguments(values))
 
     def _beat(self, ws: Workspace, key: tuple[str, str | None]) -> list[str]:
         """Heartbeat the session this server started in the workspace, if any; a warning when it cannot be."""
@@ -193,6 +201,7 @@ def command_of(tool: Tool, raw: dict[str, Any]) -> str:
 
 def _result(answer: Answer, root: str | None) -> CallToolResult:
     """A tool's answer: the envelope as structured content; as text, one line, the warnings and the data."""
+    root = root or answer.workspace
     answered = envelope(answer.command, answer.exit, answer.data, warnings=answer.warnings, workspace=root)
     head = f"planstate {answer.command}: {'ok' if answer.exit == EXIT_OK else f'exit {answer.exit}'} ({root})"
     lines = [head, *(f"warning: {w}" for w in answer.warnings)]

@@ -32,6 +32,7 @@ class Answer:
     exit: int = EXIT_OK
     warnings: list[str] = field(default_factory=list)
     text: str | None = None  # instead of the data as JSON (the resume brief)
+    workspace: str | None = None  # the workspace a call made (`init`), which no workspace was found for
 
 
 @dataclass
@@ -45,7 +46,13 @@ class Tool:
     required: tuple[str, ...] = ()
     read_only: bool = False
     destructive: bool = False
-    workspace: bool = True  # whether it takes `dir` and `initiative` (every tool does)
+    # The action that makes a workspace, and the call that does it (given the project as `dir`): no workspace is
+    # found for it beforehand.
+    creates: tuple[str, Callable[[Arguments], Answer]] | None = None
+
+    def makes_workspace(self, given: Arguments) -> bool:
+        """Whether this call creates the workspace rather than acting on one."""
+        return self.creates is not None and given.get("action") == self.creates[0]
 
     def input_schema(self) -> dict[str, Any]:
         """The JSON Schema of its arguments, as tools/list publishes it."""
@@ -383,6 +390,22 @@ def session(ws: Workspace, a: Arguments) -> Answer:
     return Answer(f"session {action}", entry.to_dict(), warnings=list(entry.warnings))
 
 
+def init(a: Arguments) -> Answer:
+    """`planstate init` in the project `dir`: a new workspace with its first initiative (`slug` names it)."""
+    from planstate.cli.commands.init import create
+
+    ws, data, warnings = create(
+        a.get("dir"),
+        title=a.get("title"),
+        phases=a.get("phases", []),
+        first_phase=a.get("first_phase", 1),
+        initiative=a.get("slug"),
+        actor=a.get("by"),
+        next_action=a.get("next_action"),
+    )
+    return Answer("init", data, warnings=warnings, workspace=str(ws.root))
+
+
 def initiative(ws: Workspace, a: Arguments) -> Answer:
     """`planstate initiative new|list|switch`."""
     action = a.require("action")
@@ -585,19 +608,22 @@ def _tools() -> list[Tool]:
         ),
         Tool(
             "initiative",
-            "Initiatives: new (slug, title, phases), list, switch (pause the active one, resume slug).",
+            "Initiatives: init (a new .planning/ in dir), new (slug, title, phases), list, switch (pause the active "
+            "one, resume slug).",
             {
-                "action": _action("new", "list", "switch"),
+                "action": _action("init", "new", "list", "switch"),
                 "slug": _s(),
                 "title": _s(),
                 "phases": TEXTS,
                 "first_phase": WHOLE,
+                "next_action": _s(),
                 "switch": FLAG,
                 "all": FLAG,
                 "reason": _s(),
             },
             initiative,
             required=("action",),
+            creates=("init", init),
         ),
         Tool(
             "check",
