@@ -8,6 +8,7 @@ as tests/test_json_contract.py checks the CLI), files on disk against what the s
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -107,10 +108,16 @@ def test_initialize_and_list_the_tools(server: Client) -> None:
         assert {"dir", "initiative"} <= set(tool.input_schema["properties"])
 
 
-def test_the_tool_list_fits_its_budget(server: Client) -> None:
+def test_the_tool_list_fits_its_budget_and_docs_say_what_it_costs(server: Client) -> None:
     listed = server.list_tools().model_dump(mode="json", by_alias=True, exclude_none=True)
     size = len(json.dumps(listed, ensure_ascii=False))
     assert size <= BUDGET, f"tools/list is {size} characters; the budget is {BUDGET}"
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "mcp.md").read_text(encoding="utf-8")
+    assert f"is {size:,} characters, about {size / 4000:.1f}k tokens" in doc
+    sizes = {tool["name"]: len(json.dumps(tool, ensure_ascii=False)) for tool in listed["tools"]}
+    assert dict(re.findall(r"\| `(\w+)` \| ([\d,]+) ", doc)) == {name: f"{n:,}" for name, n in sizes.items()}
+    assert server.initialized is not None and server.initialized.instructions is not None
+    assert f"`instructions` add {len(server.initialized.instructions)} characters" in doc
 
 
 def test_a_whole_initiative_through_the_tools(server: Client, project: Path) -> None:

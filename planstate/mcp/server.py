@@ -36,7 +36,8 @@ INSTRUCTIONS = (
     "planstate keeps the state of software work in .planning/ (STATE.md, decisions, blockers, sessions). "
     "Call resume first. Each call acts on `dir` if given, else the server's workspace; every answer names it. "
     "Answers are planstate's JSON envelope {command, ok, exit, data|error, warnings, workspace}. "
-    "Field paths: phases.2.status is phase 2. Pass request_id when adding a record so a retry does not duplicate it."
+    "Field paths: phases.2.status is phase 2. Pass request_id when adding a record so a retry does not duplicate it. "
+    "A session started here (session action=start) is heartbeated by every later call until it ends."
 )
 
 
