@@ -157,9 +157,11 @@ def test_a_whole_initiative_through_the_tools(server: Client, project: Path) -> 
     assert call("decision", action="accept", id=proposed["id"])["status"] == "accepted"
     later = call("decision", action="add", context="Store", decision="Postgres 16", reason="JSON")
     assert call("decision", action="supersede", id=first["id"], new=later["id"])["superseded"]["id"] == first["id"]
-    assert {r["id"] for r in call("decision", action="list", all=True)["decisions"]} == {
-        first["id"], proposed["id"], later["id"]
-    }  # fmt: skip
+    listed = [r["id"] for r in call("decision", action="list", all=True)["decisions"]]
+    assert set(listed) == {first["id"], proposed["id"], later["id"]}
+    newest = answer(server.call("decision", dir=d, action="list", all=True, limit=1), project)
+    assert [r["id"] for r in newest["data"]["decisions"]] == listed[-1:]
+    assert newest["warnings"] == ["showing the newest 1 of 3 decisions (limit=1)"]
     assert "Postgres 16" in call("decision", action="show", id=later["id"])["body"]
     blocker = call("blocker", action="add", description="Waiting for keys", affects=["phase 2"])
     call("blocker", action="activate", id=blocker["id"], reason="Phase 2 is next")
@@ -421,6 +423,44 @@ def test_a_retried_create_answers_with_the_record_already_made(
     other = data(server.call(tool, dir=str(project), request_id="req-2", **arguments), project)
     assert other["id"] != first["id"]
     assert len(list(folder.glob("*.md"))) == 2
+
+
+def test_a_retry_key_is_looked_for_only_among_the_last_days_records(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from planstate.core import ids
+    from planstate.workspace import Workspace
+
+    monkeypatch.setenv("PLANSTATE_NOW", NOW)
+    ws = Workspace.find(project, actor=ACTOR)
+    first = ws.decision.add(context="C", decision="D", reason="R", request_id="k")
+    assert ws.decision.add(context="C", decision="D", reason="R", request_id="k").id == first.id
+    old = ids.new_id("decision", time.time() - 2 * 24 * 3600)  # as if the first call was made two days ago
+    first.path.rename(first.path.with_name(first.path.name.replace(first.id, old)))
+    renamed = next(first.path.parent.glob(f"{old}-*.md"))
+    renamed.write_text(renamed.read_text(encoding="utf-8").replace(first.id, old), encoding="utf-8")
+    again = ws.decision.add(context="C", decision="D", reason="R", request_id="k")
+    assert again.id not in (first.id, old) and not again.warnings
+    assert len(list(first.path.parent.glob("*.md"))) == 2
+
+
+def test_a_write_that_cannot_take_the_lock_says_to_call_again(project: Path) -> None:
+    from planstate.mcp.server import Server, Settings
+    from planstate.mcp.tools import TOOLS
+    from planstate.workspace import Workspace
+
+    before = _tree(project)
+    with Workspace.find(project).transaction():  # holds the workspace lock while the tool waits for it
+        result = Server(Settings(dir=str(project), lock_timeout=0.2)).call(TOOLS["next_action"], {"text": "Later"})
+    assert result.is_error and result.structured_content is not None
+    assert result.structured_content["exit"] == 3 and result.structured_content["error"]["type"] == "LockTimeout"
+    line = result.content[0].text  # type: ignore[union-attr]
+    assert line.startswith("planstate: ") and line.endswith(
+        "(call again, or start `planstate mcp` with --lock-timeout)"
+    )
+    assert _tree(project) == before
 
 
 # ---------------------------------------------------------------------------- four servers and the CLI at once
