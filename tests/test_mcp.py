@@ -355,6 +355,12 @@ def test_without_a_workspace_the_error_says_how_to_name_one(tmp_path: Path, monk
     assert "workspace" not in envelope
 
 
+def test_errors_name_the_tools_arguments(server: Client, project: Path) -> None:
+    for agent in ("a", "b"):
+        forkserver.run(["session", "start", "--agent", agent], cwd=project, env=_env(), timeout=60)
+    refusal(server.call("session", dir=str(project), action="heartbeat"), "; name one with id=ID or PLANSTATE_SESSION")
+
+
 def test_a_call_without_dir_acts_on_the_servers_workspace(server: Client, home: Path) -> None:
     assert data(server.call("get", path="title"), home) == "Demo"
 

@@ -77,17 +77,12 @@ class Server:
         timeout = self.settings.lock_timeout
         if timeout is None and not os.environ.get("PLANSTATE_LOCK_TIMEOUT"):
             timeout = LOCK_TIMEOUT
-        try:
-            return Workspace.find(
-                explicit=given.get("dir") or self.settings.dir,
-                lock_timeout=timeout,
-                initiative=given.get("initiative") or os.environ.get("PLANSTATE_INITIATIVE") or None,
-                actor=self.settings.actor,
-            )
-        except UsageError as exc:
-            if exc.argument != "explicit":
-                raise
-            raise UsageError(exc.message.replace("explicit=PATH", "dir=PATH"), argument="dir") from None
+        return Workspace.find(
+            explicit=given.get("dir") or self.settings.dir,
+            lock_timeout=timeout,
+            initiative=given.get("initiative") or os.environ.get("PLANSTATE_INITIATIVE") or None,
+            actor=self.settings.actor,
+        )
 
     def call(self, tool: Tool, raw: dict[str, Any]) -> CallToolResult:
         """Run one tool call: its answer, or its error, as a CallToolResult holding the envelope."""
@@ -210,8 +205,25 @@ def _result(answer: Answer, root: str | None) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text="\n".join(lines))], structured_content=answered)
 
 
+# API arguments a tool calls otherwise (`Workspace.find(explicit=PATH)` is the call's `dir`, `session=ID` its `id`).
+_ARGUMENTS = {"explicit": "dir", "session": "id"}
+
+
+def _in_tool_words(exc: UsageError) -> UsageError:
+    """`exc` with the API argument it names (`explicit=PATH`) spelled as the tool's argument (`dir=PATH`)."""
+    import re
+
+    name = str(exc.argument)
+    message = re.sub(rf"(?<![\w.-]){re.escape(name)}(?=[= ])", _ARGUMENTS[name], exc.message)
+    return UsageError(
+        message, argument=_ARGUMENTS[name], file=exc.file, line=exc.line, column=exc.column, field=exc.field
+    )
+
+
 def _refusal(command: str, exc: PlanstateError, root: str | None) -> CallToolResult:
     """An expected error: the CLI's one line as text, its error envelope as structured content."""
+    if isinstance(exc, UsageError) and exc.argument in _ARGUMENTS:
+        exc = _in_tool_words(exc)
     if isinstance(exc, LockTimeout):
         exc = LockTimeout(f"{exc.message} (call again, or start `planstate mcp` with --lock-timeout)", file=exc.file)
     line = f"planstate: {exc}"
