@@ -529,6 +529,21 @@ def test_four_servers_and_the_cli_writing_at_once_lose_nothing(project: Path, tm
     assert not list((other / ".planning" / "decisions").glob("*.md"))
 
 
+def test_calls_in_the_servers_worker_threads_lose_nothing(project: Path) -> None:
+    """The SDK runs each call in a worker thread: the workspace lock orders them as it orders processes."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from planstate.mcp.server import Server, Settings
+    from planstate.mcp.tools import TOOLS
+
+    server = Server(Settings(dir=str(project), lock_timeout=600))
+    names = [f"t{i}-{n}.py" for i in range(4) for n in range(4)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda name: server.call(TOOLS["context"], {"files": [name]}), names))
+    assert not [r.content for r in results if r.is_error]
+    assert sorted(front(project)["resume_context"]["files_modified"]) == sorted(names)
+
+
 # ---------------------------------------------------------------------------- the command line's side
 
 
