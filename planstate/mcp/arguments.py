@@ -66,6 +66,8 @@ def check(schema: Mapping[str, Any], raw: Mapping[str, Any]) -> Arguments:
     for name, value in raw.items():
         if name not in properties:
             raise UsageError(f"unknown argument {name!r}{did_you_mean(name, properties)}", argument=name)
+        if value is None and not _nullable(properties[name]):
+            continue  # some clients send null for every argument left out: it is left out
         checked[name] = _value(name, properties[name], value)
     for name in schema.get("required", ()):
         if checked.get(name) is None:
@@ -92,6 +94,12 @@ def _value(name: str, rule: Mapping[str, Any], value: Any) -> Any:
     if items is not None and isinstance(value, list):
         return [_value(f"{name}[{i}]", items, item) for i, item in enumerate(value)]
     return value
+
+
+def _nullable(rule: Mapping[str, Any]) -> bool:
+    """Whether null means something for an argument (it clears a field), rather than leaving the argument out."""
+    types = rule.get("type", ())
+    return "null" in ([types] if isinstance(types, str) else types)
 
 
 def _is(value: Any, kind: str) -> bool:
