@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -34,7 +35,7 @@ def register(server: MCPServer[Any], workspace: Callable[[], Workspace]) -> None
     @server.resource("planstate://state", name="state", description="STATE.md of the active initiative",
                      mime_type="text/markdown")  # fmt: skip
     def state() -> str:
-        return read(lambda ws: ws.state_path.read_text(encoding="utf-8"))
+        return read(lambda ws: _text(ws, ws.state_path))
 
     @server.resource("planstate://brief", name="brief", description="The resume brief", mime_type="text/plain")
     def brief() -> str:
@@ -59,14 +60,20 @@ def register(server: MCPServer[Any], workspace: Callable[[], Workspace]) -> None
         return json.dumps(schema_of(kind), indent=2)
 
 
+def _text(ws: Workspace, path: Path) -> str:
+    """A planning file's text, read as every planning file is (a regular file inside the workspace, not too big)."""
+    from planstate.core.files import read_bytes
+
+    return read_bytes(path, ws.root, ws.root.parent).decode("utf-8", errors="replace")
+
+
 def _record(server: MCPServer[Any], kind: str, read: Callable[[Callable[[Workspace], str]], str]) -> None:
     """Add the resource of one record kind: the record's file as it is on disk, by id or unique id prefix."""
 
     def record(id: str) -> str:
         def text(ws: Workspace) -> str:
             api: Any = getattr(ws, kind)
-            entry = api.show(id)
-            return str(entry.path.read_text(encoding="utf-8"))
+            return _text(ws, api.show(id).path)
 
         return read(text)
 

@@ -399,7 +399,7 @@ def init(a: Arguments) -> Answer:
         title=a.get("title"),
         phases=a.get("phases", []),
         first_phase=a.get("first_phase", 1),
-        initiative=a.get("slug"),
+        initiative=a.get("slug") or a.get("initiative"),  # as `planstate init --initiative SLUG`
         actor=a.get("by"),
         next_action=a.get("next_action"),
     )
