@@ -473,7 +473,7 @@ def test_a_write_that_cannot_take_the_lock_says_to_call_again(project: Path) -> 
     assert result.structured_content["exit"] == 3 and result.structured_content["error"]["type"] == "LockTimeout"
     line = result.content[0].text  # type: ignore[union-attr]
     assert line.startswith("planstate: ") and line.endswith(
-        "(call again, or start `planstate mcp` with --lock-timeout)"
+        "(call again, or start the server as `planstate mcp --lock-timeout SECONDS`)"
     )
     assert _tree(project) == before
 

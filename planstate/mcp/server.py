@@ -225,7 +225,9 @@ def _refusal(command: str, exc: PlanstateError, root: str | None) -> CallToolRes
     if isinstance(exc, UsageError) and exc.argument in _ARGUMENTS:
         exc = _in_tool_words(exc)
     if isinstance(exc, LockTimeout):
-        exc = LockTimeout(f"{exc.message} (call again, or start `planstate mcp` with --lock-timeout)", file=exc.file)
+        exc = LockTimeout(
+            f"{exc.message} (call again, or start the server as `planstate mcp --lock-timeout SECONDS`)", file=exc.file
+        )
     line = f"planstate: {exc}"
     answered = envelope(command, exc.exit_code, error=exc, text=line, workspace=root)
     return CallToolResult(content=[TextContent(type="text", text=line)], structured_content=answered, is_error=True)
