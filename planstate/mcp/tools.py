@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from planstate.cli.commands import LIFECYCLE_VERBS
 from planstate.core.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from planstate.mcp.arguments import Arguments
 from planstate.model.kinds import KINDS, TASK_STATUSES
@@ -19,7 +20,6 @@ if TYPE_CHECKING:
     from planstate.ops.records import Listing
     from planstate.workspace import Workspace
 
-LIFECYCLE = ("pause", "suspend", "error", "fail", "retry", "complete", "abandon", "archive", "reopen")
 LIST_LIMIT = 50  # records a list answers with unless `limit` says otherwise: the newest ones
 
 
@@ -527,7 +527,7 @@ def _tools() -> list[Tool]:
             "lifecycle",
             "Move the initiative: pause/suspend (context), error (details), fail, retry, complete, abandon, archive, "
             "reopen.",
-            {"action": _action(*LIFECYCLE), "reason": _s(), "context": _s(), "details": {"type": "object"}},
+            {"action": _action(*LIFECYCLE_VERBS), "reason": _s(), "context": _s(), "details": {"type": "object"}},
             lifecycle,
             required=("action",),
             destructive=True,
