@@ -284,8 +284,9 @@ def lifecycle(ws: Workspace, a: Arguments) -> Answer:
 
 def _listing(command: str, listing: Listing, limit: int | None) -> Answer:
     """A list command's answer: unreadable and invalid files as warnings (as the CLI), the newest `limit` items."""
-    warnings = [f"skipped {problem}" for problem in listing.problems]
-    warnings += [f"listed as it is, but it does not validate: {problem}" for problem in listing.invalid]
+    from planstate.cli.results import listing_warnings
+
+    warnings = listing_warnings(listing)
     keep = LIST_LIMIT if limit is None else limit
     if keep < 0:
         raise UsageError(f"limit must be 0 or more, not {keep}", argument="limit")
