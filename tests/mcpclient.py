@@ -12,12 +12,13 @@ import threading
 from collections.abc import Coroutine
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from conftest import planstate_command
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.types import CallToolResult, InitializeResult, ListToolsResult
+
+if TYPE_CHECKING:  # the SDK is imported when a client starts, not when the suite is collected
+    from mcp.client.session import ClientSession
+    from mcp.types import CallToolResult, InitializeResult, ListToolsResult
 
 T = TypeVar("T")
 TIMEOUT = 300  # seconds: only catches a hang, never judges speed
@@ -27,6 +28,8 @@ class Client:
     """A `planstate mcp` process and the official client's session with it; `close()` ends both."""
 
     def __init__(self, args: list[str], *, cwd: Path, env: dict[str, str]) -> None:
+        from mcp.client.stdio import StdioServerParameters
+
         command = planstate_command()
         self.params = StdioServerParameters(
             command=command[0], args=[*command[1:], "mcp", *args], cwd=str(cwd), env=env
@@ -41,6 +44,9 @@ class Client:
         self._ready.result(TIMEOUT)
 
     async def _serve(self) -> None:
+        from mcp.client.session import ClientSession
+        from mcp.client.stdio import stdio_client
+
         try:
             async with stdio_client(self.params) as (read, write), ClientSession(read, write) as session:
                 self.initialized = await session.initialize()

@@ -14,19 +14,20 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import forkserver
 import pytest
 from conftest import front, state_file
 from gitutil import commit_all, new_repo
-from mcp.shared.exceptions import MCPError
-from mcp.types import CallToolResult
 from mcpclient import Client, server_env
 from test_json_contract import validate, vocabulary
 from test_parity import ACTOR, NOW, RECORD_ID, _env, _tree
 
 SHOWN = ("position", "context", "next")  # commands that show a value of STATE.md when asked to change nothing
+if TYPE_CHECKING:  # the SDK is imported when a server starts, not when the suite is collected
+    from mcp.types import CallToolResult
+
 BUDGET = 16_000  # characters of the whole tools/list answer: about 4k tokens (issue 13)
 
 
@@ -389,6 +390,8 @@ def test_every_resource_is_the_file_or_answer_a_tool_gives(server: Client, home:
     assert server.read(f"planstate://decision/{made['id']}") == (home / made["path"]).read_text(encoding="utf-8")
     schema = json.loads(server.read("planstate://schema/blocker"))
     assert schema == data(server.call("schema", kind="blocker"), home)
+    from mcp.shared.exceptions import MCPError
+
     with pytest.raises(MCPError, match="planstate: no decision with id 'dec-nope'"):
         server.read("planstate://decision/dec-nope")
 
