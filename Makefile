@@ -28,6 +28,7 @@ bench: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	$(BIN)/python benchmarks/cli_latency.py
 	$(BIN)/python benchmarks/watch_latency.py
+	$(BIN)/python benchmarks/mcp_latency.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

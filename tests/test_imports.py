@@ -19,11 +19,29 @@ PACKAGE = Path(__file__).resolve().parent.parent / "planstate"
 # The layers from the top (imported by all below) to the bottom; a module may import its own layer and those above.
 # A module's layer is its sub-package (`planstate/store/cache.py` is in `store`); the package root's modules are the
 # API (`workspace`, `__init__`) or the shell (`__main__`, beside `cli/`).
-ORDER = ["core", "text", "model", "store", "render", "ops", "vcs", "check", "report", "interop", "api", "agents", "cli"]
+ORDER = [
+    "core",
+    "text",
+    "model",
+    "store",
+    "render",
+    "ops",
+    "vcs",
+    "check",
+    "report",
+    "interop",
+    "api",
+    "agents",
+    "cli",
+    "mcp",
+]
 ROOT_MODULES = {"workspace": "api", "__init__": "api", "__main__": "cli"}
 
 # Accepted exceptions, each with its reason; a stale entry fails the test so the list never outlives the code.
-KNOWN: dict[tuple[str, str], str] = {}
+KNOWN: dict[tuple[str, str], str] = {
+    ("planstate.cli.commands.mcp", "planstate.mcp.server"): "`planstate mcp` starts the server, which stands above "
+    "the command line to answer in its one envelope (cli/envelope.py); imported only when the command runs",
+}
 
 
 def layer_of(module: str) -> str | None:

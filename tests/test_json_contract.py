@@ -36,6 +36,7 @@ NO_JSON = {  # with arguments that would run it
     "git textconv": ("git reads its output as the file's text", ("git", "textconv", ".planning/STATE.md")),
     "git merge-driver": ("git reads its exit code and the file it writes", ("git", "merge-driver", "a", "b", "c")),
     "hooks run": ("the agent reads its output", ("hooks", "run", "SessionStart", "--agent", "claude")),
+    "mcp": ("speaks MCP on stdin and stdout; each tool answers in the envelope (tests/test_mcp.py)", ("mcp",)),
 }
 STREAMS = {"watch": "one event per line until stopped; tests/test_watch.py reads the events"}
 

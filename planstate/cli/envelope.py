@@ -23,9 +23,11 @@ def envelope(
     error: PlanstateError | BaseException | None = None,
     text: str | None = None,
     warnings: Sequence[str] = (),
+    workspace: str | None = None,
 ) -> dict[str, Any]:
     """The JSON answer of `command` that ended with `exit`: its `data` and `warnings`, or, with `error`, the error
-    object (`text` is the line printed without JSON; by default `planstate: <error>`)."""
+    object (`text` is the line printed without JSON; by default `planstate: <error>`). `workspace`, the
+    `.planning/` folder that answered, is given by the MCP server, whose calls may each name another one."""
     from planstate.model.kinds import to_json
 
     out: dict[str, Any] = {"schema": SCHEMA, "command": command, "ok": exit == EXIT_OK, "exit": exit}
@@ -34,6 +36,8 @@ def envelope(
     else:
         out["data"] = to_json(data)
     out["warnings"] = list(warnings)
+    if workspace is not None:
+        out["workspace"] = workspace
     return out
 
 

@@ -57,10 +57,8 @@ def print_entry(args: argparse.Namespace, entry: Entry, text: str) -> int:
 
 def print_listing(args: argparse.Namespace, listing: Listing, columns: list[str], empty: str) -> int:
     """Print a list: unreadable files as warnings, then one line per record (or, as JSON, `{"decisions": [...]}`)."""
-    for problem in listing.problems:
-        warn(f"skipped {problem}")
-    for problem in listing.invalid:
-        warn(f"listed as it is, but it does not validate: {problem}")
+    for line in listing_warnings(listing):
+        warn(line)
     if args.json:
         reply(listing.to_dict())
         return EXIT_OK
@@ -70,6 +68,13 @@ def print_listing(args: argparse.Namespace, listing: Listing, columns: list[str]
         cells = [entry.id, *(_cell(entry.data.get(c)) for c in columns)]
         out("  ".join(cells))
     return EXIT_OK
+
+
+def listing_warnings(listing: Listing) -> list[str]:
+    """The warnings of a list: the files it could not read, and the records listed as they are though invalid."""
+    return [f"skipped {problem}" for problem in listing.problems] + [
+        f"listed as it is, but it does not validate: {problem}" for problem in listing.invalid
+    ]
 
 
 def _cell(value: Any) -> str:

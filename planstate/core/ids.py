@@ -37,6 +37,11 @@ def derived_id(kind: str, when: float, key: str) -> str:
     return f"{PREFIXES[kind]}-{_base32(int(when), TIME_CHARS)}{_base32(digest, RANDOM_CHARS)}"
 
 
+def first_since(kind: str, when: float) -> str:
+    """The smallest id of `kind` made at or after `when` (seconds since 1970): every id made later sorts after it."""
+    return f"{PREFIXES[kind]}-{_base32(int(when), TIME_CHARS)}"
+
+
 def slug(text: str, limit: int = 48) -> str:
     """Lowercase ASCII letters and digits joined by '-', at most `limit` characters."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()

@@ -275,6 +275,7 @@ class Decision(Model):
     phase = Field(Nullable(Int(minimum=0)), "Phase in which it was made.")
     by = Field(_opt_text, "Who decided.")
     imported_from = Field(Nullable(Nested(ImportedFrom)), "Where it was imported from (`planstate import`).")
+    request_id = Field(_opt_text, "Key of the call that made it: a retry with the same key answers with this record.")
 
 
 class Blocker(Model):
@@ -298,6 +299,7 @@ class Blocker(Model):
         "Its status changes, one line each (`<time> <from> → <to>: <why>`), appended by planstate.",
     )
     imported_from = Field(Nullable(Nested(ImportedFrom)), "Where it was imported from (`planstate import`).")
+    request_id = Field(_opt_text, "Key of the call that made it: a retry with the same key answers with this record.")
 
 
 class Session(Model):
@@ -318,6 +320,7 @@ class Session(Model):
     context_usage = Field(Nullable(OneOf(Number(), Str())), "How much of the agent's context was used.")
     resumed_from = Field(Nullable(_record_id), "Id of the session this one continues.")
     imported_from = Field(Nullable(Nested(ImportedFrom)), "Where it was imported from (`planstate import`).")
+    request_id = Field(_opt_text, "Key of the call that made it: a retry with the same key answers with this record.")
 
 
 KINDS: dict[str, type[Model]] = {

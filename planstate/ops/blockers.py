@@ -76,9 +76,14 @@ class BlockerAPI:
         title: str | None = None,
         active: bool = False,
         blocked_tasks: Sequence[str] = (),
+        request_id: str | None = None,
     ) -> Entry:
-        """Record a blocker in a new file, status `new` (or `active` when it already blocks work)."""
+        """Record a blocker in a new file, status `new` (or `active` when it already blocks work).
+
+        With `request_id`, a retry of a call that already made its blocker answers with that blocker (and a
+        warning) instead of recording it twice."""
         ctx = self.ctx
+        key = records.optional_text(request_id, "request_id")
         text = records.text(description, "description")
         name = records.text(title, "title") if title is not None else records.short_title(text)
         data_affects = records.texts(affects, "affects")
@@ -88,6 +93,9 @@ class BlockerAPI:
         records.preload_templates()
         with ctx.transaction() as tx:
             records.refuse_read_only(ctx, initiative)
+            made = records.retried(ctx, initiative, KIND, key)
+            if made is not None and key is not None:
+                return records.entry(ctx, made).warned(records.retry_warning(KIND, made, key))
             record_id, path = recordfiles.new_path(initiative, KIND, name)
             data: dict[str, Any] = {
                 "schema_version": SCHEMA_VERSION,
@@ -102,6 +110,7 @@ class BlockerAPI:
                 "resolution": None,
                 "resolved": None,
                 "by": ctx.actor,
+                **({"request_id": key} if key is not None else {}),
             }
             tx.create(KIND, path, data, records.body(ctx, KIND, data))
         ctx.save_cache()

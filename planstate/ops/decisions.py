@@ -59,9 +59,14 @@ class DecisionAPI:
         title: str | None = None,
         status: str = "accepted",
         phase: int | None = None,
+        request_id: str | None = None,
     ) -> Entry:
-        """Record a decision in a new file; with `supersedes`, mark that decision superseded in the same write."""
+        """Record a decision in a new file; with `supersedes`, mark that decision superseded in the same write.
+
+        With `request_id`, a retry of a call that already made its decision answers with that decision (and a
+        warning) instead of recording it twice."""
         ctx = self.ctx
+        key = records.optional_text(request_id, "request_id")
         fields = {
             "context": records.text(context, "context"),
             "decision": records.text(decision, "decision"),
@@ -81,6 +86,9 @@ class DecisionAPI:
         records.preload_templates()
         with ctx.transaction() as tx:
             records.refuse_read_only(ctx, initiative)
+            made = records.retried(ctx, initiative, KIND, key)
+            if made is not None and key is not None:
+                return records.entry(ctx, made).warned(records.retry_warning(KIND, made, key))
             old = _supersedable(tx, initiative, supersedes) if supersedes is not None else None
             record_id, path = recordfiles.new_path(initiative, KIND, name)
             data: dict[str, Any] = {
@@ -96,6 +104,7 @@ class DecisionAPI:
                 "superseded_by": None,
                 "phase": phase,
                 "by": ctx.actor,
+                **({"request_id": key} if key is not None else {}),
             }
             tx.create(KIND, path, data, records.body(ctx, KIND, data))
             if old is not None:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from planstate.store.transaction import Transaction
 
 TITLE_WIDTH = 60
+RETRY_WINDOW = 24 * 3600  # seconds: a retry comes within a day of the call it repeats; older records are not read
 
 
 @dataclass
@@ -43,6 +44,11 @@ class Entry:
     def model(self) -> Model:
         """The front matter as its typed model (Decision, Blocker or Session)."""
         return KINDS[self.kind](self.data)
+
+    def warned(self, warning: str) -> Entry:
+        """This entry with one more warning."""
+        self.warnings.append(warning)
+        return self
 
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data: `id`, `path`, every front-matter field, then computed facts."""
@@ -85,6 +91,28 @@ class Listing:
 def entry(ctx: Context, record: Record, **extra: Any) -> Entry:
     """An Entry for a record read from disk."""
     return Entry(record.kind, record.id, record.path, ctx.display(record.path), record.data, dict(extra))
+
+
+def retried(ctx: Context, initiative: Initiative, kind: str, request_id: str | None) -> Record | None:
+    """The record of `kind` an earlier call with this `request_id` made (a retry after a lost answer), or None.
+
+    Call it inside the transaction that would create the record: the lock makes two retries of one call see each
+    other. The key is kept in the record's `request_id` field, so the files stay the truth; records made more than
+    RETRY_WINDOW ago are not read (their ids are time-ordered).
+    """
+    import time
+
+    if request_id is None:
+        return None
+    for record in recordfiles.made_since(ctx, initiative, kind, time.time() - RETRY_WINDOW):
+        if record.data.get("request_id") == request_id:
+            return record
+    return None
+
+
+def retry_warning(kind: str, record: Record, request_id: str) -> str:
+    """The warning of a retried create: the record it answers with, and that nothing was written."""
+    return f"request_id {request_id!r} already made {kind} {record.id}; answering with it, nothing written"
 
 
 def preload_templates() -> None:

@@ -39,16 +39,27 @@ class SessionAPI:
 
     # ------------------------------------------------------------------ one session
 
-    def start(self, *, agent: str | None = None, working_on: str | None = None, exclusive: bool = False) -> Entry:
+    def start(
+        self,
+        *,
+        agent: str | None = None,
+        working_on: str | None = None,
+        exclusive: bool = False,
+        request_id: str | None = None,
+    ) -> Entry:
         """Start a session of `agent` (default: the actor) on the initiative; warn (or with `exclusive`, refuse)
         when another session of the initiative is active. Creates its heartbeat."""
         ctx = self.ctx
         who = records.text(agent if agent is not None else ctx.actor, "agent")
         doing = records.optional_text(working_on, "working_on")
+        key = records.optional_text(request_id, "request_id")
         initiative = ctx.target
         records.preload_templates()
         with ctx.transaction() as tx:
             records.refuse_read_only(ctx, initiative)  # no new work there; `end` and `reap` still close sessions
+            made = records.retried(ctx, initiative, KIND, key)
+            if made is not None and key is not None:
+                return self._entry(made).warned(records.retry_warning(KIND, made, key))
             found, problems = recordfiles.load_all(ctx, initiative, KIND)
             active = [r for r in found if r.data.get("status") == "active"]
             if active and exclusive:
@@ -61,6 +72,8 @@ class SessionAPI:
             record_id, path = recordfiles.new_path(initiative, KIND, who)
             when = now()
             data = _new_session(record_id, who, when, doing, previous)
+            if key is not None:
+                data["request_id"] = key
             context = {**data, "resumed_status": previous.data.get("status") if previous else None}
             tx.create(KIND, path, data, records.body(ctx, KIND, context))
         ctx.save_cache()

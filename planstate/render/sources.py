@@ -290,6 +290,11 @@ def resume(src: Sources) -> dict[str, Any]:
     return {"files_modified": list(context.files_modified), "key_implementations": list(context.key_implementations)}
 
 
+# Fields no region shows, left out of region items: a retry key (ops/records.retried) is for machines, and keeping it
+# out of what a region is rendered from means records gained it without any region's `in=` checksum changing.
+NOT_SHOWN = frozenset({"request_id"})
+
+
 def _fill(kind: str, item: dict[str, Any]) -> dict[str, Any]:
     """Every declared field of a record (missing ones as their default: null, or an empty list) and its link,
     so strict templates can use any field."""
@@ -297,6 +302,8 @@ def _fill(kind: str, item: dict[str, Any]) -> dict[str, Any]:
 
     out: dict[str, Any] = {}
     for name, field in KINDS[kind].fields.items():
+        if name in NOT_SHOWN:
+            continue
         if name in item:
             out[name] = item[name]
         else:

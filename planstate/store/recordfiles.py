@@ -89,6 +89,15 @@ def load_all(
     return records, problems
 
 
+def made_since(ctx: Context, initiative: Initiative, kind: str, when: float) -> list[Record]:
+    """The records of `kind` whose ids say they were made at or after `when` (seconds since 1970), found by their
+    file names alone: older files are never read, so the cost follows the recent records, not all of them. Files
+    that do not parse are left out (a list or `check` reports them)."""
+    floor = ids.first_since(kind, when)
+    recent, _broken = _read(ctx, kind, [p for p in files(initiative.folder(kind)) if p.name >= floor])
+    return recent
+
+
 def find(ctx: Context, initiative: Initiative, kind: str, ref: str, *, archived: bool = False) -> Record:
     """The record of `kind` whose id is `ref`, or whose id alone starts with `ref`; UsageError otherwise.
 

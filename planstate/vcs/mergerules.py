@@ -161,6 +161,7 @@ RULES: dict[type[Model], dict[str, Rule]] = {
         "phase": VALUE,
         "by": VALUE,
         "imported_from": NESTED,
+        "request_id": VALUE,
     },
     Blocker: {
         "schema_version": VALUE,
@@ -177,6 +178,7 @@ RULES: dict[type[Model], dict[str, Rule]] = {
         "by": VALUE,
         "log": LOG,
         "imported_from": NESTED,
+        "request_id": VALUE,
     },
     Session: {
         "schema_version": VALUE,
@@ -193,6 +195,7 @@ RULES: dict[type[Model], dict[str, Rule]] = {
         "context_usage": VALUE,
         "resumed_from": VALUE,
         "imported_from": NESTED,
+        "request_id": VALUE,
     },
     # history.jsonl is merged as a whole: the union of its entries, ordered by `at` (see mergefile.py).
     Transition: {"at": LOG, "from": LOG, "to": LOG, "trigger": LOG, "reason": LOG, "by": LOG},

@@ -34,5 +34,6 @@ COMMANDS: dict[str, str] = {
     "import": "import_",
     "git": "git",
     "hooks": "hooks",
+    "mcp": "mcp",
     "completion": "completion",
 }

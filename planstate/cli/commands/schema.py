@@ -21,17 +21,20 @@ def cmd_schema(args: argparse.Namespace) -> int:
     from planstate.cli.display import dump_json
     from planstate.model.kinds import KINDS
 
-    def schema_of(name: str) -> dict[str, Any]:
-        model = KINDS[name]
-        return {
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "title": f"planstate {name}",
-            **model.json_schema(),
-        }
-
     schema = schema_of(args.name) if args.name else {name: schema_of(name) for name in KINDS}
     if args.json:
         reply(schema)
     else:
         out(dump_json(schema))
     return EXIT_OK
+
+
+def schema_of(name: str) -> dict[str, Any]:
+    """The JSON Schema of one file kind (`planstate schema NAME`; the MCP server's `schema` tool too)."""
+    from planstate.model.kinds import KINDS
+
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"planstate {name}",
+        **KINDS[name].json_schema(),
+    }

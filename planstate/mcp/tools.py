@@ -1,0 +1,653 @@
+"""The tools: each a verb of the command line with the CLI's words, its input schema and the API call it makes.
+
+A tool that groups a command's subcommands (`decision`, `phase` …) takes them as `action`; the answer names the
+command as the CLI does (`decision add`), so `data` is what `planstate decision add --json` prints. Schemas stay
+small on purpose: every client sends the whole tools/list to its model (docs/mcp.md measures it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from planstate.cli.commands import LIFECYCLE_VERBS
+from planstate.core.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from planstate.mcp.arguments import Arguments
+from planstate.model.kinds import KINDS, TASK_STATUSES
+
+if TYPE_CHECKING:
+    from planstate.ops.records import Listing
+    from planstate.workspace import Workspace
+
+LIST_LIMIT = 50  # records a list answers with unless `limit` says otherwise: the newest ones
+
+
+@dataclass
+class Answer:
+    """What a tool did: the command as the CLI names it, its `data`, exit code and warnings, and a short text."""
+
+    command: str
+    data: Any
+    exit: int = EXIT_OK
+    warnings: list[str] = field(default_factory=list)
+    text: str | None = None  # instead of the data as JSON (the resume brief)
+    workspace: str | None = None  # the workspace a call made (`init`), which no workspace was found for
+
+
+@dataclass
+class Tool:
+    """One tool: its name, what tools/list says of it, and the call it makes on a Workspace."""
+
+    name: str
+    description: str
+    properties: dict[str, Any]
+    call: Callable[[Workspace, Arguments], Answer]
+    required: tuple[str, ...] = ()
+    read_only: bool = False
+    destructive: bool = False
+    # The action that makes a workspace, and the call that does it (given the project as `dir`): no workspace is
+    # found for it beforehand.
+    creates: tuple[str, Callable[[Arguments], Answer]] | None = None
+
+    def makes_workspace(self, given: Arguments) -> bool:
+        """Whether this call creates the workspace rather than acting on one."""
+        return self.creates is not None and given.get("action") == self.creates[0]
+
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON Schema of its arguments, as tools/list publishes it."""
+        schema: dict[str, Any] = {"type": "object", "properties": {**self.properties, **COMMON}}
+        if self.required:
+            schema["required"] = list(self.required)
+        return schema
+
+
+def _s(description: str | None = None, *, kind: str | list[str] = "string", **more: Any) -> dict[str, Any]:
+    """A property of an input schema."""
+    out: dict[str, Any] = {"type": kind, **more}
+    if description:
+        out["description"] = description
+    return out
+
+
+def _action(*names: str) -> dict[str, Any]:
+    return _s(kind="string", enum=list(names))
+
+
+TEXTS = {"type": "array", "items": {"type": "string"}}
+FLAG = {"type": "boolean"}
+WHOLE = {"type": "integer"}
+COMMON = {
+    "dir": _s("project or .planning/ folder (default: server's)"),
+    "initiative": _s("initiative slug (default: the active one)"),
+}
+SINCE = _s("date, timestamp or duration back (2d, 12h)")
+LIMIT = _s(f"newest N (default {LIST_LIMIT})", kind="integer")
+REQUEST = _s("retry key: the same key answers with the record already made")
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+def resume(ws: Workspace, a: Arguments) -> Answer:
+    """`planstate resume [--activate]`: the brief, as text fitted to `budget` and in full as data."""
+    from planstate.cli.commands.resume import _activate, _activation_line
+    from planstate.report.budget import DEFAULT_BUDGET, MIN_BUDGET, fit
+
+    budget = a.get("budget")
+    if budget is not None and budget < MIN_BUDGET:
+        raise UsageError(f"budget must be at least {MIN_BUDGET} characters, not {budget}", argument="budget")
+    if a.get("reason") is not None and not a.get("activate"):
+        raise UsageError("resume reason=R records why it was resumed: add activate=true to resume")
+    activated: dict[str, Any] | None = None
+    first = None
+    if a.get("activate"):
+        activated, moved = _activate(ws, a.get("reason"))
+        first = _activation_line(activated, moved)
+    full = ws.brief()
+    fitted, text = fit(ws.ctx, full, (budget or DEFAULT_BUDGET) - (len(first) + 1 if first else 0))
+    shown = fitted if budget is not None else full  # data is complete unless a budget is asked for, as --json
+    data = shown.to_dict()
+    if activated is not None:
+        data["activated"] = activated
+    return Answer("resume", data, EXIT_FINDINGS if shown.trust else EXIT_OK, text=f"{first}\n{text}" if first else text)
+
+
+def status(ws: Workspace, a: Arguments) -> Answer:
+    """`planstate status`."""
+    return Answer("status", ws.status().to_dict())
+
+
+def get(ws: Workspace, a: Arguments) -> Answer:
+    """`planstate get PATH`: a value of STATE.md's front matter; without a path, the whole front matter."""
+    path = a.get("path")
+    return Answer("get", ws.get(path) if path is not None else ws.ctx.state_document().data)
+
+
+def schema(ws: Workspace, a: Arguments) -> Answer:
+    """`planstate schema [KIND]`: the JSON Schema of a file kind."""
+    from planstate.cli.commands.schema import schema_of
+
+    kind = a.get("kind")
+    return Answer("schema", schema_of(kind) if kind else {name: schema_of(name) for name in KINDS})
+
+
+def check(ws: Workspace, a: Arguments) -> Answer:
+    """`planstate check [--fix] [--diff] [--strict]`: drift findings (exit 1 on errors)."""
+    from planstate.core.durations import parse
+
+    after = a.get("stale_after")
+    report = ws.check(
+        fix=bool(a.get("fix")),
+        diff=bool(a.get("diff")),
+        stale_after=parse(after, "stale_after").total_seconds() if after is not None else None,
+    )
+    data = report.to_dict()
+    if a.get("diff"):
+        data["diff"] = "".join(change.diff() for change in report.changes)
+    failed = report.errors or (a.get("strict") and report.warnings)
+    return Answer("check", data, EXIT_FINDINGS if failed else EXIT_OK)
+
+
+def diff(ws: Workspace, a: Arguments) -> Answer:
+    """`planstate diff [REV1 [REV2]]`: what changed in .planning/, field by field."""
+    return Answer("diff", ws.diff(a.get("rev1"), a.get("rev2")).to_dict())
+
+
+# ---------------------------------------------------------------------------- fields, position, context
+
+
+def set_(ws: Workspace, a: Arguments) -> Answer:
+    """`planstate set` / `append` / `unset`: guarded writes of fields (typed JSON values)."""
+    action = a.get("action", "values")
+    if action == "values":
+        values = a.require("values", action)
+        if not values:
+            raise UsageError("values must name at least one field", argument="values")
+        return Answer("set", ws.set(values).to_dict())
+    path = a.require("path", action)
+    if action == "append":
+        if not a.given("value"):
+            raise UsageError("value is required for action 'append'", argument="value")
+        return Answer("append", ws.append(path, a.values["value"]).to_dict())
+    return Answer("unset", ws.unset(path).to_dict())
+
+
+POSITION = ("phase", "plan", "plan_name", "task", "wave", "status", "step")
+
+
+def position(ws: Workspace, a: Arguments) -> Answer:
+    """`planstate position [--phase N] …`: show the position, or set the fields given (null clears one)."""
+    from planstate.ops.position import parse_plan
+
+    given: dict[str, Any] = {}
+    for name in POSITION:
+        if not a.given(name):
+            continue
+        value = a.values[name]
+        if name == "plan" and isinstance(value, str):
+            value = parse_plan(value)
+        elif isinstance(value, str) and not value.strip() and name != "status":
+            value = None  # as the command line: empty text clears
+        given[name] = value
+    if not given:
+        return Answer("position", ws.get("position"))
+    return Answer("position", ws.position(**given).to_dict())
+
+
+def task(ws: Workspace, a: Arguments) -> Answer:
+    """`planstate task start TEXT` / `task done [--next TEXT]`."""
+    from planstate.ops.position import parse_plan
+
+    if a.get("action") == "done":
+        return Answer("task done", ws.task.done(next=a.get("next")).to_dict())
+    plan = a.get("plan")
+    result = ws.task.start(
+        a.require("text", "start"), plan=parse_plan(plan) if isinstance(plan, str) else plan, wave=a.get("wave")
+    )
+    return Answer("task start", result.to_dict())
+
+
+def next_action(ws: Workspace, a: Arguments) -> Answer:
+    """`planstate next [TEXT]`: show or set the next action."""
+    text = a.get("text")
+    return Answer("next", ws.get("next_action") if text is None else ws.next(text).to_dict())
+
+
+CONTEXT_LISTS = ("files", "implementations", "questions", "answered")
+CONTEXT_CLEARS = ("clear_files", "clear_implementations", "clear_questions")
+
+
+def context(ws: Workspace, a: Arguments) -> Answer:
+    """`planstate context`: show the resume context, or add to it (no duplicates) and clear lists."""
+    if not any(a.get(name) for name in (*CONTEXT_LISTS, *CONTEXT_CLEARS)):
+        return Answer("context", ws.get("resume_context"))
+    result = ws.context(
+        files=a.get("files", []),
+        implementations=a.get("implementations", []),
+        questions=a.get("questions", []),
+        answered=a.get("answered", []),
+        clear_files=bool(a.get("clear_files")),
+        clear_implementations=bool(a.get("clear_implementations")),
+        clear_questions=bool(a.get("clear_questions")),
+    )
+    return Answer("context", result.to_dict())
+
+
+# ---------------------------------------------------------------------------- phases and the lifecycle
+
+
+def phase(ws: Workspace, a: Arguments) -> Answer:
+    """`planstate phase ACTION N …`: move a phase through its statuses, or change the phase structure."""
+    action = a.require("action")
+    api = ws.phase
+    if action == "add":
+        result: Any = api.add(a.require("name", action), after=a.get("after"), before=a.get("before"))
+    else:
+        number = a.require("number", action)
+        if action == "start":
+            result = api.start(number)
+        elif action == "complete":
+            result = api.complete(
+                number,
+                checkpoint=a.get("checkpoint", "passed"),
+                evidence=a.get("evidence") or {},
+                next_action=a.get("next_action"),
+            )
+        elif action == "fail":
+            result = api.fail(number, reason=a.require("reason", action))
+        elif action == "retry":
+            result = api.retry(number)
+        elif action == "skip":
+            result = api.skip(number, reason=a.get("reason"))
+        elif action == "rename":
+            result = api.rename(number, a.require("name", action))
+        elif action == "remove":
+            result = api.remove(number)
+        else:
+            result = api.move(number, to=a.require("to", action))
+    return Answer(f"phase {action}", result.to_dict(), warnings=list(result.warnings))
+
+
+def lifecycle(ws: Workspace, a: Arguments) -> Answer:
+    """`planstate pause|suspend|error|fail|retry|complete|abandon|archive|reopen [--reason R]`."""
+    verb = a.require("action")
+    if a.get("context") is not None and verb not in ("pause", "suspend"):
+        raise UsageError(f"context is for pause and suspend, not {verb}", argument="context")
+    if a.get("details") is not None and verb != "error":
+        raise UsageError(f"details are for error, not {verb}", argument="details")
+    return Answer(verb, ws.transition(verb, a.get("reason"), a.get("context"), a.get("details")).to_dict())
+
+
+# ---------------------------------------------------------------------------- records and initiatives
+
+
+def _listing(command: str, listing: Listing, limit: int | None) -> Answer:
+    """A list command's answer: unreadable and invalid files as warnings (as the CLI), the newest `limit` items."""
+    from planstate.cli.results import listing_warnings
+
+    warnings = listing_warnings(listing)
+    keep = LIST_LIMIT if limit is None else limit
+    if keep < 0:
+        raise UsageError(f"limit must be 0 or more, not {keep}", argument="limit")
+    total = len(listing.items)
+    if total > keep:
+        listing.items = listing.items[total - keep :] if keep else []
+        warnings.append(f"showing the newest {keep} of {total} {listing.kind}s (limit={keep})")
+    return Answer(command, listing.to_dict(), warnings=warnings)
+
+
+def decision(ws: Workspace, a: Arguments) -> Answer:
+    """`planstate decision add|list|show|supersede|accept|reject`."""
+    action = a.require("action")
+    api = ws.decision
+    if action == "list":
+        listing = api.list(all=bool(a.get("all")), status=a.get("status"), since=a.get("since"))
+        return _listing("decision list", listing, a.get("limit"))
+    if action == "add":
+        entry = api.add(
+            context=a.require("context", action),
+            decision=a.require("decision", action),
+            reason=a.require("reason", action),
+            alternatives=a.get("alternatives", []),
+            irreversible=bool(a.get("irreversible")),
+            supersedes=a.get("supersedes"),
+            title=a.get("title"),
+            status=a.get("status", "accepted"),
+            phase=a.get("phase"),
+            request_id=a.get("request_id"),
+        )
+    elif action == "supersede":
+        return Answer("decision supersede", api.supersede(a.require("id", action), a.require("new", action)).to_dict())
+    elif action == "show":
+        entry = api.show(a.require("id", action))
+    elif action == "accept":
+        entry = api.accept(a.require("id", action))
+    else:
+        entry = api.reject(a.require("id", action), reason=a.get("reason"))
+    return Answer(f"decision {action}", entry.to_dict(), warnings=list(entry.warnings))
+
+
+def blocker(ws: Workspace, a: Arguments) -> Answer:
+    """`planstate blocker add|list|show|activate|bypass|resolve`."""
+    action = a.require("action")
+    api = ws.blocker
+    if action == "list":
+        listing = api.list(status=a.get("status"), all=bool(a.get("all")), since=a.get("since"))
+        return _listing("blocker list", listing, a.get("limit"))
+    if action == "add":
+        entry = api.add(
+            description=a.require("description", action),
+            affects=a.get("affects", []),
+            title=a.get("title"),
+            active=bool(a.get("active")),
+            blocked_tasks=a.get("blocked_tasks", []),
+            request_id=a.get("request_id"),
+        )
+    elif action == "show":
+        entry = api.show(a.require("id", action))
+    elif action == "activate":
+        entry = api.activate(a.require("id", action), reason=a.get("reason"))
+    elif action == "bypass":
+        entry = api.bypass(a.require("id", action), workaround=a.require("workaround", action))
+    else:
+        entry = api.resolve(a.require("id", action), resolution=a.require("resolution", action))
+    return Answer(f"blocker {action}", entry.to_dict(), warnings=list(entry.warnings))
+
+
+def session(ws: Workspace, a: Arguments) -> Answer:
+    """`planstate session start|heartbeat|end|list|show|reap`."""
+    action = a.require("action")
+    api = ws.session
+    if action == "list":
+        return _listing("session list", api.list(status=a.get("status"), since=a.get("since")), a.get("limit"))
+    if action == "heartbeat":
+        return Answer("session heartbeat", api.heartbeat(a.get("id")).to_dict())
+    if action == "reap":
+        reaped = api.reap(
+            stale_after=a.get("stale_after", "30m"),
+            abandon_after=a.get("abandon_after"),
+            dry_run=bool(a.get("dry_run")),
+        )
+        return Answer("session reap", reaped.to_dict(), warnings=[f"skipped {p}" for p in reaped.problems])
+    if action == "start":
+        entry = api.start(
+            agent=a.get("agent"),
+            working_on=a.get("working_on"),
+            exclusive=bool(a.get("exclusive")),
+            request_id=a.get("request_id"),
+        )
+    elif action == "end":
+        entry = api.end(
+            a.get("id"),
+            completed=a.get("completed", []),
+            issues=a.get("issues", []),
+            handoff_reason=a.get("handoff_reason"),
+            notes=a.get("notes"),
+            context_usage=a.get("context_usage"),
+        )
+    else:
+        entry = api.show(a.require("id", action))
+    return Answer(f"session {action}", entry.to_dict(), warnings=list(entry.warnings))
+
+
+def init(a: Arguments) -> Answer:
+    """`planstate init` in the project `dir`: a new workspace with its first initiative (`slug` names it)."""
+    from planstate.cli.commands.init import create
+
+    ws, data, warnings = create(
+        a.get("dir"),
+        title=a.get("title"),
+        phases=a.get("phases", []),
+        first_phase=a.get("first_phase", 1),
+        initiative=a.get("slug") or a.get("initiative"),  # as `planstate init --initiative SLUG`
+        actor=a.get("by"),
+        next_action=a.get("next_action"),
+    )
+    return Answer("init", data, warnings=warnings, workspace=str(ws.root))
+
+
+def initiative(ws: Workspace, a: Arguments) -> Answer:
+    """`planstate initiative new|list|switch`."""
+    action = a.require("action")
+    api = ws.initiative
+    if action == "list":
+        return Answer("initiative list", api.list(all=bool(a.get("all"))).to_dict())
+    slug = a.require("slug", action)
+    if action == "switch":
+        return Answer("initiative switch", api.switch(slug, reason=a.get("reason")).to_dict())
+    created = api.new(
+        slug,
+        title=a.get("title"),
+        phases=a.get("phases", []),
+        first_phase=a.get("first_phase", 1),
+        switch=bool(a.get("switch")),
+    )
+    return Answer("initiative new", created.to_dict())
+
+
+def _tools() -> list[Tool]:
+    """Every tool, in the order tools/list gives them (reading first, as an agent starts)."""
+    ident = _s("record id or unique prefix")
+    status_filter = _s("status filter (add: accepted|proposed)")
+    return [
+        Tool(
+            "resume",
+            "Where the work is and what is next: the resume brief. Call first. activate=true resumes a stopped "
+            "initiative. exit 1: state not trustworthy.",
+            {"activate": FLAG, "reason": _s(), "budget": _s("max characters of the text", kind="integer")},
+            resume,
+            read_only=False,
+        ),
+        Tool(
+            "status", "Summary: lifecycle, current phase, progress, position, next action.", {}, status, read_only=True
+        ),
+        Tool(
+            "get",
+            "A value of STATE.md's front matter by field path (phases.2.status is phase 2); no path: all of it.",
+            {"path": _s()},
+            get,
+            read_only=True,
+        ),
+        Tool(
+            "set",
+            "Change STATE.md fields: action values (default: {path: value}), append (path, value to a list), unset "
+            "(path). Values are typed JSON.",
+            {
+                "action": _action("values", "append", "unset"),
+                "values": {"type": "object"},
+                "path": _s(),
+                "value": {},
+            },
+            set_,
+            destructive=True,
+        ),
+        Tool(
+            "position",
+            "Show the position, or set the fields given (null clears).",
+            {
+                "phase": WHOLE,
+                "plan": _s(kind=["integer", "string", "null"]),
+                "plan_name": _s(kind=["string", "null"]),
+                "task": _s(kind=["string", "null"]),
+                "wave": _s(kind=["integer", "null"]),
+                "status": _action(*TASK_STATUSES),
+                "step": _s(kind=["string", "null"]),
+            },
+            position,
+        ),
+        Tool(
+            "task",
+            "start: the task being worked on (status in_progress); done: count it, optionally start next.",
+            {
+                "action": _action("start", "done"),
+                "text": _s(),
+                "plan": _s(kind=["integer", "string"]),
+                "wave": WHOLE,
+                "next": _s(),
+            },
+            task,
+            required=("action",),
+        ),
+        Tool("next_action", "Show, or set with text, the next action.", {"text": _s()}, next_action),
+        Tool(
+            "context",
+            "Show or add to the resume context: files modified, key implementations, open questions.",
+            {
+                "files": TEXTS,
+                "implementations": TEXTS,
+                "questions": TEXTS,
+                "answered": _s("questions now answered (removed)", kind="array", items={"type": "string"}),
+                "clear_files": FLAG,
+                "clear_implementations": FLAG,
+                "clear_questions": FLAG,
+            },
+            context,
+        ),
+        Tool(
+            "phase",
+            "Phase N: start, complete (checkpoint, evidence), fail (reason), retry, skip; structure: add (name, "
+            "after|before), rename, remove, move (to).",
+            {
+                "action": _action("start", "complete", "fail", "retry", "skip", "add", "rename", "remove", "move"),
+                "number": WHOLE,
+                "name": _s(),
+                "checkpoint": _action("passed", "failed"),
+                "evidence": _s('e.g. {"tests": "41/41"}', kind="object"),
+                "next_action": _s(),
+                "reason": _s(),
+                "after": WHOLE,
+                "before": WHOLE,
+                "to": WHOLE,
+            },
+            phase,
+            required=("action",),
+            destructive=True,
+        ),
+        Tool(
+            "lifecycle",
+            "Move the initiative: pause/suspend (context), error (details), fail, retry, complete, abandon, archive, "
+            "reopen.",
+            {"action": _action(*LIFECYCLE_VERBS), "reason": _s(), "context": _s(), "details": {"type": "object"}},
+            lifecycle,
+            required=("action",),
+            destructive=True,
+        ),
+        Tool(
+            "decision",
+            "Decisions: add (context, decision, reason), list, show, supersede (id, new), accept, reject.",
+            {
+                "action": _action("add", "list", "show", "supersede", "accept", "reject"),
+                "id": ident,
+                "new": _s("id of the replacement"),
+                "context": _s(),
+                "decision": _s(),
+                "reason": _s(),
+                "alternatives": TEXTS,
+                "irreversible": FLAG,
+                "supersedes": _s(),
+                "title": _s(),
+                "phase": WHOLE,
+                "status": status_filter,
+                "all": FLAG,
+                "since": SINCE,
+                "limit": LIMIT,
+                "request_id": REQUEST,
+            },
+            decision,
+            required=("action",),
+        ),
+        Tool(
+            "blocker",
+            "Blockers: add (description, affects e.g. 'phase 3'), list, show, activate, bypass (workaround), resolve "
+            "(resolution).",
+            {
+                "action": _action("add", "list", "show", "activate", "bypass", "resolve"),
+                "id": ident,
+                "description": _s(),
+                "affects": TEXTS,
+                "blocked_tasks": TEXTS,
+                "title": _s(),
+                "active": FLAG,
+                "reason": _s(),
+                "workaround": _s(),
+                "resolution": _s(),
+                "status": _s(),
+                "all": FLAG,
+                "since": SINCE,
+                "limit": LIMIT,
+                "request_id": REQUEST,
+            },
+            blocker,
+            required=("action",),
+        ),
+        Tool(
+            "session",
+            "Work sessions: start (agent, working_on), heartbeat, end (completed, issues, handoff_reason), list, "
+            "show, reap (stale ones crashed).",
+            {
+                "action": _action("start", "heartbeat", "end", "list", "show", "reap"),
+                "id": _s("session id (default: the active one)"),
+                "agent": _s(),
+                "working_on": _s(),
+                "exclusive": FLAG,
+                "completed": TEXTS,
+                "issues": TEXTS,
+                "handoff_reason": _s(),
+                "notes": _s(),
+                "context_usage": _s(kind=["string", "number"]),
+                "status": _s(),
+                "since": SINCE,
+                "limit": LIMIT,
+                "stale_after": _s(),
+                "abandon_after": _s(),
+                "dry_run": FLAG,
+                "request_id": REQUEST,
+            },
+            session,
+            required=("action",),
+        ),
+        Tool(
+            "initiative",
+            "Initiatives: init (a new .planning/ in dir), new (slug, title, phases), list, switch (pause the active "
+            "one, resume slug).",
+            {
+                "action": _action("init", "new", "list", "switch"),
+                "slug": _s(),
+                "title": _s(),
+                "phases": TEXTS,
+                "first_phase": WHOLE,
+                "next_action": _s(),
+                "switch": FLAG,
+                "all": FLAG,
+                "reason": _s(),
+            },
+            initiative,
+            required=("action",),
+            creates=("init", init),
+        ),
+        Tool(
+            "check",
+            "Check every file for drift; fix applies the safe fixes. exit 1: errors found.",
+            {"fix": FLAG, "diff": FLAG, "strict": FLAG, "stale_after": _s()},
+            check,
+        ),
+        Tool(
+            "diff",
+            "What changed in .planning/ between git revisions (default HEAD to the working tree), field by field.",
+            {"rev1": _s(), "rev2": _s()},
+            diff,
+            read_only=True,
+        ),
+        Tool(
+            "schema",
+            "JSON Schema of a file kind.",
+            {"kind": _action(*KINDS)},
+            schema,
+            read_only=True,
+        ),
+    ]
+
+
+TOOLS: Mapping[str, Tool] = {tool.name: tool for tool in _tools()}
+NAMES: Sequence[str] = tuple(TOOLS)
