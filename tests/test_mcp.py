@@ -346,8 +346,8 @@ def test_every_tool_has_a_bad_input_case() -> None:
 
 
 def test_without_a_workspace_the_error_says_how_to_name_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from planstate.mcp.catalog import TOOLS
     from planstate.mcp.server import Server, Settings
-    from planstate.mcp.tools import TOOLS
 
     monkeypatch.delenv("PLANSTATE_DIR", raising=False)
     monkeypatch.chdir(tmp_path)
@@ -465,8 +465,8 @@ def test_a_retry_key_is_looked_for_only_among_the_last_days_records(
 
 
 def test_a_write_that_cannot_take_the_lock_says_to_call_again(project: Path) -> None:
+    from planstate.mcp.catalog import TOOLS
     from planstate.mcp.server import Server, Settings
-    from planstate.mcp.tools import TOOLS
     from planstate.workspace import Workspace
 
     before = _tree(project)
@@ -545,8 +545,8 @@ def test_calls_in_the_servers_worker_threads_lose_nothing(project: Path) -> None
     """The SDK runs each call in a worker thread: the workspace lock orders them as it orders processes."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from planstate.mcp.catalog import TOOLS
     from planstate.mcp.server import Server, Settings
-    from planstate.mcp.tools import TOOLS
 
     server = Server(Settings(dir=str(project), lock_timeout=600))
     names = [f"t{i}-{n}.py" for i in range(4) for n in range(4)]

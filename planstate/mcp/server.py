@@ -26,7 +26,8 @@ from planstate import __version__
 from planstate.cli.envelope import envelope
 from planstate.core.errors import EXIT_INTERNAL, EXIT_OK, LockTimeout, PlanstateError, UsageError
 from planstate.mcp import arguments
-from planstate.mcp.tools import NAMES, TOOLS, Answer, Tool
+from planstate.mcp.catalog import NAMES, TOOLS, Tool
+from planstate.mcp.tools import Answer
 
 if TYPE_CHECKING:
     from planstate.workspace import Workspace
