@@ -172,6 +172,16 @@ def test_the_real_answer_matches_the_schema(name: str, project: Path, monkeypatc
         vocabulary(answer["data"])
 
 
+@pytest.mark.parametrize("name", ["next", "position", "context"])
+def test_a_command_given_nothing_to_change_answers_with_the_value_its_schema_describes(
+    name: str, run: Callable[..., Any], project: Path
+) -> None:
+    answer = json_envelope(run(name, "--json", cwd=project))
+    validate(answer, "envelope")
+    assert answer["command"] == name and "changes" not in (answer["data"] or {})
+    validate(answer["data"], name)
+
+
 def test_json_before_the_command_is_the_same_answer(run: Callable[..., Any], project: Path) -> None:
     after = run("status", "--json", cwd=project)
     before = run("--json", "status", cwd=project)
