@@ -18,6 +18,7 @@ from planstate.core.errors import PlanstateError
 from planstate.core.files import MAX_FILE_BYTES, read_all, read_bytes
 from planstate.model.types import Problem
 from planstate.store import recordfiles
+from planstate.store.cache import identity_of
 from planstate.text.conflicts import Conflict, conflict_blocks
 from planstate.text.paths import shown_path
 
@@ -180,14 +181,16 @@ class Reader:
 
         assert found.raw is not None
         try:
-            found.data, found._doc = self._front_matter(found.path, found.raw, found.shown)
+            found.data, found._doc = self._front_matter(found.path, found.raw, found.shown, found.identity)
         except PlanstateError as exc:
             found.error = exc
             return
         found.problems = problems_for(found.kind, found.data)
         found.valid = isinstance(found.data, dict) and not found.problems
 
-    def _front_matter(self, path: Path, raw: bytes, shown: str) -> tuple[Any, Document | None]:
+    def _front_matter(
+        self, path: Path, raw: bytes, shown: str, identity: tuple[int, ...] | None
+    ) -> tuple[Any, Document | None]:
         """The front matter of a file's bytes, through the workspace's front-matter cache, and the document when
         it had to be parsed."""
         ctx = self.ctx
@@ -202,7 +205,7 @@ class Reader:
             return doc.data
 
         parsed: list[Document] = []
-        data = ctx.cached_parse(path, raw, parse)
+        data = ctx.cached_parse(path, raw, parse, identity)
         return data, (parsed[0] if parsed else None)
 
     def _inside(self, folder: Path) -> bool:
@@ -221,7 +224,7 @@ class Reader:
 
 
 def _identity(info: os.stat_result) -> tuple[int, ...]:
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    return identity_of(info)  # the cache's: a row stored from this read is looked up by the same identity
 
 
 def _unchanged(path: Path, identity: tuple[int, ...] | None) -> bool:

@@ -44,7 +44,8 @@ def regions(
 def _loader(records: dict[str, list[FileRead]]) -> Loader:
     """The records the regions show, from the files this check read (each record's row made once per content), and
     the files that cannot be shown."""
-    from planstate.render.sources import invalid_record, region_item, unusable
+    from planstate.render.sources import invalid_record, unusable
+    from planstate.store.recordfiles import region_item
 
     def load(kind: str) -> tuple[list[dict[str, Any]], list[str]]:
         items: list[dict[str, Any]] = []

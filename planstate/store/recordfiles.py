@@ -7,6 +7,7 @@ and shells find it, and a record is found by reading names first and front matte
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -158,3 +159,130 @@ def new_path(initiative: Initiative, kind: str, title: str, when: float | None =
         if not any(name == f"{record_id}.md" or name.startswith(f"{record_id}-") for name in taken):
             return record_id, folder / ids.file_name(record_id, title)
     raise UsageError(f"could not find a free {kind} id in {folder}")  # pragma: no cover - 2**25 ids a second
+
+
+# ---------------------------------------------------------------------------- summaries, for regions and lists
+
+# The field a region orders each kind of record by (then by id).
+ORDER = {"decision": "date", "blocker": "identified", "session": "started"}
+
+
+class Summary(NamedTuple):
+    """What a region needs to know of a record without its data: id, order, status, a fingerprint of its region
+    item (so a region's inputs can be hashed from summaries alone), and why it cannot be shown, if it cannot."""
+
+    path: Path
+    id: str
+    order: str
+    status: str | None
+    fingerprint: str  # item_fingerprint of its region item ("" when it does not validate)
+    problem: str | None  # `FIELD: message` of a record that does not validate; None when it does
+
+
+def region_item(kind: str, path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """A valid record as a region shows it: every declared field as JSON-ready data (missing ones as their
+    default: null, or an empty list) and a `link` relative to STATE.md's folder, so strict templates can use any
+    field. Regions only read these items."""
+    from planstate.model.kinds import to_json
+    from planstate.model.schema import ListOf
+
+    item = to_json(data)
+    out: dict[str, Any] = {}
+    for name, field in KINDS[kind].fields.items():
+        if name in item:
+            out[name] = item[name]
+        else:
+            out[name] = [] if isinstance(field.kind, ListOf) else to_json(field.default)
+    out["link"] = f"{RECORD_FOLDERS[kind]}/{path.name}"
+    return out
+
+
+def item_fingerprint(item: dict[str, Any]) -> str:
+    """A digest of a record's region item: equal exactly when a region would show the record alike."""
+    import json
+
+    from planstate.core.digests import blake2b_hex
+
+    text = json.dumps(item, sort_keys=True, ensure_ascii=False, default=repr)
+    return blake2b_hex(text.encode("utf-8", errors="surrogateescape"), 16)
+
+
+def summarize(kind: str, path: Path, data: Any) -> Summary | None:
+    """The summary of a record file's front matter; None when it is not a mapping (it cannot be shown at all)."""
+    from planstate.model.kinds import to_json
+    from planstate.model.validation import problems_for
+    from planstate.text.paths import format_path
+
+    if not isinstance(data, dict):
+        return None
+    problems = problems_for(kind, data)
+    problem = None
+    if problems:
+        field = format_path(problems[0].path)
+        problem = f"{field + ': ' if field else ''}{problems[0].message}"
+    status = data.get("status")
+    return Summary(
+        path,
+        str(data.get("id")),
+        str(to_json(data.get(ORDER[kind]))),
+        status if isinstance(status, str) else None,
+        "" if problem else item_fingerprint(region_item(kind, path, data)),
+        problem,
+    )
+
+
+def summary_text(kind: str, path: Path, data: Any) -> str | None:
+    """A record's summary as the front-matter cache keeps it (JSON), or None."""
+    import json
+
+    found = summarize(kind, path, data)
+    return None if found is None else json.dumps(list(found[1:]), ensure_ascii=False)
+
+
+def summaries(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[Summary], list[PlanstateError]]:
+    """The summary of every record of `kind` in an initiative (those of a committing transaction's records as they
+    will be), and the problems of files that could not be read or are no mapping.
+
+    A file whose stat identity vouches for its cached summary is not read (see cache.py); the others are read
+    through the cache, which keeps their summaries for next time."""
+    import json
+
+    from planstate.store.cache import identity_of
+
+    folder = initiative.folder(kind)
+    paths = files(folder)
+    if ctx.pending:
+        where = folder.absolute()
+        named = {path.name: path for path in paths}
+        named.update({path.name: path for path in ctx.pending if path.parent == where and path.name not in named})
+        paths = [named[name] for name in sorted(named)]
+    rows = ctx.cached_rows(folder)
+    out: list[Summary] = []
+    problems: list[PlanstateError] = []
+    for path in paths:
+        pending = ctx.pending.get(path.absolute())
+        if pending is not None:
+            found = summarize(kind, path, pending)
+            if found is not None:
+                out.append(found)
+            continue
+        row = rows.get(ctx.cache_key(path))
+        if row is not None and row.summary is not None:
+            try:
+                info = os.lstat(path)
+            except OSError:
+                info = None
+            if info is not None and not stat.S_ISLNK(info.st_mode) and row.trusted(identity_of(info)):
+                out.append(Summary(path, *json.loads(row.summary)))
+                continue
+        try:
+            data = ctx.cached_data(path)
+        except PlanstateError as exc:
+            problems.append(exc)
+            continue
+        found = summarize(kind, path, data)
+        if found is None:
+            problems.append(PlanstateError("front matter is not a mapping", file=ctx.display(path), line=2))
+            continue
+        out.append(found)
+    return out, problems

@@ -80,6 +80,7 @@ class Transaction:
         self._staged: dict[Path, Staged] = {}
         self._history: dict[Path, list[dict[str, Any]]] = {}
         self._repairs: set[Path] = set()
+        self._touched: set[str] = set()  # the kinds of the records the commit writes
         self.written = Written()
 
     def repair(self, initiative: Initiative) -> None:
@@ -144,6 +145,7 @@ class Transaction:
         changed = [s for s in self._staged.values() if s.created or not same(s.data, s.doc.data)]
         self._refuse_read_only(changed)
         self.ctx.pending = {s.path.absolute(): s.data for s in changed if s.kind != "state"}
+        self._touched = {s.kind for s in changed if s.kind != "state"}  # the record regions this write renders
         try:
             pending = self._prepare(changed)
             pending += self._record_regions(changed)
@@ -213,7 +215,7 @@ class Transaction:
                 if problems_for("state", doc.data):
                     continue
                 original = doc.to_bytes()
-                self.ctx.refresh_regions(doc, initiative)
+                self.ctx.refresh_regions(doc, initiative, self._touched)
                 new = doc.check_writable()
             except PlanstateError:
                 continue
@@ -232,7 +234,7 @@ class Transaction:
             staged.data["updated"] = now()
         staged.doc.update(staged.data)
         if staged.kind == "state" and staged.initiative is not None:
-            self.ctx.refresh_regions(staged.doc, staged.initiative)
+            self.ctx.refresh_regions(staged.doc, staged.initiative, self._touched)
         new = staged.doc.check_writable()
         return new if new != staged.original else None
 
