@@ -201,12 +201,17 @@ class Reader:
             doc = Document.from_bytes(data, shown)
             if not doc.has_front_matter:
                 raise PlanstateError("has no front matter (it must start with a '---' line)", file=shown, line=1)
-            parsed.append(doc)  # kept for locating findings: parsing costs more than anything else here
+            parsed.append(doc)
             return doc.data
 
         parsed: list[Document] = []
         data = ctx.cached_parse(path, raw, parse, identity)
-        return data, (parsed[0] if parsed else None)
+        # A record's document is not kept: 17,000 node trees kept by a cold check took 344 MiB, and most records
+        # have no finding to locate (FileRead.doc parses again for one that has).
+        from planstate.model.kinds import RECORD_KINDS
+
+        keep = parsed[0] if parsed and path.parent.name not in RECORD_KINDS else None
+        return data, keep
 
     def _inside(self, folder: Path) -> bool:
         """Tell whether a folder is inside the workspace once links are followed (looked at once per check)."""

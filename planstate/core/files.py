@@ -25,9 +25,10 @@ def _display(path: Path, base: Path | None) -> str:
     return str(path)
 
 
-# Folders resolved before, by (folder, workspace root): their lstat identity then and their real path. Reading 17,000
-# records resolved each file's every component twice (1.1 s); a folder's entry is checked again with one lstat.
-_FOLDERS: dict[tuple[Path, Path], tuple[tuple[int, int], Path]] = {}
+# Folders resolved before, by (folder, workspace root) as text: their (device, inode) then and their real path.
+# Reading 17,000 records resolved each file's every component twice (1.1 s); a folder's entry is checked again
+# with one lstat, and the file's with another.
+_FOLDERS: dict[tuple[str, str], tuple[tuple[int, int], Path]] = {}
 
 
 def real_target(path: Path, root: Path, base: Path | None = None) -> Path:
@@ -68,22 +69,24 @@ def _remember_folder(folder: Path, root: Path, resolved: Path, root_real: Path) 
         return
     seen = _identity(folder)
     if seen is not None and folder.is_absolute():
-        _FOLDERS[(folder, root)] = (seen, real)
+        _FOLDERS[(str(folder), str(root))] = (seen, real)
 
 
 def _known_folder_target(path: Path, root: Path) -> Path | None:
     """The real path of a file that is not a symlink in a folder resolved before and unchanged since (its entry
     is the same real folder); None when that cannot be told cheaply, and `real_target` resolves it in full."""
-    known = _FOLDERS.get((path.parent, root))
+    folder, name = os.path.split(str(path))
+    known = _FOLDERS.get((folder, str(root)))
     if known is None:
         return None
     try:
         info = os.lstat(path)
+        entry = os.lstat(folder)
     except OSError:
         return None
-    if stat.S_ISLNK(info.st_mode) or _identity(path.parent) != known[0]:
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(entry.st_mode) or (entry.st_dev, entry.st_ino) != known[0]:
         return None
-    return known[1] / path.name
+    return known[1] / name
 
 
 def read_bytes(path: Path, root: Path, base: Path | None = None) -> bytes:

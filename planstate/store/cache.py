@@ -177,7 +177,8 @@ class FrontMatterCache:
         return row
 
     def rows_under(self, prefix: str) -> dict[str, _Row]:
-        """Every cached row whose key starts with `prefix` (a folder's files, `decisions/`), in one query."""
+        """The identity and summary of every cached file whose key starts with `prefix` (a folder's files,
+        `decisions/`), in one query; their data is not fetched (these rows answer `trusted` and `summary` only)."""
         db = self._connect(create=False)
         out: dict[str, _Row] = {}
         if db is not None:
@@ -185,7 +186,9 @@ class FrontMatterCache:
 
             try:
                 found = db.execute(
-                    f"SELECT key, {_COLUMNS} FROM files WHERE key > ? AND key < ?", (prefix, prefix + "\U0010ffff")
+                    "SELECT key, dev, ino, size, mtime, ctime, seen, digest, '', summary FROM files "
+                    "WHERE key > ? AND key < ?",
+                    (prefix, prefix + "\U0010ffff"),
                 ).fetchall()
             except sqlite3.Error:
                 self._discard()

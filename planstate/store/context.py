@@ -49,6 +49,7 @@ class Context:
         actor: str | None = None,
     ) -> None:
         self.root = absolute(root)
+        self._root_text = str(self.root)
         self.regions = regions
         self.initiative_slug = initiative
         self.actor = actor or default_actor()
@@ -185,6 +186,9 @@ class Context:
 
     def cache_key(self, path: Path) -> str:
         """The front-matter cache's name of a file: its path inside the workspace, `/`-separated."""
+        text, root = str(path), self._root_text
+        if text.startswith(root) and text[len(root) : len(root) + 1] == os.sep:
+            return text[len(root) + 1 :]  # the common case, without pathlib's cost (17,000 files a check)
         try:
             return str(path.absolute().relative_to(self.root))
         except ValueError:
