@@ -197,3 +197,48 @@ def test_cached_data_is_the_round_trip_parsers_data(path: Path) -> None:
         finally:
             again.close()
         assert same(cached, expected)
+
+
+EXAMPLES = sorted((CORPUS.parent / "examples").rglob("*.md"))
+
+
+def round_trip(raw: bytes) -> object:
+    """The round-trip parser's data of a file's bytes, or the error it refuses them with."""
+    try:
+        return Document.from_bytes(raw, "x.md").data
+    except PlanstateError as exc:
+        return exc
+
+
+@settings(max_examples=60)
+@given(st.sampled_from(CORPUS_FILES + EXAMPLES))
+def test_the_fast_path_gives_the_round_trip_parsers_data_or_nothing(path: Path) -> None:
+    """The C path answers a file only with exactly the round-trip parser's data, and never answers a file that
+    parser refuses (that one is parsed round trip, which locates the error)."""
+    from planstate.text.fastyaml import MISS, front_matter_data
+
+    raw = path.read_bytes()
+    fast, expected = front_matter_data(raw), round_trip(raw)
+    if fast is MISS:
+        return
+    assert not isinstance(expected, PlanstateError), f"answered a file the round-trip parser refuses: {expected}"
+    assert same(fast, expected)
+
+
+def test_the_fast_path_answers_plain_front_matter_and_leaves_the_rest() -> None:
+    """Plain YAML goes the fast way (so it is not a path that never runs); anchors, tags, merge keys, duplicate keys
+    and errors go round trip."""
+    from planstate.text.fastyaml import MISS, front_matter_data
+
+    plain = b"---\nid: dec-1\ndate: 2026-01-02\nwhen: 2026-01-02T03:04:05Z\nn: 0o17\nok: yes\nlist: [1, 2.5]\n---\n"
+    assert same(front_matter_data(plain), round_trip(plain))
+    for text in (
+        b"---\na: &x 1\nb: *x\n---\n",
+        b"---\na: !!str 12\n---\n",
+        b"---\nbase: {a: 1}\nc:\n  <<: {a: 2}\n---\n",
+        b"---\na: 1\na: 2\n---\n",
+        b"---\na: [1\n---\n",
+        b"---\n%YAML 1.2\n---\n",
+        b"no front matter\n",
+    ):
+        assert front_matter_data(text) is MISS, text

@@ -197,7 +197,11 @@ class Reader:
 
         def parse(data: bytes) -> Any:
             from planstate.text.document import Document
+            from planstate.text.fastyaml import MISS, front_matter_data
 
+            fast = front_matter_data(data)  # the round-trip parser's data, when the fast path vouches for it
+            if fast is not MISS:
+                return fast
             doc = Document.from_bytes(data, shown)
             if not doc.has_front_matter:
                 raise PlanstateError("has no front matter (it must start with a '---' line)", file=shown, line=1)

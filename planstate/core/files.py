@@ -49,7 +49,8 @@ def real_target(path: Path, root: Path, base: Path | None = None) -> Path:
             "planstate will not read or write it",
             file=shown,
         )
-    _remember_folder(path.parent, root, resolved, root_real)
+    if not os.path.islink(path):  # else `resolved` is where the link leads, and says nothing of its folder
+        _remember_folder(path.parent, root, resolved, root_real)
     return resolved
 
 

@@ -359,7 +359,13 @@ def _summarizer(path: Path) -> Callable[[Any], str | None] | None:
 
 
 def _front_matter(raw: bytes, shown: str) -> Any:
-    """Parse a planning file's bytes and return its front matter as plain data."""
+    """Parse a planning file's bytes and return its front matter as plain data: through the fast C path when it
+    vouches for the file (text/fastyaml.py), else the round-trip parser, which reports any error in place."""
+    from planstate.text.fastyaml import MISS, front_matter_data
+
+    fast = front_matter_data(raw)
+    if fast is not MISS:
+        return fast
     doc = Document.from_bytes(raw, shown)
     doc.require_front_matter()
     return doc.data
