@@ -197,6 +197,21 @@ class FrontMatterCache:
         out.update((key, row) for key, row in self._dirty.items() if key.startswith(prefix))
         return out
 
+    def prefetch(self) -> None:
+        """Read every row in one query, for a reader about to look most of them up (a check)."""
+        db = self._connect(create=False)
+        if db is None:
+            return
+        import sqlite3
+
+        try:
+            found = db.execute(f"SELECT key, {_COLUMNS} FROM files").fetchall()
+        except sqlite3.Error:
+            self._discard()
+            return
+        for item in found:
+            self._rows.setdefault(item[0], _row_of(item[1:]))
+
     def summary(self, key: str) -> str | None:
         """The summary stored with a file's row (None when there is none)."""
         row = self._row(key)
@@ -243,6 +258,9 @@ class FrontMatterCache:
         text = _dumps(value)
         if text is not None:
             self._store(key, identity, hashed, text, value, summarize(value) if summarize is not None else None)
+        else:  # data JSON cannot carry exactly: never cached, and no older row of the file answers for it
+            self._rows[key] = None
+            self._dirty.pop(key, None)
         return value
 
     def put(self, content: bytes, key: str, data: Any, summarize: Summarize | None = None) -> None:

@@ -168,6 +168,18 @@ class Context:
         identity is taken on the next read, which compares the digest once."""
         self._front_matter_cache().put(content, self.cache_key(path), data, _summarizer(path))
 
+    def record_summary(self, path: Path) -> list[Any] | None:
+        """The summary the cache keeps with a record file's data as last read (recordfiles.summary_text: id, order,
+        status, fingerprint, problem); None when it keeps none."""
+        import json
+
+        text = self._front_matter_cache().summary(self.cache_key(path))
+        return json.loads(text) if text is not None else None
+
+    def prefetch_cache(self) -> None:
+        """Read the whole front-matter cache in one query, before reading most files of the workspace."""
+        self._front_matter_cache().prefetch()
+
     def cached_rows(self, folder: Path) -> dict[str, Any]:
         """The front-matter cache's rows of the files in `folder`, by cache key, in one query (see cache.py)."""
         return self._front_matter_cache().rows_under(self.cache_key(folder) + "/")
