@@ -170,7 +170,7 @@ class Context:
 
     def record_summary(self, path: Path) -> list[Any] | None:
         """The summary the cache keeps with a record file's data as last read (recordfiles.summary_text: id, order,
-        status, fingerprint, problem); None when it keeps none."""
+        status, fingerprint, problem, unknown keys); None when it keeps none."""
         import json
 
         text = self._front_matter_cache().summary(self.cache_key(path))

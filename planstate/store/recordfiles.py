@@ -177,6 +177,7 @@ class Summary(NamedTuple):
     status: str | None
     fingerprint: str  # item_fingerprint of its region item ("" when it does not validate)
     problem: str | None  # `FIELD: message` of a record that does not validate; None when it does
+    unknown: bool  # it holds keys the format does not define (a check reports each)
 
 
 def region_item(kind: str, path: Path, data: dict[str, Any]) -> dict[str, Any]:
@@ -210,7 +211,7 @@ def item_fingerprint(item: dict[str, Any]) -> str:
 def summarize(kind: str, path: Path, data: Any) -> Summary | None:
     """The summary of a record file's front matter; None when it is not a mapping (it cannot be shown at all)."""
     from planstate.model.kinds import to_json
-    from planstate.model.validation import problems_for
+    from planstate.model.validation import problems_for, unknown_keys
     from planstate.text.paths import format_path
 
     if not isinstance(data, dict):
@@ -228,6 +229,7 @@ def summarize(kind: str, path: Path, data: Any) -> Summary | None:
         status if isinstance(status, str) else None,
         "" if problem else item_fingerprint(region_item(kind, path, data)),
         problem,
+        bool(unknown_keys(KINDS[kind], data)),
     )
 
 
