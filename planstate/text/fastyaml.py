@@ -1,14 +1,16 @@
-"""A fast cold read of front-matter data: libyaml's C parser for the syntax, ruamel's own resolver and constructor.
+"""A fast cold read of front-matter data: libyaml's C parser for the syntax, ruamel's resolver and constructor.
 
 A round-trip parse costs about 1.75 ms a record, nearly all of it ruamel's pure-Python scanner
 and parser; a cold `check` of 17,000 records spent a minute there. Here libyaml (PyYAML's C
-extension, when installed) turns the text into events, these become the very nodes ruamel's
-composer would make (tags resolved by ruamel's YAML 1.2 resolver), and ruamel's round-trip
-constructor, the one `parser.py` uses, builds the data: so the data is the round-trip parser's.
-This path answers only plain YAML: any anchor, alias, explicit tag, merge key, directive, a key
-that is not a scalar, a nesting past the limits, or any error gives `MISS`, and the caller parses
-round trip, which also reports every error at its line and column. `tests/test_cache.py` checks
-over the corpus that whatever this path answers equals the round-trip parser's data.
+extension, when installed: `planstate[fast]`) turns the text into events; each plain scalar gets
+the tag ruamel's YAML 1.2 resolver gives it (its own table), strings and nulls are taken as they
+are, and every other scalar (ints, floats, booleans, timestamps) is built by ruamel's round-trip
+constructor, the one `parser.py` uses, then made plain as `parser.py` makes it. So the data is
+the round-trip parser's. This path answers only plain YAML: an anchor, alias, explicit tag, merge
+key, duplicate key, directive, tab, a key that is not a scalar, a nesting past the limits, or any
+error gives `MISS`, and the caller parses round trip, which also reports every error at its line
+and column. `tests/test_cache.py` checks over the corpus that whatever this path answers equals
+the round-trip parser's data, and that it answers no file that parser refuses.
 """
 
 from __future__ import annotations
@@ -61,98 +63,114 @@ def front_matter_data(raw: bytes) -> Any:
     if not parts.head or not text.strip() or len(text) > MAX_FRONT_MATTER or "\t" in text or "%" in text:
         return MISS
     try:
-        root = _Composer(machinery, text).compose()
-        if root is None:
-            return MISS
-        loader = machinery[4]
-        constructor = loader.constructor
-        data = constructor.construct_document(root)
+        return _Builder(machinery, text).document()
     except Exception:  # anything this path does not vouch for
         return MISS
-    return to_plain(data)
 
 
-class _Composer:
-    """ruamel nodes from libyaml's events, for plain YAML only (see the module docstring)."""
+_STR = "tag:yaml.org,2002:str"
+_NULL = "tag:yaml.org,2002:null"
+
+
+class _Miss(Exception):
+    """The text holds something this path does not answer for."""
+
+
+class _Builder:
+    """Plain data from libyaml's events: strings and nulls as they are, every other scalar through ruamel's own
+    round-trip constructor, tags resolved by ruamel's YAML 1.2 table (see the module docstring)."""
 
     def __init__(self, machinery: Any, text: str) -> None:
         cparser, self.events, self.nodes, self.mark, loader = machinery
         self.parser = cparser(text)
-        self.resolver = loader.resolver
+        self.constructor = loader.constructor
+        self.table = _table(loader)
         self.count = 0
 
-    def compose(self) -> Any:
-        """The one document's root node; None when this path cannot vouch for it."""
+    def document(self) -> Any:
+        """The one document's data."""
         events = self.events
         parser = self.parser
         try:
             if not isinstance(parser.get_event(), events.StreamStartEvent):
-                return None
+                raise _Miss
             start = parser.get_event()
             if not isinstance(start, events.DocumentStartEvent) or start.explicit or start.version or start.tags:
-                return None
-            root = self._node(parser.get_event(), 0)
-            end = parser.get_event()
-            if root is None or not isinstance(end, events.DocumentEndEvent):
-                return None
+                raise _Miss
+            data = self._value(parser.get_event(), 0)
+            if not isinstance(parser.get_event(), events.DocumentEndEvent):
+                raise _Miss
             if not isinstance(parser.get_event(), events.StreamEndEvent):
-                return None
-            return root
+                raise _Miss
+            return data
         finally:
             parser.dispose()
 
-    def _marks(self, event: Any) -> tuple[Any, Any]:
-        start, end = event.start_mark, event.end_mark
-        return (
-            self.mark(None, start.index, start.line, start.column),
-            self.mark(None, end.index, end.line, end.column),
-        )
-
-    def _node(self, event: Any, depth: int) -> Any:
-        events, nodes = self.events, self.nodes
+    def _value(self, event: Any, depth: int) -> Any:
+        events = self.events
         self.count += 1
         if depth > MAX_DEPTH or self.count > MAX_EXPANDED_NODES or getattr(event, "anchor", None) is not None:
+            raise _Miss
+        if getattr(event, "tag", None) is not None:
+            raise _Miss
+        kind = type(event)
+        if kind is events.ScalarEvent:
+            return self._scalar(event)
+        if kind is events.SequenceStartEvent:
+            items: list[Any] = []
+            while True:
+                child = self.parser.get_event()
+                if type(child) is events.SequenceEndEvent:
+                    return items
+                items.append(self._value(child, depth + 1))
+        if kind is events.MappingStartEvent:
+            out: dict[Any, Any] = {}
+            while True:
+                child = self.parser.get_event()
+                if type(child) is events.MappingEndEvent:
+                    return out
+                if type(child) is not events.ScalarEvent or child.anchor is not None or child.tag is not None:
+                    raise _Miss  # a collection or an anchored key: the round-trip parser says what it makes of it
+                key = self._scalar(child)
+                if key in out or key == MERGE_TAG:
+                    raise _Miss  # a duplicate key (refused round trip)
+                out[key] = self._value(self.parser.get_event(), depth + 1)
+        raise _Miss  # an alias, or anything else
+
+    def _scalar(self, event: Any) -> Any:
+        value = event.value
+        if not event.implicit[0]:
+            return value  # quoted or block: a string
+        tag = _resolve(self.table, value)
+        if tag == _STR:
+            return value
+        if tag == _NULL:
             return None
-        if isinstance(event, events.ScalarEvent):
-            if event.tag is not None:
-                return None
-            style = event.style or None  # libyaml says '' for a plain scalar, ruamel None
-            tag = self.resolver.resolve(nodes.ScalarNode, event.value, tuple(event.implicit))
-            start, end = self._marks(event)
-            return nodes.ScalarNode(tag, event.value, start, end, style=style)
-        if isinstance(event, events.SequenceStartEvent):
-            if event.tag is not None:
-                return None
-            start, _end = self._marks(event)
-            items = []
-            while True:
-                child = self.parser.get_event()
-                if isinstance(child, events.SequenceEndEvent):
-                    break
-                node = self._node(child, depth + 1)
-                if node is None:
-                    return None
-                items.append(node)
-            _s, end = self._marks(child)
-            tag = self.resolver.resolve(nodes.SequenceNode, None, event.implicit)
-            return nodes.SequenceNode(tag, items, start, end, flow_style=event.flow_style)
-        if isinstance(event, events.MappingStartEvent):
-            if event.tag is not None:
-                return None
-            start, _end = self._marks(event)
-            pairs = []
-            while True:
-                child = self.parser.get_event()
-                if isinstance(child, events.MappingEndEvent):
-                    break
-                key = self._node(child, depth + 1)
-                if not isinstance(key, nodes.ScalarNode) or key.tag == MERGE_TAG:
-                    return None
-                value = self._node(self.parser.get_event(), depth + 1)
-                if value is None:
-                    return None
-                pairs.append((key, value))
-            _s, end = self._marks(child)
-            tag = self.resolver.resolve(nodes.MappingNode, None, event.implicit)
-            return nodes.MappingNode(tag, pairs, start, end, flow_style=event.flow_style)
-        return None  # an alias, or anything else
+        if tag == MERGE_TAG:
+            return MERGE_TAG  # the caller refuses it as a key; as a value ruamel would not make it plain either
+        start, end = event.start_mark, event.end_mark
+        node = self.nodes.ScalarNode(
+            tag,
+            value,
+            self.mark(None, start.index, start.line, start.column),
+            self.mark(None, end.index, end.line, end.column),
+            style=None,
+        )
+        constructed = self.constructor.construct_object(node, deep=True)
+        return to_plain(constructed)
+
+
+def _table(loader: Any) -> dict[Any, list[tuple[str, Any]]]:
+    """ruamel's implicit resolvers for YAML 1.2 by first character (its VersionedResolver's own table)."""
+    if len(_STATE) == 1:
+        _STATE.append(loader.resolver.versioned_resolver)
+    table: dict[Any, list[tuple[str, Any]]] = _STATE[1]
+    return table
+
+
+def _resolve(table: dict[Any, list[tuple[str, Any]]], value: str) -> str:
+    """The tag ruamel's resolver gives a plain scalar (VersionedResolver.resolve for YAML 1.2)."""
+    for tag, regexp in [*table.get(value[0] if value else "", []), *table.get(None, [])]:
+        if regexp.match(value):
+            return str(tag)
+    return _STR
