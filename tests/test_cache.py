@@ -242,3 +242,24 @@ def test_the_fast_path_answers_plain_front_matter_and_leaves_the_rest() -> None:
         b"no front matter\n",
     ):
         assert front_matter_data(text) is MISS, text
+
+
+def test_a_warm_get_or_status_imports_no_yaml_parser_and_no_jinja(run: Run, project: Path) -> None:
+    """Once STATE.md's row is trusted, `get` and `status` answer from the cache: no ruamel, no Jinja."""
+    import subprocess
+    import sys
+
+    exits(run("check", cwd=project))
+    age_the_cache(project)
+    for command in (["get", "next_action"], ["status"]):
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "planstate", *command],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PLANSTATE_ACTOR": "tester"},
+        )
+        assert done.returncode == 0, done.stderr
+        imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time")}
+        assert "planstate.store.cache" in imported  # it did read through the cache...
+        assert not any(name.split(".")[0] in ("ruamel", "jinja2", "yaml") for name in imported), command  # ...only
