@@ -163,7 +163,7 @@ def load_records(ctx: Context, initiative: Initiative, kind: str) -> tuple[Recor
                 summary.id,
                 summary.status,
                 summary.fingerprint,
-                lambda path=summary.path: _item(ctx, kind, path),  # type: ignore[misc]
+                lambda found=summary: _item(ctx, kind, found.path),  # type: ignore[misc]
             )
         )
     return Records(rows), failures

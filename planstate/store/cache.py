@@ -31,7 +31,7 @@ from planstate.text.plaindata import same
 if TYPE_CHECKING:
     import sqlite3
 
-VERSION = 4  # bump whenever what a row holds changes (its summary included)
+VERSION = 5  # bump whenever what a row holds changes (its summary included)
 # An identity seen less than this long after the file's last change is not trusted alone: a write within the same
 # timestamp tick (coarse kernel clocks, filesystems with 1 or 2 second times) could leave it unchanged.
 RACY_NS = 2_000_000_000

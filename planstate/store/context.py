@@ -174,7 +174,11 @@ class Context:
         import json
 
         text = self._front_matter_cache().summary(self.cache_key(path))
-        return json.loads(text) if text is not None else None
+        try:
+            found = json.loads(text) if text is not None else None
+        except ValueError:
+            return None
+        return found if isinstance(found, list) and len(found) == 6 else None  # another shape: as if none
 
     def prefetch_cache(self) -> None:
         """Read the whole front-matter cache in one query, before reading most files of the workspace."""
