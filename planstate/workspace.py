@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
     from planstate.check.findings import Report as CheckReport
     from planstate.check.validate import Validation
+    from planstate.interop.write import Imported
+    from planstate.ops.archiving import RecordsAPI
     from planstate.ops.blockers import BlockerAPI
     from planstate.ops.decisions import DecisionAPI
     from planstate.ops.fields import Edited, Fields
@@ -239,6 +241,13 @@ class Workspace:
 
         return SessionAPI(self.ctx)
 
+    @property
+    def records(self) -> RecordsAPI:
+        """What applies to every kind of record: `ws.records.archive(before=...)`."""
+        from planstate.ops.archiving import RecordsAPI
+
+        return RecordsAPI(self.ctx)
+
     # ------------------------------------------------------------ phases, position, lifecycle, initiatives
 
     @property
@@ -440,6 +449,60 @@ class Workspace:
         from planstate.vcs.semdiff import between
 
         return between(self.root, rev1, rev2)
+
+    # ------------------------------------------------------------ importing
+
+    def import_from(
+        self,
+        source: str,
+        path: str | Path,
+        *,
+        dry_run: bool = False,
+        on_plan: Callable[[Imported], None] | None = None,
+    ) -> Imported:
+        """Import another tool's plans into this workspace (`planstate import SOURCE PATH`, docs/import.md):
+        found again by their origin on a second import, so nothing is created twice; `dry_run` writes nothing;
+        `on_plan` is shown what will be done before anything is written."""
+        from planstate.interop.sources import read
+        from planstate.interop.write import run
+
+        return run(self.ctx, read(source, path), dry_run=dry_run, on_plan=on_plan)
+
+    @classmethod
+    def init_from(
+        cls,
+        project: str | Path,
+        source: str,
+        path: str | Path,
+        *,
+        actor: str | None = None,
+        dry_run: bool = False,
+        on_plan: Callable[[Imported], None] | None = None,
+    ) -> Imported:
+        """Create `.planning/` in `project` from another tool's plans: its current work becomes the first
+        initiative (as `init` makes it), the rest further initiatives; `dry_run` only says what it would do, and
+        `on_plan` is shown that before anything is written."""
+        from planstate.interop.sources import read
+        from planstate.interop.write import preview, run
+
+        plan = read(source, path)
+        main = next((p for p in plan.initiatives if p.main), None)
+        if main is None:
+            raise UsageError(f"nothing to import from {path}: no phases found")
+        planned = preview(plan, dry_run=dry_run)
+        if on_plan is not None:
+            on_plan(planned)
+        if dry_run:
+            return planned
+        ws = cls.init(
+            project,
+            title=main.title,
+            phases=[p["name"] for p in main.phases],
+            first_phase=main.first_phase,
+            initiative=main.slug,
+            actor=actor,
+        )
+        return run(ws.ctx, plan, into_root=True)
 
     # ------------------------------------------------------------ summaries
 

@@ -17,6 +17,9 @@ from hypothesis import HealthCheck, settings
 # No property test's verdict depends on how busy the machine is: no per-example deadline, no "too slow" check.
 settings.register_profile("planstate", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("planstate")
+# Examples per property of the text layer's hunts (test_document, test_plain, test_yamltext): enough for every
+# run of the suite to try new shapes; PLANSTATE_HYPOTHESIS_EXAMPLES=2000 makes a longer hunt.
+EXAMPLES = int(os.environ.get("PLANSTATE_HYPOTHESIS_EXAMPLES", "100"))
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "tests" / "corpus"  # real files from five public repos, bytes unmodified (see SOURCES.txt)

@@ -81,7 +81,9 @@ session = st.fixed_dictionaries(
 )
 CONTEXTS: dict[str, Any] = {
     "decisions": st.fixed_dictionaries({"decisions": st.lists(decision, max_size=4), "limit": st.integers(0, 3)}),
-    "blockers": st.fixed_dictionaries({"blockers": st.lists(blocker, max_size=3), "resolved": st.integers(0, 3)}),
+    "blockers": st.fixed_dictionaries(
+        {"blockers": st.lists(blocker, max_size=4), "resolved": st.integers(0, 3), "limit": st.integers(0, 3)}
+    ),
     "sessions": st.fixed_dictionaries({"sessions": st.lists(session, max_size=4), "limit": st.integers(0, 3)}),
     "next": st.fixed_dictionaries({"next_action": maybe_text, "open_questions": st.lists(text, max_size=3)}),
     "resume": st.fixed_dictionaries(

@@ -327,7 +327,10 @@ def test_a_write_without_an_active_initiative_must_name_one(run: Run, project: P
                  "--decision", "d", "--reason", "r")):  # fmt: skip
         result = run(*args, cwd=project)
         assert result.returncode == 2, (args, result.stderr)
-        assert result.stderr == "planstate: no initiative is active; pass --initiative SLUG (initiatives: demo, side)\n"
+        assert (
+            result.stderr
+            == "planstate: no initiative is active (initiatives: demo, side); name one with --initiative SLUG\n"
+        )
     assert state.read_bytes() == before
     assert list((project / ".planning" / "decisions").glob("dec-*")) == []
     assert ok(run("get", "title", cwd=project)).stdout == "Demo\n"  # a read still shows the latest

@@ -1,5 +1,6 @@
-"""Writers of every kind killed with SIGKILL at random moments: record creates, record moves, phase transitions
-and renders leave files that validate, and `check --fix` always brings the workspace back to clean.
+"""Writers of every kind killed with SIGKILL at random moments: record creates, record moves (status changes, and
+archiving into `archive/`), phase transitions and renders leave files that validate, and `check --fix` always
+brings the workspace back to clean.
 
 A real child process runs the operations in a loop through the API (the CLI runs the same code); the test kills
 it at a random moment KILLS times (a fixed count, seeded), checking the workspace after each kill.
@@ -30,6 +31,7 @@ while True:
     ws.decision.add(context=f"c{i}", decision=f"d{i}", reason="r")
     blocker = ws.blocker.add(description=f"b{i}")
     ws.blocker.resolve(blocker.id, resolution="done")
+    ws.records.archive(before="2099-01-01")  # moves the resolved blocker into blockers/archive/
     status = ws.status()  # a writer killed between fail and retry left the phase failed
     if status["current_phase_status"] != "failed":
         ws.phase.fail(status["current_phase"], reason=f"red {i}")

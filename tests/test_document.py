@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
 import yaml
+from conftest import EXAMPLES
 from hypothesis import HealthCheck, assume, given, reject, settings
 from hypothesis import strategies as st
 
@@ -17,7 +17,6 @@ from planstate.text.paths import get_in, parse_path
 from planstate.text.plaindata import same
 
 Op = tuple[Any, ...]
-EXAMPLES = int(os.environ.get("PLANSTATE_HYPOTHESIS_EXAMPLES", "300"))  # raise it for a longer hunt
 
 
 def edit(text: str | bytes, *ops: Op) -> str:

@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "planstate"
 # The layers from the top (imported by all below) to the bottom; a module may import its own layer and those above.
 # A module's layer is its sub-package (`planstate/store/cache.py` is in `store`); the package root's modules are the
 # API (`workspace`, `__init__`) or the shell (`__main__`, beside `cli/`).
-ORDER = ["core", "text", "model", "store", "render", "ops", "vcs", "check", "report", "api", "cli"]
+ORDER = ["core", "text", "model", "store", "render", "ops", "vcs", "check", "report", "interop", "api", "agents", "cli"]
 ROOT_MODULES = {"workspace": "api", "__init__": "api", "__main__": "cli"}
 
 # Accepted exceptions, each with its reason; a stale entry fails the test so the list never outlives the code.

@@ -24,6 +24,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 from test_parity import ACTOR, CASES, _env, _id, _ids_of
 
+from planstate.agents.install import install
 from planstate.cli.main import build_parser
 from planstate.workspace import Workspace
 
@@ -34,6 +35,7 @@ NO_JSON = {  # with arguments that would run it
     "completion": ("prints a shell script", ("completion", "bash")),
     "git textconv": ("git reads its output as the file's text", ("git", "textconv", ".planning/STATE.md")),
     "git merge-driver": ("git reads its exit code and the file it writes", ("git", "merge-driver", "a", "b", "c")),
+    "hooks run": ("the agent reads its output", ("hooks", "run", "SessionStart", "--agent", "claude")),
 }
 STREAMS = {"watch": "one event per line until stopped; tests/test_watch.py reads the events"}
 
@@ -127,6 +129,9 @@ EXTRA: dict[str, tuple[tuple[str, ...], Callable[[Path], None] | None]] = {
     "diff": (("diff",), _git_repo),
     "git install": (("git", "install"), _git_repo),
     "git uninstall": (("git", "uninstall"), _installed),
+    "hooks install": (("hooks", "install", "claude"), None),
+    "hooks uninstall": (("hooks", "uninstall", "claude"), lambda p: install("claude", p)),
+    "hooks status": (("hooks", "status"), lambda p: install("gemini", p)),
 }
 
 

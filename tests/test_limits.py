@@ -59,3 +59,23 @@ def test_unset_and_set_shorten_a_file_over_the_limit(run: Run, project: Path) ->
     assert done.returncode == 0, done.stderr
     assert run("get", "title", cwd=project).stdout == "Demo\n"
     assert run("check", cwd=project).returncode == 0
+
+
+def test_the_reader_refuses_exactly_the_characters_yaml_does() -> None:
+    from ruamel.yaml.reader import Reader
+
+    from planstate.text.limits import reader_class
+
+    every = "".join(map(chr, range(0x110000)))
+    ours = [m.start() for m in reader_class().NON_PRINTABLE.finditer(every)]
+    assert ours == [m.start() for m in Reader.NON_PRINTABLE.finditer(every)]
+    assert len(ours) == 2111  # C0 controls but tab and line ends, DEL to C1 but NEL, surrogates, U+FFFE, U+FFFF
+
+
+def test_a_character_yaml_does_not_allow_is_refused_at_its_place(tmp_path: Path) -> None:
+    from planstate.core.errors import ParseError
+    from planstate.text.document import Document
+
+    with pytest.raises(ParseError) as caught:
+        Document.from_bytes("---\ntitle: café\nnote: a\x07b\n---\n".encode(), str(tmp_path / "STATE.md"))
+    assert (caught.value.line, caught.value.column) == (3, 8)

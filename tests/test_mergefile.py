@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
@@ -203,22 +204,26 @@ EDIT = st.one_of(
 )
 
 
+BASE_DATA = Document.from_bytes(BASE.encode()).data
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(EDIT, max_size=4), st.lists(EDIT, max_size=4))
 def test_the_text_agrees_with_the_data_merge_on_either_side_of_every_conflict(
     ours_edits: list[Any], theirs_edits: list[Any]
 ) -> None:
-    def apply(edits: list[Any]) -> bytes:
-        text = BASE
-        for path, value in edits:
-            if value is merge.MISSING and "next_action" not in Document.from_bytes(text.encode()).data:
-                continue
-            text = edited(text, (path, value)).decode()
-        return text.encode()
+    def apply(edits: list[Any]) -> Document:
+        doc = Document.from_bytes(BASE.encode(), "STATE.md")
+        for path, value in edits:  # one after another, as `planstate set` and `unset` would make them
+            if value is not merge.MISSING:
+                doc.set(path, value)
+            elif "next_action" in doc.data:
+                doc.delete(path)
+        return doc
 
-    ours, theirs = apply(ours_edits), apply(theirs_edits)
-    datas = [Document.from_bytes(side).data for side in (BASE.encode(), ours, theirs)]
-    expected = merge.merge("state", *datas)
+    ours_doc, theirs_doc = apply(ours_edits), apply(theirs_edits)
+    ours, theirs = ours_doc.to_bytes(), theirs_doc.to_bytes()  # to_bytes re-reads its text: it holds the data
+    expected = merge.merge("state", copy.deepcopy(BASE_DATA), ours_doc.data, theirs_doc.data)
     result = run_merge(BASE, ours, theirs)
     text = result.data.decode()
     assert len(result.conflicts) == len(expected.conflicts)

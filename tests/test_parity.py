@@ -81,12 +81,23 @@ def _two_decisions(ws: Workspace) -> None:
     ws.decision.add(context="Token storage", decision="httpOnly cookie", reason="XSS", title="b-new")
 
 
+def _finished_records(ws: Workspace) -> None:
+    """A superseded decision, a resolved blocker and an ended session beside an accepted decision: what
+    `records archive` moves and keeps."""
+    _two_decisions(ws)
+    ws.decision.supersede(*_ids_of(ws, "decision"))
+    ws.blocker.resolve(ws.blocker.add(description="Waiting for OAuth keys").id, resolution="came")
+    ws.session.end(ws.session.start(agent="worker-1").id)
+
+
 def _finished_then_reopened(ws: Workspace) -> None:
     """Every phase completed, then the initiative reopened: only an explicit `complete` closes it again."""
     for number in (1, 2, 3):
         ws.phase.complete(number)
     ws.reopen(reason="one more look")
 
+
+GSD_TOWN = Path(__file__).resolve().parent / "fixtures" / "gsd" / "PloganNV+gsd-town" / ".planning"
 
 CASES: dict[str, Case] = {
     "status": Case(("status",), lambda ws: ws.status()),
@@ -156,6 +167,11 @@ CASES: dict[str, Case] = {
     "session reap": Case(("session", "reap"), lambda ws: ws.session.reap(), setup=_records),
     "session list": Case(("session", "list"), lambda ws: ws.session.list(), setup=_records),
     "session show": Case(("session", "show", "@ses"), lambda ws: ws.session.show(_id(ws, "session")), setup=_records),
+    "records archive": Case(
+        ("records", "archive", "--before", "2099-01-01"),
+        lambda ws: ws.records.archive(before="2099-01-01"),
+        setup=_finished_records,
+    ),
     "phase start": Case(("phase", "start", "1"), lambda ws: ws.phase.start(1), setup=_failed),
     "phase complete": Case(
         ("phase", "complete", "1", "--evidence", "tests=3/3"),
@@ -197,6 +213,7 @@ CASES: dict[str, Case] = {
     "initiative list": Case(("initiative", "list"), lambda ws: ws.initiative.list()),
     "render": Case(("render",), lambda ws: ws.render()),
     "check": Case(("check",), lambda ws: ws.check()),
+    "import": Case(("import", "gsd", str(GSD_TOWN)), lambda ws: ws.import_from("gsd", GSD_TOWN)),
 }
 
 # Commands with no API twin, each with the reason.
@@ -209,6 +226,10 @@ EXEMPT = {
     "git merge-driver": "a git plumbing entry point for three files, with no workspace",
     "git install": "writes this clone's git config: compared in test_gitsetup",
     "git uninstall": "writes this clone's git config: compared in test_gitsetup",
+    "hooks install": "writes an agent's settings, not the workspace: tests/test_hooks.py",
+    "hooks uninstall": "writes an agent's settings, not the workspace: tests/test_hooks.py",
+    "hooks status": "reads agents' settings, not the workspace: tests/test_hooks.py",
+    "hooks run": "an agent's entry point, fed its event on stdin: tests/test_hooks.py",
     "completion": "prints a shell script made from the command line itself, which the API does not have",
 }
 

@@ -39,22 +39,13 @@ def keep_ours(path: Path) -> None:
 
 @needs_git
 def test_completing_and_failing_the_same_phase_on_two_branches_is_one_conflict(run: Run, tmp_path: Path) -> None:
-    repo = new_repo(tmp_path / "repo")
-    exits(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT", "--phase", "OAuth", cwd=repo))
-    install_driver(run, repo)
-    exits(run("phase", "complete", "1", cwd=repo))
-    commit_all(repo, "phase 2 started")
-    git(repo, "checkout", "--quiet", "-b", "x")
-    exits(run("phase", "complete", "2", "--evidence", "tests=5/5", cwd=repo))
-    commit_all(repo, "x completes phase 2")
-    git(repo, "checkout", "--quiet", "-b", "y", "main")
-    exits(run("phase", "fail", "2", "--reason", "flaky", cwd=repo))
-    commit_all(repo, "y fails phase 2")
-
-    merged = git(repo, "merge", "--no-edit", "x", check=False)
-    assert merged.returncode != 0 and unmerged(repo) == [".planning/STATE.md"]
-    conflicts = [line for line in merged.stderr.splitlines() if ": conflict: " in line]
-    assert len(conflicts) == 1  # one conflict for the phase, not one per field
+    repo, conflicts = _complete_and_fail_phase_two(run, tmp_path, "--evidence", "tests=5/5")
+    # one conflict for the phase, not one per field; and phase 3, which x started as it completed phase 2, with it
+    assert len(conflicts) == 2
+    assert conflicts[1].startswith(
+        "planstate: merge: .planning/STATE.md: conflict: phases.3 changed differently on each side: "
+        'status "pending" (ours) vs "active" (theirs); started (removed) (ours) vs "'
+    )
     assert conflicts[0].startswith(
         "planstate: merge: .planning/STATE.md: conflict: phases.2 changed differently on each side: "
         'status "failed" (ours) vs "completed" (theirs); checkpoint "pending" (ours) vs "passed" (theirs); '
@@ -62,7 +53,8 @@ def test_completing_and_failing_the_same_phase_on_two_branches_is_one_conflict(r
     )
     assert 'evidence (removed) (ours) vs {"tests": "5/5"} (theirs)' in conflicts[0]
     text = state_file(repo).read_text()
-    assert text.count("<<<<<<< ") == 1 and "phases.2" in text.split("<<<<<<< ")[1].splitlines()[0]
+    labels = [block.splitlines()[0] for block in text.split("<<<<<<< ")[1:]]
+    assert len(labels) == 2 and labels[0].endswith(": phases.2") and labels[1].endswith(": phases.3")
 
     keep_ours(state_file(repo))  # y's failed phase, whole: never a mix
     exits(run("validate", cwd=repo))
@@ -71,6 +63,24 @@ def test_completing_and_failing_the_same_phase_on_two_branches_is_one_conflict(r
     assert phase.get("completed") is None and phase["checkpoint"] == "pending" and not phase.get("evidence")
     exits(run("check", "--fix", cwd=repo))  # the regions, rendered again from the kept side
     assert exits(run("check", cwd=repo)).stdout.endswith(" 0 errors, 0 warnings\n")
+
+
+@needs_git
+@pytest.mark.parametrize("keep", ["ours", "theirs"])
+def test_keeping_one_side_of_a_phase_conflict_keeps_that_sides_whole_progression(
+    run: Run, tmp_path: Path, keep: str
+) -> None:
+    repo, conflicts = _complete_and_fail_phase_two(run, tmp_path, "--next", "Start OAuth")
+    assert [line.split(": conflict: ")[1].split(" ")[0] for line in conflicts] == ["phases.2", "phases.3"]
+    if keep == "ours":
+        keep_ours(state_file(repo))
+    else:
+        git(repo, "checkout", "--theirs", ".planning/STATE.md")
+    exits(run("check", "--fix", cwd=repo))
+    phases = json_data(exits(run("get", "phases", "--json", cwd=repo)))
+    want = {"ours": ["completed", "failed", "pending"], "theirs": ["completed", "completed", "active"]}[keep]
+    assert [p["status"] for p in phases] == want
+    exits(run("validate", cwd=repo))
 
 
 def test_one_side_moving_a_phase_and_the_other_adding_evidence_merge_field_by_field() -> None:
@@ -123,3 +133,22 @@ def test_validate_refuses_a_phase_that_contradicts_its_status(
 def _line_of(path: Path, text: str) -> int:
     """The line number of the first line of a file that is `text`."""
     return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if line == text)
+
+
+def _complete_and_fail_phase_two(run: Run, tmp_path: Path, *completing: str) -> tuple[Path, list[str]]:
+    """A repository where branch x completed phase 2 (and so started phase 3) and branch y failed it, merged on y:
+    the repository and the driver's conflict lines."""
+    repo = new_repo(tmp_path / "repo")
+    exits(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT", "--phase", "OAuth", cwd=repo))
+    install_driver(run, repo)
+    exits(run("phase", "complete", "1", cwd=repo))
+    commit_all(repo, "phase 2 started")
+    git(repo, "checkout", "--quiet", "-b", "x")
+    exits(run("phase", "complete", "2", *completing, cwd=repo))
+    commit_all(repo, "x completes phase 2")
+    git(repo, "checkout", "--quiet", "-b", "y", "main")
+    exits(run("phase", "fail", "2", "--reason", "flaky", cwd=repo))
+    commit_all(repo, "y fails phase 2")
+    merged = git(repo, "merge", "--no-edit", "x", check=False)
+    assert merged.returncode != 0 and unmerged(repo) == [".planning/STATE.md"]
+    return repo, [line for line in merged.stderr.splitlines() if ": conflict: " in line]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import copy
 import io
 import math
-import os
 from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
+from conftest import EXAMPLES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
@@ -18,7 +18,6 @@ from planstate.core.errors import UsageError
 from planstate.text.paths import Segment, child, delete_in, format_path, get_in, parse_path, set_in
 from planstate.text.plaindata import Op, apply_op, diff, same, to_plain
 
-EXAMPLES = int(os.environ.get("PLANSTATE_HYPOTHESIS_EXAMPLES", "300"))  # raise it for a longer hunt
 FAST = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -15,7 +15,7 @@ from planstate.model.kinds import KINDS
 pytestmark = pytest.mark.real_cli  # processes contending for the lock, each started as a user starts it
 
 PROCESSES = 8
-EACH = 25
+EACH = 8  # every add waits for the seven other writers' adds: more adds nothing but time
 
 # Each process waits for the `go` file, then runs `planstate decision add` EACH times through the
 # CLI's own entry point (argument parsing, a fresh Workspace and its lock every time), in a loop
@@ -36,7 +36,7 @@ for i in range(count):
 """
 
 
-def test_eight_processes_adding_twenty_five_decisions_each_lose_nothing(run: Run, project: Path) -> None:
+def test_eight_processes_adding_decisions_at_once_lose_nothing(run: Run, project: Path) -> None:
     go = project / "go"
     env = {**os.environ, "PLANSTATE_ACTOR": "tester"}
     env.pop("PLANSTATE_NOW", None)

@@ -95,7 +95,7 @@ def test_init_is_whole_or_nothing(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"first_phase": 2}, "first-phase"),
+        ({"first_phase": 2}, "^first_phase must be 0 or 1$"),
         ({"phases": ["ok", "  "]}, "phase names"),
         ({"initiative": "Bad Slug"}, "slug"),
     ],
@@ -191,7 +191,7 @@ def test_writes_refuse_to_guess_the_initiative(project: Path) -> None:
     before = state_file(project).read_bytes()
     for write in (lambda: guessing.set({"title": "x"}), guessing.archive, lambda: guessing.next("n")):
         with pytest.raises(
-            UsageError, match=r"no initiative is active; pass --initiative SLUG \(initiatives: demo, side\)"
+            UsageError, match=r"no initiative is active \(initiatives: demo, side\); name one with initiative=SLUG$"
         ):
             write()
     assert state_file(project).read_bytes() == before

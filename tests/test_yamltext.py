@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import io
 import math
-import os
 from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
 import yaml
+from conftest import EXAMPLES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
@@ -19,7 +19,6 @@ from planstate.text.document import Document
 from planstate.text.plaindata import same, to_plain
 from planstate.text.yamltext import Indent
 
-EXAMPLES = int(os.environ.get("PLANSTATE_HYPOTHESIS_EXAMPLES", "300"))  # raise it for a longer hunt
 FAST = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -127,13 +127,16 @@ class Checker:
         state = self.file(initiative.state_path, "state")
         data = state.mapping if state.valid else None
         records: dict[str, list[FileRead]] = {}
+        archived: dict[str, list[FileRead]] = {}
         for kind in RECORD_FOLDERS:
             records[kind] = [self.file(path, kind) for path in self.reader.listing(initiative.folder(kind))]
+            archived[kind] = [self.file(path, kind) for path in self.reader.listing(initiative.archive(kind))]
         self.findings += workspacerules.temp_files(self.ctx, initiative)
         log_path = initiative.history_path
         log = self.file(log_path, "history") if log_path.exists() else None
         self.findings += staterules.history(initiative, log, self.ctx.display(log_path), data)
-        usable = {kind: [r for r in items if r.mapping is not None] for kind, items in records.items()}
+        # Archived records are records still: their ids count for references and duplicates; regions show the others.
+        usable = {kind: [r for r in records[kind] + archived[kind] if r.mapping is not None] for kind in records}
         self.findings += recordrules.references(self.ctx, initiative, usable, data)
         assert self.now is not None
         sessions, active = recordrules.sessions(self.ctx, usable["session"], self.now, self.stale_after)

@@ -52,7 +52,9 @@ CODES: dict[str, Code] = {
     "filename-id-mismatch": Code(ERROR, False, "a file or folder name disagrees with the id inside it"),
     "multiple-active-initiatives": Code(ERROR, False, "more than one initiative is active"),
     "multiple-active-sessions": Code(WARNING, False, "more than one session of an initiative is active"),
-    "stale-session": Code(WARNING, False, "an active session whose heartbeat is older than --stale-after"),
+    "stale-session": Code(
+        WARNING, False, "an active session whose heartbeat is older than the stale-after limit (default 30m)"
+    ),
     "missing-file": Code(WARNING, False, "a file named in resume_context.files_modified does not exist"),
     "merge-driver-missing": Code(WARNING, False, "merge=planstate applies, but this clone has no merge driver for it"),
     "diff-driver-missing": Code(WARNING, False, "diff=planstate applies, but this clone has no textconv for it"),

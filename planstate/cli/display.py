@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import Any
 
 from planstate.model.kinds import to_json
-from planstate.text import yamltext
 
 
 def dump_json(value: Any) -> str:
     """Serialise a result as indented JSON (timestamps as ISO strings)."""
+    import json  # `get` of a text value, the most common command, prints it bare and needs neither this nor YAML
+
     return json.dumps(to_json(value), indent=2, ensure_ascii=False)
 
 
@@ -20,6 +20,8 @@ def value_text(value: Any) -> str:
     """A value as `planstate get` prints it: scalars bare, collections as YAML blocks."""
     if isinstance(value, str):
         return value
+    from planstate.text import yamltext
+
     if isinstance(value, dict | list):
         if not value:
             return yamltext.flow(value)
@@ -29,6 +31,8 @@ def value_text(value: Any) -> str:
 
 def short(value: Any, width: int = 60) -> str:
     """A one-line rendering of a value for change summaries."""
+    from planstate.text import yamltext
+
     text = yamltext.flow(value) if isinstance(value, dict | list) else yamltext.scalar(value)
     return text if len(text) <= width else text[: width - 1] + "…"
 

@@ -117,7 +117,7 @@ class Boundary:
 
 
 # API arguments whose option has another name (`Workspace.find(explicit=PATH)` is `--dir PATH`).
-_OPTIONS = {"explicit": "--dir"}
+_OPTIONS = {"explicit": "--dir", "global_": "--global"}
 
 
 def _in_option_words(exc: UsageError) -> tuple[UsageError, bool]:

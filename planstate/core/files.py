@@ -255,6 +255,20 @@ def create_exclusive(path: Path, data: bytes, *, guard: Guard | None = None) -> 
     fsync_dir(path.parent)
 
 
+def move_exclusive(source: Path, target: Path, *, guard: Guard | None = None, flush: bool = True) -> None:
+    """Move a file to `target` in one rename, failing if the name exists: no instant shows it in both places or
+    in neither. Both folders are flushed, so the move survives a power cut (with `flush=False` the caller flushes
+    them, once for many moves)."""
+    if os.path.lexists(target):
+        raise FileExistsError(errno.EEXIST, "File exists", str(target))
+    if guard is not None:
+        guard()
+    os.rename(source, target)  # the workspace lock keeps other planstate writers from taking `target` meanwhile
+    if flush:
+        fsync_dir(target.parent)
+        fsync_dir(source.parent)
+
+
 def stale_temp_files(folder: Path) -> list[Path]:
     """The temp files in `folder` left by planstate writers that were killed (their process is gone), by name.
 

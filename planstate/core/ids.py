@@ -28,6 +28,15 @@ def new_id(kind: str, when: float | None = None) -> str:
     return f"{PREFIXES[kind]}-{_base32(seconds, TIME_CHARS)}{_base32(random_bits, RANDOM_CHARS)}"
 
 
+def derived_id(kind: str, when: float, key: str) -> str:
+    """An id made from what a record is rather than from chance: its time and a hash of `key` in place of the
+    random part. An import gives a record without an id in its source the same id on every machine and run."""
+    import hashlib
+
+    digest = int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:4], "big") >> 7
+    return f"{PREFIXES[kind]}-{_base32(int(when), TIME_CHARS)}{_base32(digest, RANDOM_CHARS)}"
+
+
 def slug(text: str, limit: int = 48) -> str:
     """Lowercase ASCII letters and digits joined by '-', at most `limit` characters."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()

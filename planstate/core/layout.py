@@ -7,3 +7,4 @@ LOCAL = ".local"  # machine-local and gitignored, inside PLANNING: the lock, cac
 STATE_FILE = "STATE.md"  # an initiative's state: YAML front matter and a markdown body
 HISTORY_FILE = "history.jsonl"  # an initiative's lifecycle history, one JSON object per line
 INITIATIVES = "initiatives"  # the folder of the further initiatives, one sub-folder per slug
+ARCHIVE = "archive"  # inside each record folder: the records `planstate records archive` moved out of the regions

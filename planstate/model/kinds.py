@@ -89,6 +89,23 @@ class Structure(Model):
     workflow = Field(_opt_text, "Name or version of the workflow the phases came from.", example="default")
 
 
+class ImportedFrom(Model):
+    """Where an imported initiative, phase or record came from: a re-import updates it instead of adding another."""
+
+    doc = "The source an imported item came from (`planstate import`): a re-import finds and updates it."
+    source = Field(
+        Str(min_length=1), "The importer that made it: gsd, backlog or workflow.", required=True, example="gsd"
+    )
+    path = Field(
+        Str(min_length=1), "The source file, relative to the imported folder.", required=True, example="ROADMAP.md"
+    )
+    id = Field(
+        Nullable(OneOf(Int(), Str())),
+        "Its id or label in the source (a GSD phase label such as `2.1`, a task id).",
+        example="2.1",
+    )
+
+
 class Attempt(Model):
     """An earlier attempt at a phase, kept as it was when the phase started again (append-only)."""
 
@@ -130,6 +147,7 @@ class Phase(Model):
         "Earlier attempts, oldest first, kept when the phase starts again (`phase retry`, `phase start`).",
         managed=PHASE_COMMANDS,
     )
+    imported_from = Field(Nullable(Nested(ImportedFrom)), "Where it was imported from (`planstate import`).")
 
 
 class Position(Model):
@@ -234,6 +252,7 @@ class State(Model):
     progress = Field(Nested(Progress), "Progress counts for readers.")
     next_action = Field(_opt_text, "What to do next, in words.")
     resume_context = Field(Nested(ResumeContext), "Context for resuming.")
+    imported_from = Field(Nullable(Nested(ImportedFrom)), "Where it was imported from (`planstate import`).")
 
 
 class Decision(Model):
@@ -255,6 +274,7 @@ class Decision(Model):
     rejection = Field(_opt_text, "Why the decision was rejected (status rejected).")
     phase = Field(Nullable(Int(minimum=0)), "Phase in which it was made.")
     by = Field(_opt_text, "Who decided.")
+    imported_from = Field(Nullable(Nested(ImportedFrom)), "Where it was imported from (`planstate import`).")
 
 
 class Blocker(Model):
@@ -277,6 +297,7 @@ class Blocker(Model):
         ListOf(Str()),
         "Its status changes, one line each (`<time> <from> → <to>: <why>`), appended by planstate.",
     )
+    imported_from = Field(Nullable(Nested(ImportedFrom)), "Where it was imported from (`planstate import`).")
 
 
 class Session(Model):
@@ -296,6 +317,7 @@ class Session(Model):
     notes = Field(_opt_text, "Free notes.")
     context_usage = Field(Nullable(OneOf(Number(), Str())), "How much of the agent's context was used.")
     resumed_from = Field(Nullable(_record_id), "Id of the session this one continues.")
+    imported_from = Field(Nullable(Nested(ImportedFrom)), "Where it was imported from (`planstate import`).")
 
 
 KINDS: dict[str, type[Model]] = {

@@ -114,7 +114,8 @@ class BlockerAPI:
         all: bool = False,
         since: str | date | datetime | None = None,
     ) -> Listing:
-        """The blockers of the initiative by time identified; resolved ones only with `all` or `status`."""
+        """The blockers of the initiative by time identified; resolved ones only with `all` or `status`, archived ones
+        only with `all`."""
         return records.listing(
             self.ctx,
             KIND,
@@ -124,11 +125,12 @@ class BlockerAPI:
             dated="identified",
             order=lambda e: (_sortable(e.data.get("identified")), e.path.name),
             shown=lambda current: all or current not in BLOCKER_STATUSES or current in OPEN_BLOCKERS,
+            archived=all,
         )
 
     def show(self, id: str) -> Entry:
         """One blocker (by id or unique id prefix) with its body."""
-        record = recordfiles.find(self.ctx, self.ctx.target, KIND, id)
+        record = recordfiles.find(self.ctx, self.ctx.target, KIND, id, archived=True)
         doc = self.ctx.read_document(record.path)
         self.ctx.save_cache()
         return records.entry(self.ctx, record, body=doc.body)

@@ -112,7 +112,8 @@ class DecisionAPI:
         status: str | None = None,
         since: str | date | datetime | None = None,
     ) -> Listing:
-        """The decisions of the initiative by date; superseded ones only with `all` (or `status="superseded"`)."""
+        """The decisions of the initiative by date; superseded ones only with `all` (or `status="superseded"`), and
+        archived ones only with `all`."""
         return records.listing(
             self.ctx,
             KIND,
@@ -123,11 +124,12 @@ class DecisionAPI:
             order=lambda e: (str(e.data.get("date", "")), e.path.name),
             shown=lambda current: all or current != "superseded",
             default_status="accepted",
+            archived=all,
         )
 
     def show(self, id: str) -> Entry:
         """One decision (by id or unique id prefix) with its body."""
-        record = recordfiles.find(self.ctx, self.ctx.target, KIND, id)
+        record = recordfiles.find(self.ctx, self.ctx.target, KIND, id, archived=True)
         doc = self.ctx.read_document(record.path)
         self.ctx.save_cache()
         return records.entry(self.ctx, record, body=doc.body)

@@ -138,8 +138,9 @@ def choice(value: str | None, allowed: Sequence[str], name: str) -> str | None:
     return value
 
 
-def since(value: str | date | datetime | None, now: datetime) -> datetime | None:
-    """The start of a `since` window: an ISO date or timestamp, or a duration back from now (`2d`, `12h`)."""
+def since(value: str | date | datetime | None, now: datetime, name: str = "since") -> datetime | None:
+    """The start of a `since` window (or another moment named `name`, such as `before`): an ISO date or timestamp,
+    or a duration back from now (`2d`, `12h`)."""
     if value is None:
         return None
     if isinstance(value, datetime | date):
@@ -149,15 +150,15 @@ def since(value: str | date | datetime | None, now: datetime) -> datetime | None
     raw = value.strip()
     if raw and raw[0].isdigit() and raw[-1].lower() in "smhdw" and not re.search(r"[-:T]", raw):
         try:
-            return now - durations.parse(raw, "since")
+            return now - durations.parse(raw, name)
         except OverflowError:
             raise UsageError(
-                f"since {value!r} reaches back before the year 1; give a date instead", argument="since"
+                f"{name} {value!r} reaches back before the year 1; give a date instead", argument=name
             ) from None
     found = parse_datetime(raw)
     if found is None:
         raise UsageError(
-            f"since {value!r} is not a date (2026-11-20), a timestamp or a duration (2d, 12h)", argument="since"
+            f"{name} {value!r} is not a date (2026-11-20), a timestamp or a duration (2d, 12h)", argument=name
         )
     return found
 
@@ -174,8 +175,10 @@ def listing(
     shown: Callable[[Any], bool] = lambda _status: True,
     default_status: str | None = None,
     make: Callable[[Record], Entry] | None = None,
+    archived: bool = False,
 ) -> Listing:
-    """The records of `kind` in the target initiative for a list command.
+    """The records of `kind` in the target initiative for a list command (with `archived`, those in the kind's
+    `archive/` folder too).
 
     Those with `status` when given, else those whose status `shown` keeps; with `after` (a `since`
     value), only those whose `dated` field is at or after it; sorted by `order`. The listing also
@@ -185,7 +188,7 @@ def listing(
 
     choice(status, statuses, "status")
     start = since(after, now())
-    found, problems = recordfiles.load_all(ctx, ctx.target, kind)
+    found, problems = recordfiles.load_all(ctx, ctx.target, kind, archived=archived)
     wrong = invalid(ctx, found, kind)
     ctx.save_cache()
     items = []
@@ -297,3 +300,48 @@ def refuse_unknown_phases(ctx: Context, affects: Sequence[str]) -> None:
                 f"names phase {number}, but phases are numbered {numbers.start} to {numbers.stop - 1}",
                 field="affects",
             )
+
+
+def origin_key(origin: Any) -> tuple[str, str, str] | None:
+    """The key an imported item is found by: its `imported_from` source, path and id (None when it has none)."""
+    if not isinstance(origin, dict) or not origin.get("source"):
+        return None
+    return (str(origin.get("source")), str(origin.get("path")), str(origin.get("id")))
+
+
+def imported_records(ctx: Context, initiative: Initiative, kind: str) -> dict[tuple[str, str, str], Record]:
+    """The records of `kind` in an initiative that came from an import, by their origin key."""
+    found, _problems = recordfiles.load_all(ctx, initiative, kind)
+    return {key: record for record in found if (key := origin_key(record.data.get("imported_from"))) is not None}
+
+
+def write_imported(
+    tx: Transaction,
+    initiative: Initiative,
+    kind: str,
+    data: dict[str, Any],
+    body: str,
+    existing: Record | None,
+) -> str:
+    """Create or update an imported record as the source has it: its id (a fresh one when the source has none),
+    dates and status are kept, never stamped "now" or checked against the add commands' rules (the schema still
+    applies at commit). `existing` is the record an earlier import made from the same origin: its fields take
+    the source's values and keys people added stay. Returns `created`, `updated` or `unchanged`."""
+    from planstate.core import ids
+    from planstate.text.plaindata import same
+
+    if existing is not None:
+        staged = tx.load(kind, existing.path, initiative)
+        before = dict(staged.data)
+        staged.data.update({k: v for k, v in data.items() if k != "id"})
+        return "unchanged" if same(before, staged.data) else "updated"
+    title = str(data.get("agent" if kind == "session" else "title") or kind)
+    record_id = data.get("id")
+    if record_id is None:  # the same id on every import of the source: its date and where it came from
+        from planstate.core.clock import parse_datetime
+
+        when = parse_datetime(data.get({"decision": "date", "blocker": "identified"}.get(kind, "started")))
+        record_id = ids.derived_id(kind, when.timestamp() if when else 0, repr(origin_key(data.get("imported_from"))))
+    path = initiative.folder(kind) / ids.file_name(str(record_id), title)
+    tx.create(kind, path, {"schema_version": data.get("schema_version", 1), "id": record_id, **data}, body)
+    return "created"

@@ -139,8 +139,11 @@ class SessionAPI:
         ctx.save_cache()
         return Entry(KIND, record.id, record.path, ctx.display(record.path), data, warnings=warnings)
 
-    def list(self, *, status: str | None = None, since: str | date | datetime | None = None) -> Listing:
-        """The sessions of the initiative by start time, each with its last heartbeat on this machine."""
+    def list(
+        self, *, status: str | None = None, since: str | date | datetime | None = None, all: bool = False
+    ) -> Listing:
+        """The sessions of the initiative by start time, each with its last heartbeat on this machine; archived ones
+        only with `all`."""
         return records.listing(
             self.ctx,
             KIND,
@@ -150,11 +153,12 @@ class SessionAPI:
             dated="started",
             order=lambda e: (_timestamp(e.data.get("started")), e.path.name),
             make=self._entry,
+            archived=all,
         )
 
     def show(self, id: str) -> Entry:
         """One session (by id or unique id prefix) with its body and last heartbeat."""
-        record = recordfiles.find(self.ctx, self.ctx.target, KIND, id)
+        record = recordfiles.find(self.ctx, self.ctx.target, KIND, id, archived=True)
         doc = self.ctx.read_document(record.path)
         self.ctx.save_cache()
         entry = self._entry(record)

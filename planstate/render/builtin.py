@@ -97,8 +97,9 @@ def _decisions(c: dict[str, Any]) -> str:
 
 def _blockers(c: dict[str, Any]) -> str:
     """`templates/regions/blockers.md.j2`."""
+    items, limit = c["blockers"], c["limit"]
     out: list[str] = []
-    for b in c["blockers"]:
+    for b in items[:limit]:
         affects = f", affects {', '.join(inline(a) for a in b['affects'])}" if b["affects"] else ""
         out.append(
             f"- **{link(b['title'], b['link'])}** {code(b['id'])}, {b['status']} since {when(b['identified'])}"
@@ -110,7 +111,10 @@ def _blockers(c: dict[str, Any]) -> str:
             out.append(f"  - Blocked tasks: {'; '.join(inline(t) for t in b['blocked_tasks'])}\n")
         if b["workaround"]:
             out.append(f"  - Workaround: {inline(b['workaround'])}\n")
-    if not c["blockers"]:
+    if len(items) > limit:
+        more = len(items) - limit
+        out.append(f"\n{more} more open blocker{'s' if more != 1 else ''} in `blockers/`.\n")
+    if not items:
         out.append("_No open blockers._\n")
     resolved = c["resolved"]
     if resolved:
@@ -143,7 +147,7 @@ RENDERINGS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "resume": ("7f0ab61754a72b05905f84499f9b565eaed93717f166d4254560bb142411d51a", _resume),
     "position": ("2ca53e2db3a1bb47bf1a03adc96f8b73fc5788b54e3571ceab102940f25ce119", _position),
     "decisions": ("d5ccebc345dc909f3e36e8774249100d1edf215fe7d676009f51aa609c110b39", _decisions),
-    "blockers": ("3c60a381dd2e4821394e9548a718e5b698c934d1c00d42f953ebe55903f58378", _blockers),
+    "blockers": ("aca28d54e8d098a5f41ecf1e0cfb684a3bb22139d791b947baf777ef08e4d913", _blockers),
     "sessions": ("1e0ae6936a3f7004b3cfd6461fb905ad303bfa097859f4a6aacb144b8157d752", _sessions),
 }
 

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from planstate.store.initiatives import Initiative
 
 DAY = 86400  # seconds an unfinished phase is drawn with when no phase has completed yet
-LIMITS = {"decisions": 10, "sessions": 5}  # rows the built-in templates show; the context holds them all
+# The one home of how many records each record region shows (docs/format.md, "Generated regions"); the context holds
+# them all, and the built-in templates end with a line counting the rest.
+LIMITS = {"blockers": 10, "decisions": 10, "sessions": 5}
 
 
 # Reads the records of one kind for the regions: (JSON-ready items of the valid records, each with its `link`;
@@ -345,10 +347,10 @@ def gantt(src: Sources) -> dict[str, Any]:
 
 
 def blockers(src: Sources) -> dict[str, Any]:
-    """Context of `blockers`: the unresolved blockers, oldest first, and how many are resolved."""
+    """Context of `blockers`: every unresolved blocker, oldest first, how many are resolved, and how many to show."""
     items = src.records("blocker")
     open_items = items.select(lambda b: b.status != "resolved")
-    return {"blockers": open_items, "resolved": len(items) - len(open_items)}
+    return {"blockers": open_items, "resolved": len(items) - len(open_items), "limit": LIMITS["blockers"]}
 
 
 def decisions(src: Sources) -> dict[str, Any]:

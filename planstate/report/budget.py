@@ -88,7 +88,7 @@ def fit(ctx: Context, b: Brief, budget: int = DEFAULT_BUDGET) -> tuple[Brief, st
         b = _shorten_the_rest(b)
         text = render_text(ctx, b)
     if len(text) > budget:
-        note = "\n(cut to fit the budget; --json or a larger --budget shows everything)\n"
+        note = "\n(cut to fit the budget; the brief as JSON, or a larger budget, shows everything)\n"
         keep = text[: max(0, budget - len(note))]
         text = (keep[: keep.rfind("\n")] if "\n" in keep else keep).rstrip() + note
         b.dropped.append("text")

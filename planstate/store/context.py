@@ -61,6 +61,8 @@ class Context:
         # The records a committing transaction is about to write (absolute path -> data): the regions it
         # renders for STATE.md must show them, though they are not on disk yet (recordfiles.load_all).
         self.pending: dict[Path, dict[str, Any]] = {}
+        # The record files it is about to move to an archive folder (absolute paths): the regions no longer show them.
+        self.leaving: set[Path] = set()
         timeout = lock_timeout
         if timeout is None and os.environ.get("PLANSTATE_LOCK_TIMEOUT"):
             try:
@@ -86,7 +88,10 @@ class Context:
 
     def _unsure(self) -> UsageError:
         """The refusal of a write whose target was only guessed: no initiative is active and several could be meant."""
-        return UsageError(f"no initiative is active; pass --initiative SLUG (initiatives: {', '.join(self._guessed)})")
+        return UsageError(
+            f"no initiative is active (initiatives: {', '.join(self._guessed)}); name one with initiative=SLUG",
+            argument="initiative",
+        )
 
     def forget_target(self) -> None:
         """Choose the target initiative again on next use (after a command changed which one is active)."""
@@ -211,7 +216,8 @@ class Context:
             return str(path)
 
     def files(self) -> list[tuple[str, Path]]:
-        """Every planning file of every initiative with its kind: each STATE.md first, then its records."""
+        """Every planning file of every initiative with its kind: each STATE.md first, then its records (archived
+        ones after those of their kind)."""
         from planstate.store import recordfiles
         from planstate.store.initiatives import discover
 
@@ -220,6 +226,7 @@ class Context:
             out.append(("state", initiative.state_path))
             for kind in RECORD_FOLDERS:
                 out.extend((kind, p) for p in recordfiles.files(initiative.folder(kind)))
+                out.extend((kind, p) for p in recordfiles.files(initiative.archive(kind)))
             if initiative.history_path.exists():
                 out.append(("history", initiative.history_path))
         return out

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.core.clock import parse_datetime
 from planstate.core.errors import PlanstateError, UsageError
-from planstate.core.layout import HISTORY_FILE, INITIATIVES, STATE_FILE
+from planstate.core.layout import ARCHIVE, HISTORY_FILE, INITIATIVES, STATE_FILE
 from planstate.model.kinds import RECORD_FOLDERS, SLUG
 
 if TYPE_CHECKING:
@@ -49,6 +49,10 @@ class Initiative(NamedTuple):
     def folder(self, kind: str) -> Path:
         """Its folder of records of `kind` (decision, blocker, session)."""
         return self.dir / RECORD_FOLDERS[kind]
+
+    def archive(self, kind: str) -> Path:
+        """Its folder of archived records of `kind`: `archive/` inside the kind's folder."""
+        return self.dir / RECORD_FOLDERS[kind] / ARCHIVE
 
 
 class Summary(NamedTuple):

@@ -62,17 +62,22 @@ def names(folder: Path) -> list[str]:
         return []
 
 
-def load_all(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[Record], list[PlanstateError]]:
-    """Every record of `kind` in an initiative, and the problems of files that could not be read."""
+def load_all(
+    ctx: Context, initiative: Initiative, kind: str, *, archived: bool = False
+) -> tuple[list[Record], list[PlanstateError]]:
+    """Every record of `kind` in an initiative (with `archived`, those in its `archive/` folder too), and the
+    problems of files that could not be read."""
     records: list[Record] = []
     problems: list[PlanstateError] = []
     folder = initiative.folder(kind)
-    paths = files(folder)
+    paths = files(folder) + (files(initiative.archive(kind)) if archived else [])
     if ctx.pending:  # a transaction's records about to be written count as they will be
         where = folder.absolute()
         named = {path.name: path for path in paths}
         named.update({path.name: path for path in ctx.pending if path.parent == where and path.name not in named})
         paths = [named[name] for name in sorted(named)]
+    if ctx.leaving:  # and the records it is about to archive count as gone
+        paths = [path for path in paths if path.absolute() not in ctx.leaving]
     for path in paths:
         pending = ctx.pending.get(path.absolute())
         if pending is not None:
@@ -90,31 +95,38 @@ def load_all(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[Reco
     return records, problems
 
 
-def find(ctx: Context, initiative: Initiative, kind: str, ref: str) -> Record:
+def find(ctx: Context, initiative: Initiative, kind: str, ref: str, *, archived: bool = False) -> Record:
     """The record of `kind` whose id is `ref`, or whose id alone starts with `ref`; UsageError otherwise.
 
     Files whose names start with `ref` are read first; one of them that does not parse raises its own
     error (file, line, column) rather than a "not found". When no such file holds the record, the front
     matter of every record is searched, so a hand-made file whose name does not start with its id is found.
+    The kind's `archive/` folder is searched too: an archived record is returned when `archived` (to read it),
+    else refused, as archived records are not changed.
     """
     noun = kind
     ref = ref.strip()
     if not ref:
         raise UsageError(f"give a {noun} id")
     folder = initiative.folder(kind)
-    every = files(folder)
+    every = files(folder) + files(initiative.archive(kind))
     named = [p for p in every if p.stem == ref or p.name.startswith(ref)]
     candidates, broken = _read(ctx, kind, named)
     found = _match(ctx, kind, ref, candidates)
-    if found is not None:
-        return found
-    if broken:
+    if found is None and broken:
         raise broken[0]  # the record asked for may be the file that does not parse: say what is wrong with it
-    others, _broken = _read(ctx, kind, [p for p in every if p not in named])
-    found = _match(ctx, kind, ref, others)
-    if found is not None:
-        return found
-    raise UsageError(f"no {noun} with id {ref!r} in {ctx.display(folder)}/ (`planstate {kind} list --all` lists them)")
+    if found is None:
+        others, _broken = _read(ctx, kind, [p for p in every if p not in named])
+        found = _match(ctx, kind, ref, others)
+    if found is None:
+        raise UsageError(
+            f"no {noun} with id {ref!r} in {ctx.display(folder)}/ (`planstate {kind} list --all` lists them)"
+        )
+    if not archived and found.path.parent != folder:
+        raise UsageError(
+            f"{noun} {found.id} is archived, and archived records are not changed", file=ctx.display(found.path)
+        )
+    return found
 
 
 def _read(ctx: Context, kind: str, paths: list[Path]) -> tuple[list[Record], list[PlanstateError]]:
@@ -269,6 +281,9 @@ def summaries(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[Sum
     pending = {path.name: data for path, data in ctx.pending.items() if path.parent == where}
     if pending:
         listed = sorted(set(listed) | set(pending))
+    if ctx.leaving:  # the records a committing transaction is about to archive count as gone
+        leaving = {path.name for path in ctx.leaving if path.parent == where}
+        listed = [name for name in listed if name not in leaving]
     rows = ctx.cached_rows(folder)
     prefix = ctx.cache_key(folder) + "/"
     base = str(folder) + os.sep

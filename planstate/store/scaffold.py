@@ -78,7 +78,7 @@ def initiative_files(
 def _refuse_bad_arguments(slug: str, phases: list[str] | tuple[str, ...], first_phase: int) -> None:
     """UsageError for a numbering base other than 0 or 1, a blank phase name or an id that is not a slug."""
     if first_phase not in (0, 1):
-        raise UsageError("--first-phase must be 0 or 1")
+        raise UsageError("first_phase must be 0 or 1", argument="first_phase")
     if any(not name.strip() for name in phases):
         raise UsageError("phase names must not be empty")
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,62}", slug):

@@ -6,7 +6,8 @@ archived or completed initiative, validates every changed file, recomputes deriv
 (of valid data only) and validates again, splices the changes into each file's original text,
 refreshes STATE.md's generated regions, re-reads every file it will write to make sure nobody
 changed it meanwhile, and only then writes: new records first, then changed records, then
-STATE.md files in the order they were first touched, then history lines. Nothing is written
+STATE.md files in the order they were first touched, then history lines. A record moved (to an archive
+folder) is one rename, made after the new records and before the changed ones. Nothing is written
 when any check fails. Each file is replaced atomically; a crash between two files leaves each
 file whole, and every order above leaves a state `planstate check` understands (a record that
 exists before STATE.md mentions it, a history line that lags). If a file still changes between
@@ -21,7 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 from planstate.core.clock import now
 from planstate.core.errors import ConflictError, PlanstateError, UsageError, ValidationError
-from planstate.core.files import atomic_write, create_exclusive, read_bytes, real_target, remove_stale_temp_files
+from planstate.core.files import (
+    atomic_write,
+    create_exclusive,
+    fsync_dir,
+    move_exclusive,
+    read_bytes,
+    real_target,
+    remove_stale_temp_files,
+)
 from planstate.core.layout import STATE_FILE
 from planstate.model.kinds import KINDS, READ_ONLY_STATES, State, read_only_message
 from planstate.model.schema import ListOf, Model, Nested
@@ -59,16 +68,28 @@ class Staged:
         self.created = created
 
 
+class Moving:
+    """A record file a transaction moves, unchanged: its kind, where it is and goes, its bytes and data as read."""
+
+    def __init__(self, kind: str, path: Path, target: Path, original: bytes, data: Any) -> None:
+        self.kind = kind
+        self.path = path
+        self.target = target
+        self.original = original
+        self.data = data
+
+
 class Written:
     """What a committed transaction wrote."""
 
     def __init__(self) -> None:
         self.created: list[Path] = []
+        self.moved: list[tuple[Path, Path]] = []  # (from, to)
         self.changed: list[Path] = []
         self.logged: list[Path] = []
 
     def __bool__(self) -> bool:
-        return bool(self.created or self.changed or self.logged)
+        return bool(self.created or self.moved or self.changed or self.logged)
 
 
 class Transaction:
@@ -79,6 +100,8 @@ class Transaction:
         self.oversize = oversize  # read files over the front-matter limit (a write that shortens them)
         self._staged: dict[Path, Staged] = {}
         self._history: dict[Path, list[dict[str, Any]]] = {}
+        self._moves: dict[Path, Moving] = {}  # record file (absolute) -> its move
+        self._targets: set[Path] = set()  # where the moves go (absolute)
         self._repairs: set[Path] = set()
         self._touched: set[str] = set()  # the kinds of the records the commit writes
         self.written = Written()
@@ -134,6 +157,19 @@ class Transaction:
         self._staged[key] = staged
         return KINDS[kind](staged.data)
 
+    def move(self, kind: str, path: Path, target: Path) -> None:
+        """Stage moving a record file, unchanged, to `target` (a new name in a folder of the workspace, made when
+        missing): one rename at commit, so no instant shows the record twice or not at all. A symlink is refused
+        (moving the link could break where it points)."""
+        if path.is_symlink():
+            raise UsageError("is a symlink; planstate moves only regular files", file=self.ctx.display(path))
+        if target.absolute() in self._targets or os.path.lexists(target):
+            raise UsageError("already exists", file=self.ctx.display(target))
+        self._targets.add(target.absolute())
+        # Read through the front-matter cache, not parsed for editing: archiving thousands of records stays cheap.
+        original = read_bytes(path, self.ctx.root, self.ctx.root.parent)
+        self._moves[path.absolute()] = Moving(kind, path, target, original, self.ctx.cached_data(path))
+
     def log(self, initiative: Initiative, item: dict[str, Any]) -> None:
         """Stage one history entry for an initiative."""
         self._history.setdefault(initiative.history_path, []).append(item)
@@ -143,14 +179,23 @@ class Transaction:
     def commit(self) -> Written:
         """Check, validate and splice every changed file, then write them all (see the module docstring)."""
         changed = [s for s in self._staged.values() if s.created or not same(s.data, s.doc.data)]
+        if any(s.path.absolute() in self._moves for s in changed):
+            raise UsageError("a record is moved unchanged; change it in a transaction of its own")
         self._refuse_read_only(changed)
+        for folder in {moving.path.parent.parent for moving in self._moves.values()}:
+            frozen = self._frozen(folder)
+            if frozen is not None:
+                raise frozen
         self.ctx.pending = {s.path.absolute(): s.data for s in changed if s.kind != "state"}
-        self._touched = {s.kind for s in changed if s.kind != "state"}  # the record regions this write renders
+        self.ctx.leaving = set(self._moves)
+        # the record regions this write renders: those of the kinds of records it writes or moves
+        self._touched = {s.kind for s in changed if s.kind != "state"} | {m.kind for m in self._moves.values()}
         try:
             pending = self._prepare(changed)
-            pending += self._record_regions(changed)
+            pending += self._record_regions(changed, [m.path for m in self._moves.values()])
         finally:
             self.ctx.pending = {}
+            self.ctx.leaving = set()
         order = {"created": 0, "record": 1, "state": 2}
         pending.sort(
             key=lambda item: order["created" if item[0].created else "state" if item[0].kind == "state" else "record"]
@@ -160,6 +205,8 @@ class Transaction:
         self._write(pending, logs)
         for staged, content in pending:
             self.ctx.remember(staged.path, content, staged.data)
+        for moving in self._moves.values():
+            self.ctx.remember(moving.target, moving.original, moving.data)
         self.ctx.save_cache()
         return self.written
 
@@ -183,7 +230,7 @@ class Transaction:
             raise ValidationError(problems)
         return pending
 
-    def _record_regions(self, changed: list[Staged]) -> list[tuple[Staged, bytes]]:
+    def _record_regions(self, changed: list[Staged], moved: list[Path]) -> list[tuple[Staged, bytes]]:
         """The STATE.md of each initiative whose records change, its regions rendered again with those records,
         when this transaction does not write that STATE.md anyway; so every record command leaves its regions
         current. Only the regions change: `updated` tracks changes of the truth, and two clones adding records
@@ -196,7 +243,8 @@ class Transaction:
 
         states = {s.path.absolute() for s in changed if s.kind == "state"}
         root = self.ctx.root.absolute()
-        folders = sorted({s.path.parent.parent.absolute() for s in changed if s.kind != "state"})
+        records = [s.path for s in changed if s.kind != "state"] + moved
+        folders = sorted({path.parent.parent.absolute() for path in records})
         out: list[tuple[Staged, bytes]] = []
         for folder in folders:
             if folder == root:
@@ -313,6 +361,13 @@ class Transaction:
                     raise UsageError("already exists; nothing was written", file=self.ctx.display(staged.path))
             elif self._current(staged.path) != staged.original:
                 raise ConflictError(_CHANGED + "; nothing was written, run the command again", file=staged.doc.path)
+        for moving in self._moves.values():
+            if self._current(moving.path) != moving.original:
+                raise ConflictError(
+                    _CHANGED + "; nothing was written, run the command again", file=self.ctx.display(moving.path)
+                )
+            if os.path.lexists(moving.target):
+                raise UsageError("already exists; nothing was written", file=self.ctx.display(moving.target))
         for path, _target, old, _new in logs:
             if self._current(path) != old:
                 raise ConflictError(
@@ -326,23 +381,33 @@ class Transaction:
         return read_bytes(path, self.ctx.root, self.ctx.root.parent)
 
     def _write(self, pending: list[tuple[Staged, bytes]], logs: list[tuple[Path, Path, bytes | None, bytes]]) -> None:
-        """Write new records, changed files, then history lines; an error after a write names what was written."""
+        """Write new records, move records, write changed files, then history lines; an error after a write names
+        what was written."""
+        created = [item for item in pending if item[0].created]
+        changed = [item for item in pending if not item[0].created]
+        moves = list(self._moves.values())
         done: list[str] = []
-        remaining = [self.ctx.display(staged.path) for staged, _data in pending] + [
-            self.ctx.display(path) for path, *_rest in logs
-        ]
+        remaining = (
+            [self.ctx.display(staged.path) for staged, _data in created]
+            + [self.ctx.display(moving.path) for moving in moves]
+            + [self.ctx.display(staged.path) for staged, _data in changed]
+            + [self.ctx.display(path) for path, *_rest in logs]
+        )
         try:
-            for staged, data in pending:
-                if staged.created:
-                    self._create(staged.path, data)
-                    self.written.created.append(staged.path)
-                else:
-                    target = real_target(staged.path, self.ctx.root, self.ctx.root.parent)
-                    remove_stale_temp_files(target.parent)
-                    atomic_write(
-                        target, data, expected=staged.original, shown=staged.doc.path, guard=self.ctx.lock.verify
-                    )
-                    self.written.changed.append(staged.path)
+            for staged, data in created:
+                self._create(staged.path, data)
+                self.written.created.append(staged.path)
+                done.append(remaining.pop(0))
+            for moving in moves:
+                self._move(moving)
+                done.append(remaining.pop(0))
+            for folder in sorted({p for m in moves for p in (m.path.parent, m.target.parent)}):
+                fsync_dir(folder)  # once per folder, not per move: archiving thousands of records stays quick
+            for staged, data in changed:
+                target = real_target(staged.path, self.ctx.root, self.ctx.root.parent)
+                remove_stale_temp_files(target.parent)
+                atomic_write(target, data, expected=staged.original, shown=staged.doc.path, guard=self.ctx.lock.verify)
+                self.written.changed.append(staged.path)
                 done.append(remaining.pop(0))
             for path, target, old, new in logs:
                 atomic_write(target, new, expected=old, shown=self.ctx.display(path), guard=self.ctx.lock.verify)
@@ -352,6 +417,22 @@ class Transaction:
             if not done:
                 raise
             raise written_in_part(exc, done, remaining) from None
+
+    def _move(self, moving: Moving) -> None:
+        """Move a record to its target; the target's folder must be a real folder inside the workspace."""
+        target = moving.target
+        try:
+            if not os.path.lexists(target.parent):
+                target.parent.mkdir(parents=True)
+            folder = real_target(target.parent, self.ctx.root, self.ctx.root.parent)
+            if not folder.is_dir():
+                raise UsageError("is not a folder; nothing was written", file=self.ctx.display(target.parent))
+            move_exclusive(moving.path, folder / target.name, guard=self.ctx.lock.verify, flush=False)
+        except FileExistsError:
+            raise UsageError("already exists; nothing was written", file=self.ctx.display(target)) from None
+        except OSError as exc:
+            raise UsageError(f"cannot move: {exc.strerror}", file=self.ctx.display(moving.path)) from None
+        self.written.moved.append((moving.path, target))
 
     def _create(self, path: Path, data: bytes) -> None:
         """Create a new record file; its folder must be a real folder inside the workspace (a symlinked one that

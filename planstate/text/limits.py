@@ -14,6 +14,9 @@ MAX_FRONT_MATTER = 1 << 20  # characters of YAML; a STATE.md is a few kilobytes
 MAX_EXPANDED_NODES = 100_000  # values after aliases are expanded: stops alias bombs
 MAX_DEPTH = 100  # nested collections; deeper flow nesting makes the YAML scanner quadratic
 
+# The characters YAML does not allow in a stream (the complement of its printable set), as a regex character class.
+NON_PRINTABLE = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff"
+
 Position = Callable[[int], tuple[int, int]]  # a character index of the front matter -> file line and column
 
 
@@ -49,6 +52,22 @@ def check_writable(text: str, size: int, where: str | None) -> None:
             "so nothing was written",
             file=where,
         )
+
+
+@functools.cache
+def reader_class() -> Any:
+    """ruamel's reader, finding the characters YAML does not allow by NON_PRINTABLE: the same characters as its own
+    pattern, which spells out the printable ranges (astral planes included) and costs about 10 ms to compile in every
+    process that reads a non-ASCII file; this one compiles in well under one."""
+    from ruamel.yaml.reader import Reader as RuamelReader
+    from ruamel.yaml.util import RegExp
+
+    pattern = RegExp(f"[{NON_PRINTABLE}]")  # compiled on first use: only text that is not ASCII needs it
+
+    class Reader(RuamelReader):
+        NON_PRINTABLE = pattern
+
+    return Reader
 
 
 @functools.cache

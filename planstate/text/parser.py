@@ -6,9 +6,7 @@ import io
 from typing import Any, NamedTuple
 
 from planstate.core.errors import ParseError
-from planstate.text.conflicts import conflict_blocks, describe
-from planstate.text.indentation import misplaced
-from planstate.text.limits import Expansion, Position, check_expansion, scanner_class
+from planstate.text.limits import Expansion, Position, check_expansion, reader_class, scanner_class
 from planstate.text.plaindata import to_plain
 
 
@@ -43,6 +41,7 @@ def _load(text: str, position: Position, where: str | None) -> tuple[Any, Any, E
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt")
+    yaml.Reader = reader_class()
     yaml.Scanner = scanner_class()
     yaml.Constructor = constructor_class()
     try:  # as YAML.load does; a `%YAML` or `%TAG` line needs it
@@ -83,6 +82,8 @@ def constructor_class() -> Any:
 
 def _conflict_error(text: str, position: Position, where: str | None) -> ParseError | None:
     """The first git conflict block of front matter that does not parse: the cause, said as `check` says it."""
+    from planstate.text.conflicts import conflict_blocks, describe  # only a failed parse needs it
+
     blocks = conflict_blocks(text.encode("utf-8", errors="surrogateescape"))
     if not blocks:
         return None
@@ -99,6 +100,8 @@ def _conflict_error(text: str, position: Position, where: str | None) -> ParseEr
 def _marked_error(exc: Any, text: str, position: Position, where: str | None) -> ParseError:
     """A ruamel error with marks, at its problem (naming the line of its context, when it has both); a line that
     breaks the indentation of its block is named as that."""
+    from planstate.text.indentation import misplaced  # only a failed parse needs it
+
     mark = exc.problem_mark or exc.context_mark
     problem = exc.problem or exc.context or "invalid YAML"
     if exc.context and exc.problem and exc.context_mark is not None and exc.problem_mark is not None:

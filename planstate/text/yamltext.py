@@ -7,6 +7,8 @@ import re
 from datetime import UTC, date, datetime
 from typing import Any, NamedTuple
 
+from planstate.text.limits import NON_PRINTABLE
+
 # A plain scalar that matches any of these is read as something other than a string by a
 # YAML 1.1 or 1.2 loader (PyYAML, ruamel, js-yaml, go-yaml), so it must be quoted.
 _NON_STRING = re.compile(
@@ -28,7 +30,7 @@ _NON_STRING = re.compile(
 )
 _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
 _FLOW_UNSAFE = set(",[]{}?")  # `?` ends a plain scalar in flow context for YAML 1.1 (PyYAML)
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufeff\ud800-\udfff\ufffe\uffff]")
+_UNPRINTABLE = re.compile(f"[{NON_PRINTABLE}\ufeff]")  # a BOM is allowed in YAML, but not invisibly in a value
 _DOUBLE_ESCAPES = {
     "\\": "\\\\",
     '"': '\\"',

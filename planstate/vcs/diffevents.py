@@ -86,10 +86,11 @@ class Subject:
     appeared: tuple[Event, ...] = ()  # field appearances, looked for before the status
     unchanged: Event | None = None  # what may still have happened when the status did not change
     added_as: str | None = None  # a new thing's status is compared with this one too (a session starts active)
+    archived: Event = Event("archived")  # a record moved into its kind's `archive/` folder
     by_name: dict[str, Event] = field(init=False)
 
     def __post_init__(self) -> None:
-        every = (self.added, self.removed, *self.appeared, *self.statuses.values(), self.other)
+        every = (self.added, self.removed, *self.appeared, *self.statuses.values(), self.other, self.archived)
         by_name = {e.name: e for e in (*every, *([self.unchanged] if self.unchanged else []))}
         object.__setattr__(self, "by_name", by_name)
 
@@ -98,13 +99,23 @@ class Subject:
 
 
 def events(
-    subject: Subject, key: Any, old: dict[str, Any] | None, new: dict[str, Any] | None, records: dict[str, Any]
+    subject: Subject,
+    key: Any,
+    old: dict[str, Any] | None,
+    new: dict[str, Any] | None,
+    records: dict[str, Any],
+    *,
+    archived: bool = False,
 ) -> list[dict[str, Any]]:
     """What happened to one thing, by `subject`'s table: its entries, oldest news first (None: absent on that side).
 
-    `records` are the newer side's records of the kind by id, for events that name another record.
+    `records` are the newer side's records of the kind by id, for events that name another record; `archived`
+    says the record moved into its kind's `archive/` folder, the last news of it.
     """
     identity = _identity(subject, key, new if new is not None else old or {})
+    if archived and old is not None and new is not None:
+        found = _changes(subject, identity, old, new, records, [])
+        return [*found, _entry(subject.archived, identity, Change(old, new, None, None, records))]
     if new is None:
         return [_entry(subject.removed, identity, Change(old or {}, {}, None, None, records))]
     if old is None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.core import git
 from planstate.core.errors import PlanstateError
-from planstate.core.layout import HISTORY_FILE, PLANNING, STATE_FILE
+from planstate.core.layout import ARCHIVE, HISTORY_FILE, PLANNING, STATE_FILE
 from planstate.model.kinds import RECORD_KINDS, SCHEMA_VERSION, to_json
 from planstate.model.validation import problems_for
 from planstate.render.regions import RECORD_REGIONS
@@ -57,6 +57,8 @@ def kind_of(name: str) -> str | None:
         return "history"
     if path.suffix == ".md" and path.parent.name in RECORD_KINDS:
         return RECORD_KINDS[path.parent.name]
+    if path.suffix == ".md" and path.parent.name == ARCHIVE and path.parent.parent.name in RECORD_KINDS:
+        return RECORD_KINDS[path.parent.parent.name]  # an archived record
     return None
 
 

@@ -265,6 +265,7 @@ def _by_index(
 ) -> list[Any]:
     """Items matched by position, each merged field by field; an item one side removed goes if the other kept it."""
     result: list[Any] = []
+    earlier = len(out)
     for i in range(max(len(ours), len(theirs))):
         b = base[i] if i < len(base) else MISSING
         o = ours[i] if i < len(ours) else MISSING
@@ -276,7 +277,39 @@ def _by_index(
             merged = _value(nested, model, {} if b is MISSING else b, o, t, (*path, i), out)
         if merged is not MISSING:
             result.append(merged)
+    unit = UNITS.get(model) if model is not None else None
+    if unit is not None and len(base) == len(ours) == len(theirs) == len(result):
+        out[earlier:] = _progression(unit, base, ours, theirs, result, path, out[earlier:])
     return result
+
+
+def _progression(
+    unit: Unit,
+    base: list[Any],
+    ours: list[Any],
+    theirs: list[Any],
+    result: list[Any],
+    path: Path,
+    conflicts: list[Conflict],
+) -> list[Conflict]:
+    """The conflicts of a list of units (the phases), with every unit one side moved joining them once any item
+    conflicts: the phases move as one progression (their phase 3 started because their phase 2 completed), so
+    keeping one side of every conflict must keep that side's whole progression, never two active phases."""
+    at = len(path)
+    conflicted = {c.path[at] for c in conflicts if len(c.path) == at + 1}
+    if not conflicted:
+        return conflicts
+    for i, (b, o, t) in enumerate(zip(base, ours, theirs, strict=True)):
+        if i in conflicted or not all(isinstance(side, dict) for side in (b, o, t)):
+            continue
+        start = [b.get(k, MISSING) for k in unit.moves]
+        ours_moved, theirs_moved = (not same([x.get(k, MISSING) for k in unit.moves], start) for x in (o, t))
+        if ours_moved != theirs_moved:  # one side moved it; both moving it alike leaves nothing to choose
+            inside = [c for c in conflicts if _inside(c.path, (*path, i), unit.fields)]
+            conflicts = [c for c in conflicts if c not in inside]
+            result[i] = dict(result[i])  # the side that moved it may have handed over its own mapping
+            conflicts.append(_unit_conflict(unit, b, o, t, result[i], (*path, i)))
+    return sorted(conflicts, key=lambda c: c.path[at])  # document order: the items' order
 
 
 def union(base: list[Any], ours: list[Any], theirs: list[Any], *, ordered: bool) -> list[Any]:

@@ -14,6 +14,7 @@ from planstate.model.kinds import (
     Blocker,
     Decision,
     ErrorInfo,
+    ImportedFrom,
     Lifecycle,
     Phase,
     Position,
@@ -90,6 +91,7 @@ RULES: dict[type[Model], dict[str, Rule]] = {
         "progress": NESTED,
         "next_action": VALUE,
         "resume_context": NESTED,
+        "imported_from": NESTED,
     },
     Structure: {"phases_total": VALUE, "first_phase": VALUE, "workflow": VALUE},
     Phase: {
@@ -105,7 +107,9 @@ RULES: dict[type[Model], dict[str, Rule]] = {
         "attempts": VALUE,
         "failed_at": LATEST,
         "previous": LOG,
+        "imported_from": NESTED,
     },
+    ImportedFrom: {"source": VALUE, "path": VALUE, "id": VALUE},
     Attempt: {"started": VALUE, "ended": VALUE, "checkpoint": VALUE, "evidence": VALUE, "failure": VALUE},
     Position: {
         "phase": VALUE,
@@ -156,6 +160,7 @@ RULES: dict[type[Model], dict[str, Rule]] = {
         "rejection": VALUE,
         "phase": VALUE,
         "by": VALUE,
+        "imported_from": NESTED,
     },
     Blocker: {
         "schema_version": VALUE,
@@ -171,6 +176,7 @@ RULES: dict[type[Model], dict[str, Rule]] = {
         "resolved": LATEST,
         "by": VALUE,
         "log": LOG,
+        "imported_from": NESTED,
     },
     Session: {
         "schema_version": VALUE,
@@ -186,6 +192,7 @@ RULES: dict[type[Model], dict[str, Rule]] = {
         "notes": VALUE,
         "context_usage": VALUE,
         "resumed_from": VALUE,
+        "imported_from": NESTED,
     },
     # history.jsonl is merged as a whole: the union of its entries, ordered by `at` (see mergefile.py).
     Transition: {"at": LOG, "from": LOG, "to": LOG, "trigger": LOG, "reason": LOG, "by": LOG},

@@ -41,9 +41,10 @@ def merged_records(
     *,
     environ: Mapping[str, str] | None = None,
 ) -> dict[str, bytes | None] | None:
-    """The record files of the initiative whose STATE.md is `state` (its path inside `planning`), as the merge
-    will hold them: path inside the initiative folder (`decisions/x.md`) -> bytes, or None for a file whose
-    two sides conflict. None when the merge in progress cannot be known for sure (see the module docstring)."""
+    """The live record files (outside `archive/`: those the regions show) of the initiative whose STATE.md is
+    `state` (its path inside `planning`), as the merge will hold them: path inside the initiative folder
+    (`decisions/x.md`) -> bytes, or None for a file whose two sides conflict. None when the merge in progress
+    cannot be known for sure (see the module docstring)."""
     theirs_id = merged_in(environ)
     if theirs_id is None:
         return None
@@ -63,8 +64,13 @@ def merged_records(
     base, ours, theirs = (
         {path[len(prefix) :]: data for path, data in side.files.items() if _record_of(path, folder)} for side in sides
     )
+    # A record one side archived is in `archive/` after the merge (git follows the rename, and applies the other
+    # side's changes there): it is no longer one of the live records the regions show.
+    moved = {_live(name) for side in (ours, theirs) for name in side if snapshot.archived(name)}
     merged: dict[str, bytes | None] = {}
     for name in sorted({*ours, *theirs, *base}):
+        if snapshot.archived(name) or name in moved:
+            continue
         mine, other, old = ours.get(name), theirs.get(name), base.get(name)
         if mine == other or other == old:
             chosen = mine
@@ -81,6 +87,12 @@ def merged_records(
         if chosen is not None:
             merged[name] = chosen
     return merged
+
+
+def _live(name: str) -> str:
+    """Where an archived record file (`decisions/archive/x.md`) was before it was archived (`decisions/x.md`)."""
+    records, _archive, file = name.split("/")
+    return f"{records}/{file}"
 
 
 def _record_of(path: str, folder: str) -> bool:

@@ -33,7 +33,7 @@ from planstate.vcs.diffresult import InitiativeDiff, SemanticDiff
 from planstate.vcs.diffside import Side, quiet_front
 from planstate.vcs.difftables import PHASES, RECORDS
 from planstate.vcs.fieldchanges import MISSING, derived, field_changes, kind_of, ordered_keys
-from planstate.vcs.snapshot import Snapshot, at_revision, merge_base, split, working_tree
+from planstate.vcs.snapshot import Snapshot, archived, at_revision, merge_base, split, working_tree
 
 POSITION_FIELDS = ("position", "next_action")
 
@@ -215,7 +215,10 @@ def _record_changes(before: Side, after: Side, subject: Subject, fields: list[di
     for record_id in sorted(set(old_records) | set(new_records), key=lambda i: _sort_key(old_records, new_records, i)):
         old_entry, new_entry = old_records.get(record_id), new_records.get(record_id)
         old_data, new_data = old_entry[1] if old_entry else None, new_entry[1] if new_entry else None
-        found = diffevents.events(subject, record_id, old_data, new_data, new_records)
+        moved = (
+            old_entry is not None and new_entry is not None and archived(new_entry[0]) and not archived(old_entry[0])
+        )
+        found = diffevents.events(subject, record_id, old_data, new_data, new_records, archived=moved)
         shown = after.path(new_entry[0]) if new_entry else before.path(old_records[record_id][0])
         events.extend({**event, "file": shown} for event in found)
         if old_data is not None and new_data is not None:

@@ -1,7 +1,7 @@
 """Every planning file of a `.planning/` folder, read from the working tree or at a git revision, for comparing.
 
 A snapshot holds the bytes of each initiative's STATE.md, history.jsonl and record files
-(`decisions/`, `blockers/`, `sessions/`), for `.planning/` itself and each
+(`decisions/`, `blockers/`, `sessions/`, and the `archive/` folder of each), for `.planning/` itself and each
 `initiatives/SLUG/`, keyed by their path inside `.planning/`. Nothing is parsed here.
 At a revision, one `git ls-tree` and one `git cat-file --batch` read them all (planstate/git.py);
 a revision without `.planning/` is an empty snapshot. Working-tree files that cannot be read
@@ -17,7 +17,7 @@ from typing import NamedTuple
 from planstate.core import git
 from planstate.core.errors import PlanstateError, UsageError
 from planstate.core.files import read_bytes
-from planstate.core.layout import HISTORY_FILE, INITIATIVES, STATE_FILE
+from planstate.core.layout import ARCHIVE, HISTORY_FILE, INITIATIVES, STATE_FILE
 from planstate.model.kinds import RECORD_FOLDERS
 
 WORKING_TREE = "working tree"
@@ -54,14 +54,21 @@ def split(path: str) -> tuple[str, str] | None:
         key, parts = f"{INITIATIVES}/{parts[1]}", parts[2:]
     if len(parts) == 1 and parts[0] in (STATE_FILE, HISTORY_FILE):
         return key, parts[0]
-    if (
-        len(parts) == 2
-        and parts[0] in RECORD_FOLDERS.values()
-        and parts[1].endswith(".md")
-        and not parts[1].startswith(".")
-    ):
+    if len(parts) == 3 and parts[1] == ARCHIVE:  # an archived record: `decisions/archive/x.md`
+        folder = parts[:2]
+    elif len(parts) == 2:
+        folder = parts[:1]
+    else:
+        return None
+    if folder[0] in RECORD_FOLDERS.values() and parts[-1].endswith(".md") and not parts[-1].startswith("."):
         return key, "/".join(parts)
     return None
+
+
+def archived(name: str) -> bool:
+    """Whether a record file's path inside its initiative folder (`decisions/archive/x.md`) is in an archive."""
+    parts = name.split("/")
+    return len(parts) == 3 and parts[1] == ARCHIVE
 
 
 def working_tree(planning: Path) -> Snapshot:
@@ -96,17 +103,18 @@ def _initiative_folders(planning: Path) -> list[tuple[str, Path]]:
 
 def _planning_names(folder: Path) -> list[str]:
     """The names, inside an initiative's folder, of the planning files it may have: STATE.md, history.jsonl and
-    the `.md` files of its record folders."""
+    the `.md` files of its record folders and of their archives."""
     names = [STATE_FILE, HISTORY_FILE]
     for records in RECORD_FOLDERS.values():
-        try:
-            names += sorted(
-                f"{records}/{entry.name}"
-                for entry in os.scandir(folder / records)
-                if entry.name.endswith(".md") and not entry.name.startswith(".")
-            )
-        except (FileNotFoundError, NotADirectoryError):
-            continue
+        for inside in (records, f"{records}/{ARCHIVE}"):
+            try:
+                names += sorted(
+                    f"{inside}/{entry.name}"
+                    for entry in os.scandir(folder / inside)
+                    if entry.name.endswith(".md") and not entry.name.startswith(".")
+                )
+            except (FileNotFoundError, NotADirectoryError):
+                continue
     return names
 
 

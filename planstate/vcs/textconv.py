@@ -21,7 +21,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from planstate.core.clock import parse_datetime
-from planstate.core.layout import STATE_FILE
+from planstate.core.layout import ARCHIVE, STATE_FILE
 from planstate.model.schema import ListOf, MapOf, Model, Nested
 from planstate.model.types import DateTime, Kind, Nullable
 from planstate.text.paths import PHASES, format_path, shown_path
@@ -82,6 +82,8 @@ def _kind_by_path(path: str) -> str | None:
     from planstate.model.kinds import RECORD_KINDS
 
     parts = path.replace("\\", "/").split("/")
+    if len(parts) > 2 and parts[-2] == ARCHIVE:  # an archived record: `decisions/archive/x.md`
+        parts = parts[:-2] + parts[-1:]
     folder = parts[-2] if len(parts) > 1 else ""
     state = parts[-1] == STATE_FILE or parts[-1].endswith("_" + STATE_FILE)
     return RECORD_KINDS.get(folder) or ("state" if state else None)

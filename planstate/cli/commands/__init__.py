@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "decision": "decision",
     "blocker": "blocker",
     "session": "session",
+    "records": "records",
     "phase": "phase",
     "position": "position",
     "next": "next",
@@ -30,6 +31,8 @@ COMMANDS: dict[str, str] = {
     "watch": "watch",
     "resume": "resume",
     "diff": "diff",
+    "import": "import_",
     "git": "git",
+    "hooks": "hooks",
     "completion": "completion",
 }

@@ -49,7 +49,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 def _list(group: Registrar) -> None:
     p = group.add("list", cmd_list, "list unresolved blockers (--all: resolved ones too)")
     p.add_argument("--status", metavar="S", help="only blockers with this status")
-    p.add_argument("--all", action="store_true", help="include resolved blockers")
+    p.add_argument("--all", action="store_true", help="include resolved and archived blockers")
     p.add_argument("--since", metavar="WHEN", help="only blockers identified on or after a date, or within a duration")
 
 

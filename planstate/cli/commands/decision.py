@@ -59,7 +59,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 def _list(group: Registrar) -> None:
     p = group.add("list", cmd_list, "list decisions (superseded ones only with --all)")
-    p.add_argument("--all", action="store_true", help="include superseded decisions")
+    p.add_argument("--all", action="store_true", help="include superseded and archived decisions")
     p.add_argument("--status", metavar="S", help="only decisions with this status")
     p.add_argument("--since", metavar="WHEN", help="only decisions dated on or after a date, or within a duration")
 

@@ -83,11 +83,12 @@ def _list(group: Registrar) -> None:
     p = group.add("list", cmd_list, "list sessions")
     p.add_argument("--status", metavar="S", help="only sessions with this status (active, ended, crashed)")
     p.add_argument("--since", metavar="WHEN", help="only sessions started on or after a date, or within a duration")
+    p.add_argument("--all", action="store_true", help="include archived sessions")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     """List sessions."""
-    listing = workspace(args).session.list(status=args.status, since=args.since)
+    listing = workspace(args).session.list(status=args.status, since=args.since, all=args.all)
     return print_listing(args, listing, ["status", "agent", "started", "ended"], "no sessions")
 
 
