@@ -6,7 +6,7 @@ workspace's `Context` (`ws.ctx`, store/context.py), which is what those layers r
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -519,11 +519,11 @@ class Workspace:
         return brief(self.ctx, now=now)
 
 
-def _refresh(ctx: Context, doc: Document, initiative: Initiative) -> None:
+def _refresh(ctx: Context, doc: Document, initiative: Initiative, touched: Collection[str] | None) -> None:
     """Re-render an existing STATE.md's regions (a view: imported only when the file has regions)."""
     from planstate.render.regions import refresh
 
-    refresh(ctx, doc, initiative)
+    refresh(ctx, doc, initiative, touched=touched)
 
 
 def _render_new(doc: Document, planning: Path | None) -> None:

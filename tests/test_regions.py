@@ -372,6 +372,7 @@ MALICIOUS = "{{ 7*7 }} {% raw %} <!-- planstate:end decisions --> a|b `x` -->"
 def test_malicious_values_render_literally_and_keep_the_structure(run: Run, project: Path) -> None:
     path = state_file(project)
     write_decision(project, "dec-1b2k9qx7m4fa", MALICIOUS, decision=MALICIOUS + "\n<!-- planstate:begin next -->")
+    exits(run("render", cwd=project))
     exits(run("set", "next_action", "<!-- planstate:end next -->\n```\n{{ 7*7 }}\n{% endraw %}", cwd=project))
     exits(run("set", "position.task", "<!-- planstate:end position -->", cwd=project))
     layout = regions.parse(body_of(path))
@@ -472,9 +473,13 @@ def test_an_unreadable_record_never_drops_out_of_its_region(run: Run, project: P
     assert "region decisions not rendered: cannot re-render: .planning/decisions/dec-1b2k9qx7m4fb-x.md" in (
         result.stderr
     )
-    # an ordinary write renders what it can, keeps the region and warns in one line
+    # a write of STATE.md alone reads no decision: it renders its own regions and leaves this one as it is
     written = exits(run("set", "next_action", "Carry on", cwd=project))
     assert region_text(path, "decisions") == shown and region_text(path, "next") == "Carry on\n"
+    assert written.stderr == ""
+    # a write of a decision renders what it can, keeps the region and warns in one line
+    written = exits(run("decision", "add", "--context", "c", "--decision", "Use Kafka", "--reason", "r", cwd=project))
+    assert region_text(path, "decisions") == shown
     (warning,) = written.stderr.splitlines()
     assert warning.startswith("planstate: warning: .planning/STATE.md:") and "region decisions not rendered" in warning
     # check reports the record's own problem and a stale region it cannot fix, saying why; --fix leaves it alone

@@ -88,6 +88,7 @@ class Checker:
         self.active = []
         self.reads = {}
         self.reader.begin()
+        self.ctx.prefetch_cache()  # one query instead of one per file
         initiatives = discover(self.ctx.root)
         for initiative in initiatives:
             if only is None or initiative.dir == only.dir:

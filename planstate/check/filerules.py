@@ -13,8 +13,7 @@ from planstate.check.reader import FileRead
 from planstate.core.errors import ParseError, PlanstateError
 from planstate.core.suggest import closest
 from planstate.model.kinds import KINDS, State, phase_numbers
-from planstate.model.schema import ListOf, Model, Nested
-from planstate.model.types import Nullable
+from planstate.model.validation import unknown_keys
 from planstate.text.conflicts import Conflict, describe
 from planstate.text.paths import shown_path
 
@@ -129,30 +128,6 @@ def _present(data: Any, path: tuple[Any, ...]) -> set[str]:
     for segment in path:
         data = data[segment] if isinstance(data, dict | list) else None
     return {str(k) for k in data} if isinstance(data, dict) else set()
-
-
-def unknown_keys(
-    model: type[Model], data: Any, path: tuple[Any, ...] = ()
-) -> list[tuple[tuple[Any, ...], type[Model]]]:
-    """The paths of keys in `data` that `model` (and its nested models) do not declare, each with the model of the
-    mapping that holds it."""
-    out: list[tuple[tuple[Any, ...], type[Model]]] = []
-    if not isinstance(data, dict):
-        return out
-    for key, value in data.items():
-        declared = model.fields.get(str(key))
-        if declared is None:
-            out.append(((*path, key), model))
-            continue
-        kind: Any = declared.kind
-        while isinstance(kind, Nullable):
-            kind = kind.inner
-        if isinstance(kind, Nested):
-            out.extend(unknown_keys(kind.model, value, (*path, key)))
-        elif isinstance(kind, ListOf) and isinstance(kind.item, Nested) and isinstance(value, list):
-            for index, item in enumerate(value):
-                out.extend(unknown_keys(kind.item.model, item, (*path, key, index)))
-    return out
 
 
 def out_of_range(data: Any) -> bool:

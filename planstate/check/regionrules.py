@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from planstate.check.findings import Finding
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
 
-Loader = Callable[[str], tuple[list[dict[str, Any]], list[str]]]
+Loader = Callable[[str], tuple[Sequence[dict[str, Any]], list[str]]]
 
 
 def regions(
@@ -31,7 +32,7 @@ def regions(
     body, body_line = split_body(state.raw)
     if not has_markers(body):
         return []
-    result = plan(Sources(data, ctx, initiative, loader=_loader(records)), body, body_line)
+    result = plan(Sources(data, ctx, initiative, loader=_loader(ctx, records)), body, body_line)
     hint = "fix or delete the marker lines; planstate leaves the text around them alone until then"
     out = [Finding("malformed-region", state.shown, line, None, message, hint) for line, message in result.troubles]
     for outcome in result.outcomes:
@@ -41,13 +42,20 @@ def regions(
     return out
 
 
-def _loader(records: dict[str, list[FileRead]]) -> Loader:
-    """The records the regions show, from the files this check read (each record's row made once per content), and
-    the files that cannot be shown."""
-    from planstate.render.sources import invalid_record, region_item, unusable
+def _loader(ctx: Context, records: dict[str, list[FileRead]]) -> Loader:
+    """The records the regions show, from the files this check read, and the files that cannot be shown. A valid
+    record's order and fingerprint come from the summary the cache keeps with the data this check read, so its
+    item is built only if a region shows it."""
+    from planstate.render.sources import Records, Row, invalid_record, unusable
+    from planstate.store.recordfiles import ORDER, item_fingerprint, region_item
 
-    def load(kind: str) -> tuple[list[dict[str, Any]], list[str]]:
-        items: list[dict[str, Any]] = []
+    def item(kind: str, found: FileRead) -> dict[str, Any]:
+        if found.item is None:
+            found.item = region_item(kind, found.path, found.data)
+        return found.item
+
+    def load(kind: str) -> tuple[Records, list[str]]:
+        rows: list[Row] = []
         failures: list[str] = []
         for found in records[kind]:
             if found.error is not None:
@@ -56,10 +64,19 @@ def _loader(records: dict[str, list[FileRead]]) -> Loader:
                 problem = found.problems[0] if found.problems else Problem((), "front matter is not a mapping")
                 failures.append(invalid_record(found.shown, problem))
             else:
-                if found.item is None:
-                    found.item = region_item(kind, found.path, found.data)
-                items.append(found.item)
-        return items, failures
+                known = ctx.record_summary(found.path)
+                show = functools.partial(item, kind, found)
+                if known is not None and known[4] is None:
+                    rows.append(Row(known[1], known[0], known[2], known[3], show))
+                else:
+                    shown = show()
+                    status = shown.get("status")
+                    order = str(shown.get(ORDER[kind]))
+                    fingerprint = item_fingerprint(shown)
+                    rows.append(
+                        Row(order, str(shown["id"]), status if isinstance(status, str) else None, fingerprint, show)
+                    )
+        return Records(rows), failures
 
     return load
 

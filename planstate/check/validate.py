@@ -33,10 +33,13 @@ def validate(ctx: Context) -> Validation:
             if kind == "history":
                 problems.extend(history.read(path, ctx.display(path), ctx.root)[1])
                 continue
-            doc = ctx.read_document(path)
-            doc.require_front_matter()
-            problems.extend(located(doc, problems_for(kind, doc.data)))
+            found = problems_for(kind, ctx.cached_data(path))  # through the cache: a parse only per new content
+            if found:  # located in a fresh round-trip parse of the file, which gives the same data
+                doc = ctx.read_document(path)
+                doc.require_front_matter()
+                problems.extend(located(doc, problems_for(kind, doc.data)))
         except PlanstateError as exc:
             problems.append(exc)
     problems.extend(ctx.initiative_problems())
+    ctx.save_cache()
     return Validation(len(files), problems)

@@ -8,8 +8,8 @@ from typing import Any
 
 from planstate.core.errors import PlanstateError, ValidationError
 from planstate.model.kinds import KINDS, SCHEMA_VERSION, State, phase_numbers
-from planstate.model.schema import Model
-from planstate.model.types import Problem
+from planstate.model.schema import ListOf, Model, Nested
+from planstate.model.types import Nullable, Problem
 from planstate.text.document import Document
 from planstate.text.paths import shown_path
 
@@ -206,3 +206,27 @@ def check(doc: Document, kind: str, data: Any = None) -> None:
     problems = problems_for(kind, doc.data if data is None else data)
     if problems:
         raise ValidationError(located(doc, problems))
+
+
+def unknown_keys(
+    model: type[Model], data: Any, path: tuple[Any, ...] = ()
+) -> list[tuple[tuple[Any, ...], type[Model]]]:
+    """The paths of keys in `data` that `model` (and its nested models) do not declare, each with the model of the
+    mapping that holds it."""
+    out: list[tuple[tuple[Any, ...], type[Model]]] = []
+    if not isinstance(data, dict):
+        return out
+    for key, value in data.items():
+        declared = model.fields.get(str(key))
+        if declared is None:
+            out.append(((*path, key), model))
+            continue
+        kind: Any = declared.kind
+        while isinstance(kind, Nullable):
+            kind = kind.inner
+        if isinstance(kind, Nested):
+            out.extend(unknown_keys(kind.model, value, (*path, key)))
+        elif isinstance(kind, ListOf) and isinstance(kind.item, Nested) and isinstance(value, list):
+            for index, item in enumerate(value):
+                out.extend(unknown_keys(kind.item.model, item, (*path, key, index)))
+    return out

@@ -66,8 +66,8 @@ class Fields:
         key there is."""
         from planstate.core.suggest import closest
 
-        doc = self.ctx.state_document()
-        data = doc.data
+        state_path = self.ctx.state_path
+        data = self.ctx.cached_data(state_path)  # a warm read parses nothing (and imports no YAML parser)
         segs = self._in(data, parse_path(path))
         value = data
         for depth, seg in enumerate(segs):
@@ -75,7 +75,8 @@ class Fields:
             if not found:
                 name = closest(str(seg), map(str, value)) if isinstance(value, dict) else None
                 hint = "" if name is None else f"; did you mean {shown_path([*segs[:depth], name], data)!r}?"
-                raise UsageError(f"no value at {shown_path(segs[: depth + 1], data)}{hint}", file=doc.path)
+                shown = self.ctx.display(state_path)
+                raise UsageError(f"no value at {shown_path(segs[: depth + 1], data)}{hint}", file=shown)
             value = child
         return value
 

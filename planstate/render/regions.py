@@ -13,6 +13,7 @@ import json
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -103,13 +104,22 @@ def reason(outcome: Outcome) -> str:
     return outcome.message
 
 
-def plan(sources: Sources, body: str, first_line: int = 1, *, force: bool | Collection[str] = False) -> Plan:
+def plan(
+    sources: Sources,
+    body: str,
+    first_line: int = 1,
+    *,
+    force: bool | Collection[str] = False,
+    touched: Collection[str] | None = None,
+) -> Plan:
     """Render every region of `body` whose inputs changed.
 
     A region whose text no longer matches its checksum (or that has text but no checksum) was edited
     by hand and is kept, unless `force` (True, or the names of the regions to force) or unless its
     text is exactly what rendering gives (then only its checksum was stale). A region that shows
-    records is left alone while one of those record files cannot be read.
+    records is left alone while one of those record files cannot be read. With `touched` (the record
+    kinds a write changes), a region showing records of another kind is kept as planstate wrote it
+    without reading them: the write cannot have changed its inputs.
     """
     layout = parse(body, first_line)
     lines = list(layout.lines)
@@ -117,7 +127,9 @@ def plan(sources: Sources, body: str, first_line: int = 1, *, force: bool | Coll
     offset = 0  # how many lines the regions rendered so far added (or removed, when negative)
     for region in layout.regions:
         forced = force is True or (not isinstance(force, bool) and region.name in force)
-        job = _Job(sources, region, lines, offset, first_line + region.begin, forced)
+        kind = RECORD_REGIONS.get(region.name)
+        untouched = touched is not None and kind is not None and kind not in touched and not forced
+        job = _Job(sources, region, lines, offset, first_line + region.begin, forced, untouched)
         outcomes.append(job.outcome())
         offset += job.grown
     troubles = [(first_line + t.at, t.message) for t in layout.troubles]
@@ -131,7 +143,14 @@ class _Job:
     """
 
     def __init__(
-        self, sources: Sources, region: Region, lines: list[str], offset: int, line: int, forced: bool
+        self,
+        sources: Sources,
+        region: Region,
+        lines: list[str],
+        offset: int,
+        line: int,
+        forced: bool,
+        untouched: bool = False,
     ) -> None:
         from planstate.text import templates
 
@@ -149,13 +168,24 @@ class _Job:
         )
         self.path = templates.find(template_name(region.name), sources.planning)
         self.shown = templates.shown_path(str(self.path), sources.planning)
-        kind = RECORD_REGIONS.get(region.name)
-        self.context = sources.context(region.name)
-        self.failures = sources.failures(kind) if kind is not None else []
+        self.untouched = untouched  # a record region whose records the write does not change
         self.grown = 0  # how many lines rendering added to the body (removed, when negative)
+
+    @cached_property
+    def context(self) -> dict[str, Any]:
+        """What the region is rendered from (a record region reads its records here)."""
+        return self.sources.context(self.region.name)
+
+    @cached_property
+    def failures(self) -> list[str]:
+        """Why each record file the region shows cannot be used."""
+        kind = RECORD_REGIONS.get(self.region.name)
+        return self.sources.failures(kind) if kind is not None else []
 
     def outcome(self) -> Outcome:
         """Keep the region, report why it cannot be rendered, or render it into the body's lines."""
+        if self.untouched and not self.edited and self.recorded is not None:
+            return self._outcome("fresh")
         text = self._edit()
         if isinstance(text, Outcome):
             return text
@@ -261,8 +291,15 @@ def _blocked(failures: list[str]) -> str:
 
 def input_hash(name: str, source: str, context: dict[str, Any]) -> str:
     """The short hash of what a region is rendered from: the renderer version, its template and its context."""
-    payload = json.dumps([RENDERER, name, source, context], sort_keys=True, ensure_ascii=False, default=str)
+    payload = json.dumps([RENDERER, name, source, context], sort_keys=True, ensure_ascii=False, default=_hashable)
     return sha256_hex(payload.encode("utf-8", errors="surrogateescape"))[:HASH_CHARS]
+
+
+def _hashable(value: Any) -> Any:
+    """What an input hash takes of a value JSON cannot hold: a region's records by their fingerprints (so the
+    records stay unread), anything else as text."""
+    fingerprint = getattr(value, "fingerprint", None)
+    return fingerprint() if callable(fingerprint) else str(value)
 
 
 def render(name: str, context: dict[str, Any], planning: Path | None = None, source: str | None = None) -> str:
@@ -334,12 +371,14 @@ def refresh(
     force: bool | Collection[str] = False,
     warn: bool = True,
     sources: Sources | None = None,
+    touched: Collection[str] | None = None,
 ) -> Plan:
     """Re-render the regions of a STATE.md document in place (its front matter must be valid); return the plan.
 
     Only region interiors and their begin lines change; hand-edited regions stay unless `force`; a
     region with a template error or an unreadable record stays as it was. With `warn`, each region
-    left unrendered gets one warning line on stderr (`planstate check` reports it in full).
+    left unrendered gets one warning line on stderr (`planstate check` reports it in full). `touched`: the
+    record kinds the write changes (see `plan`); None renders every region whose inputs changed.
     """
     from planstate.render.sources import Sources
 
@@ -347,7 +386,7 @@ def refresh(
         data = doc.data
         sources = Sources(data if isinstance(data, dict) else {}, ctx, initiative)
     body = doc.body
-    result = plan(sources, body, doc.body_line, force=force)
+    result = plan(sources, body, doc.body_line, force=force, touched=touched)
     if result.body != body:
         doc.set_body(result.body)
     ctx.save_cache()

@@ -6,13 +6,13 @@ Every value here is a pure function of the files: no wall clock, so rendering tw
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 from planstate.model.derived import percent_of, phase_duration, progress_bar
-from planstate.model.kinds import FINISHED, KINDS, RECORD_FOLDERS, State, phase_at, phase_numbers, to_json
+from planstate.model.kinds import FINISHED, State, phase_at, phase_numbers, to_json
 from planstate.text.paths import format_path
 
 if TYPE_CHECKING:
@@ -27,7 +27,79 @@ LIMITS = {"blockers": 10, "decisions": 10, "sessions": 5}
 
 # Reads the records of one kind for the regions: (JSON-ready items of the valid records, each with its `link`;
 # why each of the other record files of that kind could not be used).
-Loader = Callable[[str], tuple[list[dict[str, Any]], list[str]]]
+Loader = Callable[[str], tuple[Sequence[dict[str, Any]], list[str]]]
+
+
+class Row(NamedTuple):
+    """One valid record as a region orders it, and how to get its item (loaded on first use)."""
+
+    order: str  # the field the region orders by, as text
+    id: str
+    status: str | None
+    fingerprint: str  # recordfiles.item_fingerprint of its item
+    item: Callable[[], dict[str, Any]]
+
+
+class Records(Sequence[dict[str, Any]]):
+    """The valid records of one kind as a region shows them: a sequence of items, each read only when a template
+    uses it, so a region showing the newest ten of 10,000 decisions reads ten. Its length, order and fingerprint
+    (what the region's input hash takes) come from summaries (recordfiles.summaries)."""
+
+    def __init__(self, rows: list[Row]) -> None:
+        self._rows = rows
+        self._items: dict[int, dict[str, Any]] = {}
+
+    @classmethod
+    def of_items(cls, kind: str, items: Sequence[dict[str, Any]]) -> Records:
+        """Records of `kind` from items already in memory (a check's, a merge's)."""
+        from planstate.store.recordfiles import ORDER, item_fingerprint
+
+        rows = []
+        for item in items:
+            status = item.get("status")
+            rows.append(
+                Row(
+                    str(item.get(ORDER[kind])),
+                    str(item.get("id")),
+                    status if isinstance(status, str) else None,
+                    item_fingerprint(item),
+                    lambda item=item: item,  # type: ignore[misc]
+                )
+            )
+        return cls(rows)
+
+    def select(self, keep: Callable[[Row], bool] | None = None, *, newest_first: bool = False) -> Records:
+        """The records `keep` keeps, ordered by their region's field then id (newest first when asked)."""
+        rows = [r for r in self._rows if keep is None or keep(r)]
+        rows.sort(key=lambda r: (r.order, r.id), reverse=newest_first)
+        return Records(rows)
+
+    def fingerprint(self) -> list[str]:
+        """What the records a region shows are, in order, for its input hash (items stay unread)."""
+        return [r.fingerprint for r in self._rows]
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [self._item(i) for i in range(*index.indices(len(self._rows)))]
+        return self._item(range(len(self._rows))[index])
+
+    def _item(self, position: int) -> dict[str, Any]:
+        item = self._items.get(position)
+        if item is None:
+            item = self._items[position] = self._rows[position].item()
+        return item
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (self._item(i) for i in range(len(self._rows)))
 
 
 class Sources:
@@ -47,9 +119,9 @@ class Sources:
         self.initiative = initiative
         self.planning = ctx.root if ctx is not None else planning  # whose template overrides apply
         self._loader = loader
-        self._records: dict[str, tuple[list[dict[str, Any]], list[str]]] = {}
+        self._records: dict[str, tuple[Records, list[str]]] = {}
 
-    def records(self, kind: str) -> list[dict[str, Any]]:
+    def records(self, kind: str) -> Records:
         """The valid records of `kind` as JSON-ready data, each with a `link` relative to STATE.md's folder."""
         return self._load(kind)[0]
 
@@ -57,15 +129,16 @@ class Sources:
         """The record files of `kind` that could not be used, each as `FILE does not parse` (or why else)."""
         return self._load(kind)[1]
 
-    def _load(self, kind: str) -> tuple[list[dict[str, Any]], list[str]]:
+    def _load(self, kind: str) -> tuple[Records, list[str]]:
         loaded = self._records.get(kind)
         if loaded is None:
             if self._loader is not None:
-                loaded = self._loader(kind)
+                items, failures = self._loader(kind)
+                loaded = (items if isinstance(items, Records) else Records.of_items(kind, items), failures)
             elif self.ctx is not None and self.initiative is not None:
                 loaded = load_records(self.ctx, self.initiative, kind)
             else:
-                loaded = ([], [])
+                loaded = (Records([]), [])
             self._records[kind] = loaded
         return loaded
 
@@ -74,19 +147,43 @@ class Sources:
         return BUILDERS[name](self)
 
 
-def load_records(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[dict[str, Any]], list[str]]:
-    """The records of `kind` for the regions (through the front-matter cache), and why any file cannot be used."""
+def load_records(ctx: Context, initiative: Initiative, kind: str) -> tuple[Records, list[str]]:
+    """The records of `kind` for the regions, from their summaries (each item read when shown), and why any file
+    cannot be used."""
     from planstate.store import recordfiles
 
-    loaded, problems = recordfiles.load_all(ctx, initiative, kind)
-    items, failures = region_items(kind, [(record.path, ctx.display(record.path), record.data) for record in loaded])
-    return items, [unusable(problem.file or "", problem) for problem in problems] + failures
+    found, problems = recordfiles.summaries(ctx, initiative, kind)
+    rows: list[Row] = []
+    failures = [unusable(problem.file or "", problem) for problem in problems]
+    for summary in found:
+        if summary.problem is not None:
+            failures.append(f"{ctx.display(summary.path)} does not validate ({summary.problem})")
+            continue
+        rows.append(
+            Row(
+                summary.order,
+                summary.id,
+                summary.status,
+                summary.fingerprint,
+                lambda found=summary: _item(ctx, kind, found.path),  # type: ignore[misc]
+            )
+        )
+    return Records(rows), failures
+
+
+def _item(ctx: Context, kind: str, path: Path) -> dict[str, Any]:
+    """The item of one valid record, read through the cache (or as a committing transaction will write it)."""
+    from planstate.store.recordfiles import region_item
+
+    data = ctx.pending.get(path.absolute())
+    return region_item(kind, path, data if data is not None else ctx.cached_data(path))
 
 
 def region_items(kind: str, records: list[tuple[Path, str, dict[str, Any]]]) -> tuple[list[dict[str, Any]], list[str]]:
     """The valid ones of (path, path as shown, data) records of `kind` as region items, and why each other one
     cannot be shown."""
     from planstate.model.validation import problems_for
+    from planstate.store.recordfiles import region_item
 
     items: list[dict[str, Any]] = []
     failures: list[str] = []
@@ -97,14 +194,6 @@ def region_items(kind: str, records: list[tuple[Path, str, dict[str, Any]]]) -> 
             continue
         items.append(region_item(kind, path, data))
     return items, failures
-
-
-def region_item(kind: str, path: Path, data: dict[str, Any]) -> dict[str, Any]:
-    """A valid record as a region shows it: every declared field as JSON-ready data (missing ones as their
-    default) and a `link` relative to STATE.md's folder. Regions only read these items."""
-    item = to_json(data)
-    item["link"] = f"{RECORD_FOLDERS[kind]}/{path.name}"
-    return _fill(kind, item)
 
 
 def unusable(shown: str, error: Exception) -> str:
@@ -260,21 +349,19 @@ def gantt(src: Sources) -> dict[str, Any]:
 def blockers(src: Sources) -> dict[str, Any]:
     """Context of `blockers`: every unresolved blocker, oldest first, how many are resolved, and how many to show."""
     items = src.records("blocker")
-    open_items = sorted(
-        (b for b in items if b.get("status") != "resolved"), key=lambda b: (str(b.get("identified")), b["id"])
-    )
+    open_items = items.select(lambda b: b.status != "resolved")
     return {"blockers": open_items, "resolved": len(items) - len(open_items), "limit": LIMITS["blockers"]}
 
 
 def decisions(src: Sources) -> dict[str, Any]:
     """Context of `decisions`: every decision, newest first."""
-    items = sorted(src.records("decision"), key=lambda d: (str(d.get("date")), d["id"]), reverse=True)
+    items = src.records("decision").select(newest_first=True)
     return {"decisions": items, "limit": LIMITS["decisions"]}
 
 
 def sessions(src: Sources) -> dict[str, Any]:
     """Context of `sessions`: every session, newest first."""
-    items = sorted(src.records("session"), key=lambda s: (str(s.get("started")), s["id"]), reverse=True)
+    items = src.records("session").select(newest_first=True)
     return {"sessions": items, "limit": LIMITS["sessions"]}
 
 
@@ -288,28 +375,6 @@ def resume(src: Sources) -> dict[str, Any]:
     """Context of `resume`: the files modified and the key implementations of the current stretch of work."""
     context = src.state.resume_context
     return {"files_modified": list(context.files_modified), "key_implementations": list(context.key_implementations)}
-
-
-# Fields no region shows, left out of region items: a retry key (ops/records.retried) is for machines, and keeping it
-# out of what a region is rendered from means records gained it without any region's `in=` checksum changing.
-NOT_SHOWN = frozenset({"request_id"})
-
-
-def _fill(kind: str, item: dict[str, Any]) -> dict[str, Any]:
-    """Every declared field of a record (missing ones as their default: null, or an empty list) and its link,
-    so strict templates can use any field."""
-    from planstate.model.schema import ListOf
-
-    out: dict[str, Any] = {}
-    for name, field in KINDS[kind].fields.items():
-        if name in NOT_SHOWN:
-            continue
-        if name in item:
-            out[name] = item[name]
-        else:
-            out[name] = [] if isinstance(field.kind, ListOf) else to_json(field.default)
-    out["link"] = item["link"]
-    return out
 
 
 def _whole(seconds: float | None) -> int | None:

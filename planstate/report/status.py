@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
+from planstate.core.errors import PlanstateError
 from planstate.model import verdicts
 from planstate.model.derived import progress_bar, recompute
-from planstate.model.kinds import State, is_complete, phase_at, to_json
-from planstate.model.validation import check
+from planstate.model.kinds import BLOCKING, State, is_complete, phase_at, to_json
+from planstate.model.validation import check, problems_for
 
 if TYPE_CHECKING:
     from planstate.store.context import Context
+    from planstate.store.recordfiles import Summary
 
 
 @dataclass(frozen=True)
@@ -99,21 +102,23 @@ def status(ctx: Context) -> Status:
     from planstate.core.clock import now
     from planstate.store import history, recordfiles
 
-    doc = ctx.state_document()
-    check(doc, "state")
-    state = State(doc.data)
+    data = ctx.cached_data(ctx.state_path)  # a warm read parses nothing (and imports no YAML parser)
+    if not isinstance(data, dict) or problems_for("state", data):
+        check(ctx.state_document(), "state")  # located in a round-trip parse; raises
+    state = State(copy.deepcopy(data))
     recompute(state)  # on a private copy of the data
     position = state.position
     current = phase_at(state, position.phase) if position.exists() else None
     initiative = ctx.target
-    blockers, _ = recordfiles.load_all(ctx, initiative, "blocker")
-    blocked = verdicts.blocked(state, [(r.id, r.data) for r in blockers])
+    summaries, _ = recordfiles.summaries(ctx, initiative, "blocker")
+    blocking = [s for s in summaries if s.status in BLOCKING]  # only these are read: a tenth of them at 17k records
+    blocked = verdicts.blocked(state, _data_of(ctx, blocking))
     entries, _problems = history.read(initiative.history_path, ctx.display(initiative.history_path), ctx.root)
     stalled = verdicts.stalled(verdicts.running_seconds(state, now(), entries), verdicts.completed_durations(state))
     progress = state.progress
     lifecycle = state.lifecycle
     return Status(
-        file=doc.path,
+        file=ctx.display(ctx.state_path),
         initiative=state.initiative,
         title=state.title,
         status=verdicts.status(state, blocked, stalled),
@@ -141,3 +146,18 @@ def status(ctx: Context) -> Status:
         open_questions=list(state.resume_context.open_questions),
         updated=to_json(state.updated),
     )
+
+
+def _data_of(ctx: Context, summaries: list[Summary]) -> list[tuple[str, dict[str, Any]]]:
+    """(id, front matter) of the records summarized (a file gone or broken since it was summarized is left out,
+    as one that could not be read is)."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for summary in summaries:
+        try:
+            data = ctx.cached_data(summary.path)
+        except PlanstateError:
+            continue
+        if isinstance(data, dict):
+            value = data.get("id")
+            out.append((value if isinstance(value, str) else summary.path.stem, data))
+    return out

@@ -8,16 +8,17 @@ the function that re-renders them (`Regions`) instead of this module importing t
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+import stat
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.core.errors import PlanstateError, UsageError
-from planstate.core.files import absolute, read_bytes
+from planstate.core.files import absolute, read_bytes, real_target
 from planstate.core.layout import INITIATIVES, LOCAL, PLANNING
 from planstate.core.lock import WorkspaceLock, check_timeout
-from planstate.model.kinds import RECORD_FOLDERS
+from planstate.model.kinds import RECORD_FOLDERS, RECORD_KINDS
 from planstate.store.scaffold import default_actor
 from planstate.text.document import Document
 
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
 class Regions(NamedTuple):
     """How STATE.md's generated regions are rendered, given by the layer that owns them."""
 
-    refresh: Callable[[Context, Document, Initiative], None]  # re-render before a write of an existing STATE.md
+    # re-render before a write of an existing STATE.md; its record regions only for the record kinds given (all: None)
+    refresh: Callable[[Context, Document, Initiative, Collection[str] | None], None]
     render_new: Callable[[Document, Path | None], None]  # render a new STATE.md (the planning folder's overrides)
 
 
@@ -47,6 +49,7 @@ class Context:
         actor: str | None = None,
     ) -> None:
         self.root = absolute(root)
+        self._root_text = str(self.root)
         self.regions = regions
         self.initiative_slug = initiative
         self.actor = actor or default_actor()
@@ -139,19 +142,56 @@ class Context:
         return doc
 
     def cached_data(self, path: Path) -> Any:
-        """The front matter of a workspace file as plain data, parsed once per content of the file (see cache.py)."""
+        """The front matter of a workspace file as plain data: from the cache while the file's stat identity vouches
+        for it, else read and parsed once per content of the file (see cache.py)."""
+        from planstate.store.cache import MISS, identity_of
+
+        cache = self._front_matter_cache()
+        key = self.cache_key(path)
+        identity = None
+        with suppress(OSError, PlanstateError):
+            info = os.stat(real_target(path, self.root, self.root.parent))
+            if stat.S_ISREG(info.st_mode):
+                identity = identity_of(info)  # taken before reading: a change after it shows next time
+                known = cache.known(key, identity)
+                if known is not MISS:
+                    return known
         data = read_bytes(path, self.root, self.root.parent)
         shown = self.display(path)
-        return self.cached_parse(path, data, lambda raw: _front_matter(raw, shown))
+        return cache.get(data, key, lambda raw: _front_matter(raw, shown), identity, _summarizer(path))
 
-    def cached_parse(self, path: Path, raw: bytes, parse: Callable[[bytes], Any]) -> Any:
-        """The front matter of `raw` (the bytes of `path` already read), from the cache when this content was
-        parsed before, else `parse(raw)`, which is then remembered."""
-        return self._front_matter_cache().get(raw, self._cache_key(path), parse)
+    def cached_parse(
+        self, path: Path, raw: bytes, parse: Callable[[bytes], Any], identity: tuple[int, ...] | None = None
+    ) -> Any:
+        """The front matter of `raw` (the bytes of `path` already read; `identity`, its stat identity taken before
+        reading), from the cache when this content was parsed before, else `parse(raw)`, which is then remembered."""
+        ident = identity if identity is not None and len(identity) == 5 else None
+        return self._front_matter_cache().get(raw, self.cache_key(path), parse, ident, _summarizer(path))
 
     def remember(self, path: Path, content: bytes, data: Any) -> None:
-        """Put the data of a file this process just wrote (as `content`) into the front-matter cache."""
-        self._front_matter_cache().put(content, self._cache_key(path), data)
+        """Put the data of a file this process just wrote (as `content`) into the front-matter cache; its stat
+        identity is taken on the next read, which compares the digest once."""
+        self._front_matter_cache().put(content, self.cache_key(path), data, _summarizer(path))
+
+    def record_summary(self, path: Path) -> list[Any] | None:
+        """The summary the cache keeps with a record file's data as last read (recordfiles.summary_text: id, order,
+        status, fingerprint, problem, unknown keys); None when it keeps none."""
+        import json
+
+        text = self._front_matter_cache().summary(self.cache_key(path))
+        try:
+            found = json.loads(text) if text is not None else None
+        except ValueError:
+            return None
+        return found if isinstance(found, list) and len(found) == 6 else None  # another shape: as if none
+
+    def prefetch_cache(self) -> None:
+        """Read the whole front-matter cache in one query, before reading most files of the workspace."""
+        self._front_matter_cache().prefetch()
+
+    def cached_rows(self, folder: Path) -> dict[str, Any]:
+        """The front-matter cache's rows of the files in `folder`, by cache key, in one query (see cache.py)."""
+        return self._front_matter_cache().rows_under(self.cache_key(folder) + "/")
 
     def save_cache(self) -> None:
         """Write the front-matter cache if reading filled it (best effort)."""
@@ -165,7 +205,11 @@ class Context:
             self._cache = FrontMatterCache(self.root / LOCAL / "cache", "front-matter")
         return self._cache
 
-    def _cache_key(self, path: Path) -> str:
+    def cache_key(self, path: Path) -> str:
+        """The front-matter cache's name of a file: its path inside the workspace, `/`-separated."""
+        text, root = str(path), self._root_text
+        if text.startswith(root) and text[len(root) : len(root) + 1] == os.sep:
+            return text[len(root) + 1 :]  # the common case, without pathlib's cost (17,000 files a check)
         try:
             return str(path.absolute().relative_to(self.root))
         except ValueError:
@@ -264,10 +308,14 @@ class Context:
                 self._writing -= guarded
                 self._prefetched.clear()
 
-    def refresh_regions(self, doc: Document, initiative: Initiative) -> None:
-        """Re-render STATE.md's generated regions before a write; a body without region markers costs nothing."""
+    def refresh_regions(self, doc: Document, initiative: Initiative, touched: Collection[str] | None = None) -> None:
+        """Re-render STATE.md's generated regions before a write; a body without region markers costs nothing.
+
+        `touched`: the record kinds the write changes. A region showing records of another kind cannot change
+        with it and is left as it is, so a write of STATE.md alone reads no record (`render` and `check` still
+        see a region made stale behind planstate's back)."""
         if "planstate:begin" in doc.body:
-            self.regions.refresh(self, doc, initiative)
+            self.regions.refresh(self, doc, initiative, touched)
 
     def render_new_regions(self, doc: Document) -> None:
         """Render the generated regions of a new STATE.md made in this workspace (its template overrides apply)."""
@@ -323,8 +371,24 @@ def _planning_of(path: Path) -> tuple[Path | None, str | None]:
     return None, None
 
 
+def _summarizer(path: Path) -> Callable[[Any], str | None] | None:
+    """How the cache summarizes a record file's front matter (by its folder's kind); None for other files."""
+    kind = RECORD_KINDS.get(path.parent.name)
+    if kind is None:
+        return None
+    from planstate.store.recordfiles import summary_text
+
+    return lambda data: summary_text(kind, path, data)
+
+
 def _front_matter(raw: bytes, shown: str) -> Any:
-    """Parse a planning file's bytes and return its front matter as plain data."""
+    """Parse a planning file's bytes and return its front matter as plain data: through the fast C path when it
+    vouches for the file (text/fastyaml.py), else the round-trip parser, which reports any error in place."""
+    from planstate.text.fastyaml import MISS, front_matter_data
+
+    fast = front_matter_data(raw)
+    if fast is not MISS:
+        return fast
     doc = Document.from_bytes(raw, shown)
     doc.require_front_matter()
     return doc.data

@@ -7,6 +7,8 @@ and shells find it, and a record is found by reading names first and front matte
 from __future__ import annotations
 
 import os
+import stat
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -48,12 +50,16 @@ def files(folder: Path) -> list[Path]:
     reported by whoever reads it ("not a regular file"), never skipped in silence. Hidden names
     (`.x.md`, planstate's temp files) are not records.
     """
+    return [folder / name for name in names(folder)]
+
+
+def names(folder: Path) -> list[str]:
+    """The names of the record files of a folder (see `files`), sorted, without making a path of each."""
     try:
         with os.scandir(folder) as entries:
-            names = sorted(e.name for e in entries if e.name.endswith(".md") and not e.name.startswith("."))
+            return sorted(e.name for e in entries if e.name.endswith(".md") and not e.name.startswith("."))
     except (FileNotFoundError, NotADirectoryError):
         return []
-    return [folder / name for name in names]
 
 
 def load_all(
@@ -173,9 +179,157 @@ def _match(ctx: Context, kind: str, ref: str, candidates: list[Record]) -> Recor
 def new_path(initiative: Initiative, kind: str, title: str, when: float | None = None) -> tuple[str, Path]:
     """A fresh id for a new record and its file path; retried until no file in the folder uses the id."""
     folder = initiative.folder(kind)
-    taken = {p.name for p in files(folder)}
+    taken = set(names(folder))
     for _ in range(100):
         record_id = ids.new_id(kind, when)
         if not any(name == f"{record_id}.md" or name.startswith(f"{record_id}-") for name in taken):
             return record_id, folder / ids.file_name(record_id, title)
     raise UsageError(f"could not find a free {kind} id in {folder}")  # pragma: no cover - 2**25 ids a second
+
+
+# ---------------------------------------------------------------------------- summaries, for regions and lists
+
+# The field a region orders each kind of record by (then by id).
+ORDER = {"decision": "date", "blocker": "identified", "session": "started"}
+
+
+class Summary(NamedTuple):
+    """What a region needs to know of a record without its data: id, order, status, a fingerprint of its region
+    item (so a region's inputs can be hashed from summaries alone), and why it cannot be shown, if it cannot."""
+
+    folder: Path
+    name: str  # the file's name in `folder` (its path is made only when asked for: 10,000 paths cost 50 ms)
+    id: str
+    order: str
+    status: str | None
+    fingerprint: str  # item_fingerprint of its region item ("" when it does not validate)
+    problem: str | None  # `FIELD: message` of a record that does not validate; None when it does
+    unknown: bool  # it holds keys the format does not define (a check reports each)
+
+    @property
+    def path(self) -> Path:
+        """The record file."""
+        return self.folder / self.name
+
+
+# Fields no region shows, left out of region items: a retry key (ops/records.retried) is for machines, and keeping it
+# out of what a region is rendered from means records gained it without any region's `in=` checksum changing.
+NOT_SHOWN = frozenset({"request_id"})
+
+
+def region_item(kind: str, path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """A valid record as a region shows it: every declared field as JSON-ready data (missing ones as their
+    default: null, or an empty list) and a `link` relative to STATE.md's folder, so strict templates can use any
+    field. Regions only read these items."""
+    from planstate.model.kinds import to_json
+    from planstate.model.schema import ListOf
+
+    item = to_json(data)
+    out: dict[str, Any] = {}
+    for name, field in KINDS[kind].fields.items():
+        if name in NOT_SHOWN:
+            continue
+        if name in item:
+            out[name] = item[name]
+        else:
+            out[name] = [] if isinstance(field.kind, ListOf) else to_json(field.default)
+    out["link"] = f"{RECORD_FOLDERS[kind]}/{path.name}"
+    return out
+
+
+def item_fingerprint(item: dict[str, Any]) -> str:
+    """A digest of a record's region item: equal exactly when a region would show the record alike."""
+    import json
+
+    from planstate.core.digests import blake2b_hex
+
+    text = json.dumps(item, sort_keys=True, ensure_ascii=False, default=repr)
+    return blake2b_hex(text.encode("utf-8", errors="surrogateescape"), 16)
+
+
+def summarize(kind: str, path: Path, data: Any) -> Summary | None:
+    """The summary of a record file's front matter; None when it is not a mapping (it cannot be shown at all)."""
+    from planstate.model.kinds import to_json
+    from planstate.model.validation import problems_for, unknown_keys
+    from planstate.text.paths import format_path
+
+    if not isinstance(data, dict):
+        return None
+    problems = problems_for(kind, data)
+    problem = None
+    if problems:
+        field = format_path(problems[0].path)
+        problem = f"{field + ': ' if field else ''}{problems[0].message}"
+    status = data.get("status")
+    return Summary(
+        path.parent,
+        path.name,
+        str(data.get("id")),
+        str(to_json(data.get(ORDER[kind]))),
+        status if isinstance(status, str) else None,
+        "" if problem else item_fingerprint(region_item(kind, path, data)),
+        problem,
+        bool(unknown_keys(KINDS[kind], data)),
+    )
+
+
+def summary_text(kind: str, path: Path, data: Any) -> str | None:
+    """A record's summary as the front-matter cache keeps it (JSON), or None."""
+    import json
+
+    found = summarize(kind, path, data)
+    return None if found is None else json.dumps(list(found[2:]), ensure_ascii=False)
+
+
+def summaries(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[Summary], list[PlanstateError]]:
+    """The summary of every record of `kind` in an initiative (those of a committing transaction's records as they
+    will be), and the problems of files that could not be read or are no mapping.
+
+    A file whose stat identity vouches for its cached summary is not read (see cache.py); the others are read
+    through the cache, which keeps their summaries for next time."""
+    import json
+
+    from planstate.store.cache import identity_of
+
+    folder = initiative.folder(kind)
+    listed = names(folder)
+    where = folder.absolute()
+    pending = {path.name: data for path, data in ctx.pending.items() if path.parent == where}
+    if pending:
+        listed = sorted(set(listed) | set(pending))
+    if ctx.leaving:  # the records a committing transaction is about to archive count as gone
+        leaving = {path.name for path in ctx.leaving if path.parent == where}
+        listed = [name for name in listed if name not in leaving]
+    rows = ctx.cached_rows(folder)
+    prefix = ctx.cache_key(folder) + "/"
+    base = str(folder) + os.sep
+    out: list[Summary] = []
+    problems: list[PlanstateError] = []
+    for name in listed:
+        if name in pending:
+            found = summarize(kind, folder / name, pending[name])
+            if found is not None:
+                out.append(found)
+            continue
+        row = rows.get(prefix + name)
+        if row is not None and row.summary is not None:
+            try:
+                info = os.lstat(base + name)
+            except OSError:
+                info = None
+            if info is not None and not stat.S_ISLNK(info.st_mode) and row.trusted(identity_of(info)):
+                with suppress(TypeError, ValueError):  # a summary of another shape: read the file instead
+                    out.append(Summary(folder, name, *json.loads(row.summary)))
+                    continue
+        path = folder / name
+        try:
+            data = ctx.cached_data(path)
+        except PlanstateError as exc:
+            problems.append(exc)
+            continue
+        found = summarize(kind, path, data)
+        if found is None:
+            problems.append(PlanstateError("front matter is not a mapping", file=ctx.display(path), line=2))
+            continue
+        out.append(found)
+    return out, problems

@@ -103,6 +103,7 @@ class Transaction:
         self._moves: dict[Path, Moving] = {}  # record file (absolute) -> its move
         self._targets: set[Path] = set()  # where the moves go (absolute)
         self._repairs: set[Path] = set()
+        self._touched: set[str] = set()  # the kinds of the records the commit writes
         self.written = Written()
 
     def repair(self, initiative: Initiative) -> None:
@@ -187,6 +188,8 @@ class Transaction:
                 raise frozen
         self.ctx.pending = {s.path.absolute(): s.data for s in changed if s.kind != "state"}
         self.ctx.leaving = set(self._moves)
+        # the record regions this write renders: those of the kinds of records it writes or moves
+        self._touched = {s.kind for s in changed if s.kind != "state"} | {m.kind for m in self._moves.values()}
         try:
             pending = self._prepare(changed)
             pending += self._record_regions(changed, [m.path for m in self._moves.values()])
@@ -260,7 +263,7 @@ class Transaction:
                 if problems_for("state", doc.data):
                     continue
                 original = doc.to_bytes()
-                self.ctx.refresh_regions(doc, initiative)
+                self.ctx.refresh_regions(doc, initiative, self._touched)
                 new = doc.check_writable()
             except PlanstateError:
                 continue
@@ -279,7 +282,7 @@ class Transaction:
             staged.data["updated"] = now()
         staged.doc.update(staged.data)
         if staged.kind == "state" and staged.initiative is not None:
-            self.ctx.refresh_regions(staged.doc, staged.initiative)
+            self.ctx.refresh_regions(staged.doc, staged.initiative, self._touched)
         new = staged.doc.check_writable()
         return new if new != staged.original else None
 

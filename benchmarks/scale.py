@@ -1,0 +1,207 @@
+"""Time every command of issue 14 on workspaces of 11, 2,000 and 17,000 records, with peak memory and goals.
+
+Each command runs as an installed tool runs (a fresh process, compiled bytecode), in rounds that
+interleave every command on every workspace, so machine noise hits them alike; the figure is the
+median of the rounds. Two floors are measured in the same run: Python loading one front matter
+with PyYAML's C loader (what any Python tool pays to start), and loading every planning file's
+front matter that way (what a cold `check` or `validate` cannot beat by much). Peak memory is the
+child's own maximum resident set (os.wait4). Each row prints its goal and the growth from the
+smallest workspace to the largest.
+
+    python benchmarks/scale.py FOLDER [--sizes 11,2000,17000] [--runs 5] [--slow-runs 1] [--json]
+
+Missing workspaces are built first (benchmarks/build_scale.py). Writes change the workspaces (each
+`decision add` adds a decision), so later runs see a few more records.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from build_scale import NOW, SIZES, build  # noqa: E402
+from cli_latency import ENV, compile_package, planstate_command  # noqa: E402
+
+FLOOR_ONE = "import sys, yaml\nyaml.load(open(sys.argv[1], 'rb').read().split(b'---', 2)[1], Loader=yaml.CSafeLoader)\n"
+FLOOR_ALL = (
+    "import os, sys, yaml\n"
+    "for top, _dirs, names in os.walk(sys.argv[1]):\n"
+    "    if '.local' in top: continue\n"
+    "    for name in names:\n"
+    "        if name.endswith('.md'):\n"
+    "            raw = open(os.path.join(top, name), 'rb').read().split(b'---', 2)[1]\n"
+    "            yaml.load(raw, Loader=yaml.CSafeLoader)\n"
+)
+
+# name -> (goal kind, whether slow: run --slow-runs times only)
+GOALS = {
+    "floor": ("floor", False),
+    "floor, all files": ("floor", False),
+    "get next_action": ("single", False),
+    "status": ("page", False),
+    "set next_action": ("single", False),
+    "set title": ("single", False),
+    "next": ("single", False),
+    "decision add": ("single", False),
+    "decision show": ("single", False),
+    "decision list": ("page", False),
+    "resume": ("page", False),
+    "check, warm": ("warm", False),
+    "validate, warm": ("warm", False),
+    "check, cold": ("cold", True),
+    "validate, cold": ("cold", True),
+    "render": ("page", False),
+}
+GROWTH = {"single": 1.2, "page": 1.5}
+WARM_MS = 300
+MEMORY_MIB = 100
+
+
+def commands(project: Path, show_id: str) -> dict[str, tuple[list[str], Callable[[], None] | None]]:
+    """Each benchmarked command line, and what to do before it (make the cache cold)."""
+    ps = planstate_command()
+    planning = project / ".planning"
+
+    def cold() -> None:
+        shutil.rmtree(planning / ".local" / "cache", ignore_errors=True)
+
+    return {
+        "floor": ([sys.executable, "-c", FLOOR_ONE, str(planning / "STATE.md")], None),
+        "floor, all files": ([sys.executable, "-c", FLOOR_ALL, str(planning)], None),
+        "get next_action": ([*ps, "get", "next_action"], None),
+        "status": ([*ps, "status"], None),
+        "set next_action": ([*ps, "set", "next_action", "@TEXT@"], None),
+        "set title": ([*ps, "set", "title", "@TEXT@"], None),
+        "next": ([*ps, "next", "@TEXT@"], None),
+        "decision add": (
+            [*ps, "decision", "add", "--context", "bench", "--decision", "@TEXT@", "--reason", "measuring"],
+            None,
+        ),
+        "decision show": ([*ps, "decision", "show", show_id], None),
+        "decision list": ([*ps, "decision", "list"], None),
+        "resume": ([*ps, "resume"], None),
+        "check, warm": ([*ps, "check"], None),
+        "validate, warm": ([*ps, "validate"], None),
+        "check, cold": ([*ps, "check"], cold),
+        "validate, cold": ([*ps, "validate"], cold),
+        "render": ([*ps, "render"], None),
+    }
+
+
+def run_once(cmd: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall-clock milliseconds and peak resident MiB of one process run."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    elapsed = (time.perf_counter() - start) * 1000
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if proc.stderr:
+        proc.stderr.close()
+    if proc.returncode not in (0, 1):  # check exits 1 on findings; anything else is a broken run
+        raise SystemExit(f"{' '.join(cmd)} in {cwd} exited {proc.returncode}: {err}")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def first_decision(project: Path) -> str:
+    """The id of the oldest decision (its file name starts with it)."""
+    names = sorted(p.name for p in (project / ".planning" / "decisions").iterdir() if p.suffix == ".md")
+    return names[0][:13]
+
+
+def measure(folder: Path, sizes: list[int], runs: int, slow_runs: int) -> dict[str, dict[int, tuple[float, float]]]:
+    """Median milliseconds and the largest peak MiB of each command on each workspace."""
+    times: dict[str, dict[int, list[float]]] = {name: {s: [] for s in sizes} for name in GOALS}
+    peaks: dict[str, dict[int, float]] = {name: dict.fromkeys(sizes, 0.0) for name in GOALS}
+    counter = 0
+    for round_ in range(runs):
+        for name, (_goal, slow) in GOALS.items():
+            if slow and round_ >= slow_runs:
+                continue
+            for size in sizes:
+                project = folder / str(size)
+                table = commands(project, first_decision(project))
+                cmd, before = table[name]
+                counter += 1
+                cmd = [part.replace("@TEXT@", f"Step {counter} of the benchmark") for part in cmd]
+                if before is not None:
+                    before()
+                ms, mib = run_once(cmd, project)
+                times[name][size].append(ms)
+                peaks[name][size] = max(peaks[name][size], mib)
+        print(f"round {round_ + 1} of {runs} done", file=sys.stderr)
+    return {
+        name: {s: (statistics.median(times[name][s]), peaks[name][s]) for s in sizes if times[name][s]}
+        for name in GOALS
+    }
+
+
+def verdict(name: str, row: dict[int, tuple[float, float]], floors: dict[int, float]) -> tuple[str, bool | None]:
+    """The goal of a row, in words, and whether the largest workspace meets it (None: no goal)."""
+    kind, _slow = GOALS[name]
+    small, large = min(row), max(row)
+    ms, mib = row[large]
+    memory_ok = mib < MEMORY_MIB
+    if kind in GROWTH:
+        limit = GROWTH[kind]
+        return f"<= {limit}x", memory_ok and ms <= limit * row[small][0]
+    if kind == "warm":
+        return f"< {WARM_MS} ms", memory_ok and ms < WARM_MS
+    if kind == "cold":
+        return "<= 2x all-files floor", memory_ok and ms <= 2 * floors[large]
+    return "", None
+
+
+def report(figures: dict[str, dict[int, tuple[float, float]]], sizes: list[int]) -> str:
+    """The figures as a markdown table: milliseconds (peak MiB) per size, the growth, the goal and the verdict."""
+    floors = {s: figures["floor, all files"][s][0] for s in sizes}
+    head = ["command", *(f"{s:,} records" for s in sizes), "growth", "goal", "met"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, row in figures.items():
+        if not row:
+            continue
+        cells = [f"{row[s][0]:,.0f} ({row[s][1]:.0f} MiB)" if s in row else "" for s in sizes]
+        growth = row[max(row)][0] / row[min(row)][0]
+        goal, met = verdict(name, row, floors)
+        shown = "" if met is None else ("yes" if met else "NO")
+        lines.append("| " + " | ".join([name, *cells, f"{growth:.2f}x", goal, shown]) + " |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    """Build what is missing, measure, print the table (or JSON)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="comma-separated record counts")
+    parser.add_argument("--runs", type=int, default=5, help="interleaved rounds")
+    parser.add_argument("--slow-runs", type=int, default=1, help="rounds of the cold commands (default 1)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+    ENV.update({"PLANSTATE_NOW": NOW, "PLANSTATE_ACTOR": "bench"})
+    os.environ.update({"PLANSTATE_NOW": NOW, "PLANSTATE_ACTOR": "bench"})
+    for size in sizes:
+        if not (args.folder / str(size)).exists():
+            build(args.folder / str(size), size)
+    compile_package()
+    figures = measure(args.folder, sizes, args.runs, args.slow_runs)
+    if args.json:
+        print(json.dumps({name: {str(s): v for s, v in row.items()} for name, row in figures.items()}, indent=2))
+    else:
+        print(report(figures, sizes))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

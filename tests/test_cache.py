@@ -1,0 +1,265 @@
+"""The front-matter cache and the record index are caches: deleting them, a hand edit that keeps size and mtime, a
+`git checkout` and a merge behind planstate's back never make a command answer from stale data."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from builders import decision, write_record
+from conftest import CORPUS, Run, exits, json_data, state_file
+from gitutil import commit_all, git, new_repo
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planstate import Workspace
+from planstate.core.errors import PlanstateError
+from planstate.store.cache import VERSION, FrontMatterCache
+from planstate.text.document import Document
+from planstate.text.plaindata import same
+
+CACHE = Path(".planning") / ".local" / "cache" / f"front-matter-v{VERSION}.sqlite"
+
+
+def age_the_cache(project: Path) -> int:
+    """Make every cached identity trusted on its own, as if it had been read long after each file last changed
+    (the cache trusts an identity only once it is older than the filesystem's timestamp tick); return the rows."""
+    with sqlite3.connect(project / CACHE) as db:
+        db.execute("UPDATE files SET seen = seen + 3600000000000 WHERE dev IS NOT NULL")
+        return int(db.execute("SELECT count(*) FROM files WHERE dev IS NOT NULL").fetchone()[0])
+
+
+def titles(run: Run, project: Path) -> list[str]:
+    """The titles `decision list --all` shows, in its order."""
+    return [d["title"] for d in json_data(exits(run("decision", "list", "--all", "--json", cwd=project)))["decisions"]]
+
+
+def add_decisions(project: Path, count: int) -> list[Path]:
+    """Write `count` decision files by hand and render them into STATE.md."""
+    paths = [write_record(project, "decision", decision(i)) for i in range(count)]
+    Workspace.find(project).render()
+    return paths
+
+
+def same_size_edit(path: Path, old: str, new: str) -> None:
+    """Change `old` to `new` (as long) in place, keeping the inode and setting the mtime back to the very
+    nanosecond it had: only the ctime, which no tool can set, tells the edit."""
+    assert len(old) == len(new)
+    info = path.stat()
+    text = path.read_text(encoding="utf-8")
+    with open(path, "r+", encoding="utf-8") as handle:  # in place: the same inode
+        handle.write(text.replace(old, new))
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def test_a_deleted_cache_is_rebuilt_and_answers_the_same(run: Run, project: Path) -> None:
+    add_decisions(project, 12)
+    before = titles(run, project)
+    assert (project / CACHE).is_file()
+    (project / CACHE).unlink()
+    assert titles(run, project) == before
+    exits(run("decision", "add", "--context", "c", "--decision", "Use jose", "--reason", "r", cwd=project))
+    (project / CACHE).unlink()
+    assert sorted(titles(run, project)) == sorted([*before, "Use jose"])
+    exits(run("check", cwd=project))
+
+
+def test_a_corrupt_cache_costs_only_time(run: Run, project: Path) -> None:
+    add_decisions(project, 3)
+    before = titles(run, project)
+    (project / CACHE).write_bytes(b"not a database at all" * 100)
+    assert titles(run, project) == before
+    exits(run("check", cwd=project))
+    exits(run("validate", cwd=project))
+
+
+def test_a_hand_edit_keeping_size_inode_and_mtime_is_seen(run: Run, project: Path) -> None:
+    paths = add_decisions(project, 12)
+    exits(run("check", cwd=project))  # reads everything: every file has a row with its identity
+    assert age_the_cache(project) >= 12
+    newest, oldest = paths[-1], paths[0]
+    same_size_edit(newest, "Decision number 11", "Decision NUMBER 11")
+    same_size_edit(oldest, "status: accepted", "status: rejected")
+    shown = json_data(exits(run("decision", "show", newest.stem, "--json", cwd=project)))
+    assert shown["title"] == "Decision NUMBER 11"
+    listed = json_data(exits(run("decision", "list", "--all", "--json", cwd=project)))["decisions"]
+    assert {d["id"]: (d["title"], d["status"]) for d in listed}[oldest.stem] == ("Decision number 0", "rejected")
+    result = exits(run("check", cwd=project), 1)  # the decisions region shows the old title: stale
+    assert "stale-region" in result.stdout
+    exits(run("check", "--fix", cwd=project))
+    assert "Decision NUMBER 11" in state_file(project).read_text(encoding="utf-8")
+    assert json_data(exits(run("validate", "--json", cwd=project)))["findings"] == []
+
+
+def test_a_hand_edit_that_breaks_a_record_is_reported_from_a_warm_cache(run: Run, project: Path) -> None:
+    paths = add_decisions(project, 3)
+    exits(run("check", cwd=project))
+    age_the_cache(project)
+    same_size_edit(paths[1], "status: accepted", "status: accepte!")
+    found = json_data(exits(run("validate", "--json", cwd=project), 1))["findings"]
+    assert [(f["field"], f["line"]) for f in found] == [("status", 6)]  # located by a round-trip parse
+    result = exits(run("decision", "add", "--context", "c", "--decision", "Use jose", "--reason", "r", cwd=project))
+    assert "region decisions not rendered" in result.stderr  # the region never drops the broken record
+
+
+def test_a_checkout_behind_our_back_is_read_again(run: Run, tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    exits(run("init", "--title", "Cache", cwd=repo))
+    add_decisions(repo, 4)
+    commit_all(repo, "four decisions")
+    git(repo, "checkout", "--quiet", "-b", "other")
+    exits(run("decision", "add", "--context", "c", "--decision", "Use Redis", "--reason", "r", cwd=repo))
+    first = (repo / ".planning" / "decisions").iterdir().__next__()
+    text = first.read_text(encoding="utf-8")
+    first.write_text(text.replace("Decision number", "Decision on other"), encoding="utf-8")
+    commit_all(repo, "other")
+    exits(run("render", cwd=repo))
+    commit_all(repo, "render")
+    on_other = titles(run, repo)
+    exits(run("check", cwd=repo))
+    age_the_cache(repo)
+    git(repo, "checkout", "--quiet", "main")
+    on_main = titles(run, repo)
+    assert "Use Redis" in on_other and "Use Redis" not in on_main
+    assert not any("on other" in t for t in on_main)
+    exits(run("check", cwd=repo))
+    age_the_cache(repo)
+    git(repo, "checkout", "--quiet", "other")
+    assert titles(run, repo) == on_other
+    exits(run("check", cwd=repo))
+
+
+def test_a_merge_behind_our_back_is_read_again(run: Run, tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    exits(run("init", "--title", "Cache", cwd=repo))
+    commit_all(repo, "init")
+    git(repo, "checkout", "--quiet", "-b", "side")
+    exits(run("decision", "add", "--context", "c", "--decision", "Use Redis", "--reason", "r", cwd=repo))
+    commit_all(repo, "side")
+    git(repo, "checkout", "--quiet", "main")
+    exits(run("decision", "add", "--context", "c", "--decision", "Use jose", "--reason", "r", cwd=repo))
+    commit_all(repo, "main")
+    exits(run("check", cwd=repo))
+    age_the_cache(repo)
+    git(repo, "merge", "--quiet", "--no-edit", "side", check=False)  # no driver: STATE.md's regions conflict
+    assert sorted(titles(run, repo)) == ["Use Redis", "Use jose"]
+    exits(run("check", "--fix", cwd=repo))
+    text = state_file(repo).read_text(encoding="utf-8")
+    assert "Use Redis" in text and "Use jose" in text
+
+
+def test_a_write_of_state_md_alone_reads_no_record(run: Run, project: Path) -> None:
+    """`set` cannot change what the record regions show, so it leaves them as they are without reading a record:
+    a record broken meanwhile is neither read nor warned about by it; `check` and `render` still see it."""
+    paths = add_decisions(project, 3)
+    paths[0].write_text("---\ntitle: [broken\n", encoding="utf-8")
+    result = exits(run("set", "next_action", "Carry on", cwd=project))
+    assert result.stderr == ""
+    assert "parse-error" in exits(run("check", cwd=project), 1).stdout
+
+
+# ---------------------------------------------------------------------------- the fast read path
+
+
+CORPUS_FILES = sorted(p for p in CORPUS.rglob("*") if p.suffix in (".md", ".markdown") and p.is_file())
+
+
+@settings(max_examples=40)
+@given(st.sampled_from(CORPUS_FILES))
+def test_cached_data_is_the_round_trip_parsers_data(path: Path) -> None:
+    """What a read answers from the cache (stored, then read back from the database by a new process's cache)
+    is exactly what the round-trip parser gives for the same bytes."""
+    import tempfile
+
+    raw = path.read_bytes()
+    try:
+        expected = Document.from_bytes(raw, path.name).data
+    except PlanstateError:
+        return  # a file planstate refuses is never cached
+    with tempfile.TemporaryDirectory() as folder:
+        first = FrontMatterCache(Path(folder), "front-matter")
+        first.get(raw, "x.md", lambda data: Document.from_bytes(data, path.name).data)
+        first.save()
+        first.close()
+        again = FrontMatterCache(Path(folder), "front-matter")
+
+        def refuse(data: bytes) -> None:
+            raise AssertionError("parsed again: the cache should have answered")
+
+        cached = None
+        try:
+            cached = again.get(raw, "x.md", refuse)
+        except AssertionError:
+            return  # data JSON cannot carry exactly (int keys, sets): never cached, always parsed
+        finally:
+            again.close()
+        assert same(cached, expected)
+
+
+EXAMPLES = sorted((CORPUS.parent / "examples").rglob("*.md"))
+
+
+def round_trip(raw: bytes) -> object:
+    """The round-trip parser's data of a file's bytes, or the error it refuses them with."""
+    try:
+        return Document.from_bytes(raw, "x.md").data
+    except PlanstateError as exc:
+        return exc
+
+
+@settings(max_examples=60)
+@given(st.sampled_from(CORPUS_FILES + EXAMPLES))
+def test_the_fast_path_gives_the_round_trip_parsers_data_or_nothing(path: Path) -> None:
+    """The C path answers a file only with exactly the round-trip parser's data, and never answers a file that
+    parser refuses (that one is parsed round trip, which locates the error)."""
+    from planstate.text.fastyaml import MISS, front_matter_data
+
+    raw = path.read_bytes()
+    fast, expected = front_matter_data(raw), round_trip(raw)
+    if fast is MISS:
+        return
+    assert not isinstance(expected, PlanstateError), f"answered a file the round-trip parser refuses: {expected}"
+    assert same(fast, expected)
+
+
+def test_the_fast_path_answers_plain_front_matter_and_leaves_the_rest() -> None:
+    """Plain YAML goes the fast way (so it is not a path that never runs); anchors, tags, merge keys, duplicate keys
+    and errors go round trip."""
+    from planstate.text.fastyaml import MISS, front_matter_data
+
+    plain = b"---\nid: dec-1\ndate: 2026-01-02\nwhen: 2026-01-02T03:04:05Z\nn: 0o17\nok: yes\nlist: [1, 2.5]\n---\n"
+    assert same(front_matter_data(plain), round_trip(plain))
+    for text in (
+        b"---\na: &x 1\nb: *x\n---\n",
+        b"---\na: !!str 12\n---\n",
+        b"---\nbase: {a: 1}\nc:\n  <<: {a: 2}\n---\n",
+        b"---\na: 1\na: 2\n---\n",
+        b"---\na: [1\n---\n",
+        b"---\n%YAML 1.2\n---\n",
+        b"no front matter\n",
+    ):
+        assert front_matter_data(text) is MISS, text
+
+
+def test_a_warm_get_or_status_imports_no_yaml_parser_and_no_jinja(run: Run, project: Path) -> None:
+    """Once STATE.md's row is trusted, `get` and `status` answer from the cache: no ruamel, no Jinja."""
+    import subprocess
+    import sys
+
+    exits(run("check", cwd=project))
+    age_the_cache(project)
+    for command in (["get", "next_action"], ["status"]):
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "planstate", *command],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PLANSTATE_ACTOR": "tester"},
+        )
+        assert done.returncode == 0, done.stderr
+        imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time")}
+        assert "planstate.store.cache" in imported  # it did read through the cache...
+        assert not any(name.split(".")[0] in ("ruamel", "jinja2", "yaml") for name in imported), command  # ...only
