@@ -69,6 +69,11 @@ def _preload() -> None:
     for name in sorted(names):
         with contextlib.suppress(Exception):  # an optional import that fails here fails the same way in the command
             importlib.import_module(name)
+    # The fast YAML path ready, as in a long-lived process (the MCP server): a write then verifies its splice with it
+    # (text/document.Document._reread). Both paths give the same data; the round-trip one still reads every file.
+    from planstate.text import fastyaml
+
+    fastyaml.text_data("ready: true\n")
 
 
 def _receive(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:

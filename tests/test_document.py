@@ -1377,3 +1377,30 @@ def test_batched_scalar_edits_equal_edits_one_by_one() -> None:
         assert doc.to_bytes() == one_by_one.to_bytes(), path
         checked += 1
     assert checked > 500
+
+
+def test_a_splice_read_back_through_the_fast_path_equals_the_round_trip_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from planstate.text import fastyaml, parser
+
+    text = (
+        b"---\ntitle: Auth  # kept\nupdated: 2026-11-20T10:00:00Z\nprogress:\n  bar: '##__ 50%'\n"
+        b"phases:\n  - name: A\n    status: active\n---\nbody\n"
+    )
+    edits = {"title": "Auth v2", "updated": datetime(2026, 11, 21, 9, 30, tzinfo=UTC)}
+
+    def edited(fast: bool) -> tuple[bytes, Any, int]:
+        monkeypatch.setattr(fastyaml, "loaded", lambda: fast)
+        doc = Document.from_bytes(text, "STATE.md")
+        parses = []
+        real = parser.parse
+        monkeypatch.setattr(parser, "parse", lambda *a: parses.append(1) or real(*a))
+        doc.update({**doc.data, "title": edits["title"], "updated": edits["updated"]})  # one batch, as a commit
+        read_back = len(parses)
+        doc.set("phases.0.name", "B")  # one edit more: it needs the node tree, parsed again for it
+        monkeypatch.setattr(parser, "parse", real)
+        return doc.to_bytes(), doc.data, read_back
+
+    fast, slow = edited(True), edited(False)
+    assert fast[:2] == slow[:2]
+    assert b"title: Auth v2  # kept\n" in fast[0] and b"bar: '##__ 50%'" in fast[0]
+    assert (fast[2], slow[2]) == (0, 1)  # the batch read back without a round-trip parse on the fast path

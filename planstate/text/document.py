@@ -121,7 +121,7 @@ class Document:
         """Return the 1-based file line and column of `path`, or of its deepest existing parent."""
         segments = parse_path(path)
         line, col = (2, 1) if self._head else (1, 1)
-        node = self._root
+        node = self._nodes()
         for seg in segments:
             step = self._children.step(node, seg)
             if step is None:
@@ -148,6 +148,28 @@ class Document:
         parsed = parser.parse(self._text, self._position, self.path)
         self._root, self._data, self._shared, self._merges = parsed
         self._children = Children()  # child lookups of this tree
+        self._nodes_stale = False
+
+    def _reread(self) -> None:
+        """Read the text back after a splice of one-line scalars: its data from the fast path when that path
+        vouches for the text, the node tree parsed only when an edit or a location needs it; else the full parse.
+        A write thus parses round trip once, when the file is read, instead of twice."""
+        from planstate.text import fastyaml
+
+        if not fastyaml.loaded() and len(self._text) < fastyaml.WORTH_LOADING:
+            self._parse()  # a short file in a fresh process: loading the fast path costs more than it saves
+            return
+        data = fastyaml.text_data(self._text)
+        if data is fastyaml.MISS:
+            self._parse()
+            return
+        self._data, self._nodes_stale = data, True
+
+    def _nodes(self) -> Any:
+        """The node tree of the text as it is now (parsed again if a fast re-read left it behind)."""
+        if self._nodes_stale:
+            self._parse()
+        return self._root
 
     # ----------------------------------------------------------------- editing API
 
@@ -270,7 +292,7 @@ class Document:
                 steps = self._resolve(list(op.path))
                 spans.append(splice.scalar_span(steps[-1] if steps else None, op.value))
             self._text = splice.splice_spans(self._text, spans)
-            self._parse()
+            self._reread()
             if not same(self._data, expected):
                 raise EditError("the batch changed other values")
         except (EditError, ParseError, UsageError):
@@ -293,6 +315,7 @@ class Document:
             self._merges,
             self.newline,
             self._children,
+            self._nodes_stale,
         )
 
     def _restore(self, saved: tuple[Any, ...]) -> None:
@@ -307,6 +330,7 @@ class Document:
             self._merges,
             self.newline,
             self._children,
+            self._nodes_stale,
         ) = saved
 
     # ----------------------------------------------------------------- one edit
@@ -337,7 +361,7 @@ class Document:
         """Make one edit in the text and verify it by re-parsing."""
         if not self._head:
             self._create_front_matter()
-        steps = self._resolve(list(op.path if op.kind != "add" else op.path[:-1]))
+        steps = self._resolve(list(op.path if op.kind != "add" else op.path[:-1]))  # parses nodes if stale
         target = steps[-1] if steps else None
         from planstate.text import splice
 
@@ -362,6 +386,7 @@ class Document:
 
     def _same_in_merge_order(self, op: Op, expected: Any) -> bool:
         """Tell whether the data is `expected` with an added key before the keys a `<<` merge brings in."""
+        self._nodes()
         if op.kind != "add" or not self._merges:
             return False
         found, actual = get_in(self._data, list(op.path[:-1]))
@@ -382,7 +407,7 @@ class Document:
     def _resolve(self, segments: list[Segment]) -> list[Step]:
         """Return the nodes along `segments`; refuse paths through anchors, aliases and merges."""
         steps: list[Step] = []
-        node = self._root
+        node = self._nodes()
         for i, seg in enumerate(segments):
             step = self._children.step(node, seg)
             if step is None:

@@ -2,7 +2,7 @@
 
 A round-trip parse costs about 1.75 ms a record, nearly all of it ruamel's pure-Python scanner
 and parser; a cold `check` of 17,000 records spent a minute there. Here libyaml (PyYAML's C
-extension, when installed: `planstate[fast]`) turns the text into events; each plain scalar gets
+extension) turns the text into events; each plain scalar gets
 the tag ruamel's YAML 1.2 resolver gives it (its own table), strings and nulls are taken as they
 are, and every other scalar (ints, floats, booleans, timestamps) is built by ruamel's round-trip
 constructor, the one `parser.py` uses, then made plain as `parser.py` makes it. So the data is
@@ -24,6 +24,9 @@ from planstate.text.nodes import MERGE_TAG
 from planstate.text.plaindata import to_plain
 
 MISS = object()
+# Characters of YAML from which one read pays for loading this path (importing PyYAML and making ruamel's
+# constructor cost about 17 ms; the round-trip parser reads about 150 characters a millisecond).
+WORTH_LOADING = 4096
 _STATE: list[Any] = []  # (libyaml's parser, its events, ruamel's nodes and marks, a ruamel YAML), made once
 
 
@@ -32,7 +35,7 @@ def _machinery() -> Any:
     if not _STATE:
         import importlib
 
-        try:  # PyYAML built with libyaml (`planstate[fast]`); without it every read parses round trip
+        try:  # PyYAML built with libyaml; without it (a build from source without libyaml) reads parse round trip
             events = importlib.import_module("yaml.events")
             cparser = importlib.import_module("yaml.cyaml").CParser
         except (ImportError, AttributeError):
@@ -50,6 +53,11 @@ def _machinery() -> Any:
     return _STATE[0]
 
 
+def loaded() -> bool:
+    """Whether this process has the fast path ready (a long-lived one, or one that has read many files)."""
+    return bool(_STATE) and _STATE[0] is not None
+
+
 def front_matter_data(raw: bytes) -> Any:
     """The front-matter data of a file's bytes as the round-trip parser gives it, or MISS."""
     machinery = _machinery()
@@ -59,8 +67,17 @@ def front_matter_data(raw: bytes) -> Any:
         parts = envelope.decode(raw, None)
     except Exception:  # the round-trip path reports it
         return MISS
-    text = parts.text
-    if not parts.head or not text.strip() or len(text) > MAX_FRONT_MATTER or "\t" in text or "%" in text:
+    if not parts.head:
+        return MISS
+    return text_data(parts.text)
+
+
+def text_data(text: str) -> Any:
+    """The data of a front matter's YAML text as the round-trip parser gives it, or MISS."""
+    machinery = _machinery()
+    if machinery is None or not text.strip() or len(text) > MAX_FRONT_MATTER or "\t" in text:
+        return MISS
+    if text.startswith("%") or "\n%" in text:  # a directive line (`%YAML`, `%TAG`): a `%` inside a value is text
         return MISS
     try:
         return _Builder(machinery, text).document()
