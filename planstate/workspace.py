@@ -11,13 +11,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planstate.core.errors import UsageError
-from planstate.core.files import absolute
-from planstate.core.layout import PLANNING, STATE_FILE
 from planstate.model.kinds import UNSET, State, Unset
 from planstate.model.validation import check
 from planstate.store.context import Context, Regions, locate
-from planstate.store.scaffold import default_actor, initiative_files, materialize, slugify
 
 if TYPE_CHECKING:
     import threading
@@ -26,6 +22,7 @@ if TYPE_CHECKING:
 
     from planstate.check.findings import Report as CheckReport
     from planstate.check.validate import Validation
+    from planstate.interop.plan import Planned
     from planstate.interop.write import Imported
     from planstate.ops.archiving import RecordsAPI
     from planstate.ops.blockers import BlockerAPI
@@ -101,32 +98,18 @@ class Workspace:
         next_action: str | None = None,
     ) -> Workspace:
         """Create `.planning/` in `project`: STATE.md, history, record folders, .gitignore and .gitattributes."""
-        from planstate.store.history import GITATTRIBUTES
-        from planstate.text import templates
+        from planstate.store.scaffold import create_workspace
 
-        project_dir = absolute(project)
-        target = project_dir / PLANNING
-        if target.exists() or target.is_symlink():
-            raise UsageError(
-                f"{target} already exists; planstate init never overwrites a workspace "
-                "(to plan another piece of work in it: `planstate initiative new SLUG`)"
-            )
-        if not project_dir.is_dir():
-            raise UsageError(f"{project_dir} is not a folder")
-        title = title or project_dir.name.replace("-", " ").replace("_", " ").strip() or "Untitled"
-        files = initiative_files(
-            slug=initiative or slugify(title),
+        target = create_workspace(
+            project,
             title=title,
             phases=phases,
             first_phase=first_phase,
-            actor=actor or default_actor(),
+            initiative=initiative,
+            actor=actor,
             next_action=next_action,
-            shown=f"{PLANNING}/{STATE_FILE}",
             render_regions=lambda doc: _render_new(doc, None),
         )
-        files[".gitignore"] = templates.render("gitignore.j2", {}).encode("utf-8")
-        files[".gitattributes"] = GITATTRIBUTES.encode("utf-8")
-        materialize(files, project_dir, target)
         return cls(target, actor=actor)
 
     # ------------------------------------------------------------ where it is, reading
@@ -483,26 +466,21 @@ class Workspace:
         initiative (as `init` makes it), the rest further initiatives; `dry_run` only says what it would do, and
         `on_plan` is shown that before anything is written."""
         from planstate.interop.sources import read
-        from planstate.interop.write import preview, run
+        from planstate.interop.write import into_new
 
-        plan = read(source, path)
-        main = next((p for p in plan.initiatives if p.main), None)
-        if main is None:
-            raise UsageError(f"nothing to import from {path}: no phases found")
-        planned = preview(plan, dry_run=dry_run)
-        if on_plan is not None:
-            on_plan(planned)
-        if dry_run:
-            return planned
-        ws = cls.init(
-            project,
-            title=main.title,
-            phases=[p["name"] for p in main.phases],
-            first_phase=main.first_phase,
-            initiative=main.slug,
-            actor=actor,
-        )
-        return run(ws.ctx, plan, into_root=True)
+        def create(main: Planned) -> Context:
+            phases = [p["name"] for p in main.phases]
+            made = cls.init(
+                project,
+                title=main.title,
+                phases=phases,
+                first_phase=main.first_phase,
+                initiative=main.slug,
+                actor=actor,
+            )
+            return made.ctx
+
+        return into_new(read(source, path), create, dry_run=dry_run, on_plan=on_plan)
 
     # ------------------------------------------------------------ summaries
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from planstate.core.errors import ParseError
-from planstate.render.regions import split_body
+from planstate.render.bodies import split_body
 from planstate.text import envelope
 from planstate.text.document import Document
 

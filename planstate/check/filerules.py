@@ -37,7 +37,7 @@ def conflict(found: FileRead, block: Conflict) -> Finding:
     first, _last, name = block
     confined = False
     if found.kind == "state" and found.raw is not None and name is None:
-        from planstate.render.regions import resolve_region_conflicts
+        from planstate.render.bodies import resolve_region_conflicts
 
         confined = resolve_region_conflicts(found.raw) is not None
     message, hint = _conflict_words(found, block, confined)

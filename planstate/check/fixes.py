@@ -138,7 +138,7 @@ Repair = Callable[[Draft], None]
 def resolve_conflicts(draft: Draft) -> None:
     """conflict-marker: keep our side of git conflicts that lie only inside generated regions; the regions they
     touched are rendered again from the merged files (`render_regions`). Runs before the front matter is read."""
-    from planstate.render.regions import conflicts_for_render
+    from planstate.render.bodies import conflicts_for_render
 
     assert draft._doc is None, "conflicts are resolved in the text, before it is parsed"
     draft.text, draft.touched, _refused = conflicts_for_render(draft.text)
@@ -205,7 +205,8 @@ def render_regions(draft: Draft) -> None:
     what the regions show. A STATE.md whose data did not change is left alone while it holds git conflicts that
     reach outside its regions, as `planstate render` leaves it; one whose data changed is rendered, as every write
     renders it."""
-    from planstate.render.regions import conflicts_for_render, refresh
+    from planstate.render.bodies import conflicts_for_render
+    from planstate.render.regions import refresh
 
     if not draft.settle() and conflicts_for_render(draft.text).refused:
         return

@@ -24,7 +24,8 @@ def regions(
     ctx: Context, initiative: Initiative, state: FileRead, data: dict[str, Any], records: dict[str, list[FileRead]]
 ) -> list[Finding]:
     """Plan a render of STATE.md's regions from the files this check read, and report what it would do or cannot."""
-    from planstate.render.regions import plan, split_body
+    from planstate.render.bodies import split_body
+    from planstate.render.regions import plan
     from planstate.render.sources import Sources
     from planstate.text.markers import has_markers
 

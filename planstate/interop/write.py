@@ -129,6 +129,28 @@ def run(
     return result
 
 
+def into_new(
+    plan: Plan,
+    create: Callable[[Planned], Context],
+    *,
+    dry_run: bool = False,
+    on_plan: Callable[[Imported], None] | None = None,
+) -> Imported:
+    """Import `plan` into a workspace `create` makes for its current work (as `init` makes one); the plan is
+    shown to `on_plan` first, and `dry_run` stops there."""
+    from planstate.core.errors import UsageError
+
+    main = next((p for p in plan.initiatives if p.main), None)
+    if main is None:
+        raise UsageError(f"nothing to import from {plan.root}: no phases found")
+    planned = preview(plan, dry_run=dry_run)
+    if on_plan is not None:
+        on_plan(planned)
+    if dry_run:
+        return planned
+    return run(create(main), plan, into_root=True)
+
+
 def preview(plan: Plan, *, dry_run: bool = True) -> Imported:
     """What importing `plan` into a new workspace does: create everything."""
     result = Imported(plan.source, str(plan.root), dry_run, unmapped=list(plan.unmapped))

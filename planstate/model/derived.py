@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from planstate.model.kinds import Phase, State, phase_at, phase_numbers
+from planstate.model.schema import ListOf, Model, Nested
+from planstate.model.types import Kind, Nullable
 
 BAR_WIDTH = 20
 
@@ -71,3 +75,33 @@ def _put(model: object, key: str, value: object) -> None:
     data = model._data()  # type: ignore[attr-defined]
     if key not in data or data[key] != value or type(data[key]) is not type(value):
         model._writable()[key] = value  # type: ignore[attr-defined]
+
+
+def without_derived(data: dict[str, Any], model: type[Model]) -> dict[str, Any]:
+    """A copy of `data` without the derived fields of `model` and of its nested models."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        field = model.fields.get(key) if isinstance(key, str) else None
+        if field is None:
+            out[key] = value
+        elif not field.derived:
+            out[key] = _innerwithout_derived(value, _nested_model(field.kind))
+    return out
+
+
+def _innerwithout_derived(value: Any, model: type[Model] | None) -> Any:
+    """A field's value without the derived fields of its model: a nested mapping, or each mapping of a list."""
+    if model is None:
+        return value
+    if isinstance(value, dict):
+        return without_derived(value, model)
+    if isinstance(value, list):
+        return [without_derived(v, model) if isinstance(v, dict) else v for v in value]
+    return value
+
+
+def _nested_model(kind: Kind[Any]) -> type[Model] | None:
+    """The model of a nested mapping, or of the items of a list of them (through Nullable)."""
+    while isinstance(kind, Nullable | ListOf):
+        kind = kind.inner if isinstance(kind, Nullable) else kind.item
+    return kind.model if isinstance(kind, Nested) else None

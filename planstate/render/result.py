@@ -125,7 +125,7 @@ def render_file(ctx: Context, initiative: Initiative, *, force: bool = False, wr
     from planstate.core.errors import UsageError
     from planstate.core.files import atomic_write, read_bytes, real_target, remove_stale_temp_files
     from planstate.model.validation import check
-    from planstate.render.regions import conflicts_for_render
+    from planstate.render.bodies import conflicts_for_render
     from planstate.text.conflicts import Conflict, describe
     from planstate.text.document import Document
 

@@ -10,7 +10,7 @@ NOTES_LIMIT = 1200  # characters of people's notes the brief carries
 def notes(raw: bytes) -> str | None:
     """People's text in STATE.md's body: everything outside the generated regions but headings and the lines
     planstate's own STATE.md template writes there (its introduction), cut at NOTES_LIMIT characters."""
-    from planstate.render.regions import split_body
+    from planstate.render.bodies import split_body
     from planstate.text.markers import parse
 
     body, _ = split_body(raw)

@@ -75,6 +75,50 @@ def initiative_files(
     return files
 
 
+def create_workspace(
+    project: str | Path,
+    *,
+    title: str | None,
+    phases: list[str] | tuple[str, ...],
+    first_phase: int,
+    initiative: str | None,
+    actor: str | None,
+    next_action: str | None,
+    render_regions: RenderRegions,
+) -> Path:
+    """Create `.planning/` in `project` (STATE.md, history, record folders, .gitignore, .gitattributes), all at
+    once or not at all; the new `.planning/` folder."""
+    from planstate.core.files import absolute
+    from planstate.core.layout import PLANNING
+    from planstate.store.history import GITATTRIBUTES
+    from planstate.text import templates
+
+    project_dir = absolute(project)
+    target = project_dir / PLANNING
+    if target.exists() or target.is_symlink():
+        raise UsageError(
+            f"{target} already exists; planstate init never overwrites a workspace "
+            "(to plan another piece of work in it: `planstate initiative new SLUG`)"
+        )
+    if not project_dir.is_dir():
+        raise UsageError(f"{project_dir} is not a folder")
+    title = title or project_dir.name.replace("-", " ").replace("_", " ").strip() or "Untitled"
+    files = initiative_files(
+        slug=initiative or slugify(title),
+        title=title,
+        phases=phases,
+        first_phase=first_phase,
+        actor=actor or default_actor(),
+        next_action=next_action,
+        shown=f"{PLANNING}/{STATE_FILE}",
+        render_regions=render_regions,
+    )
+    files[".gitignore"] = templates.render("gitignore.j2", {}).encode("utf-8")
+    files[".gitattributes"] = GITATTRIBUTES.encode("utf-8")
+    materialize(files, project_dir, target)
+    return target
+
+
 def _refuse_bad_arguments(slug: str, phases: list[str] | tuple[str, ...], first_phase: int) -> None:
     """UsageError for a numbering base other than 0 or 1, a blank phase name or an id that is not a slug."""
     if first_phase not in (0, 1):

@@ -32,9 +32,10 @@ from planstate.core.files import (
     remove_stale_temp_files,
 )
 from planstate.core.layout import STATE_FILE
+from planstate.model.derived import without_derived
 from planstate.model.kinds import KINDS, READ_ONLY_STATES, State, read_only_message
-from planstate.model.schema import ListOf, Model, Nested
-from planstate.model.types import Kind, Nullable, Problem
+from planstate.model.schema import Model
+from planstate.model.types import Problem
 from planstate.model.validation import located, problems_for
 from planstate.store import history
 from planstate.text.document import Document
@@ -469,7 +470,7 @@ def _work_of(data: Any, transition: bool) -> Any:
     in a lifecycle transition, `lifecycle`."""
     if not isinstance(data, dict):
         return data
-    out = _without_derived(data, State)
+    out = without_derived(data, State)
     out.pop("updated", None)
     if transition:
         out.pop("lifecycle", None)
@@ -485,33 +486,3 @@ def _problems(staged: Staged) -> list[Problem]:
         recompute(State(staged.data))
         found = problems_for(staged.kind, staged.data)
     return found
-
-
-def _without_derived(data: dict[str, Any], model: type[Model]) -> dict[str, Any]:
-    """A copy of `data` without the derived fields of `model` and of its nested models."""
-    out: dict[str, Any] = {}
-    for key, value in data.items():
-        field = model.fields.get(key) if isinstance(key, str) else None
-        if field is None:
-            out[key] = value
-        elif not field.derived:
-            out[key] = _inner_without_derived(value, _nested_model(field.kind))
-    return out
-
-
-def _inner_without_derived(value: Any, model: type[Model] | None) -> Any:
-    """A field's value without the derived fields of its model: a nested mapping, or each mapping of a list."""
-    if model is None:
-        return value
-    if isinstance(value, dict):
-        return _without_derived(value, model)
-    if isinstance(value, list):
-        return [_without_derived(v, model) if isinstance(v, dict) else v for v in value]
-    return value
-
-
-def _nested_model(kind: Kind[Any]) -> type[Model] | None:
-    """The model of a nested mapping, or of the items of a list of them (through Nullable)."""
-    while isinstance(kind, Nullable | ListOf):
-        kind = kind.inner if isinstance(kind, Nullable) else kind.item
-    return kind.model if isinstance(kind, Nested) else None
