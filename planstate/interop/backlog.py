@@ -50,6 +50,39 @@ def read(path: Path) -> Plan:
     root = path / "backlog" if (path / "backlog").is_dir() and not (path / "tasks").is_dir() else path
     plan = Plan(SOURCE, root)
     seen: set[Path] = set()
+    title = _title(plan, root, seen)
+    milestones = _milestones(root, seen)
+    tasks = _tasks(plan, root, seen)
+    if milestones:
+        plan.leave("milestones", "milestone descriptions", "no place in the format (titles are the phase names)")
+    by_title = _group(plan, milestones, tasks)
+    planned = Planned(
+        slug=_slug(title), title=title, origin=origin(SOURCE, "config.yml", None), phases=[], workflow="backlog.md"
+    )
+    order = sorted(milestones, key=_number)
+    current = _phases(planned, milestones, order)
+    if current is None:
+        plan.leave("milestones", "folder", "no milestones: no phases to import")
+        return plan
+    _where(planned, tasks, milestones[order[current]]["tasks"], current)
+    number = {key: planned.first_phase + i for i, key in enumerate(order)}
+    for task in tasks:
+        if _blocked(task) and not _done(str(task.get("status", ""))):
+            planned.records.append(_blocker(task, number, milestones, by_title))
+    for file in _files(root / "decisions"):
+        seen.add(file)
+        item = _decision(plan, root, file)
+        if item is not None:
+            planned.records.append(item)
+    plan.initiatives.append(planned)
+    for file in sorted(p for p in root.rglob("*") if p.is_file()):
+        if file not in seen:
+            plan.leave(plan_path(root, file), "file", "no mapping for it (documents, drafts and archives stay)")
+    return plan
+
+
+def _title(plan: Plan, root: Path, seen: set[Path]) -> str:
+    """The project's name: config.yml's project_name, else the project folder's name."""
     title = root.resolve().parent.name
     config_path = root / "config.yml"
     if config_path.is_file():
@@ -57,13 +90,22 @@ def read(path: Path) -> Plan:
         project = re.search(r"^project_name:\s*[\"']?(.*?)[\"']?\s*$", reading.read_text(config_path), re.M)
         title = project.group(1) if project and project.group(1) else title
         plan.leave("config.yml", "settings other than project_name", "no place in the format")
+    return title
 
+
+def _milestones(root: Path, seen: set[Path]) -> dict[str, dict[str, Any]]:
+    """The milestone files by id: each one's title, path and (filled later) tasks."""
     milestones: dict[str, dict[str, Any]] = {}
     for file in _files(root / "milestones"):
         seen.add(file)
         doc = reading.load(file)
         key = str(doc.meta.get("id") or file.stem.split(" ")[0])
         milestones[key] = {"title": str(doc.meta.get("title") or key), "path": plan_path(root, file), "tasks": []}
+    return milestones
+
+
+def _tasks(plan: Plan, root: Path, seen: set[Path]) -> list[dict[str, Any]]:
+    """The tasks (open and completed), by ordinal then number; what of them has no place is reported."""
     tasks: list[dict[str, Any]] = []
     unused: dict[str, int] = {}
     for folder in ("tasks", "completed"):
@@ -94,9 +136,12 @@ def read(path: Path) -> Plan:
             f"no place in the format ({with_body} task{'s' if with_body != 1 else ''}; a blocked task's "
             "description is its blocker's)",
         )
-    if milestones:
-        plan.leave("milestones", "milestone descriptions", "no place in the format (titles are the phase names)")
     tasks.sort(key=lambda t: (_ordinal(t.get("ordinal")), _number(str(t["id"]))))
+    return tasks
+
+
+def _group(plan: Plan, milestones: dict[str, dict[str, Any]], tasks: list[dict[str, Any]]) -> dict[str, str]:
+    """Put each task into its milestone (named by id or title); the milestone ids by title, case-folded."""
     by_title = {m["title"].casefold(): k for k, m in milestones.items()}
     for task in tasks:
         named = str(task.get("milestone") or "")
@@ -106,39 +151,43 @@ def read(path: Path) -> Plan:
             plan.leave(task["_path"], f"task {task['id']}", f"{where}: not in a phase")
             continue
         milestones[found]["tasks"].append(task)
+    return by_title
 
-    planned = Planned(
-        slug=_slug(title), title=title, origin=origin(SOURCE, "config.yml", None), phases=[], workflow="backlog.md"
-    )
-    order = sorted(milestones, key=_number)
+
+def _phases(planned: Planned, milestones: dict[str, dict[str, Any]], order: list[str]) -> int | None:
+    """The milestones as phases, in order; the index of the current one (the first with a task in progress, else
+    the first not completed, else the last), or None without milestones."""
     current: int | None = None
     for index, key in enumerate(order):
-        milestone = milestones[key]
-        entry, in_progress = _phase(milestone, key)
+        entry, in_progress = _phase(milestones[key], key)
         planned.phases.append(entry)
         if in_progress and current is None:
             current = index
     if not planned.phases:
-        plan.leave("milestones", "folder", "no milestones: no phases to import")
-        return plan
-    statuses = [p["status"] for p in planned.phases]
-    all_done = all(s == "completed" for s in statuses) and not any(not _done(str(t.get("status", ""))) for t in tasks)
+        return None
     if current is None:
+        statuses = [p["status"] for p in planned.phases]
         current = next((i for i, s in enumerate(statuses) if s != "completed"), len(statuses) - 1)
-    phase = planned.phases[current]
-    doing = next(
-        (t for t in milestones[order[current]]["tasks"] if str(t.get("status", "")).casefold() == "in progress"), None
+    return current
+
+
+def _where(planned: Planned, tasks: list[dict[str, Any]], in_phase: list[dict[str, Any]], current: int) -> None:
+    """The current phase started, the position (the task in progress), progress, the next action (the first To
+    Do), when the work was created, and the lifecycle (completed when every task is done)."""
+    all_done = all(p["status"] == "completed" for p in planned.phases) and all(
+        _done(str(t.get("status", ""))) for t in tasks
     )
+    phase = planned.phases[current]
+    doing = next((t for t in in_phase if str(t.get("status", "")).casefold() == "in progress"), None)
     if phase["status"] == "pending" and not all_done:
         phase.update({"status": "active", "attempts": 1})
-        begun = _started(milestones[order[current]]["tasks"])
+        begun = _started(in_phase)
         if begun is not None:
             phase["started"] = begun
     position: dict[str, Any] = {"phase": planned.first_phase + current, "status": "done" if all_done else "pending"}
     if doing is not None:
         position.update({"task": f"{doing['id']}: {doing.get('title')}", "status": "in_progress"})
     planned.fields["position"] = position
-    in_phase = milestones[order[current]]["tasks"]
     planned.fields["progress"] = {
         "current_phase_tasks": len(in_phase),
         "current_phase_completed": sum(_done(str(t.get("status", ""))) for t in in_phase),
@@ -150,20 +199,6 @@ def read(path: Path) -> Plan:
     if all_done:
         ends = [d for t in tasks if (d := timestamp(t.get("updated_date") or t.get("created_date")))]
         planned.lifecycle = {"state": "completed", "completed_at": max(ends)} if ends else planned.lifecycle
-    number = {key: planned.first_phase + i for i, key in enumerate(order)}
-    for task in tasks:
-        if _blocked(task) and not _done(str(task.get("status", ""))):
-            planned.records.append(_blocker(task, number, milestones, by_title))
-    for file in _files(root / "decisions"):
-        seen.add(file)
-        item = _decision(plan, root, file)
-        if item is not None:
-            planned.records.append(item)
-    plan.initiatives.append(planned)
-    for file in sorted(p for p in root.rglob("*") if p.is_file()):
-        if file not in seen:
-            plan.leave(plan_path(root, file), "file", "no mapping for it (documents, drafts and archives stay)")
-    return plan
 
 
 def plan_path(root: Path, file: Path) -> str:
