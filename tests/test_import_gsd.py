@@ -241,3 +241,18 @@ def test_a_plan_filed_under_the_wrong_phase_counts_for_the_phase_it_names(run: R
         "phases/02-npm-package/03-01-SUMMARY.md",
     ]
     assert all(u["why"] == "its front matter names phase 3: counted there" for u in wrong)
+
+
+def test_a_state_file_of_66000_characters_tells_the_same_story(run: Run, tmp_path: Path) -> None:
+    """Real STATE.md files grow long (one public tree's holds 66,000 characters, most of it metrics tables)."""
+    src = source(tmp_path, "PloganNV+gsd-town")
+    state = src / "STATE.md"
+    text = state.read_text(encoding="utf-8")
+    rows = "".join(f"| 03-{i:03d} | {i % 50} min | {i % 7} tasks | {i % 11} files |\n" for i in range(1800))
+    state.write_text(text.replace("## Accumulated Context", rows + "\n## Accumulated Context", 1), encoding="utf-8")
+    assert len(state.read_text(encoding="utf-8")) > 66_000
+    project = tmp_path / "proj"
+    ok(run("import", "gsd", str(src), cwd=project, env=NOW))
+    status, brief = story(run, project)
+    assert (status["phases_total"], status["phases_completed"], status["current_phase"]["number"]) == (5, 3, 3)
+    assert brief["blockers"]["open"] == 3
