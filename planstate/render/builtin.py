@@ -90,8 +90,7 @@ def _decisions(c: dict[str, Any]) -> str:
             f"| {d['status']}{by}{kept} |\n"
         )
     if len(items) > limit:
-        older = len(items) - limit
-        out.append(f"\n{older} older decision{'s' if older != 1 else ''} in `decisions/`.\n")
+        out.append(_count_line(len(items) - limit, "older decision", "decisions"))
     return "".join(out)
 
 
@@ -112,13 +111,12 @@ def _blockers(c: dict[str, Any]) -> str:
         if b["workaround"]:
             out.append(f"  - Workaround: {inline(b['workaround'])}\n")
     if len(items) > limit:
-        more = len(items) - limit
-        out.append(f"\n{more} more open blocker{'s' if more != 1 else ''} in `blockers/`.\n")
+        out.append(_count_line(len(items) - limit, "more open blocker", "blockers"))
     if not items:
         out.append("_No open blockers._\n")
     resolved = c["resolved"]
     if resolved:
-        out.append(f"\n{resolved} resolved blocker{'s' if resolved != 1 else ''} in `blockers/`.\n")
+        out.append(_count_line(resolved, "resolved blocker", "blockers"))
     return "".join(out)
 
 
@@ -136,9 +134,13 @@ def _sessions(c: dict[str, Any]) -> str:
             f"| {cell(s['working_on'])}{counted} | {cell(s['handoff_reason'])} |\n"
         )
     if len(items) > limit:
-        older = len(items) - limit
-        out.append(f"\n{older} older session{'s' if older != 1 else ''} in `sessions/`.\n")
+        out.append(_count_line(len(items) - limit, "older session", "sessions"))
     return "".join(out)
+
+
+def _count_line(count: int, what: str, folder: str) -> str:
+    """The line under a record region that counts the records it does not list (`3 older decisions in ...`)."""
+    return f"\n{count} {what}{'s' if count != 1 else ''} in `{folder}/`.\n"
 
 
 # The SHA-256 of each built-in template these functions reproduce (tests/test_builtin_regions.py checks them).

@@ -52,19 +52,6 @@ def cmd_import(args: argparse.Namespace) -> int:
         for item in result.unmapped:
             out(f"  {item.path}: {item.what}: {item.why}")
     return EXIT_OK
-    counts = result.counts()
-    out(f"Import from {args.source} ({result.path}){': dry run, nothing written' if args.dry_run else ''}")
-    for action in result.actions:
-        if action.action != "unchanged":
-            out(f"  {action.line()}")
-    verb = "would create" if args.dry_run else "created"
-    updated = "would update" if args.dry_run else "updated"
-    out(f"{counts['create']} {verb}, {counts['update']} {updated}, {counts['unchanged']} unchanged")
-    if result.unmapped:
-        out(f"Not mapped ({len(result.unmapped)}):")
-        for item in result.unmapped:
-            out(f"  {item.path}: {item.what}: {item.why}")
-    return EXIT_OK
 
 
 def _show_plan(plan: Imported) -> None:
