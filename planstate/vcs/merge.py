@@ -235,8 +235,7 @@ def _inside(at: Path, path: Path, fields: tuple[str, ...]) -> bool:
 
 def _moved_apart(unit: Unit, base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, Any]) -> bool:
     """Whether both sides changed a unit's moves (a phase's status and checkpoint), to different values."""
-    b, o, t = ([side.get(k, MISSING) for k in unit.moves] for side in (base, ours, theirs))
-    return not same(o, t) and not same(b, o) and not same(b, t)
+    return unit.moved(ours, theirs) and unit.moved(base, ours) and unit.moved(base, theirs)
 
 
 def _unit_conflict(
@@ -302,11 +301,8 @@ def _progression(
     for i, (b, o, t) in enumerate(zip(base, ours, theirs, strict=True)):
         if i in conflicted or not all(isinstance(side, dict) for side in (b, o, t)):
             continue
-        start = [b.get(k, MISSING) for k in unit.moves]
-        ours_moved, theirs_moved = (not same([x.get(k, MISSING) for k in unit.moves], start) for x in (o, t))
-        if ours_moved != theirs_moved:  # one side moved it; both moving it alike leaves nothing to choose
-            inside = [c for c in conflicts if _inside(c.path, (*path, i), unit.fields)]
-            conflicts = [c for c in conflicts if c not in inside]
+        if unit.moved(b, o) != unit.moved(b, t):  # one side moved it; both moving it alike leaves nothing to choose
+            conflicts = [c for c in conflicts if not _inside(c.path, (*path, i), unit.fields)]
             result[i] = dict(result[i])  # the side that moved it may have handed over its own mapping
             conflicts.append(_unit_conflict(unit, b, o, t, result[i], (*path, i)))
     return sorted(conflicts, key=lambda c: c.path[at])  # document order: the items' order

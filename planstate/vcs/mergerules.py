@@ -7,7 +7,7 @@ field of every model has a rule here and that no rule names a field that does no
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from planstate.model.kinds import (
     Attempt,
@@ -26,6 +26,7 @@ from planstate.model.kinds import (
     Transition,
 )
 from planstate.model.schema import Model
+from planstate.text.plaindata import same
 
 
 class Rule(NamedTuple):
@@ -208,6 +209,11 @@ class Unit(NamedTuple):
 
     moves: tuple[str, ...]
     fields: tuple[str, ...]
+
+    def moved(self, before: dict[str, Any], after: dict[str, Any]) -> bool:
+        """Whether the unit's moves differ between two versions of its mapping (a missing move counts as a value)."""
+        missing = object()
+        return not same([before.get(k, missing) for k in self.moves], [after.get(k, missing) for k in self.moves])
 
 
 # A phase's transition: one side completed phase 2 while the other failed it must not merge into a phase that
