@@ -119,6 +119,8 @@ class Checker:
         self.files += 1
         if found.findings is None:
             found.findings = filerules.file_findings(found)
+        if not found.findings and not found.partial and kind in RECORD_FOLDERS:
+            self.ctx.mark_clean(path, found.identity, filerules.VERSION)  # the next check need not read it
         self.findings.extend(found.findings)
         return found
 

@@ -17,6 +17,10 @@ from planstate.model.validation import unknown_keys
 from planstate.text.conflicts import Conflict, describe
 from planstate.text.paths import shown_path
 
+# The version of these rules a clean file was checked with (the cache keeps it, see reader.py): bump it whenever a
+# rule here, or the format they check against, changes what they find.
+VERSION = "1"
+
 
 def file_findings(found: FileRead) -> list[Finding]:
     """What is wrong with a file on its own; a file with git conflicts gets no parse finding (the conflict is the

@@ -1,8 +1,11 @@
 """Reading the workspace's files for checks: each at most once per check, again only when its stat identity changed.
 
 A check reads each file once (`Reader`), parses its front matter through the front-matter cache,
-and shares the bytes and data between the rules (`FileRead`). The watcher keeps one Reader for its
-whole life: files whose stat identity did not change (and that no event named) are not read again.
+and shares the bytes and data between the rules (`FileRead`). A record whose stat identity vouches
+for its cache row, in which the per-file rules of this version found nothing, is not read at all: its
+read holds only the facts the checks across records need (recordfiles.FACTS), and its bytes and
+whole front matter are fetched only if asked for. The watcher keeps one Reader for its whole life:
+files whose stat identity did not change (and that no event named) are not read again.
 """
 
 from __future__ import annotations
@@ -16,9 +19,10 @@ from typing import TYPE_CHECKING, Any
 from planstate.check.findings import Finding
 from planstate.core.errors import PlanstateError
 from planstate.core.files import MAX_FILE_BYTES, read_all, read_bytes
+from planstate.model.kinds import RECORD_FOLDERS, RECORD_KINDS
 from planstate.model.types import Problem
 from planstate.store import recordfiles
-from planstate.store.cache import identity_of
+from planstate.store.cache import decode, identity_of
 from planstate.text.conflicts import Conflict, conflict_blocks
 from planstate.text.paths import shown_path
 
@@ -33,6 +37,7 @@ class FileRead:
 
     __slots__ = (
         "_doc",
+        "_reader",
         "conflicts",
         "data",
         "entries",
@@ -41,6 +46,7 @@ class FileRead:
         "identity",
         "item",
         "kind",
+        "partial",
         "path",
         "problems",
         "raw",
@@ -64,18 +70,30 @@ class FileRead:
         self.findings: list[Finding] | None = None  # the per-file findings, once computed
         self.entries: list[dict[str, Any]] = []  # history.jsonl: its entries
         self.item: dict[str, Any] | None = None  # a valid record as the regions show it
+        self.partial = False  # `data` holds only the record's facts: its file was not read (see `Reader`)
         self._doc: Document | None = None
+        self._reader: Reader | None = None  # who reads a partial read's file when more than its facts is needed
 
     @property
     def mapping(self) -> dict[str, Any] | None:
         """The front matter when it is a mapping."""
         return self.data if isinstance(self.data, dict) else None
 
+    def full(self) -> Any:
+        """The whole front matter (a partial read holds only its facts: the rest comes from the cache)."""
+        if not self.partial:
+            return self.data
+        assert self._reader is not None
+        return self._reader.ctx.cached_data(self.path)
+
     def doc(self) -> Document:
-        """The parsed document (for locating fields), parsed on first use."""
+        """The parsed document (for locating fields), parsed on first use (a partial read reads its file then)."""
         if self._doc is None:
             from planstate.text.document import Document
 
+            if self.raw is None and self._reader is not None:
+                ctx = self._reader.ctx
+                self.raw = read_bytes(self.path, ctx.root, ctx.root.parent)
             assert self.raw is not None
             self._doc = Document.from_bytes(self.raw, self.shown)
         return self._doc
@@ -158,9 +176,14 @@ class Reader:
         return found
 
     def _read(self, path: Path, kind: str) -> FileRead:
+        inside = self._inside(path.parent)
+        if inside and kind in RECORD_FOLDERS:
+            vouched = self._vouched(path, kind)
+            if vouched is not None:
+                return vouched
         found = FileRead(path, self.ctx.display(path), kind)
         self.reads += 1
-        if self._inside(path.parent):
+        if inside:
             _read_plainly(found)
         if found.raw is None:  # a link, a folder, a huge or vanished file: the careful reader says what is wrong
             try:
@@ -173,6 +196,30 @@ class Reader:
             _history_lines(found)
         else:
             self._parse(found)
+        return found
+
+    def _vouched(self, path: Path, kind: str) -> FileRead | None:
+        """A partial read of a record whose stat identity vouches for its cache row, in which the per-file rules
+        of this version found nothing; None when the file must be read."""
+        from planstate.check.filerules import VERSION
+
+        try:
+            info = os.lstat(path)
+        except OSError:
+            return None
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        identity = _identity(info)
+        row = self.ctx.vouched_row(path, identity)
+        if row is None or row.clean != VERSION or row.facts is None:
+            return None
+        try:
+            facts = decode(row.facts)
+        except ValueError:
+            return None
+        found = FileRead(path, self.ctx.display(path), kind)
+        found.identity, found.data, found.valid, found.findings = identity, facts, True, []
+        found.partial, found._reader = True, self
         return found
 
     def _parse(self, found: FileRead) -> None:
@@ -217,8 +264,6 @@ class Reader:
         data = ctx.cached_parse(path, raw, parse, identity)
         # A record's document is not kept: 17,000 node trees kept by a cold check took 344 MiB, and most records
         # have no finding to locate (FileRead.doc parses again for one that has).
-        from planstate.model.kinds import RECORD_KINDS
-
         keep = parsed[0] if parsed and path.parent.name not in RECORD_KINDS else None
         return data, keep
 

@@ -52,7 +52,7 @@ def _loader(ctx: Context, records: dict[str, list[FileRead]]) -> Loader:
 
     def item(kind: str, found: FileRead) -> dict[str, Any]:
         if found.item is None:
-            found.item = region_item(kind, found.path, found.data)
+            found.item = region_item(kind, found.path, found.full())
         return found.item
 
     def load(kind: str) -> tuple[Records, list[str]]:

@@ -80,8 +80,9 @@ def drivers(ctx: Context, paths: Iterable[Path]) -> list[Finding]:
     no such driver: git silently merges them as text (or diffs their raw text). Silent outside a git work tree."""
     from planstate.vcs.gitsetup import unconfigured
 
+    inside = str(ctx.root) + os.sep
+    names = sorted(ctx.cache_key(path) for path in paths if str(path).startswith(inside))
     root = ctx.root
-    names = sorted(str(path.relative_to(root)) for path in paths if root in path.parents)
     return [_missing_driver(ctx, attribute, files) for attribute, files in unconfigured(root, names).items()]
 
 

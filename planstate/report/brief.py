@@ -9,6 +9,7 @@ the current time (how long a phase has run, stall detection) uses `planstate.cor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from statistics import mean
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from planstate.check.findings import CONTRADICTIONS, Finding
 from planstate.core.clock import now as clock_now
 from planstate.core.clock import parse_datetime
+from planstate.core.errors import PlanstateError
 from planstate.model import verdicts
 from planstate.model.derived import percent_of
 from planstate.model.kinds import (
@@ -35,6 +37,7 @@ from planstate.store import recordfiles
 
 if TYPE_CHECKING:
     from planstate.check.checks import Checker
+    from planstate.check.reader import FileRead
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
 
@@ -157,9 +160,10 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     for item in blocked:
         item["blockers"] = [{**b, "title": shorten(b["title"], 80)} for b in item["blockers"]]
     out.blocked_phases = blocked
+    whole = _wholes(checker)
     out.blockers = _blockers(loaded["blocker"], unusable["blocker"])
-    out.decisions = _decisions(loaded["decision"], unusable["decision"])
-    out.last_session, out.sessions = _sessions(ctx, loaded["session"], unusable["session"], when)
+    out.decisions = _decisions(loaded["decision"], unusable["decision"], whole)
+    out.last_session, out.sessions = _sessions(ctx, loaded["session"], unusable["session"], when, whole)
     out.next_action = state.next_action.strip() if state.next_action else None
     out.position = _position(state)
     out.open_questions = list(state.resume_context.open_questions)
@@ -171,14 +175,45 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
 
 
 def _records(checker: Checker, initiative: Initiative) -> tuple[dict[str, list[recordfiles.Record]], dict[str, int]]:
-    """The valid records of each kind as the checks read them, and how many of each kind were not valid."""
+    """The valid records of each kind as the checks read them, and how many of each kind were not valid. A record
+    the checks did not read (its cached facts vouched for it) holds only its facts (recordfiles.FACTS) until
+    `_whole` fetches the rest for the few the brief shows; open blockers, which the verdicts read, are whole."""
     loaded: dict[str, list[recordfiles.Record]] = {}
     unusable: dict[str, int] = {}
     for kind in ("decision", "blocker", "session"):
         reads = [checker.reads[p] for p in checker.reader.listing(initiative.folder(kind)) if p in checker.reads]
-        loaded[kind] = [recordfiles.Record(kind, r.path, r.data) for r in reads if r.valid]
+        loaded[kind] = [
+            recordfiles.Record(kind, r.path, r.full() if kind == "blocker" and _open(r) else r.data)
+            for r in reads
+            if r.valid
+        ]
         unusable[kind] = sum(1 for r in reads if not r.valid)
     return loaded, unusable
+
+
+def _open(read: FileRead) -> bool:
+    """Tell whether a record read is an open blocker."""
+    return read.mapping is not None and read.mapping.get("status") in OPEN_BLOCKERS
+
+
+Whole = Callable[[recordfiles.Record], recordfiles.Record]  # a record with its whole front matter
+
+
+def _wholes(checker: Checker) -> Whole:
+    """How to give a record the checks did not read its whole front matter (it held only its facts); a record
+    whose file can no longer be read stays as it was."""
+
+    def whole(record: recordfiles.Record) -> recordfiles.Record:
+        read = checker.reads.get(record.path)
+        if read is None or not read.partial:
+            return record
+        try:
+            data = read.full()
+        except PlanstateError:
+            return record
+        return recordfiles.Record(record.kind, record.path, data) if isinstance(data, dict) else record
+
+    return whole
 
 
 # What makes a state untrustworthy, most serious first: a merge left half done, a file that cannot be read, a
@@ -318,7 +353,7 @@ def _blockers(items: list[recordfiles.Record], unusable: int) -> dict[str, Any]:
     return {"open": len(open_), "total": len(items), "unreadable": unusable, "items": shown}
 
 
-def _decisions(items: list[recordfiles.Record], unusable: int) -> dict[str, Any]:
+def _decisions(items: list[recordfiles.Record], unusable: int, whole: Whole) -> dict[str, Any]:
     """The most recent decisions that still hold: superseded and rejected ones are hidden, proposed ones shown."""
     status = [str(r.data.get("status")) for r in items]
     live = [r for r in items if r.data.get("status") not in HIDDEN_DECISIONS]
@@ -333,7 +368,7 @@ def _decisions(items: list[recordfiles.Record], unusable: int) -> dict[str, Any]
             "reason": shorten(r.data.get("reason") or ""),
             "reversible": r.data.get("reversible", True),
         }
-        for r in live[:RECENT_DECISIONS]
+        for r in map(whole, live[:RECENT_DECISIONS])
     ]
     return {
         "total": len(items),
@@ -345,7 +380,7 @@ def _decisions(items: list[recordfiles.Record], unusable: int) -> dict[str, Any]
 
 
 def _sessions(
-    ctx: Context, items: list[recordfiles.Record], unusable: int, when: datetime
+    ctx: Context, items: list[recordfiles.Record], unusable: int, when: datetime, whole: Whole
 ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """The last session to pick up from, and the sessions active now.
 
@@ -367,12 +402,12 @@ def _sessions(
         latest = seen[record.id] = verdicts.last_seen(last_heartbeat(ctx, record.id), record.data.get("started"))
         alive = latest is not None and not verdicts.silent(latest, when, STALE_AFTER)
         (live if record.data.get("status") == "active" and alive else over).append(record)
-    active = [_live_session(r, seen[r.id]) for r in sorted(live, key=started)]
+    active = [_live_session(whole(r), seen[r.id]) for r in sorted(live, key=started)]
     summary = {"total": len(items), "unreadable": unusable, "active": active}
     if not over:
         return None, summary
     last = max(over, key=started)
-    return _last_session(last, seen[last.id], when), summary
+    return _last_session(whole(last), seen[last.id], when), summary
 
 
 def _live_session(r: recordfiles.Record, last_seen: datetime | None) -> dict[str, Any]:

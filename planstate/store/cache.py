@@ -3,15 +3,17 @@
 Parsing one record costs 2 to 5 ms; a check over 17,000 records would spend a minute on it. The
 cache is a SQLite database in `.planning/.local/cache/` (never committed), one row per file: its
 path, its stat identity when it was read (device, inode, size, mtime_ns, ctime_ns), a digest of its
-bytes and its front matter as JSON. A file whose stat identity is unchanged is answered without
-reading it; any change to its bytes changes its ctime (which no tool can set back), so a hand edit
-of the same size with its mtime restored, a checkout or a merge is read again. A file changed
-within the filesystem's timestamp granularity of its last read could keep its identity, so an
-identity is trusted only when it was seen well after the file last changed (`RACY_NS`, as git's
-index does); before that, the file is read and its digest compared. One row per file means a read
-looks up only the files it needs and a write rewrites only its own rows. Losing or corrupting the
-cache costs only time: any problem with it means starting empty, and nothing is ever answered
-from it that the files do not say.
+bytes, its front matter as JSON and, for a record, its summary (what regions and lists show), its
+facts (the few fields the checks across records and the resume brief read of every record) and
+the version of the per-file rules that found nothing in it, if they did not (`clean`). A file whose
+stat identity is unchanged is answered without reading it; any change to its bytes changes its
+ctime (which no tool can set back), so a hand edit of the same size with its mtime restored, a
+checkout or a merge is read again. A file changed within the filesystem's timestamp granularity of
+its last read could keep its identity, so an identity is trusted only when it was seen well after
+the file last changed (`RACY_NS`, as git's index does); before that, the file is read and its
+digest compared. One row per file means a read looks up only the files it needs and a write
+rewrites only its own rows. Losing or corrupting the cache costs only time: any problem with it
+means starting empty, and nothing is ever answered from it that the files do not say.
 """
 
 from __future__ import annotations
@@ -31,15 +33,17 @@ from planstate.text.plaindata import same
 if TYPE_CHECKING:
     import sqlite3
 
-VERSION = 5  # bump whenever what a row holds changes (its summary included)
+VERSION = 6  # bump whenever what a row holds changes (its summary and facts included)
 # An identity seen less than this long after the file's last change is not trusted alone: a write within the same
 # timestamp tick (coarse kernel clocks, filesystems with 1 or 2 second times) could leave it unchanged.
 RACY_NS = 2_000_000_000
 
 Identity = tuple[int, int, int, int, int]  # (device, inode, size, mtime_ns, ctime_ns)
-Summarize = Callable[[Any], "str | None"]  # a file's front matter -> the summary kept with it
+# A file's front matter -> the summary and the facts kept with it (each JSON, or None).
+Summarize = Callable[[Any], "tuple[str | None, str | None]"]
 MISS = object()
-_COLUMNS = "dev, ino, size, mtime, ctime, seen, digest, data, summary"
+_COLUMNS = "dev, ino, size, mtime, ctime, seen, digest, data, summary, facts, clean"
+_LIGHT = "dev, ino, size, mtime, ctime, seen, digest, NULL, summary, facts, clean"  # all but the data
 
 
 def identity_of(info: os.stat_result) -> Identity:
@@ -69,6 +73,16 @@ def digest(data: bytes) -> str:
     return blake2b_hex(data, 16)
 
 
+def decode(text: str) -> Any:
+    """Data from the JSON this cache keeps (dates and times restored)."""
+    return json.loads(text, object_hook=_decode)
+
+
+def encode(data: Any) -> str | None:
+    """Data as the JSON this cache keeps, when it survives the round trip exactly; else None."""
+    return _dumps(data)
+
+
 def _dumps(data: Any) -> str | None:
     """Front matter as JSON, when it survives the JSON round trip exactly (no int keys, sets or NaN); else None."""
     try:
@@ -80,16 +94,28 @@ def _dumps(data: Any) -> str | None:
 
 
 class _Row:
-    """One cached file: its identity and digest when read, when that was, and its front matter (JSON, decoded once)."""
+    """One cached file: its identity and digest when read, when that was, and its front matter (JSON, decoded once;
+    None until fetched, for rows read without it)."""
 
-    __slots__ = ("digest", "identity", "seen", "summary", "text", "value")
+    __slots__ = ("clean", "digest", "facts", "identity", "seen", "summary", "text", "value")
 
-    def __init__(self, identity: Identity | None, seen: int, hashed: str, text: str, summary: str | None) -> None:
+    def __init__(
+        self,
+        identity: Identity | None,
+        seen: int,
+        hashed: str,
+        text: str | None,
+        summary: str | None,
+        facts: str | None = None,
+        clean: str | None = None,
+    ) -> None:
         self.identity = identity
         self.seen = seen
         self.digest = hashed
         self.text = text
         self.summary = summary  # a record's summary as JSON (recordfiles.summary), for regions and lists
+        self.facts = facts  # a record's facts as JSON (recordfiles.facts), for the checks across records
+        self.clean = clean  # the version of the per-file rules that found nothing in these bytes, if any did
         self.value: Any = MISS
 
     def trusted(self, identity: Identity | None) -> bool:
@@ -100,6 +126,7 @@ class _Row:
 
     def data(self) -> Any:
         if self.value is MISS:
+            assert self.text is not None
             self.value = json.loads(self.text, object_hook=_decode)
         return self.value
 
@@ -107,7 +134,7 @@ class _Row:
 def _row_of(found: tuple[Any, ...]) -> _Row:
     """A row as the database returns it (the columns of `_COLUMNS`)."""
     identity = tuple(found[:5]) if found[0] is not None else None
-    return _Row(identity, found[5], found[6], found[7], found[8])
+    return _Row(identity, found[5], found[6], found[7], found[8], found[9], found[10])
 
 
 class FrontMatterCache:
@@ -139,7 +166,8 @@ class FrontMatterCache:
             db.execute("PRAGMA synchronous=OFF")  # a cache: a power cut costs a rebuild, never a wrong answer
             db.execute(
                 "CREATE TABLE IF NOT EXISTS files (key TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, size INTEGER, "
-                "mtime INTEGER, ctime INTEGER, seen INTEGER, digest TEXT, data TEXT, summary TEXT) WITHOUT ROWID"
+                "mtime INTEGER, ctime INTEGER, seen INTEGER, digest TEXT, data TEXT, summary TEXT, facts TEXT, "
+                "clean TEXT) WITHOUT ROWID"
             )
         except (OSError, sqlite3.Error):
             self._discard()
@@ -186,8 +214,7 @@ class FrontMatterCache:
 
             try:
                 found = db.execute(
-                    "SELECT key, dev, ino, size, mtime, ctime, seen, digest, '', summary FROM files "
-                    "WHERE key > ? AND key < ?",
+                    f"SELECT key, {_LIGHT} FROM files WHERE key > ? AND key < ?",
                     (prefix, prefix + "\U0010ffff"),
                 ).fetchall()
             except sqlite3.Error:
@@ -198,14 +225,15 @@ class FrontMatterCache:
         return out
 
     def prefetch(self) -> None:
-        """Read every row in one query, for a reader about to look most of them up (a check)."""
+        """Read every row but its data in one query, for a reader about to look most of them up (a check): a file
+        whose identity vouches for its facts needs no more; the data of the others is fetched one by one."""
         db = self._connect(create=False)
         if db is None:
             return
         import sqlite3
 
         try:
-            found = db.execute(f"SELECT key, {_COLUMNS} FROM files").fetchall()
+            found = db.execute(f"SELECT key, {_LIGHT} FROM files").fetchall()
         except sqlite3.Error:
             self._discard()
             return
@@ -223,10 +251,39 @@ class FrontMatterCache:
         row = self._row(key)
         if row is None or not row.trusted(identity):
             return MISS
+        return self._value(key, row)
+
+    def vouched(self, key: str, identity: Identity | None) -> _Row | None:
+        """The row of a file whose stat identity is `identity` when that alone vouches for it (its summary, facts
+        and `clean` then hold for the file's bytes), else None."""
+        row = self._row(key)
+        return row if row is not None and row.trusted(identity) else None
+
+    def _value(self, key: str, row: _Row) -> Any:
+        """A row's front matter, fetched first for a row read without it; MISS when it cannot be had."""
+        if row.text is None and not self._fetch(key, row):
+            return MISS
         try:
             return row.data()
         except ValueError:
             return MISS
+
+    def _fetch(self, key: str, row: _Row) -> bool:
+        """Fetch the data of a row read without it; tell whether it is there now."""
+        db = self._connect(create=False)
+        if db is None:
+            return False
+        import sqlite3
+
+        try:
+            found = db.execute("SELECT data FROM files WHERE key = ? AND digest = ?", (key, row.digest)).fetchone()
+        except sqlite3.Error:
+            self._discard()
+            return False
+        if found is None or not isinstance(found[0], str):
+            return False
+        row.text = found[0]
+        return True
 
     def get(
         self,
@@ -238,21 +295,21 @@ class FrontMatterCache:
     ) -> Any:
         """The front matter of a file whose bytes are `data` (and whose stat identity was `identity` before they
         were read): cached when they are unchanged, else `parse(data)`, which is then remembered (with its
-        summary, `summarize(data)`)."""
+        summary and facts, `summarize(data)`)."""
         value = self.known(key, identity)
         if value is not MISS:
             return value
         hashed = digest(data)
         row = self._row(key)
         if row is not None and row.digest == hashed:
-            try:
-                value = row.data()
-            except ValueError:
-                value = MISS
+            value = self._value(key, row)
             if value is not MISS:
                 if identity is not None and not row.trusted(identity):
-                    summary = row.summary if row.summary is not None or summarize is None else summarize(value)
-                    self._store(key, identity, hashed, row.text, value, summary)  # trusted from now on, once not racy
+                    assert row.text is not None
+                    if row.summary is None and row.facts is None and summarize is not None:
+                        row.summary, row.facts = summarize(value)
+                    # the same bytes: trusted from now on, once not racy; what the rules found in them still holds
+                    self._store(key, identity, hashed, row.text, value, (row.summary, row.facts), row.clean)
                 return value
         value = parse(data)
         text = _dumps(value)
@@ -270,10 +327,29 @@ class FrontMatterCache:
         if text is not None:
             self._store(key, None, digest(content), text, data, summarize(data) if summarize is not None else None)
 
+    def mark_clean(self, key: str, identity: Identity | None, version: str) -> None:
+        """Note that the per-file rules of `version` found nothing in the bytes of the file read with `identity`
+        (the row just read or stored for it): a later check that the identity vouches for need not run them."""
+        row = self._row(key)
+        if row is None or identity is None or row.identity != identity or row.clean == version:
+            return
+        if row.text is None and not self._fetch(key, row):
+            return
+        row.clean = version
+        self._dirty[key] = row
+
     def _store(
-        self, key: str, identity: Identity | None, hashed: str, text: str, value: Any, summary: str | None
+        self,
+        key: str,
+        identity: Identity | None,
+        hashed: str,
+        text: str,
+        value: Any,
+        summary: tuple[str | None, str | None] | None,
+        clean: str | None = None,
     ) -> None:
-        row = _Row(identity, time.time_ns(), hashed, text, summary)
+        summary_text, facts = summary if summary is not None else (None, None)
+        row = _Row(identity, time.time_ns(), hashed, text, summary_text, facts, clean)
         row.value = value
         self._rows[key] = row
         self._dirty[key] = row
@@ -291,13 +367,13 @@ class FrontMatterCache:
         import sqlite3
 
         rows = [
-            (key, *(row.identity or (None,) * 5), row.seen, row.digest, row.text, row.summary)
+            (key, *(row.identity or (None,) * 5), row.seen, row.digest, row.text, row.summary, row.facts, row.clean)
             for key, row in self._dirty.items()
         ]
         try:
             with db:
                 db.execute("BEGIN")
-                db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         except sqlite3.Error:
             pass  # busy for a second (another process saving) or broken: only time is lost
         self._dirty.clear()

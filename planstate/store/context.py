@@ -50,6 +50,8 @@ class Context:
     ) -> None:
         self.root = absolute(root)
         self._root_text = str(self.root)
+        parent = str(self.root.parent)
+        self._base_text = parent if parent.endswith(os.sep) else parent + os.sep  # what `display` strips
         self.regions = regions
         self.initiative_slug = initiative
         self.actor = actor or default_actor()
@@ -108,6 +110,9 @@ class Context:
 
     def display(self, path: Path) -> str:
         """A path as shown to people: relative to the project folder that holds `.planning/`."""
+        text, base = str(path), self._base_text
+        if text.startswith(base) and len(text) > len(base):
+            return text[len(base) :]  # the common case, without pathlib's cost (17,000 files a check)
         try:
             return str(path.relative_to(self.root.parent))
         except ValueError:
@@ -172,6 +177,16 @@ class Context:
         """Put the data of a file this process just wrote (as `content`) into the front-matter cache; its stat
         identity is taken on the next read, which compares the digest once."""
         self._front_matter_cache().put(content, self.cache_key(path), data, _summarizer(path))
+
+    def vouched_row(self, path: Path, identity: tuple[int, ...]) -> Any:
+        """The front-matter cache's row of a file whose stat identity (`identity`, taken with lstat) vouches for it,
+        else None: its summary, facts and `clean` hold for the file's bytes (see cache.py)."""
+        return self._front_matter_cache().vouched(self.cache_key(path), identity)  # type: ignore[arg-type]
+
+    def mark_clean(self, path: Path, identity: tuple[int, ...] | None, version: str) -> None:
+        """Note in the front-matter cache that the per-file rules of `version` found nothing in the bytes of `path`
+        read with `identity`."""
+        self._front_matter_cache().mark_clean(self.cache_key(path), identity, version)  # type: ignore[arg-type]
 
     def record_summary(self, path: Path) -> list[Any] | None:
         """The summary the cache keeps with a record file's data as last read (recordfiles.summary_text: id, order,
@@ -371,14 +386,15 @@ def _planning_of(path: Path) -> tuple[Path | None, str | None]:
     return None, None
 
 
-def _summarizer(path: Path) -> Callable[[Any], str | None] | None:
-    """How the cache summarizes a record file's front matter (by its folder's kind); None for other files."""
+def _summarizer(path: Path) -> Callable[[Any], tuple[str | None, str | None]] | None:
+    """How the cache summarizes a record file's front matter (by its folder's kind): its summary and its facts;
+    None for other files."""
     kind = RECORD_KINDS.get(path.parent.name)
     if kind is None:
         return None
-    from planstate.store.recordfiles import summary_text
+    from planstate.store.recordfiles import facts_text, summary_text
 
-    return lambda data: summary_text(kind, path, data)
+    return lambda data: (summary_text(kind, path, data), facts_text(data))
 
 
 def _front_matter(raw: bytes, shown: str) -> Any:

@@ -281,6 +281,36 @@ def summary_text(kind: str, path: Path, data: Any) -> str | None:
     return None if found is None else json.dumps(list(found[2:]), ensure_ascii=False)
 
 
+# The fields of a record that the checks across records (references, duplicates, sessions) and the resume brief
+# (its order of blockers, decisions and sessions, and its doubts) read of every record: kept with its cached data,
+# so a record whose stat identity vouches for them is not read at all.
+FACTS = (
+    "id",
+    "status",
+    "date",
+    "identified",
+    "started",
+    "ended",
+    "supersedes",
+    "superseded_by",
+    "phase",
+    "resumed_from",
+    "affects",
+)
+
+
+def facts(data: dict[str, Any]) -> dict[str, Any]:
+    """A record's facts: those of its `FACTS` fields it has."""
+    return {name: data[name] for name in FACTS if name in data}
+
+
+def facts_text(data: Any) -> str | None:
+    """A record's facts as the front-matter cache keeps them (its JSON), or None when it is no mapping."""
+    from planstate.store.cache import encode
+
+    return encode(facts(data)) if isinstance(data, dict) else None
+
+
 def summaries(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[Summary], list[PlanstateError]]:
     """The summary of every record of `kind` in an initiative (those of a committing transaction's records as they
     will be), and the problems of files that could not be read or are no mapping.
