@@ -74,7 +74,8 @@ class Checker:
         self.findings: list[Finding] = []
         self.files = 0
         self.active: list[recordrules.ActiveSession] = []  # active sessions seen by the last run
-        self.reads: dict[Path, FileRead] = {}  # every file the last run read, by path
+        self.reads: dict[Path, FileRead] = {}  # every file but the records the last run read, by path
+        self.records: dict[Path, list[FileRead]] = {}  # the records the last run read, by folder
 
     def run(self, now: datetime | None = None, *, only: Initiative | None = None) -> list[Finding]:
         """Check every file of the workspace (or of the initiative `only`, and the workspace-wide rules); return
@@ -87,6 +88,7 @@ class Checker:
         self.files = 0
         self.active = []
         self.reads = {}
+        self.records = {}
         self.reader.begin()
         self.ctx.prefetch_cache()  # one query instead of one per file
         initiatives = discover(self.ctx.root)
@@ -96,7 +98,7 @@ class Checker:
         if len(initiatives) > 1:  # with one initiative, neither workspace rule can be broken
             self.workspace_rules()
         if self.check_drivers:
-            self.findings += workspacerules.drivers(self.ctx, self.reads)
+            self.findings += workspacerules.drivers(self.ctx, self.names())
         self.reader.end()
         # Saving the cache makes its folders: never bring back a .planning/ deleted meanwhile.
         if self.ctx.root.is_dir():
@@ -119,10 +121,32 @@ class Checker:
         self.files += 1
         if found.findings is None:
             found.findings = filerules.file_findings(found)
-        if not found.findings and not found.partial and kind in RECORD_FOLDERS:
-            self.ctx.mark_clean(path, found.identity, filerules.VERSION)  # the next check need not read it
         self.findings.extend(found.findings)
         return found
+
+    def folder(self, folder: Path, kind: str) -> list[FileRead]:
+        """Read the record files of a folder (see `Reader.records`) and add their own findings."""
+        found = self.reader.records(folder, kind)
+        self.records[folder] = found
+        self.files += len(found)
+        for read in found:
+            if read.partial:
+                continue  # its cache row says the per-file rules found nothing in these bytes
+            if read.findings is None:
+                read.findings = filerules.file_findings(read)
+            if read.findings:
+                self.findings.extend(read.findings)
+            else:
+                self.ctx.mark_clean(read.path, read.identity, filerules.VERSION)  # the next check need not read it
+        return found
+
+    def names(self) -> list[str]:
+        """Every file the last run read, by its path inside the workspace."""
+        out = [self.ctx.cache_key(path) for path in self.reads]
+        for folder, found in self.records.items():
+            prefix = self.ctx.cache_key(folder) + "/"
+            out += [prefix + read.name for read in found]
+        return out
 
     def initiative(self, initiative: Initiative) -> None:
         """Check an initiative: its STATE.md, its records, its history and how they refer to each other."""
@@ -131,8 +155,8 @@ class Checker:
         records: dict[str, list[FileRead]] = {}
         archived: dict[str, list[FileRead]] = {}
         for kind in RECORD_FOLDERS:
-            records[kind] = [self.file(path, kind) for path in self.reader.listing(initiative.folder(kind))]
-            archived[kind] = [self.file(path, kind) for path in self.reader.listing(initiative.archive(kind))]
+            records[kind] = self.folder(initiative.folder(kind), kind)
+            archived[kind] = self.folder(initiative.archive(kind), kind)
         self.findings += workspacerules.temp_files(self.ctx, initiative)
         log_path = initiative.history_path
         log = self.file(log_path, "history") if log_path.exists() else None

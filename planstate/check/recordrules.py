@@ -6,7 +6,6 @@ Sessions are checked against the clock too: an active session whose heartbeat is
 from __future__ import annotations
 
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planstate.check.findings import Finding
@@ -38,19 +37,19 @@ def references(ctx: Context, initiative: Initiative, records: Records, state: di
     return out
 
 
-def identities(ctx: Context, records: Records) -> tuple[list[Finding], dict[str, dict[str, Path]]]:
+def identities(ctx: Context, records: Records) -> tuple[list[Finding], dict[str, dict[str, FileRead]]]:
     """Records of one kind with the same id, and records whose file name does not start with their id; and the
     ids of each kind, with the file of each."""
     out: list[Finding] = []
-    ids: dict[str, dict[str, Path]] = {kind: {} for kind in records}
+    ids: dict[str, dict[str, FileRead]] = {kind: {} for kind in records}
     for kind, items in records.items():
         for found in items:
             record_id = found.data.get("id")
             if not isinstance(record_id, str):
                 continue
-            first = ids[kind].setdefault(record_id, found.path)
-            if first != found.path:
-                message = f"id {record_id} is also the id of {ctx.display(first)}"
+            first = ids[kind].setdefault(record_id, found)
+            if first is not found:
+                message = f"id {record_id} is also the id of {first.shown}"
                 hint = "give one of them a new id and rename its file to start with it"
                 out.append(found.finding("duplicate-id", ["id"], message, hint))
             out += _file_name(found, record_id)
@@ -59,7 +58,7 @@ def identities(ctx: Context, records: Records) -> tuple[list[Finding], dict[str,
 
 def _file_name(found: FileRead, record_id: str) -> list[Finding]:
     """A record whose file name is neither `<id>.md` nor `<id>-<slug>.md`."""
-    name = found.path.name
+    name = found.name
     if name == f"{record_id}.md" or name.startswith(f"{record_id}-"):
         return []
     message = f"the file name {name} does not start with its id {record_id}"
@@ -68,7 +67,7 @@ def _file_name(found: FileRead, record_id: str) -> list[Finding]:
 
 
 def decision_references(
-    found: FileRead, decisions: dict[str, Path], numbers: range | None, folder: str
+    found: FileRead, decisions: dict[str, FileRead], numbers: range | None, folder: str
 ) -> list[Finding]:
     """A decision's `supersedes` or `superseded_by` naming a missing decision (of `folder`), and a `phase` outside
     the phase `numbers`."""
@@ -87,7 +86,7 @@ def decision_references(
     return out
 
 
-def session_references(found: FileRead, sessions: dict[str, Path]) -> list[Finding]:
+def session_references(found: FileRead, sessions: dict[str, FileRead]) -> list[Finding]:
     """A session's `resumed_from` naming a missing session."""
     target = found.data.get("resumed_from")
     if not isinstance(target, str) or target in sessions:

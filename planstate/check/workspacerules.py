@@ -75,15 +75,14 @@ def left_by_killed_writes(initiative: Initiative) -> list[Path]:
     return [path for folder in folders for path in stale_temp_files(folder)]
 
 
-def drivers(ctx: Context, paths: Iterable[Path]) -> list[Finding]:
-    """`merge=planstate` or `diff=planstate` on the planning files at `paths` while this clone's git config defines
-    no such driver: git silently merges them as text (or diffs their raw text). Silent outside a git work tree."""
+def drivers(ctx: Context, names: Iterable[str]) -> list[Finding]:
+    """`merge=planstate` or `diff=planstate` on the planning files `names` (their paths inside `.planning/`) while
+    this clone's git config defines no such driver: git silently merges them as text (or diffs their raw text).
+    Silent outside a git work tree."""
     from planstate.vcs.gitsetup import unconfigured
 
-    inside = str(ctx.root) + os.sep
-    names = sorted(ctx.cache_key(path) for path in paths if str(path).startswith(inside))
-    root = ctx.root
-    return [_missing_driver(ctx, attribute, files) for attribute, files in unconfigured(root, names).items()]
+    relative = sorted(name for name in names if not os.path.isabs(name))  # a file outside the workspace: not ours
+    return [_missing_driver(ctx, attribute, files) for attribute, files in unconfigured(ctx.root, relative).items()]
 
 
 def _missing_driver(ctx: Context, attribute: str, files: list[str]) -> Finding:

@@ -145,7 +145,7 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     if state_read is None or not state_read.valid or data is None:
         return out  # the facts below would come from a file that cannot be read, or from values known to be wrong
     state = State(data)
-    loaded, unusable = _records(checker, initiative)
+    loaded, unusable, whole = _records(checker, initiative)
     history_read = checker.reads.get(initiative.history_path)
     entries = history_read.entries if history_read is not None and not history_read.read_failed else []
 
@@ -160,7 +160,6 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     for item in blocked:
         item["blockers"] = [{**b, "title": shorten(b["title"], 80)} for b in item["blockers"]]
     out.blocked_phases = blocked
-    whole = _wholes(checker)
     out.blockers = _blockers(loaded["blocker"], unusable["blocker"])
     out.decisions = _decisions(loaded["decision"], unusable["decision"], whole)
     out.last_session, out.sessions = _sessions(ctx, loaded["session"], unusable["session"], when, whole)
@@ -174,46 +173,46 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     return out
 
 
-def _records(checker: Checker, initiative: Initiative) -> tuple[dict[str, list[recordfiles.Record]], dict[str, int]]:
-    """The valid records of each kind as the checks read them, and how many of each kind were not valid. A record
-    the checks did not read (its cached facts vouched for it) holds only its facts (recordfiles.FACTS) until
-    `_whole` fetches the rest for the few the brief shows; open blockers, which the verdicts read, are whole."""
+def _records(
+    checker: Checker, initiative: Initiative
+) -> tuple[dict[str, list[recordfiles.Record]], dict[str, int], Whole]:
+    """The valid records of each kind as the checks read them, how many of each kind were not valid, and how to
+    make one whole. A record the checks did not read (its cached facts vouched for it) holds only its facts
+    (recordfiles.FACTS) until made whole, for the few the brief shows; open blockers, which the verdicts read,
+    are whole."""
     loaded: dict[str, list[recordfiles.Record]] = {}
     unusable: dict[str, int] = {}
+    partial: dict[int, FileRead] = {}  # by id() of the record made of it
     for kind in ("decision", "blocker", "session"):
-        reads = [checker.reads[p] for p in checker.reader.listing(initiative.folder(kind)) if p in checker.reads]
-        loaded[kind] = [
-            recordfiles.Record(kind, r.path, r.full() if kind == "blocker" and _open(r) else r.data)
-            for r in reads
-            if r.valid
-        ]
+        reads = checker.records.get(initiative.folder(kind), [])
+        records = loaded[kind] = []
+        for read in reads:
+            if not read.valid:
+                continue
+            whole = not read.partial or (kind == "blocker" and read.data.get("status") in OPEN_BLOCKERS)
+            record = recordfiles.Record(kind, read.path, _full(read) if whole else read.data)
+            if not whole:
+                partial[id(record)] = read
+            records.append(record)
         unusable[kind] = sum(1 for r in reads if not r.valid)
-    return loaded, unusable
 
+    def made_whole(record: recordfiles.Record) -> recordfiles.Record:
+        read = partial.get(id(record))
+        return record if read is None else recordfiles.Record(record.kind, record.path, _full(read))
 
-def _open(read: FileRead) -> bool:
-    """Tell whether a record read is an open blocker."""
-    return read.mapping is not None and read.mapping.get("status") in OPEN_BLOCKERS
+    return loaded, unusable, made_whole
 
 
 Whole = Callable[[recordfiles.Record], recordfiles.Record]  # a record with its whole front matter
 
 
-def _wholes(checker: Checker) -> Whole:
-    """How to give a record the checks did not read its whole front matter (it held only its facts); a record
-    whose file can no longer be read stays as it was."""
-
-    def whole(record: recordfiles.Record) -> recordfiles.Record:
-        read = checker.reads.get(record.path)
-        if read is None or not read.partial:
-            return record
-        try:
-            data = read.full()
-        except PlanstateError:
-            return record
-        return recordfiles.Record(record.kind, record.path, data) if isinstance(data, dict) else record
-
-    return whole
+def _full(read: FileRead) -> Any:
+    """A read's whole front matter: its facts when the rest can no longer be had (its file changed or went)."""
+    try:
+        data = read.full()
+    except PlanstateError:
+        return read.data
+    return data if isinstance(data, dict) else read.data
 
 
 # What makes a state untrustworthy, most serious first: a merge left half done, a file that cannot be read, a

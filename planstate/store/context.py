@@ -178,10 +178,11 @@ class Context:
         identity is taken on the next read, which compares the digest once."""
         self._front_matter_cache().put(content, self.cache_key(path), data, _summarizer(path))
 
-    def vouched_row(self, path: Path, identity: tuple[int, ...]) -> Any:
-        """The front-matter cache's row of a file whose stat identity (`identity`, taken with lstat) vouches for it,
-        else None: its summary, facts and `clean` hold for the file's bytes (see cache.py)."""
-        return self._front_matter_cache().vouched(self.cache_key(path), identity)  # type: ignore[arg-type]
+    def vouched_row(self, key: str, identity: tuple[int, ...]) -> Any:
+        """The front-matter cache's row of the file named `key` (see `cache_key`) when its stat identity
+        (`identity`, taken with lstat) vouches for it, else None: its summary, facts and `clean` then hold for the
+        file's bytes (see cache.py)."""
+        return self._front_matter_cache().vouched(key, identity)  # type: ignore[arg-type]
 
     def mark_clean(self, path: Path, identity: tuple[int, ...] | None, version: str) -> None:
         """Note in the front-matter cache that the per-file rules of `version` found nothing in the bytes of `path`
