@@ -126,19 +126,22 @@ class Checker:
 
     def folder(self, folder: Path, kind: str) -> list[FileRead]:
         """Read the record files of a folder (see `Reader.records`) and add their own findings."""
-        found = self.reader.records(folder, kind)
+        found = self.reader.records(folder, kind, self.judge)
         self.records[folder] = found
         self.files += len(found)
         for read in found:
-            if read.partial:
-                continue  # its cache row says the per-file rules found nothing in these bytes
-            if read.findings is None:
-                read.findings = filerules.file_findings(read)
-            if read.findings:
-                self.findings.extend(read.findings)
-            else:
-                self.ctx.mark_clean(read.path, read.identity, filerules.VERSION)  # the next check need not read it
+            if not read.partial:  # a partial read's cache row says the per-file rules found nothing in its bytes
+                self.judge(read)
+                self.findings.extend(read.findings or ())
         return found
+
+    def judge(self, read: FileRead) -> None:
+        """Run the per-file rules on a record read (once per content); note a clean one in the cache, so the next
+        check need not read it."""
+        if read.findings is None:
+            read.findings = filerules.file_findings(read)
+        if not read.findings:
+            self.ctx.mark_clean(read.path, read.identity, filerules.VERSION)
 
     def names(self) -> list[str]:
         """Every file the last run read, by its path inside the workspace."""

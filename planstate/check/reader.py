@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -127,6 +127,10 @@ class FileRead:
         return Finding(code, self.shown, line, column, message, hint, name, initiative, stable=stable)
 
 
+Judge = Callable[[FileRead], None]  # runs the per-file rules on a read, noting a clean one in the cache
+PRIME_AT = 200  # records no cache row vouches for from which a folder is read in two processes
+
+
 class Reader:
     """Reads workspace files for checks: each at most once per check, with safe-path checks done per folder.
 
@@ -190,10 +194,12 @@ class Reader:
         self._memo[key] = found
         return found
 
-    def records(self, folder: Path, kind: str) -> list[FileRead]:
+    def records(self, folder: Path, kind: str, judge: Judge | None = None) -> list[FileRead]:
         """The record files of a folder read as `kind`, in name order. A record whose stat identity vouches for its
         cache row, in which the per-file rules of this version found nothing, is not read: its read is partial,
-        holding its facts and summary (decoded all at once)."""
+        holding its facts and summary (decoded all at once). When many are not vouched for and `judge` (which runs
+        the per-file rules on a read and notes a clean one in the cache) is given, they are first read and judged
+        in two processes (`_prime`), and then vouched for like the others."""
         from planstate.check.filerules import VERSION
 
         names = self.names(folder)
@@ -201,11 +207,11 @@ class Reader:
             return []
         base = str(folder) + os.sep
         prefix = self.ctx.cache_key(folder) + "/"
-        shown = self.ctx.display(folder) + os.sep
         inside = self._inside(folder)
         vouched = self.ctx.vouched_row
         out: list[FileRead | None] = []
         light: list[tuple[int, str, Identity, str, str]] = []
+        pending: list[tuple[int, str, Identity | None]] = []
         for name in names:
             text = base + name
             self._seen.add(text)
@@ -221,11 +227,22 @@ class Reader:
             row = vouched(prefix + name, identity) if inside and identity is not None else None
             if row is not None and row.clean == VERSION and row.facts is not None and row.summary is not None:
                 light.append((len(out), name, identity, row.facts, row.summary))  # type: ignore[arg-type]
-                out.append(None)
-                continue
-            found = self._read(folder / name, kind)
-            self._memo[text] = found
-            out.append(found)
+            else:
+                pending.append((len(out), name, identity))
+            out.append(None)
+        if judge is not None and inside and len(pending) >= PRIME_AT:
+            self._prime(folder, kind, [name for _index, name, identity in pending if identity is not None], judge)
+            still: list[tuple[int, str, Identity | None]] = []
+            for index, name, identity in pending:
+                row = vouched(prefix + name, identity) if identity is not None else None
+                if row is not None and row.clean == VERSION and row.facts is not None and row.summary is not None:
+                    light.append((index, name, identity, row.facts, row.summary))  # type: ignore[arg-type]
+                else:  # it changed meanwhile, was written too recently to trust its identity, or has findings
+                    still.append((index, name, identity))
+            pending = still
+        for index, name, _identity_seen in pending:
+            out[index] = self._memo[base + name] = self._read(folder / name, kind)
+        shown = self.ctx.display(folder) + os.sep
         for (index, name, identity, _facts, _summary), pair in zip(light, _decoded(light), strict=True):
             if pair is None:  # a row of another shape: read the file
                 found = self._read(folder / name, kind)
@@ -236,6 +253,44 @@ class Reader:
             self._memo[base + name] = found
             out[index] = found
         return [found for found in out if found is not None]
+
+    def _prime(self, folder: Path, kind: str, names: list[str], judge: Judge) -> None:
+        """Read and judge the records `names` of a folder, half in a forked process, so that their cache rows are
+        ready (a cold check of 17,000 records parses on both cores). Best effort: whatever the other process does
+        not bring back is read here afterwards."""
+        import pickle
+
+        if not hasattr(os, "fork"):
+            return
+        half = len(names) // 2
+        try:
+            read_end, write_end = os.pipe()
+            pid = os.fork()
+        except OSError:
+            return
+        if pid == 0:  # the other process: its own copy of the cache, without the database; never returns
+            status = 1
+            try:
+                os.close(read_end)
+                self.ctx.detach_cache()
+                for name in names[half:]:
+                    judge(self._read(folder / name, kind))
+                payload = pickle.dumps(self.ctx.cache_rows(), protocol=pickle.HIGHEST_PROTOCOL)
+                with os.fdopen(write_end, "wb") as pipe:
+                    pipe.write(payload)
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(write_end)
+        try:
+            for name in names[:half]:
+                judge(self._read(folder / name, kind))  # its rows go to the cache; the read itself is not kept
+        finally:
+            with os.fdopen(read_end, "rb") as pipe:
+                payload = pipe.read()
+            _pid, status = os.waitpid(pid, 0)
+        if status == 0 and payload:
+            self.ctx.adopt_cache_rows(pickle.loads(payload))
 
     def _read(self, path: Path, kind: str) -> FileRead:
         found = FileRead(path, self.ctx.display(path), kind)
@@ -315,7 +370,7 @@ class Reader:
         return known
 
 
-def _identity(info: os.stat_result) -> tuple[int, ...]:
+def _identity(info: os.stat_result) -> Identity:
     return identity_of(info)  # the cache's: a row stored from this read is looked up by the same identity
 
 

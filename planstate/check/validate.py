@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.core.errors import PlanstateError
@@ -25,21 +26,45 @@ class Validation(NamedTuple):
 
 
 def validate(ctx: Context) -> Validation:
-    """Validate every file of every initiative, then the rules across initiatives."""
+    """Validate every file of every initiative, then the rules across initiatives. The records are taken as a
+    check takes them (check/reader.py): one whose cache row says the per-file rules found nothing in its bytes
+    has no schema problem and is not read; the others are validated one by one."""
+    from planstate.check.checks import STALE_AFTER, Checker
+    from planstate.model.kinds import RECORD_FOLDERS
+    from planstate.store.initiatives import discover
+
     problems: list[PlanstateError] = []
-    files = ctx.files()
-    for kind, path in files:
-        try:
-            if kind == "history":
-                problems.extend(history.read(path, ctx.display(path), ctx.root)[1])
-                continue
-            found = problems_for(kind, ctx.cached_data(path))  # through the cache: a parse only per new content
-            if found:  # located in a fresh round-trip parse of the file, which gives the same data
-                doc = ctx.read_document(path)
-                doc.require_front_matter()
-                problems.extend(located(doc, problems_for(kind, doc.data)))
-        except PlanstateError as exc:
-            problems.append(exc)
+    checker = Checker(ctx, STALE_AFTER)
+    checker.reader.begin()
+    ctx.prefetch_cache()
+    files = 0
+    for initiative in discover(ctx.root):
+        files += 1
+        problems += _problems(ctx, "state", initiative.state_path)
+        for kind in RECORD_FOLDERS:
+            for folder in (initiative.folder(kind), initiative.archive(kind)):
+                reads = checker.reader.records(folder, kind, checker.judge)
+                files += len(reads)
+                for read in reads:
+                    if not read.partial:  # a partial one is clean: it has no schema problem
+                        problems += _problems(ctx, kind, read.path)
+        if initiative.history_path.exists():
+            files += 1
+            problems += _problems(ctx, "history", initiative.history_path)
     problems.extend(ctx.initiative_problems())
     ctx.save_cache()
-    return Validation(len(files), problems)
+    return Validation(files, problems)
+
+
+def _problems(ctx: Context, kind: str, path: Path) -> list[PlanstateError]:
+    """The problems of one file, each located in a round-trip parse of the file (which gives the same data)."""
+    try:
+        if kind == "history":
+            return history.read(path, ctx.display(path), ctx.root)[1]
+        if not problems_for(kind, ctx.cached_data(path)):  # through the cache: a parse only per new content
+            return []
+        doc = ctx.read_document(path)
+        doc.require_front_matter()
+        return located(doc, problems_for(kind, doc.data))
+    except PlanstateError as exc:
+        return [exc]

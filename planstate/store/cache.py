@@ -78,9 +78,9 @@ def decode(text: str) -> Any:
     return json.loads(text, object_hook=_decode)
 
 
-def encode(data: Any) -> str | None:
-    """Data as the JSON this cache keeps, when it survives the round trip exactly; else None."""
-    return _dumps(data)
+def encode_known(data: Any) -> str:
+    """Data known to survive the round trip (part of data `encode` took) as the JSON this cache keeps."""
+    return json.dumps(data, default=_encode, allow_nan=False, ensure_ascii=False)
 
 
 def _dumps(data: Any) -> str | None:
@@ -129,6 +129,11 @@ class _Row:
             assert self.text is not None
             self.value = json.loads(self.text, object_hook=_decode)
         return self.value
+
+
+def _values(key: str, row: _Row) -> tuple[Any, ...]:
+    """A row as the database stores it (its key, then the columns of `_COLUMNS`)."""
+    return (key, *(row.identity or (None,) * 5), row.seen, row.digest, row.text, row.summary, row.facts, row.clean)
 
 
 def _row_of(found: tuple[Any, ...]) -> _Row:
@@ -354,6 +359,26 @@ class FrontMatterCache:
         self._rows[key] = row
         self._dirty[key] = row
 
+    # ------------------------------------------------------------------ sharing with a forked process
+
+    def detach(self) -> None:
+        """Never use the database again (in a forked process it is the parent's connection), and forget what was
+        to be saved: from now on `unsaved` gives only what this process reads."""
+        self._db = None
+        self._opened = True  # so `_connect` without `create` answers None
+        self._dirty = {}
+
+    def unsaved(self) -> list[tuple[Any, ...]]:
+        """The rows to be saved, as `save` writes them."""
+        return [_values(key, row) for key, row in self._dirty.items()]
+
+    def adopt(self, rows: list[tuple[Any, ...]]) -> None:
+        """Take rows another process read (its `unsaved`), to be saved with this one's."""
+        for item in rows:
+            row = _row_of(item[1:])
+            self._rows[item[0]] = row
+            self._dirty[item[0]] = row
+
     # ------------------------------------------------------------------ writing
 
     def save(self) -> None:
@@ -366,10 +391,7 @@ class FrontMatterCache:
             return
         import sqlite3
 
-        rows = [
-            (key, *(row.identity or (None,) * 5), row.seen, row.digest, row.text, row.summary, row.facts, row.clean)
-            for key, row in self._dirty.items()
-        ]
+        rows = self.unsaved()
         try:
             with db:
                 db.execute("BEGIN")

@@ -189,6 +189,19 @@ class Context:
         read with `identity`."""
         self._front_matter_cache().mark_clean(self.cache_key(path), identity, version)  # type: ignore[arg-type]
 
+    def detach_cache(self) -> None:
+        """In a forked process: keep the front-matter cache's rows read so far, never touch its database (the
+        parent's connection), and start with nothing to save; `cache_rows` then gives what this process read."""
+        self._front_matter_cache().detach()
+
+    def cache_rows(self) -> list[tuple[Any, ...]]:
+        """The front-matter cache's rows read or written since the last save (for `adopt_cache_rows`)."""
+        return self._front_matter_cache().unsaved()
+
+    def adopt_cache_rows(self, rows: list[tuple[Any, ...]]) -> None:
+        """Take rows another process read (its `cache_rows`) into the front-matter cache, to be saved with ours."""
+        self._front_matter_cache().adopt(rows)
+
     def record_summary(self, path: Path) -> list[Any] | None:
         """The summary the cache keeps with a record file's data as last read (recordfiles.summary_text: id, order,
         status, fingerprint, problem, unknown keys); None when it keeps none."""

@@ -305,10 +305,11 @@ def facts(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def facts_text(data: Any) -> str | None:
-    """A record's facts as the front-matter cache keeps them (its JSON), or None when it is no mapping."""
-    from planstate.store.cache import encode
+    """A record's facts as the front-matter cache keeps them (its JSON), or None when it is no mapping (the cache
+    asks only of data it keeps, which survives its JSON exactly, and so does any part of it)."""
+    from planstate.store.cache import encode_known
 
-    return encode(facts(data)) if isinstance(data, dict) else None
+    return encode_known(facts(data)) if isinstance(data, dict) else None
 
 
 def summaries(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[Summary], list[PlanstateError]]:

@@ -16,6 +16,7 @@ the round-trip parser's data, and that it answers no file that parser refuses.
 from __future__ import annotations
 
 import io
+from datetime import date, datetime
 from typing import Any
 
 from planstate.text import envelope
@@ -87,6 +88,12 @@ def text_data(text: str) -> Any:
 
 _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
+# What each plain scalar's text (statuses, dates, phase numbers recur across thousands of records) turned out to
+# be: resolving and constructing it again gives the same value, and these values are immutable.
+_SEEN: dict[str, Any] = {}
+SEEN_LIMIT = 50_000
+SEEN_LENGTH = 40
+_IMMUTABLE = (str, int, float, bool, type(None), date, datetime)
 
 
 class _Miss(Exception):
@@ -126,45 +133,65 @@ class _Builder:
     def _value(self, event: Any, depth: int) -> Any:
         events = self.events
         self.count += 1
-        if depth > MAX_DEPTH or self.count > MAX_EXPANDED_NODES or getattr(event, "anchor", None) is not None:
-            raise _Miss
-        if getattr(event, "tag", None) is not None:
+        if depth > MAX_DEPTH or self.count > MAX_EXPANDED_NODES:
             raise _Miss
         kind = type(event)
         if kind is events.ScalarEvent:
+            if event.anchor is not None or event.tag is not None:
+                raise _Miss
             return self._scalar(event)
+        if kind is not events.SequenceStartEvent and kind is not events.MappingStartEvent:
+            raise _Miss  # an alias, or anything else
+        if event.anchor is not None or event.tag is not None:
+            raise _Miss
+        get_event = self.parser.get_event
+        scalar = events.ScalarEvent
         if kind is events.SequenceStartEvent:
             items: list[Any] = []
+            end = events.SequenceEndEvent
             while True:
-                child = self.parser.get_event()
-                if type(child) is events.SequenceEndEvent:
+                child = get_event()
+                kind = type(child)
+                if kind is end:
                     return items
                 items.append(self._value(child, depth + 1))
-        if kind is events.MappingStartEvent:
-            out: dict[Any, Any] = {}
-            while True:
-                child = self.parser.get_event()
-                if type(child) is events.MappingEndEvent:
-                    return out
-                if type(child) is not events.ScalarEvent or child.anchor is not None or child.tag is not None:
-                    raise _Miss  # a collection or an anchored key: the round-trip parser says what it makes of it
-                key = self._scalar(child)
-                if key in out or key == MERGE_TAG:
-                    raise _Miss  # a duplicate key (refused round trip)
-                out[key] = self._value(self.parser.get_event(), depth + 1)
-        raise _Miss  # an alias, or anything else
+        out: dict[Any, Any] = {}
+        end = events.MappingEndEvent
+        while True:
+            child = get_event()
+            kind = type(child)
+            if kind is end:
+                return out
+            if kind is not scalar or child.anchor is not None or child.tag is not None:
+                raise _Miss  # a collection or an anchored key: the round-trip parser says what it makes of it
+            key = self._scalar(child)
+            if key in out or key == MERGE_TAG:
+                raise _Miss  # a duplicate key (refused round trip)
+            out[key] = self._value(get_event(), depth + 1)
 
     def _scalar(self, event: Any) -> Any:
         value = event.value
         if not event.implicit[0]:
             return value  # quoted or block: a string
+        known = _SEEN.get(value, MISS)
+        if known is not MISS:
+            return known
         tag = _resolve(self.table, value)
         if tag == _STR:
-            return value
-        if tag == _NULL:
-            return None
-        if tag == MERGE_TAG:
+            plain: Any = value
+        elif tag == _NULL:
+            plain = None
+        elif tag == MERGE_TAG:
             return MERGE_TAG  # the caller refuses it as a key; as a value ruamel would not make it plain either
+        else:
+            plain = self._construct(event, tag)
+        if len(value) <= SEEN_LENGTH and len(_SEEN) < SEEN_LIMIT and type(plain) in _IMMUTABLE:
+            _SEEN[value] = plain  # never a list or dict (callers may change those), nor a long text (titles)
+        return plain
+
+    def _construct(self, event: Any, tag: str) -> Any:
+        """A plain scalar that is no string or null, built by ruamel's constructor and made plain."""
+        value = event.value
         start, end = event.start_mark, event.end_mark
         node = self.nodes.ScalarNode(
             tag,
