@@ -76,7 +76,7 @@ class FileRead:
         self.entries: list[dict[str, Any]] = []  # history.jsonl: its entries
         self.item: dict[str, Any] | None = None  # a valid record as the regions show it
         self.partial = False  # `data` holds only the record's facts: its file was not read (see `Reader`)
-        self.summary: list[Any] | None = None  # a partial read's summary as the cache keeps it (recordfiles.summary)
+        self.summary: list[Any] | None = None  # a record's summary as the cache keeps it (recordfiles.summary_text)
         self._doc: Document | None = None
         self._reader: Reader | None = None  # who reads a partial read's file when more than its facts is needed
 
@@ -255,42 +255,32 @@ class Reader:
         return [found for found in out if found is not None]
 
     def _prime(self, folder: Path, kind: str, names: list[str], judge: Judge) -> None:
-        """Read and judge the records `names` of a folder, half in a forked process, so that their cache rows are
-        ready (a cold check of 17,000 records parses on both cores). Best effort: whatever the other process does
-        not bring back is read here afterwards."""
-        import pickle
-
+        """Read and judge the records `names` of a folder, half in a forked process, each process saving the cache
+        rows of its half, so that they are ready (a cold check of 17,000 records parses on both cores and keeps
+        none of them in memory). Best effort: a record whose row is not there afterwards is read again."""
         if not hasattr(os, "fork"):
             return
         half = len(names) // 2
         try:
-            read_end, write_end = os.pipe()
             pid = os.fork()
         except OSError:
             return
-        if pid == 0:  # the other process: its own copy of the cache, without the database; never returns
+        if pid == 0:  # the other process: saves through its own connection to the cache; never returns
             status = 1
             try:
-                os.close(read_end)
                 self.ctx.detach_cache()
                 for name in names[half:]:
                     judge(self._read(folder / name, kind))
-                payload = pickle.dumps(self.ctx.cache_rows(), protocol=pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(write_end, "wb") as pipe:
-                    pipe.write(payload)
-                status = 0
+                status = 0 if self.ctx.save_cache() else 1
             finally:
                 os._exit(status)
-        os.close(write_end)
         try:
             for name in names[:half]:
-                judge(self._read(folder / name, kind))  # its rows go to the cache; the read itself is not kept
+                judge(self._read(folder / name, kind))  # its row goes to the cache; the read itself is not kept
         finally:
-            with os.fdopen(read_end, "rb") as pipe:
-                payload = pipe.read()
-            _pid, status = os.waitpid(pid, 0)
-        if status == 0 and payload:
-            self.ctx.adopt_cache_rows(pickle.loads(payload))
+            os.waitpid(pid, 0)
+        self.ctx.save_cache()
+        self.ctx.reload_cache(folder)
 
     def _read(self, path: Path, kind: str) -> FileRead:
         found = FileRead(path, self.ctx.display(path), kind)
@@ -321,6 +311,7 @@ class Reader:
             found.error = exc
             return
         known = self.ctx.record_summary(found.path) if found.kind != "state" else None
+        found.summary = known
         if known is not None and known[4] is None and not known[5]:
             found.findings = [] if not found.conflicts else None  # valid, no unknown key: no finding of its own
             found.valid = True  # the summary kept with this very data says so, and costs nothing to read

@@ -65,7 +65,7 @@ def _loader(ctx: Context, records: dict[str, list[FileRead]]) -> Loader:
                 problem = found.problems[0] if found.problems else Problem((), "front matter is not a mapping")
                 failures.append(invalid_record(found.shown, problem))
             else:
-                known = found.summary if found.partial else ctx.record_summary(found.path)
+                known = found.summary if found.summary is not None else ctx.record_summary(found.path)
                 show = functools.partial(item, kind, found)
                 if known is not None and known[4] is None:
                     rows.append(Row(known[1], known[0], known[2], known[3], show))

@@ -151,6 +151,7 @@ class FrontMatterCache:
         self._opened = False
         self._rows: dict[str, _Row | None] = {}  # looked up (None: not cached)
         self._dirty: dict[str, _Row] = {}
+        self._inherited: sqlite3.Connection | None = None  # a forked process's copy of its parent's (see `detach`)
 
     # ------------------------------------------------------------------ reading
 
@@ -314,12 +315,12 @@ class FrontMatterCache:
                     if row.summary is None and row.facts is None and summarize is not None:
                         row.summary, row.facts = summarize(value)
                     # the same bytes: trusted from now on, once not racy; what the rules found in them still holds
-                    self._store(key, identity, hashed, row.text, value, (row.summary, row.facts), row.clean)
+                    self._store(key, identity, hashed, row.text, (row.summary, row.facts), row.clean)
                 return value
         value = parse(data)
         text = _dumps(value)
         if text is not None:
-            self._store(key, identity, hashed, text, value, summarize(value) if summarize is not None else None)
+            self._store(key, identity, hashed, text, summarize(value) if summarize is not None else None)
         else:  # data JSON cannot carry exactly: never cached, and no older row of the file answers for it
             self._rows[key] = None
             self._dirty.pop(key, None)
@@ -330,7 +331,7 @@ class FrontMatterCache:
         its stat identity is taken on the next read, which compares the digest once."""
         text = _dumps(data)
         if text is not None:
-            self._store(key, None, digest(content), text, data, summarize(data) if summarize is not None else None)
+            self._store(key, None, digest(content), text, summarize(data) if summarize is not None else None)
 
     def mark_clean(self, key: str, identity: Identity | None, version: str) -> None:
         """Note that the per-file rules of `version` found nothing in the bytes of the file read with `identity`
@@ -349,56 +350,55 @@ class FrontMatterCache:
         identity: Identity | None,
         hashed: str,
         text: str,
-        value: Any,
         summary: tuple[str | None, str | None] | None,
         clean: str | None = None,
     ) -> None:
         summary_text, facts = summary if summary is not None else (None, None)
+        # The value is not kept: whoever asks again gets it decoded afresh (a cold check stores 17,000 of them).
         row = _Row(identity, time.time_ns(), hashed, text, summary_text, facts, clean)
-        row.value = value
         self._rows[key] = row
         self._dirty[key] = row
 
     # ------------------------------------------------------------------ sharing with a forked process
 
     def detach(self) -> None:
-        """Never use the database again (in a forked process it is the parent's connection), and forget what was
-        to be saved: from now on `unsaved` gives only what this process reads."""
+        """In a forked process: never touch the parent's connection (kept, unused, so it is never closed here)
+        and forget what was to be saved; this process opens its own connection to save what it reads."""
+        self._inherited = self._db
         self._db = None
-        self._opened = True  # so `_connect` without `create` answers None
+        self._opened = False
         self._dirty = {}
 
-    def unsaved(self) -> list[tuple[Any, ...]]:
-        """The rows to be saved, as `save` writes them."""
-        return [_values(key, row) for key, row in self._dirty.items()]
-
-    def adopt(self, rows: list[tuple[Any, ...]]) -> None:
-        """Take rows another process read (its `unsaved`), to be saved with this one's."""
-        for item in rows:
-            row = _row_of(item[1:])
-            self._rows[item[0]] = row
-            self._dirty[item[0]] = row
+    def reload(self, prefix: str) -> None:
+        """Look the rows of the files whose key starts with `prefix` up again (another process saved them); their
+        data is fetched only when asked for."""
+        self._rows.update(self.rows_under(prefix))
 
     # ------------------------------------------------------------------ writing
 
-    def save(self) -> None:
-        """Write the rows read or written since the last save; best effort, never an error."""
+    def save(self) -> bool:
+        """Write the rows read or written since the last save; best effort, never an error. Tell whether they
+        are all in the database."""
         if not self._dirty:
-            return
+            return True
         db = self._connect(create=True)
         if db is None:
             self._dirty.clear()
-            return
+            return False
         import sqlite3
 
-        rows = self.unsaved()
+        rows = [_values(key, row) for key, row in self._dirty.items()]
         try:
             with db:
                 db.execute("BEGIN")
                 db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         except sqlite3.Error:
-            pass  # busy for a second (another process saving) or broken: only time is lost
+            self._dirty.clear()
+            return False  # busy for a second (another process saving) or broken: only time is lost
+        for row in self._dirty.values():
+            row.text, row.value = None, MISS  # saved: fetched again if asked for (17,000 of them cost 30 MiB)
         self._dirty.clear()
+        return True
 
     def close(self) -> None:
         """Close the database (the next use opens it again)."""

@@ -190,17 +190,13 @@ class Context:
         self._front_matter_cache().mark_clean(self.cache_key(path), identity, version)  # type: ignore[arg-type]
 
     def detach_cache(self) -> None:
-        """In a forked process: keep the front-matter cache's rows read so far, never touch its database (the
-        parent's connection), and start with nothing to save; `cache_rows` then gives what this process read."""
+        """In a forked process: never touch the parent's connection to the front-matter cache, and save only what
+        this process reads, through its own (see cache.py)."""
         self._front_matter_cache().detach()
 
-    def cache_rows(self) -> list[tuple[Any, ...]]:
-        """The front-matter cache's rows read or written since the last save (for `adopt_cache_rows`)."""
-        return self._front_matter_cache().unsaved()
-
-    def adopt_cache_rows(self, rows: list[tuple[Any, ...]]) -> None:
-        """Take rows another process read (its `cache_rows`) into the front-matter cache, to be saved with ours."""
-        self._front_matter_cache().adopt(rows)
+    def reload_cache(self, folder: Path) -> None:
+        """Look the front-matter cache's rows of the files in `folder` up again: another process saved them."""
+        self._front_matter_cache().reload(self.cache_key(folder) + "/")
 
     def record_summary(self, path: Path) -> list[Any] | None:
         """The summary the cache keeps with a record file's data as last read (recordfiles.summary_text: id, order,
@@ -222,10 +218,9 @@ class Context:
         """The front-matter cache's rows of the files in `folder`, by cache key, in one query (see cache.py)."""
         return self._front_matter_cache().rows_under(self.cache_key(folder) + "/")
 
-    def save_cache(self) -> None:
-        """Write the front-matter cache if reading filled it (best effort)."""
-        if self._cache is not None:
-            self._cache.save()
+    def save_cache(self) -> bool:
+        """Write the front-matter cache if reading filled it (best effort); tell whether all of it is saved."""
+        return self._cache.save() if self._cache is not None else True
 
     def _front_matter_cache(self) -> FrontMatterCache:
         if self._cache is None:

@@ -92,7 +92,7 @@ _NULL = "tag:yaml.org,2002:null"
 # be: resolving and constructing it again gives the same value, and these values are immutable.
 _SEEN: dict[str, Any] = {}
 SEEN_LIMIT = 50_000
-SEEN_LENGTH = 40
+SEEN_LENGTH = 12  # dates, numbers, statuses and names recur; ids and times (16 and 20 characters) do not
 _IMMUTABLE = (str, int, float, bool, type(None), date, datetime)
 
 
@@ -154,7 +154,10 @@ class _Builder:
                 kind = type(child)
                 if kind is end:
                     return items
-                items.append(self._value(child, depth + 1))
+                if kind is scalar and child.anchor is None and child.tag is None and self._room(depth + 1):
+                    items.append(self._scalar(child))  # what `_value` does with it, without the call
+                else:
+                    items.append(self._value(child, depth + 1))
         out: dict[Any, Any] = {}
         end = events.MappingEndEvent
         while True:
@@ -167,7 +170,19 @@ class _Builder:
             key = self._scalar(child)
             if key in out or key == MERGE_TAG:
                 raise _Miss  # a duplicate key (refused round trip)
-            out[key] = self._value(get_event(), depth + 1)
+            child = get_event()
+            if type(child) is scalar and child.anchor is None and child.tag is None and self._room(depth + 1):
+                out[key] = self._scalar(child)  # what `_value` does with it, without the call
+            else:
+                out[key] = self._value(child, depth + 1)
+
+    def _room(self, depth: int) -> bool:
+        """Count one more node at `depth`; tell whether it is within the limits (`_value` refuses it if not)."""
+        self.count += 1
+        if depth > MAX_DEPTH or self.count > MAX_EXPANDED_NODES:
+            self.count -= 1  # `_value` counts it again, then refuses it
+            return False
+        return True
 
     def _scalar(self, event: Any) -> Any:
         value = event.value

@@ -77,6 +77,8 @@ _PLAIN_SCALARS: tuple[tuple[type[Any], Callable[[Any], Any]], ...] = (
 
 def same(a: Any, b: Any) -> bool:
     """Compare plain values strictly: types matter (1 is not True, 1 is not 1.0), key order too."""
+    if type(a) is str:  # most values (a cache write compares every value of every record it stores)
+        return type(b) is str and a == b
     if isinstance(a, dict):
         return isinstance(b, dict) and _same_mapping(a, b)
     if isinstance(a, list):
