@@ -161,6 +161,85 @@ def test_a_write_of_state_md_alone_reads_no_record(run: Run, project: Path) -> N
     assert "parse-error" in exits(run("check", cwd=project), 1).stdout
 
 
+# ---------------------------------------------------------------------------- records the cache vouches for
+
+
+def findings(run: Run, project: Path, *args: str) -> list[dict[str, object]]:
+    """The findings of `check --json` (or another command's), whatever its exit."""
+    result = run(*(args or ("check",)), "--json", cwd=project)
+    assert result.returncode in (0, 1), result.stderr
+    found: list[dict[str, object]] = json_data(result)["findings"]
+    return found
+
+
+def broken_pair(project: Path) -> list[Path]:
+    """Six clean decisions, a seventh with the id of the first, and an eighth superseding one that does not exist:
+    findings across records, about files each clean on its own."""
+    paths = [write_record(project, "decision", decision(i)) for i in range(6)]
+    twin = paths[0].with_name(f"{paths[0].stem}-twin.md")
+    twin.write_text(paths[0].read_text(encoding="utf-8").replace("number 0", "number 7"), encoding="utf-8")
+    lost = write_record(project, "decision", decision(8, supersedes="dec-0000000000000"))
+    Workspace.find(project).render()
+    return [*paths, twin, lost]
+
+
+def test_a_warm_check_reads_no_clean_record_and_finds_what_a_cold_one_finds(run: Run, project: Path) -> None:
+    """Records the cache vouches for are taken from their rows, not read: the findings across them (located in
+    their files), check's and validate's, and the resume brief are those of a check with no cache at all."""
+    broken_pair(project)
+    cold = findings(run, project)
+    pinned = {"PLANSTATE_NOW": "2026-11-26T12:00:00Z"}
+    cold_brief = json_data(exits(run("resume", "--json", cwd=project, env=pinned)))
+    assert {f["code"] for f in cold} == {"duplicate-id", "missing-reference"}
+    assert all(f["line"] for f in cold)
+    assert age_the_cache(project) >= 8
+    with sqlite3.connect(project / CACHE) as db:  # the first check saw them clean: the next one need not read them
+        clean = db.execute("SELECT count(*) FROM files WHERE clean IS NOT NULL AND facts IS NOT NULL").fetchone()[0]
+    assert clean >= 8
+    assert findings(run, project) == cold
+    assert findings(run, project, "validate") == []
+    assert json_data(exits(run("resume", "--json", cwd=project, env=pinned))) == cold_brief
+    (project / CACHE).unlink()
+    assert findings(run, project) == cold
+
+
+def test_a_hand_edit_of_a_clean_record_keeping_size_and_mtime_is_checked_again(run: Run, project: Path) -> None:
+    """A record once found clean is judged again when its bytes change, whatever its size and mtime say: a key
+    misspelt in place, and git conflict markers in its body, are found from a warm cache."""
+    paths = add_decisions(project, 4)
+    assert findings(run, project) == []
+    age_the_cache(project)
+    same_size_edit(paths[1], "reason:", "reasom:")
+    found = {(f["code"], f["field"]): f for f in findings(run, project)}
+    assert found["unknown-key", "reasom"]["line"] == 9
+    assert "did you mean reason?" in str(found["unknown-key", "reasom"]["hint"])
+    assert ("schema-error", "reason") in found  # a required field gone
+    text = paths[2].read_text(encoding="utf-8")
+    paths[2].write_text(text + "<<<<<<< ours\nmine\n=======\ntheirs\n>>>>>>> theirs\n", encoding="utf-8")
+    exits(run("check", cwd=project), 1)
+    age_the_cache(project)
+    conflicts = [f for f in findings(run, project) if f["code"] == "conflict-marker"]
+    assert [f["path"] for f in conflicts] == [str(paths[2].relative_to(project))]
+
+
+def test_a_cold_read_of_many_records_in_two_processes_finds_what_one_finds(run: Run, project: Path) -> None:
+    """Past `PRIME_AT` records a cold check parses in two processes; it finds exactly what a warm check then finds,
+    and every row it saved (the other process's too) lets the next check read no clean record."""
+    from planstate.check.reader import PRIME_AT
+
+    paths = add_decisions(project, PRIME_AT + 10)
+    same_size_edit(paths[-1], "status: accepted", "status: accepte!")  # in the other process's half
+    same_size_edit(paths[0], "title:", "titel:")  # in this one's
+    (project / CACHE).unlink()
+    cold = findings(run, project)
+    assert {(f["code"], f["field"]) for f in cold} >= {("unknown-key", "titel"), ("schema-error", "status")}
+    assert age_the_cache(project) >= PRIME_AT + 10
+    with sqlite3.connect(project / CACHE) as db:
+        clean = db.execute("SELECT count(*) FROM files WHERE clean IS NOT NULL").fetchone()[0]
+    assert clean == PRIME_AT + 8  # every decision but the two with findings
+    assert findings(run, project) == cold
+
+
 # ---------------------------------------------------------------------------- the fast read path
 
 
