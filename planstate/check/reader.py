@@ -140,7 +140,8 @@ class Reader:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self._memo: dict[str, FileRead] = {}  # by the file's path as text
+        self._memo: dict[str, FileRead] = {}  # by the file's path as text (records: `_folder_memo`)
+        self._folder_memo: dict[str, dict[str, FileRead]] = {}  # a record folder's reads by name, by its path
         self._listings: dict[str, tuple[tuple[int, ...], list[str]]] = {}  # a folder's record names, by its path
         self._seen: set[str] = set()
         self._folders: dict[Path, bool] = {}
@@ -152,6 +153,8 @@ class Reader:
         named them."""
         for path in paths:
             self._memo.pop(str(path), None)
+            self._folder_memo.pop(str(path), None)
+            self._folder_memo.get(str(path.parent), {}).pop(path.name, None)
             self._listings.pop(str(path), None)
             self._listings.pop(str(path.parent), None)
 
@@ -182,6 +185,8 @@ class Reader:
         """End a check: forget the files it did not see (deleted, or no longer part of the workspace)."""
         for path in [p for p in self._memo if p not in self._seen]:
             del self._memo[path]
+        for folder in [p for p in self._folder_memo if p not in self._seen]:
+            del self._folder_memo[folder]
 
     def file(self, path: Path, kind: str) -> FileRead:
         """The file at `path` read as `kind` (state, decision, blocker, session, history)."""
@@ -203,33 +208,30 @@ class Reader:
         from planstate.check.filerules import VERSION
 
         names = self.names(folder)
+        key = str(folder)
+        self._seen.add(key)
         if not names:
+            self._folder_memo.pop(key, None)
             return []
-        base = str(folder) + os.sep
         prefix = self.ctx.cache_key(folder) + "/"
         inside = self._inside(folder)
-        vouched = self.ctx.vouched_row
+        identities = _identities(folder, names)
+        rows = self.ctx.vouched_rows(prefix, names, identities) if inside else [None] * len(names)
+        memo = self._folder_memo.get(key, {})
         out: list[FileRead | None] = []
         light: list[tuple[int, str, Identity, str, str]] = []
         pending: list[tuple[int, str, Identity | None]] = []
-        for name in names:
-            text = base + name
-            self._seen.add(text)
-            try:
-                info = os.lstat(text)
-            except OSError:
-                info = None
-            identity = _identity(info) if info is not None and stat.S_ISREG(info.st_mode) else None
-            memo = self._memo.get(text)
-            if memo is not None and memo.kind == kind and identity is not None and memo.identity == identity:
-                out.append(memo)
+        for name, identity, row in zip(names, identities, rows, strict=True):
+            known = memo.get(name)
+            if known is not None and known.kind == kind and identity is not None and known.identity == identity:
+                out.append(known)
                 continue
-            row = vouched(prefix + name, identity) if inside and identity is not None else None
             if row is not None and row.clean == VERSION and row.facts is not None and row.summary is not None:
                 light.append((len(out), name, identity, row.facts, row.summary))  # type: ignore[arg-type]
             else:
                 pending.append((len(out), name, identity))
             out.append(None)
+        vouched = self.ctx.vouched_row
         if judge is not None and inside and len(pending) >= PRIME_AT:
             self._prime(folder, kind, [name for _index, name, identity in pending if identity is not None], judge)
             still: list[tuple[int, str, Identity | None]] = []
@@ -241,7 +243,7 @@ class Reader:
                     still.append((index, name, identity))
             pending = still
         for index, name, _identity_seen in pending:
-            out[index] = self._memo[base + name] = self._read(folder / name, kind)
+            out[index] = self._read(folder / name, kind)
         shown = self.ctx.display(folder) + os.sep
         for (index, name, identity, _facts, _summary), pair in zip(light, _decoded(light), strict=True):
             if pair is None:  # a row of another shape: read the file
@@ -250,9 +252,10 @@ class Reader:
                 found = FileRead(None, shown + name, kind, folder, name)
                 found.identity, found.data, found.summary, found.valid, found.findings = identity, *pair, True, []
                 found.partial, found._reader = True, self
-            self._memo[base + name] = found
             out[index] = found
-        return [found for found in out if found is not None]
+        found_all = [found for found in out if found is not None]
+        self._folder_memo[key] = {found.name: found for found in found_all}
+        return found_all
 
     def _prime(self, folder: Path, kind: str, names: list[str], judge: Judge) -> None:
         """Read and judge the records `names` of a folder, half in a forked process, each process saving the cache
@@ -363,6 +366,29 @@ class Reader:
 
 def _identity(info: os.stat_result) -> Identity:
     return identity_of(info)  # the cache's: a row stored from this read is looked up by the same identity
+
+
+def _identities(folder: Path, names: list[str]) -> list[Identity | None]:
+    """The stat identity of each regular file `names` in `folder` (None for one that is not, or is gone), taken
+    without following a link at its name."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except (OSError, AttributeError):  # no O_DIRECTORY here: by path
+        fd = None
+    base = str(folder) + os.sep
+    out: list[Identity | None] = []
+    try:
+        for name in names:
+            try:
+                info = os.lstat(name, dir_fd=fd) if fd is not None else os.lstat(base + name)
+            except OSError:
+                out.append(None)
+                continue
+            out.append(_identity(info) if stat.S_ISREG(info.st_mode) else None)
+    finally:
+        if fd is not None:
+            os.close(fd)
+    return out
 
 
 def _decoded(light: list[tuple[int, str, Identity, str, str]]) -> list[tuple[dict[str, Any], list[Any]] | None]:

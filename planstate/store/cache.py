@@ -265,6 +265,16 @@ class FrontMatterCache:
         row = self._row(key)
         return row if row is not None and row.trusted(identity) else None
 
+    def vouched_all(self, prefix: str, names: list[str], identities: list[Identity | None]) -> list[_Row | None]:
+        """`vouched` for each file `prefix + name` with its identity, in one pass (a check asks it of 17,000)."""
+        rows, dirty = self._rows, self._dirty
+        out: list[_Row | None] = []
+        for name, identity in zip(names, identities, strict=True):
+            key = prefix + name
+            row = dirty.get(key) or (rows[key] if key in rows else self._row(key))
+            out.append(row if row is not None and row.trusted(identity) else None)
+        return out
+
     def _value(self, key: str, row: _Row) -> Any:
         """A row's front matter, fetched first for a row read without it; MISS when it cannot be had."""
         if row.text is None and not self._fetch(key, row):

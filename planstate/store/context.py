@@ -184,6 +184,10 @@ class Context:
         file's bytes (see cache.py)."""
         return self._front_matter_cache().vouched(key, identity)  # type: ignore[arg-type]
 
+    def vouched_rows(self, prefix: str, names: list[str], identities: list[Any]) -> list[Any]:
+        """`vouched_row` of each file `prefix + name` with its identity (None for a name without one)."""
+        return self._front_matter_cache().vouched_all(prefix, names, identities)
+
     def mark_clean(self, path: Path, identity: tuple[int, ...] | None, version: str) -> None:
         """Note in the front-matter cache that the per-file rules of `version` found nothing in the bytes of `path`
         read with `identity`."""
