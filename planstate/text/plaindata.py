@@ -75,12 +75,21 @@ _PLAIN_SCALARS: tuple[tuple[type[Any], Callable[[Any], Any]], ...] = (
 )
 
 
-def same(a: Any, b: Any) -> bool:
-    """Compare plain values strictly: types matter (1 is not True, 1 is not 1.0), key order too."""
+def same(a: Any, b: Any, *, ordered: bool = True) -> bool:
+    """Compare plain values strictly: types matter (1 is not True, 1 is not 1.0), and key order too unless not
+    `ordered` (a merge compares values, not the order of their keys)."""
     if isinstance(a, dict):
-        return isinstance(b, dict) and _same_mapping(a, b)
+        if not isinstance(b, dict):
+            return False
+        if ordered:
+            return _same_mapping(a, b)
+        return a.keys() == b.keys() and all(same(a[k], b[k], ordered=False) for k in a)
     if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+        return (
+            isinstance(b, list)
+            and len(a) == len(b)
+            and all(same(x, y, ordered=ordered) for x, y in zip(a, b, strict=True))
+        )
     if type(a) is not type(b):
         return False
     if isinstance(a, float) and a != a:  # NaN is the same as NaN here, though never equal to it
