@@ -161,7 +161,9 @@ class Server:
 def build(settings: Settings) -> MCPServer[Any]:
     """The MCP server with every tool."""
     from planstate.mcp import resources
+    from planstate.text import fastyaml
 
+    fastyaml.load()  # a long-lived process: every parse after this one goes through libyaml (parser._fast)
     server = Server(settings)
     mcp = MCPServer(
         "planstate",

@@ -53,6 +53,11 @@ def _machinery() -> Any:
     return _STATE[0]
 
 
+def load() -> bool:
+    """Make the fast path ready now (a long-lived process: every later parse goes this way); False without libyaml."""
+    return _machinery() is not None
+
+
 def loaded() -> bool:
     """Whether this process has the fast path ready (a long-lived one, or one that has read many files)."""
     return bool(_STATE) and _STATE[0] is not None
@@ -191,3 +196,125 @@ def _resolve(table: dict[Any, list[tuple[str, Any]]], value: str) -> str:
         if regexp.match(value):
             return str(tag)
     return _STR
+
+
+def text_nodes(text: str) -> Any:
+    """The node tree the round-trip parser composes from a front matter's YAML text and its data, or MISS.
+
+    libyaml's events give each node its kind, value, style and marks, and the tags are ruamel's (its YAML 1.2
+    resolver's table), so the tree is the one ruamel's composer builds; the data is `text_data`'s, from the same
+    events. Besides what `text_data` leaves to the round-trip parser, a plain scalar over several lines and a
+    folded block (ruamel notes in its value where they fold) and an empty value anywhere but after a block
+    mapping's key give MISS. `tests/test_fastyaml.py` checks node for node over the corpus that every tree
+    answered is ruamel's, and that no file ruamel refuses is answered.
+    """
+    machinery = _machinery()
+    if machinery is None or not text.strip() or len(text) > MAX_FRONT_MATTER or "\t" in text:
+        return MISS
+    if text.startswith("%") or "\n%" in text:
+        return MISS
+    try:
+        return _Composer(machinery, text).document()
+    except Exception:  # anything this path does not vouch for
+        return MISS
+
+
+class _Composer(_Builder):
+    """ruamel nodes, and their data, from libyaml's events (see `text_nodes`): each value is a (node, data) pair."""
+
+    def __init__(self, machinery: Any, text: str) -> None:
+        super().__init__(machinery, text)
+        self.text = text
+        self.tags = _tags(self.nodes)
+
+    def _value(self, event: Any, depth: int) -> Any:
+        events, nodes = self.events, self.nodes
+        self.count += 1
+        # The round-trip parser refuses a tree higher than MAX_DEPTH or larger than MAX_EXPANDED_NODES, and says
+        # where: anything near either limit is left to it.
+        if depth >= MAX_DEPTH or self.count >= MAX_EXPANDED_NODES or getattr(event, "anchor", None) is not None:
+            raise _Miss
+        if getattr(event, "tag", None) is not None:
+            raise _Miss
+        kind = type(event)
+        if kind is events.ScalarEvent:
+            if not event.value and event.implicit[0]:
+                raise _Miss  # an empty value: only a block mapping knows where ruamel marks it
+            return self._scalar_node(event)
+        if kind is events.SequenceStartEvent:
+            seq = nodes.SequenceNode(self.tags[_SEQ], [], self._mark(event.start_mark), None)
+            seq.flow_style = event.flow_style
+            items: list[Any] = []
+            while True:
+                child = self.parser.get_event()
+                if type(child) is events.SequenceEndEvent:
+                    seq.end_mark = self._mark(child.end_mark)
+                    return seq, items
+                node, data = self._value(child, depth + 1)
+                seq.value.append(node)
+                items.append(data)
+        if kind is events.MappingStartEvent:
+            mapping = nodes.MappingNode(self.tags[_MAP], [], self._mark(event.start_mark), None)
+            mapping.flow_style = event.flow_style
+            out: dict[Any, Any] = {}
+            while True:
+                child = self.parser.get_event()
+                if type(child) is events.MappingEndEvent:
+                    mapping.end_mark = self._mark(child.end_mark)
+                    return mapping, out
+                if type(child) is not events.ScalarEvent or not child.value:
+                    raise _Miss  # a collection or empty key: the round-trip parser says what it makes of it
+                key, name = self._value(child, depth + 1)
+                if name in out:
+                    raise _Miss  # a duplicate key (refused round trip)
+                value = self.parser.get_event()
+                empty = type(value) is events.ScalarEvent and not value.value and value.implicit[0]
+                if empty and not event.flow_style and value.anchor is None and value.tag is None:
+                    self.count += 1
+                    node, data = self._empty_value(key, value), None
+                else:
+                    node, data = self._value(value, depth + 1)
+                mapping.value.append((key, node))
+                out[name] = data
+        raise _Miss  # an alias, or anything else
+
+    def _scalar_node(self, event: Any) -> tuple[Any, Any]:
+        style = event.style or None
+        if style == ">" or (style is None and event.start_mark.line != event.end_mark.line):
+            raise _Miss  # ruamel keeps where such a scalar folds in its value
+        tag = _resolve(self.table, event.value) if event.implicit[0] else _STR
+        if tag == MERGE_TAG:
+            raise _Miss
+        if tag not in self.tags:
+            self.tags[tag] = self.nodes.ScalarNode(tag, "", None, None).ctag
+        node = self.nodes.ScalarNode(
+            self.tags[tag], event.value, self._mark(event.start_mark), self._mark(event.end_mark), style=style
+        )
+        return node, self._scalar(event)
+
+    def _empty_value(self, key: Any, event: Any) -> Any:
+        """The null of `key:` with nothing after it, marked where ruamel marks it: after the colon when a comment
+        follows on its line, else at the next token (the next key, or the end of the mapping)."""
+        colon = event.start_mark.index
+        if self.text[colon - 1 : colon] != ":" or key.end_mark.line != event.start_mark.line:
+            raise _Miss
+        if self.text[colon:].split("\n", 1)[0].strip().startswith("#"):
+            mark = event.start_mark
+        else:
+            mark = self.parser.peek_event().start_mark
+        where = self._mark(mark)
+        return self.nodes.ScalarNode(self.tags[_NULL], "", where, where, style=None)
+
+    def _mark(self, mark: Any) -> Any:
+        return self.mark(None, mark.index, mark.line, mark.column)
+
+
+_SEQ = "tag:yaml.org,2002:seq"
+_MAP = "tag:yaml.org,2002:map"
+
+
+def _tags(nodes: Any) -> dict[str, Any]:
+    """ruamel's tag objects of the collections, strings and nulls, one each, shared by every node made here (a
+    tag object keeps its text once worked out; the round-trip composer makes one per node and works it out each
+    time)."""
+    return {tag: nodes.ScalarNode(tag, "", None, None).ctag for tag in (_SEQ, _MAP, _STR, _NULL)}

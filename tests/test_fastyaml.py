@@ -1,0 +1,131 @@
+"""The libyaml path to a front matter's node tree (text/fastyaml.text_nodes) gives ruamel's tree, or nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CORPUS
+
+from planstate.core.errors import PlanstateError
+from planstate.text import envelope, fastyaml, parser
+from planstate.text.document import Document
+from planstate.text.plaindata import same
+
+FILES = sorted(p for p in (CORPUS, CORPUS.parent / "examples") for p in p.rglob("*.md") if p.is_file())
+SAMPLE = FILES[::6]  # the whole corpus agrees (checked when this path was written); a sixth keeps the suite fast
+
+
+def differences(ours: Any, theirs: Any, where: str = "root") -> str | None:
+    """Where two node trees differ in what an edit reads (kind, tag, value, style, flow style, marks), or None."""
+    if type(ours) is not type(theirs):
+        return f"{where}: {type(ours).__name__} / {type(theirs).__name__}"
+    for name in ("tag", "style", "flow_style"):
+        if getattr(ours, name, None) != getattr(theirs, name, None):
+            return f"{where}: {name} {getattr(ours, name, None)!r} / {getattr(theirs, name, None)!r}"
+    for name in ("start_mark", "end_mark"):
+        a, b = getattr(ours, name), getattr(theirs, name)
+        if (a.index, a.line, a.column) != (b.index, b.line, b.column):
+            return f"{where}: {name} {(a.index, a.line, a.column)} / {(b.index, b.line, b.column)}"
+    if isinstance(ours.value, str) or isinstance(theirs.value, str):
+        return None if ours.value == theirs.value else f"{where}: value {ours.value!r} / {theirs.value!r}"
+    if len(ours.value) != len(theirs.value):
+        return f"{where}: {len(ours.value)} / {len(theirs.value)} children"
+    for i, (a, b) in enumerate(zip(ours.value, theirs.value, strict=True)):
+        found = (
+            differences(a[0], b[0], f"{where}.key{i}") or differences(a[1], b[1], f"{where}.{i}")
+            if isinstance(a, tuple)
+            else differences(a, b, f"{where}.{i}")
+        )
+        if found:
+            return found
+    return None
+
+
+def agrees(text: str) -> bool:
+    """Assert the fast path answers `text` only with ruamel's own tree and data; tell whether it answered."""
+    composed = fastyaml.text_nodes(text)
+    try:
+        expected = parser.parse(text, lambda index: (0, 0), None, fast=False)
+    except PlanstateError as exc:
+        assert composed is fastyaml.MISS, f"answered what the round-trip parser refuses: {exc}"
+        return False
+    if composed is fastyaml.MISS:
+        return False
+    root, data = composed
+    assert differences(root, expected.root) is None, differences(root, expected.root)
+    assert same(data, expected.data)
+    return True
+
+
+@pytest.mark.parametrize("path", SAMPLE, ids=lambda p: p.name[:40])
+def test_the_node_tree_is_the_round_trip_parsers_or_nothing(path: Path) -> None:
+    """Over real files: every tree the fast path answers is ruamel's, node for node, and so is its data."""
+    try:
+        parts = envelope.decode(path.read_bytes(), None)
+    except PlanstateError:
+        return
+    if parts.head and parts.text.strip():
+        agrees(parts.text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: 1\nb: [x, 'y', \"z\"]\nc: {d: 2}\n",
+        "empty:\nnext: 1\n",  # an empty value is marked at the next key
+        "empty:   # a comment\nnext: 1\n",  # ... or right after its colon when a comment follows
+        "outer:\n  inner:\nlast:\n",  # at the end of a mapping, and of the text
+        "- a:\n  b:\n- c\n",
+        "name: é ü 日本\nafter: 2\n",  # marks count characters
+        "a: 1\r\nb: two\r\n",
+        "text: |\n  line one\n  line two\n\n\nnext: 1\n",
+        "when: 2026-01-02T03:04:05Z\nday: 2026-01-02\nn: 0o17\nok: true\nf: 2.5\nnone: null\n",
+        "# a comment\n\nkey: value  # trailing\n# between\nother: [1, 2]  # more\n",
+    ],
+)
+def test_plain_yaml_is_answered_with_ruamels_tree(text: str) -> None:
+    """The shapes planstate writes and people add by hand go the fast way, with ruamel's marks."""
+    assert agrees(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: &x 1\nb: *x\n",  # aliases
+        "a: !!str 12\n",  # explicit tags
+        "base: {a: 1}\nc:\n  <<: {a: 2}\n",  # merge keys
+        "a: 1\na: 2\n",  # duplicate keys, refused round trip
+        "a: [1\n",  # an error, located round trip
+        "%YAML 1.2\n---\na: 1\n",
+        "a: plain text\n  folded over two lines\n",  # ruamel notes where a plain scalar folds
+        "a: >\n  folded\n  block\n",
+        "- \n- a\n",  # an empty item
+        "? [a, b]\n: c\n",  # a key that is a list
+        "a:\tb\n",
+    ],
+)
+def test_what_the_fast_path_does_not_vouch_for_is_parsed_round_trip(text: str) -> None:
+    """Anchors, tags, merges, duplicates, errors, folds and odd empties go round trip, which says what they mean."""
+    assert fastyaml.text_nodes(text) is fastyaml.MISS, text
+    agrees(text)
+
+
+def test_a_document_parsed_either_way_takes_the_same_edits_to_the_same_bytes() -> None:
+    """Edits splice into the text at the tree's marks: the same tree, so the same bytes, whichever path read it."""
+    assert fastyaml.load()  # as the MCP server does: from here on, Document parses through libyaml
+    text = "---\n# keep me\ntitle: Old  # note\nempty:\nitems:\n  - one\nnested:\n  deep: 1\n---\nbody\n"
+    fast = Document.from_bytes(text.encode())
+    slow = Document.from_bytes(text.encode())
+    parsed = parser.parse(slow.front_matter_text, slow._position, None, fast=False)
+    slow._root, slow._data, slow._shared, slow._merges = parsed
+    assert differences(fast._root, slow._root) is None and fast._root is not slow._root
+    for doc in (fast, slow):
+        doc.set("title", "New")
+        doc.set("empty", "filled")
+        doc.append("items", "two")
+        doc.set("nested.deep", {"x": [1, 2]})
+        doc.delete("items.0")
+    assert fast.to_bytes() == slow.to_bytes()
+    assert "# keep me" in fast.to_bytes().decode() and "# note" in fast.to_bytes().decode()
