@@ -345,6 +345,30 @@ def test_every_tool_has_a_bad_input_case() -> None:
     }  # fmt: skip
 
 
+def test_a_bug_inside_a_tool_is_one_line_naming_its_crash_log_exit_4(server: Client) -> None:
+    """As on the command line: an exception nothing expected is `isError`, exit 4, one line naming the crash log,
+    which holds the call and the traceback. The seam is real: a folder name longer than the system allows makes
+    the lookup's stat raise an OSError no code expects (should that become a refusal, pick another real one)."""
+    result = server.call("get", dir="x" * 5000, path="title")
+    assert result.is_error
+    (content,) = result.content
+    line = content.text  # type: ignore[union-attr]
+    assert "\n" not in line and line.startswith("planstate: internal error: OSError: [Errno 36]"), line[:200]
+    envelope = result.structured_content
+    assert envelope is not None
+    validate(envelope, "envelope")
+    assert envelope["exit"] == 4 and not envelope["ok"] and envelope["error"]["text"] == line
+    found = re.search(r"\(traceback: (.+)\)$", line)
+    assert found, line[-300:]
+    log = Path(found.group(1))
+    try:
+        text = log.read_text(encoding="utf-8")
+    finally:
+        log.unlink()
+    assert "command line: planstate mcp get " in text and "Traceback (most recent call last)" in text
+    assert "OSError: [Errno 36] File name too long" in text
+
+
 def test_without_a_workspace_the_error_says_how_to_name_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from planstate.mcp.catalog import TOOLS
     from planstate.mcp.server import Server, Settings
