@@ -90,6 +90,10 @@ def text_data(text: str) -> Any:
         return MISS
 
 
+# Plain values of the scalars ruamel constructs (ints, floats, booleans, timestamps: all immutable), by tag and
+# text: the same few (`1`, the dates of one file) come back in every read.
+_CONSTRUCTED: dict[tuple[str, str], Any] = {}
+_REMEMBERED = 4096
 _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
 
@@ -170,16 +174,23 @@ class _Builder:
             return None
         if tag == MERGE_TAG:
             return MERGE_TAG  # the caller refuses it as a key; as a value ruamel would not make it plain either
-        start, end = event.start_mark, event.end_mark
-        node = self.nodes.ScalarNode(
-            tag,
-            value,
-            self.mark(None, start.index, start.line, start.column),
-            self.mark(None, end.index, end.line, end.column),
-            style=None,
-        )
-        constructed = self.constructor.construct_object(node, deep=True)
-        return to_plain(constructed)
+        plain = _CONSTRUCTED.get((tag, value), MISS)
+        if plain is MISS:
+            start, end = event.start_mark, event.end_mark
+            node = self.nodes.ScalarNode(
+                tag,
+                value,
+                self.mark(None, start.index, start.line, start.column),
+                self.mark(None, end.index, end.line, end.column),
+                style=None,
+            )
+            # Not construct_object: it keeps every node it made until a whole document is constructed, which
+            # never happens here, so a long-lived process (the MCP server) would keep them all.
+            plain = to_plain(self.constructor.construct_non_recursive_object(node))
+            if len(_CONSTRUCTED) >= _REMEMBERED:
+                _CONSTRUCTED.clear()
+            _CONSTRUCTED[(tag, value)] = plain
+        return plain
 
 
 def _table(loader: Any) -> dict[Any, list[tuple[str, Any]]]:
