@@ -395,6 +395,28 @@ def test_null_is_an_argument_left_out_except_where_it_clears_a_field(server: Cli
     assert data(server.call("position", dir=d), project)["wave"] == 2
 
 
+def test_a_write_sees_what_changed_since_the_servers_last_call(server: Client, project: Path) -> None:
+    """The files are the truth between calls: a CLI write, and a hand edit of the same size with its mtime set
+    back (only the ctime shows it), are both kept by the server's next write."""
+    import os
+
+    d = str(project)
+    data(server.call("set", dir=d, values={"next_action": "First from MCP"}), project)
+    forkserver.run(["set", "title", "Done by the CLI"], cwd=project, env=_env(), timeout=60)
+    data(server.call("set", dir=d, values={"next_action": "Second from MCP"}), project)
+    assert front(project)["title"] == "Done by the CLI" and front(project)["next_action"] == "Second from MCP"
+    path = state_file(project)
+    before = path.stat()
+    text = path.read_text(encoding="utf-8")
+    assert text.count("Done by the CLI") == 1
+    path.write_text(text.replace("Done by the CLI", "Done by a hand."), encoding="utf-8")  # the same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    data(server.call("set", dir=d, values={"next_action": "Third from MCP"}), project)
+    assert front(project)["title"] == "Done by a hand." and front(project)["next_action"] == "Third from MCP"
+    assert data(server.call("get", dir=d, path="title"), project) == "Done by a hand."
+
+
 def test_a_call_without_dir_acts_on_the_servers_workspace(server: Client, home: Path) -> None:
     assert data(server.call("get", path="title"), home) == "Demo"
 
