@@ -83,6 +83,10 @@ def test_the_node_tree_is_the_round_trip_parsers_or_nothing(path: Path) -> None:
         "text: |\n  line one\n  line two\n\n\nnext: 1\n",
         "when: 2026-01-02T03:04:05Z\nday: 2026-01-02\nn: 0o17\nok: true\nf: 2.5\nnone: null\n",
         "# a comment\n\nkey: value  # trailing\n# between\nother: [1, 2]  # more\n",
+        "a:\n# a comment\nb: 1\n",
+        "outer:\n  inner:\n# a comment\nlast: 1\n",
+        'a: 😀 ok\nb: [😀, 日本]\nc: "\\U0001F600"\n',  # characters beyond the BMP count one each
+        "n: .inf\nq: 0x1F\nr: 1e3\ns: +12\nt: 1_000\nu: ~\nv: yes\nw: True\n",
     ],
 )
 def test_plain_yaml_is_answered_with_ruamels_tree(text: str) -> None:
@@ -104,10 +108,15 @@ def test_plain_yaml_is_answered_with_ruamels_tree(text: str) -> None:
         "- \n- a\n",  # an empty item
         "? [a, b]\n: c\n",  # a key that is a list
         "a:\tb\n",
+        "a: 1",  # no newline at the end: libyaml marks the last line's end elsewhere
+        "a: x\ufeffy\n",  # libyaml skips a byte order mark in its marks
+        "a: 1\x85b: 2\n",  # a line break in YAML 1.1 only (libyaml's), not in YAML 1.2 (ruamel's)
+        "a: x\u2028y\n",
     ],
 )
 def test_what_the_fast_path_does_not_vouch_for_is_parsed_round_trip(text: str) -> None:
-    """Anchors, tags, merges, duplicates, errors, folds and odd empties go round trip, which says what they mean."""
+    """Anchors, tags, merges, duplicates, errors, folds, odd empties and odd characters go round trip, which says
+    what they mean."""
     assert fastyaml.text_nodes(text) is fastyaml.MISS, text
     agrees(text)
 

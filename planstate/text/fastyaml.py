@@ -81,9 +81,7 @@ def front_matter_data(raw: bytes) -> Any:
 def text_data(text: str) -> Any:
     """The data of a front matter's YAML text as the round-trip parser gives it, or MISS."""
     machinery = _machinery()
-    if machinery is None or not text.strip() or len(text) > MAX_FRONT_MATTER or "\t" in text:
-        return MISS
-    if text.startswith("%") or "\n%" in text:  # a directive line (`%YAML`, `%TAG`): a `%` inside a value is text
+    if machinery is None or not _plain_text(text):
         return MISS
     try:
         return _Builder(machinery, text).document()
@@ -95,6 +93,20 @@ def text_data(text: str) -> Any:
 # text: the same few (`1`, the dates of one file) come back in every read.
 _CONSTRUCTED: dict[tuple[str, str], Any] = {}
 _REMEMBERED = 4096
+# Line breaks in YAML 1.1 (libyaml) but not in YAML 1.2 (ruamel): the two would split such a text differently.
+_BREAKS_OF_YAML_1_1 = ("\x85", "\u2028", "\u2029")
+
+
+def _plain_text(text: str) -> bool:
+    """Whether `text` is worth giving libyaml: not empty, within the limit, no tab, no directive line (`%YAML`,
+    `%TAG`: a `%` inside a value is text), no line break only YAML 1.1 knows."""
+    if not text.strip() or len(text) > MAX_FRONT_MATTER or "\t" in text:
+        return False
+    if text.startswith("%") or "\n%" in text:
+        return False
+    return not any(brk in text for brk in _BREAKS_OF_YAML_1_1)
+
+
 _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
 
@@ -221,9 +233,8 @@ def text_nodes(text: str) -> Any:
     answered is ruamel's, and that no file ruamel refuses is answered.
     """
     machinery = _machinery()
-    if machinery is None or not text.strip() or len(text) > MAX_FRONT_MATTER or "\t" in text:
-        return MISS
-    if text.startswith("%") or "\n%" in text:
+    # libyaml marks the end of a last line without a newline, and the text after a byte order mark, otherwise
+    if machinery is None or not _plain_text(text) or not text.endswith("\n") or "\ufeff" in text:
         return MISS
     try:
         return _Composer(machinery, text).document()
