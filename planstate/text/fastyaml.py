@@ -316,16 +316,15 @@ class _Composer(_Builder):
         return node, self._scalar(event)
 
     def _empty_value(self, key: Any, event: Any) -> Any:
-        """The null of `key:` with nothing after it, marked where ruamel marks it: after the colon when a comment
-        follows on its line, else at the next token (the next key, or the end of the mapping)."""
+        """The null of `key:` with nothing after it on its line, marked where ruamel marks it: at the next token (the
+        next key, or the end of the mapping). With a comment after the colon, ruamel's mark depends on where its
+        scanner puts the comment: left to it."""
         colon = event.start_mark.index
         if self.text[colon - 1 : colon] != ":" or key.end_mark.line != event.start_mark.line:
             raise _Miss
-        if self.text[colon:].split("\n", 1)[0].strip().startswith("#"):
-            mark = event.start_mark
-        else:
-            mark = self.parser.peek_event().start_mark
-        where = self._mark(mark)
+        if self.text[colon:].split("\n", 1)[0].strip():
+            raise _Miss
+        where = self._mark(self.parser.peek_event().start_mark)
         return self.nodes.ScalarNode(self.tags[_NULL], "", where, where, style=None)
 
     def _mark(self, mark: Any) -> Any:
