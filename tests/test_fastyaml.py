@@ -138,3 +138,33 @@ def test_a_document_parsed_either_way_takes_the_same_edits_to_the_same_bytes() -
         doc.delete("items.0")
     assert fast.to_bytes() == slow.to_bytes()
     assert "# keep me" in fast.to_bytes().decode() and "# note" in fast.to_bytes().decode()
+
+
+PIECES = [":", " ", "\n", "- ", "#", "'", '"', "  ", "[", "]", "{", "}", ",", "|", ">", "?", "a", "1", "\n  ", ": "]
+PIECES += ["\n- ", "null", "~", "é", "\r\n", "key:", "x: y", " # c", "\n# c\n", "&a ", "*a", "<<: ", ">\n  ", "|-\n  "]
+
+
+def test_edits_of_real_files_by_a_seeded_fuzz_agree_or_go_round_trip() -> None:
+    """Real front matter with a few characters inserted or deleted at random (seeded: the same texts every run):
+    each is answered with ruamel's tree or left to ruamel. Edits like these found the marks of a commented empty
+    value; a longer run (4 × 3,000 texts) found nothing more."""
+    import random
+
+    rng = random.Random(13)
+    texts = []
+    for path in SAMPLE:
+        try:
+            parts = envelope.decode(path.read_bytes(), None)
+        except PlanstateError:
+            continue
+        if parts.head and parts.text.strip() and len(parts.text) < 2000:
+            texts.append(parts.text)
+    answered = 0
+    for _ in range(300):
+        text = rng.choice(texts)
+        for _edit in range(rng.randint(1, 3)):
+            at = rng.randrange(len(text) + 1)
+            cut = rng.random() < 0.3  # delete a character, else insert a piece
+            text = text[:at] + ("" if cut else rng.choice(PIECES)) + text[at + cut :]
+        answered += agrees(text)
+    assert answered > 100  # most edits leave plain YAML: the fast path is what is being compared
