@@ -23,6 +23,22 @@ def to_plain(value: Any, _memo: dict[int, Any] | None = None) -> Any:
     return _plain_scalar(value)
 
 
+_IMMUTABLE = (str, int, float, bool, type(None), date, datetime)
+
+
+def clone(value: Any) -> Any:
+    """A copy of plain data in which no container is reached twice (no YAML alias made it): what `copy.deepcopy`
+    gives, several times faster (a write copies its STATE.md's data a few times)."""
+    kind = type(value)
+    if kind is dict:
+        return {k: clone(v) for k, v in value.items()}
+    if kind is list:
+        return [clone(v) for v in value]
+    if kind in _IMMUTABLE:
+        return value
+    return copy.deepcopy(value)
+
+
 def _plain_scalar(value: Any) -> Any:
     """A scalar as the plain type it stands for (ruamel's subclasses carry formatting, tags the text itself)."""
     if value is None or type(value) in (str, int, float, bool):
