@@ -259,6 +259,7 @@ BAD_ARGUMENTS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     (("--lock-timeout", "nan", "set", "title", "x"), ("lock timeout",)),
     (("--lock-timeout", "-1", "set", "title", "x"), ("lock timeout",)),
     (("--lock-timeout", "soon", "set", "title", "x"), ("invalid float",)),
+    (("--dir", "x" * 5000, "status"), ("no .planning/ workspace at ", "(File name too long)")),
     (("bogus",), ("unknown command 'bogus'",)),
     (("get",), ("required",)),
     (("set",), ("required",)),

@@ -345,28 +345,45 @@ def test_every_tool_has_a_bad_input_case() -> None:
     }  # fmt: skip
 
 
-def test_a_bug_inside_a_tool_is_one_line_naming_its_crash_log_exit_4(server: Client) -> None:
+def test_a_bug_inside_a_tool_is_one_line_naming_its_crash_log_exit_4(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """As on the command line: an exception nothing expected is `isError`, exit 4, one line naming the crash log,
-    which holds the call and the traceback. The seam is real: a folder name longer than the system allows makes
-    the lookup's stat raise an OSError no code expects (should that become a refusal, pick another real one)."""
-    result = server.call("get", dir="x" * 5000, path="title")
+    which holds the call and the traceback. A bug cannot be made real on purpose, so the server runs in this process
+    with one method broken (the seam tests/test_cli_main.py uses for the CLI's crash log)."""
+    import tempfile
+
+    from planstate.mcp.catalog import TOOLS
+    from planstate.mcp.server import Server, Settings
+    from planstate.workspace import Workspace
+
+    def broken_status(self: Workspace) -> None:
+        raise RuntimeError("status went wrong")
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(logs))
+    monkeypatch.setattr(Workspace, "status", broken_status)
+    result = Server(Settings()).call(TOOLS["status"], {"dir": str(project)})
     assert result.is_error
     (content,) = result.content
     line = content.text  # type: ignore[union-attr]
-    assert "\n" not in line and line.startswith("planstate: internal error: OSError: [Errno 36]"), line[:200]
+    assert "\n" not in line and line.startswith("planstate: internal error: RuntimeError: status went wrong"), line
     envelope = result.structured_content
     assert envelope is not None
     validate(envelope, "envelope")
     assert envelope["exit"] == 4 and not envelope["ok"] and envelope["error"]["text"] == line
     found = re.search(r"\(traceback: (.+)\)$", line)
-    assert found, line[-300:]
+    assert found, line
     log = Path(found.group(1))
-    try:
-        text = log.read_text(encoding="utf-8")
-    finally:
-        log.unlink()
-    assert "command line: planstate mcp get " in text and "Traceback (most recent call last)" in text
-    assert "OSError: [Errno 36] File name too long" in text
+    assert log.parent == logs
+    text = log.read_text(encoding="utf-8")
+    assert "command line: planstate mcp status " in text and "Traceback (most recent call last)" in text
+    assert "in broken_status\n" in text
+
+
+def test_a_folder_name_longer_than_the_system_allows_is_refused(server: Client, tmp_path: Path) -> None:
+    refusal(server.call("get", dir="x" * 5000, path="title"), "no .planning/ workspace at ", "(File name too long)")
 
 
 def test_without_a_workspace_the_error_says_how_to_name_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
