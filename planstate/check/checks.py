@@ -136,12 +136,8 @@ class Checker:
         return found
 
     def judge(self, read: FileRead) -> None:
-        """Run the per-file rules on a record read (once per content); note a clean one in the cache, so the next
-        check need not read it."""
-        if read.findings is None:
-            read.findings = filerules.file_findings(read)
-        if not read.findings:
-            self.ctx.mark_clean(read.path, read.identity, filerules.VERSION)
+        """Run the per-file rules on a record read (see `filerules.judge`)."""
+        filerules.judge(self.ctx, read)
 
     def names(self) -> list[str]:
         """Every file the last run read, by its path inside the workspace."""

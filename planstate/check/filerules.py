@@ -5,11 +5,11 @@ These findings depend only on a file's bytes, so a check computes them once per 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planstate.check.findings import Finding
 from planstate.check.fixes import position_target
-from planstate.check.reader import FileRead
+from planstate.check.reader import CLEAN, FileRead
 from planstate.core.errors import ParseError, PlanstateError
 from planstate.core.suggest import closest
 from planstate.model.kinds import KINDS, State, phase_numbers
@@ -17,9 +17,17 @@ from planstate.model.validation import unknown_keys
 from planstate.text.conflicts import Conflict, describe
 from planstate.text.paths import shown_path
 
-# The version of these rules a clean file was checked with (the cache keeps it, see reader.py): bump it whenever a
-# rule here, or the format they check against, changes what they find.
-VERSION = "1"
+if TYPE_CHECKING:
+    from planstate.store.context import Context
+
+
+def judge(ctx: Context, found: FileRead) -> None:
+    """Run these rules on a record read (once per content); note a clean one in the cache (under `CLEAN`, their
+    version), so that the next check or validate need not read it."""
+    if found.findings is None:
+        found.findings = file_findings(found)
+    if not found.findings:
+        ctx.mark_clean(found.path, found.identity, CLEAN)
 
 
 def file_findings(found: FileRead) -> list[Finding]:

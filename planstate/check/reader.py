@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planstate.check.findings import Finding
 from planstate.core.errors import PlanstateError
 from planstate.core.files import MAX_FILE_BYTES, read_all, read_bytes
 from planstate.model.kinds import RECORD_KINDS
@@ -27,6 +26,7 @@ from planstate.text.conflicts import Conflict, conflict_blocks
 from planstate.text.paths import shown_path
 
 if TYPE_CHECKING:
+    from planstate.check.findings import Finding
     from planstate.store.context import Context
     from planstate.text.document import Document
 
@@ -122,13 +122,19 @@ class FileRead:
         stable: str | None = None,
     ) -> Finding:
         """A finding about one of this file's fields (`segments`, its path), located at that field's line."""
+        from planstate.check.findings import Finding
+
         line, column = self.doc().locate(segments)
         name = shown_path(segments, self.data)
         return Finding(code, self.shown, line, column, message, hint, name, initiative, stable=stable)
 
 
+# The version of the per-file rules (filerules.py) a cache row was found clean by: bump it whenever they, or the
+# format they check against, change what they find (rows marked clean by another version are judged again).
+CLEAN = "1"
 Judge = Callable[[FileRead], None]  # runs the per-file rules on a read, noting a clean one in the cache
 PRIME_AT = 200  # records no cache row vouches for from which a folder is read in two processes
+SAVE_EVERY = 2000  # records read in two processes between saves of their cache rows
 
 
 class Reader:
@@ -205,8 +211,6 @@ class Reader:
         holding its facts and summary (decoded all at once). When many are not vouched for and `judge` (which runs
         the per-file rules on a read and notes a clean one in the cache) is given, they are first read and judged
         in two processes (`_prime`), and then vouched for like the others."""
-        from planstate.check.filerules import VERSION
-
         names = self.names(folder)
         key = str(folder)
         self._seen.add(key)
@@ -226,7 +230,7 @@ class Reader:
             if known is not None and known.kind == kind and identity is not None and known.identity == identity:
                 out.append(known)
                 continue
-            if row is not None and row.clean == VERSION and row.facts is not None and row.summary is not None:
+            if row is not None and row.clean == CLEAN and row.facts is not None and row.summary is not None:
                 light.append((len(out), name, identity, row.facts, row.summary))  # type: ignore[arg-type]
             else:
                 pending.append((len(out), name, identity))
@@ -237,7 +241,7 @@ class Reader:
             still: list[tuple[int, str, Identity | None]] = []
             for index, name, identity in pending:
                 row = vouched(prefix + name, identity) if identity is not None else None
-                if row is not None and row.clean == VERSION and row.facts is not None and row.summary is not None:
+                if row is not None and row.clean == CLEAN and row.facts is not None and row.summary is not None:
                     light.append((index, name, identity, row.facts, row.summary))  # type: ignore[arg-type]
                 else:  # it changed meanwhile, was written too recently to trust its identity, or has findings
                     still.append((index, name, identity))
@@ -272,18 +276,24 @@ class Reader:
             status = 1
             try:
                 self.ctx.detach_cache()
-                for name in names[half:]:
-                    judge(self._read(folder / name, kind))
+                self._judge_all(folder, kind, names[half:], judge)
                 status = 0 if self.ctx.save_cache() else 1
             finally:
                 os._exit(status)
         try:
-            for name in names[:half]:
-                judge(self._read(folder / name, kind))  # its row goes to the cache; the read itself is not kept
+            self._judge_all(folder, kind, names[:half], judge)
         finally:
             os.waitpid(pid, 0)
         self.ctx.save_cache()
         self.ctx.reload_cache(folder)
+
+    def _judge_all(self, folder: Path, kind: str, names: list[str], judge: Judge) -> None:
+        """Read and judge records of a folder, keeping only their cache rows, saved every `SAVE_EVERY` (saved rows
+        drop their JSON text: memory stays flat however many there are)."""
+        for count, name in enumerate(names, 1):
+            judge(self._read(folder / name, kind))
+            if count % SAVE_EVERY == 0:
+                self.ctx.save_cache()
 
     def _read(self, path: Path, kind: str) -> FileRead:
         found = FileRead(path, self.ctx.display(path), kind)

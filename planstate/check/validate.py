@@ -29,13 +29,18 @@ def validate(ctx: Context) -> Validation:
     """Validate every file of every initiative, then the rules across initiatives. The records are taken as a
     check takes them (check/reader.py): one whose cache row says the per-file rules found nothing in its bytes
     has no schema problem and is not read; the others are validated one by one."""
-    from planstate.check.checks import STALE_AFTER, Checker
+    from planstate.check.reader import FileRead, Reader
     from planstate.model.kinds import RECORD_FOLDERS
     from planstate.store.initiatives import discover
 
+    def judge(read: FileRead) -> None:  # the rules are imported only when a record has to be read
+        from planstate.check.filerules import judge as run_rules
+
+        run_rules(ctx, read)
+
     problems: list[PlanstateError] = []
-    checker = Checker(ctx, STALE_AFTER)
-    checker.reader.begin()
+    reader = Reader(ctx)
+    reader.begin()
     ctx.prefetch_cache()
     files = 0
     for initiative in discover(ctx.root):
@@ -43,7 +48,7 @@ def validate(ctx: Context) -> Validation:
         problems += _problems(ctx, "state", initiative.state_path)
         for kind in RECORD_FOLDERS:
             for folder in (initiative.folder(kind), initiative.archive(kind)):
-                reads = checker.reader.records(folder, kind, checker.judge)
+                reads = reader.records(folder, kind, judge)
                 files += len(reads)
                 for read in reads:
                     if not read.partial:  # a partial one is clean: it has no schema problem
