@@ -265,8 +265,10 @@ class Reader:
         """Read and judge the records `names` of a folder, half in a forked process, each process saving the cache
         rows of its half, so that they are ready (a cold check of 17,000 records parses on both cores and keeps
         none of them in memory). Best effort: a record whose row is not there afterwards is read again."""
-        if not hasattr(os, "fork"):
-            return
+        import threading
+
+        if not hasattr(os, "fork") or threading.active_count() > 1:
+            return  # a fork copies one thread: a lock another one holds (a server's) would never be released
         half = len(names) // 2
         try:
             pid = os.fork()
