@@ -287,11 +287,15 @@ def summaries(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[Sum
 
     A file whose stat identity vouches for its cached summary is not read (see cache.py); the others are read
     through the cache, which keeps their summaries for next time."""
+    return folder_summaries(ctx, initiative.folder(kind), kind)
+
+
+def folder_summaries(ctx: Context, folder: Path, kind: str) -> tuple[list[Summary], list[PlanstateError]]:
+    """The summaries of the records of `kind` in one folder (see `summaries`), in file-name order."""
     import json
 
     from planstate.store.cache import identity_of
 
-    folder = initiative.folder(kind)
     listed = names(folder)
     where = folder.absolute()
     pending = {path.name: data for path, data in ctx.pending.items() if path.parent == where}
