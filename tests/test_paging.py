@@ -123,3 +123,18 @@ def test_blockers_and_sessions_page_alike(run: Run, project: Path) -> None:
 def test_the_help_names_the_library_page(run: Run, project: Path) -> None:
     assert results.PAGE == records.PAGE
     assert f"default {records.PAGE}" in ok(run("decision", "list", "--help", cwd=project)).stdout
+
+
+def test_a_cached_summary_of_another_shape_is_read_from_its_file(run: Run, project: Path) -> None:
+    import sqlite3
+
+    made = write_decisions(project, 3)
+    assert ids(listed(run, project, "--limit", "0")) == made  # the summaries are cached now
+    (database,) = (project / ".planning" / ".local" / "cache").glob("*.sqlite")
+    with sqlite3.connect(database) as db:
+        rows = db.execute("SELECT key FROM files WHERE key LIKE 'decisions/%' ORDER BY key").fetchall()
+        db.execute("UPDATE files SET summary = '[1, 2' WHERE key = ?", rows[0])
+        db.execute("UPDATE files SET summary = '{\"id\": 1}' WHERE key = ?", rows[1])
+    db.close()
+    data = listed(run, project, "--limit", "0")
+    assert ids(data) == made and data["total"] == 3
