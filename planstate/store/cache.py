@@ -42,18 +42,6 @@ MISS = object()
 _COLUMNS = "dev, ino, size, mtime, ctime, seen, digest, data, summary"
 
 
-def trusts(row: tuple[Any, ...], info: os.stat_result) -> bool:
-    """Whether a row of `summaries_under` vouches for a file whose stat is `info` (as `_Row.trusted` does)."""
-    return bool(
-        row[0] == info.st_dev
-        and row[1] == info.st_ino
-        and row[2] == info.st_size
-        and row[3] == info.st_mtime_ns
-        and row[4] == info.st_ctime_ns
-        and row[5] - max(row[3], row[4]) >= RACY_NS
-    )
-
-
 def identity_of(info: os.stat_result) -> Identity:
     """The stat identity of a file: what changes whenever its bytes do."""
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
@@ -212,7 +200,8 @@ class FrontMatterCache:
     def summaries_under(self, prefix: str) -> dict[str, tuple[Any, ...]]:
         """The summary of every cached file whose key starts with `prefix` and has one, by the rest of its key:
         `(dev, ino, size, mtime, ctime, seen, summary)`, in one query and without a row object each (a region
-        over 10,000 decisions asks for all of them on every write; `trusts` answers for such a tuple)."""
+        over 10,000 decisions asks for all of them on every write). A row vouches for its file as `_Row.trusted`
+        says: same identity, seen `RACY_NS` after the file last changed (recordfiles.folder_summaries compares)."""
         db = self._connect(create=False)
         out: dict[str, tuple[Any, ...]] = {}
         if db is not None:

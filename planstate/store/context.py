@@ -195,7 +195,7 @@ class Context:
 
     def cached_summaries(self, folder: Path) -> dict[str, tuple[Any, ...]]:
         """The record summaries the front-matter cache keeps for the files of `folder`, by file name, in one query
-        (cache.summaries_under; `cache.trusts` tells whether one vouches for its file)."""
+        (cache.summaries_under)."""
         return self._front_matter_cache().summaries_under(self.cache_key(folder) + "/")
 
     def save_cache(self) -> None:
