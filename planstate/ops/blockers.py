@@ -132,7 +132,6 @@ class BlockerAPI:
             status=status,
             after=since,
             statuses=BLOCKER_STATUSES,
-            dated="identified",
             order=_sortable,
             shown=lambda current: all or current not in BLOCKER_STATUSES or current in OPEN_BLOCKERS,
             archived=all,

@@ -130,7 +130,6 @@ class DecisionAPI:
             status=status,
             after=since,
             statuses=DECISION_STATUSES,
-            dated="date",
             order=lambda value: "" if value is None else str(value),
             shown=lambda current: all or current != "superseded",
             default_status="accepted",

@@ -216,7 +216,6 @@ def listing(
     status: str | None,
     after: str | date | datetime | None,
     statuses: Sequence[str],
-    dated: str,
     order: Callable[[Any], Any],
     shown: Callable[[Any], bool] = lambda _status: True,
     default_status: str | None = None,
@@ -228,17 +227,19 @@ def listing(
     `archive/` folder too).
 
     Those with `status` when given, else those whose status `shown` keeps; with `after` (a `since`
-    value), only those whose `dated` field is at or after it; sorted by `order` of their `dated`
-    field's value, then file name; only the newest `limit` of them (0: all; None: `PAGE`), the number
-    left out in `more`. The listing also carries the files that could not be read and the records
-    that do not validate. Which records match is decided from their summaries (recordfiles.summaries),
-    so only the page's records are read: a list of the newest 50 of 10,000 decisions reads 50.
+    value), only those whose date field (recordfiles.ORDER: the one regions order by) is at or after
+    it; sorted by `order` of that field's value, then file name; only the newest `limit` of them
+    (0: all; None: `PAGE`), the number left out in `more`. The listing also carries the files that
+    could not be read and the records that do not validate. Which records match is decided from
+    their summaries (recordfiles.summaries), so only the page's records are read: a list of the
+    newest 50 of 10,000 decisions reads 50.
     """
     from planstate.core.clock import now
 
     choice(status, statuses, "status")
     keep = page_size(limit)
     start = since(after, now())
+    dated = recordfiles.ORDER[kind]
     folders = [ctx.target.folder(kind)] + ([ctx.target.archive(kind)] if archived else [])
     found: list[recordfiles.Summary] = []
     problems: list[PlanstateError] = []

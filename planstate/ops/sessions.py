@@ -168,7 +168,6 @@ class SessionAPI:
             status=status,
             after=since,
             statuses=SESSION_STATUSES,
-            dated="started",
             order=_timestamp,
             make=self._entry,
             archived=all,
