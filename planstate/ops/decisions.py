@@ -83,7 +83,7 @@ class DecisionAPI:
         else:
             _check_phase(ctx, phase)
         initiative = ctx.target
-        records.preload_templates()
+        records.preload_templates(ctx, KIND)
         with ctx.transaction() as tx:
             records.refuse_read_only(ctx, initiative)
             made = records.retried(ctx, initiative, KIND, key)

@@ -133,8 +133,11 @@ def retry_warning(kind: str, record: Record, request_id: str) -> str:
     return f"request_id {request_id!r} already made {kind} {record.id}; answering with it, nothing written"
 
 
-def preload_templates() -> None:
-    """Import the template engine before a transaction takes the lock: the import costs more than the write."""
+def preload_templates(ctx: Context | None = None, kind: str | None = None) -> None:
+    """Import the template engine before a transaction takes the lock: the import costs more than the write. Not
+    when the body of `kind` is the built-in template rendered without it (render/builtin.py BODIES)."""
+    if ctx is not None and kind is not None and _builtin_body(ctx, kind) is not None:
+        return
     import jinja2  # noqa: F401
 
 
@@ -142,7 +145,29 @@ def body(ctx: Context, kind: str, context: dict[str, Any]) -> str:
     """The body of a new record, from its template (the user's in .planning/templates/ wins); user text is data."""
     from planstate.text import templates
 
+    source = _builtin_body(ctx, kind)
+    if source is not None:
+        from planstate.render import builtin
+
+        text = builtin.body(TEMPLATES[kind], source, context)
+        if text is not None:
+            return text
     return templates.render(TEMPLATES[kind], context, planning=ctx.root)
+
+
+def _builtin_body(ctx: Context, kind: str) -> str | None:
+    """The source of the template in effect for new records of `kind`, when it is not the user's and Python
+    renders it (render/builtin.py BODIES); else None (Jinja renders it)."""
+    from planstate.render.builtin import BODIES
+    from planstate.text import templates
+
+    name = TEMPLATES[kind]
+    if name not in BODIES or templates.override_path(name, ctx.root) is not None:
+        return None
+    try:
+        return templates.source(templates.find(name, ctx.root), ctx.root)
+    except (OSError, PlanstateError):
+        return None
 
 
 def text(value: str | None, name: str) -> str:
