@@ -9,6 +9,12 @@ child's own maximum resident set (os.wait4). Each row prints its goal and the gr
 smallest workspace to the largest.
 
     python benchmarks/scale.py FOLDER [--sizes 11,2000,17000] [--runs 5] [--slow-runs 1] [--json]
+                                      [--no-gsd] [--gsd-install FOLDER]
+
+After the table, the side-by-side run against GSD's node tool (benchmarks/gsd_side_by_side.py:
+`get`/`status` against `gsd-tools state get/json`, `set`/`decision add` against its state update and
+add-decision, interleaved) prints its own table with its goals, unless --no-gsd; it installs GSD
+from npm, or says why it cannot.
 
 Missing workspaces are built first (benchmarks/build_scale.py). Writes change the workspaces (each
 `decision add` adds a decision), so later runs see a few more records.
@@ -187,6 +193,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5, help="interleaved rounds")
     parser.add_argument("--slow-runs", type=int, default=1, help="rounds of the cold commands (default 1)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--no-gsd", action="store_true", help="skip the side-by-side run against GSD")
+    parser.add_argument("--gsd-install", type=Path, help="a folder where get-shit-done-cc is installed already")
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
     ENV.update({"PLANSTATE_NOW": NOW, "PLANSTATE_ACTOR": "bench"})
@@ -200,6 +208,12 @@ def main() -> int:
         print(json.dumps({name: {str(s): v for s, v in row.items()} for name, row in figures.items()}, indent=2))
     else:
         print(report(figures, sizes))
+    if not args.no_gsd:
+        sys.stdout.flush()
+        extra = ["--gsd", str(args.gsd_install)] if args.gsd_install else []
+        subprocess.run(
+            [sys.executable, str(HERE / "gsd_side_by_side.py"), "--runs", str(max(args.runs, 5)), *extra], check=False
+        )
     return 0
 
 

@@ -136,3 +136,33 @@ def test_an_override_is_never_rendered_without_jinja() -> None:
     context = {"next_action": "x", "open_questions": []}
     assert builtin.render("next", SOURCES["next"] + " ", context) is None
     assert builtin.render("phases", "anything", {}) is None
+
+
+BODY_SOURCES = {name: (REPO / "templates" / name).read_text(encoding="utf-8") for name in builtin.BODIES}
+DECISION_BODY = st.fixed_dictionaries(
+    {
+        "title": text,
+        "context": text,
+        "decision": text,
+        "reason": text,
+        "alternatives": st.lists(text, max_size=3),
+        "supersedes": st.one_of(st.none(), st.just(""), st.just("dec-1ng6ehnre3sq")),
+    }
+)
+
+
+@pytest.mark.parametrize("name", sorted(builtin.BODIES))
+def test_each_body_rendering_knows_the_template_it_reproduces(name: str) -> None:
+    digest = hashlib.sha256(BODY_SOURCES[name].encode("utf-8")).hexdigest()
+    assert builtin.BODIES[name][0] == digest, f"templates/{name} changed: update its body in builtin.py, then its hash"
+    assert builtin.body(name, BODY_SOURCES[name] + " ", {}) is None  # an override always goes through Jinja
+
+
+@settings(max_examples=200, deadline=None)
+@given(context=DECISION_BODY)
+def test_a_decision_body_renders_the_same_in_python_and_jinja(context: dict[str, Any]) -> None:
+    from planstate.text import templates
+
+    assert builtin.body("decision.md.j2", BODY_SOURCES["decision.md.j2"], context) == templates.render(
+        "decision.md.j2", context
+    )

@@ -162,7 +162,8 @@ def test_a_whole_initiative_through_the_tools(server: Client, project: Path) -> 
     assert set(listed) == {first["id"], proposed["id"], later["id"]}
     newest = answer(server.call("decision", dir=d, action="list", all=True, limit=1), project)
     assert [r["id"] for r in newest["data"]["decisions"]] == listed[-1:]
-    assert newest["warnings"] == ["showing the newest 1 of 3 decisions (limit=1)"]
+    assert newest["warnings"] == ["… 2 more: the newest 1 of 3 decisions are shown (use limit=0 for all)"]
+    assert (newest["data"]["total"], newest["data"]["more"]) == (3, 2)
     assert "Postgres 16" in call("decision", action="show", id=later["id"])["body"]
     blocker = call("blocker", action="add", description="Waiting for keys", affects=["phase 2"])
     call("blocker", action="activate", id=blocker["id"], reason="Phase 2 is next")

@@ -65,7 +65,7 @@ def test_eight_processes_adding_decisions_at_once_lose_nothing(run: Run, project
     assert all(f.name == f"{i}-same-title-for-everyone.md" for f, i in zip(files, ids, strict=True))
     made = {(f"writer {n}", f"decision {n}-{i}") for n in range(PROCESSES) for i in range(EACH)}
 
-    listed = json_data(run("decision", "list", "--json", cwd=project))["decisions"]
+    listed = json_data(run("decision", "list", "--limit", "0", "--json", cwd=project))["decisions"]
     assert sorted(d["id"] for d in listed) == ids
     assert {(d["context"], d["decision"]) for d in listed} == made
     for record in listed:

@@ -55,8 +55,23 @@ def print_entry(args: argparse.Namespace, entry: Entry, text: str) -> int:
     return EXIT_OK
 
 
+# The default page of a list (ops.records.PAGE, not imported here: the parser is built before any command runs).
+PAGE = 50
+
+
+def add_limit(parser: argparse.ArgumentParser, noun: str) -> None:
+    """Add `--limit N` to a list command: the page of the newest records it shows."""
+    parser.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help=f"show only the newest N {noun} (default {PAGE}; 0 shows all of them)",
+    )
+
+
 def print_listing(args: argparse.Namespace, listing: Listing, columns: list[str], empty: str) -> int:
-    """Print a list: unreadable files as warnings, then one line per record (or, as JSON, `{"decisions": [...]}`)."""
+    """Print a list: unreadable files as warnings, then how many older records the page leaves out and one line per
+    record (or, as JSON, `{"decisions": [...], "total": N, "more": M}`)."""
     for line in listing_warnings(listing):
         warn(line)
     if args.json:
@@ -64,6 +79,9 @@ def print_listing(args: argparse.Namespace, listing: Listing, columns: list[str]
         return EXIT_OK
     if not listing:
         out(empty)
+    note = listing.more_note("--limit 0")
+    if note is not None:
+        out(note)
     for entry in listing:
         cells = [entry.id, *(_cell(entry.data.get(c)) for c in columns)]
         out("  ".join(cells))

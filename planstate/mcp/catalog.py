@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from planstate.cli.commands import LIFECYCLE_VERBS
 from planstate.mcp.arguments import Arguments
 from planstate.mcp.tools import (
-    LIST_LIMIT,
     Answer,
     blocker,
     check,
@@ -34,6 +33,7 @@ from planstate.mcp.tools import (
     task,
 )
 from planstate.model.kinds import KINDS, TASK_STATUSES
+from planstate.ops.records import PAGE
 
 if TYPE_CHECKING:
     from planstate.workspace import Workspace
@@ -86,7 +86,7 @@ COMMON = {
     "initiative": _s("initiative slug (default: the active one)"),
 }
 SINCE = _s("date, timestamp or duration back (2d, 12h)")
-LIMIT = _s(f"newest N (default {LIST_LIMIT})", kind="integer")
+LIMIT = _s(f"newest N (default {PAGE})", kind="integer")
 REQUEST = _s("retry key: the same key answers with the record already made")
 
 

@@ -18,8 +18,6 @@ if TYPE_CHECKING:
     from planstate.ops.records import Listing
     from planstate.workspace import Workspace
 
-LIST_LIMIT = 50  # records a list answers with unless `limit` says otherwise: the newest ones
-
 
 @dataclass
 class Answer:
@@ -229,18 +227,15 @@ def lifecycle(ws: Workspace, a: Arguments) -> Answer:
 # ---------------------------------------------------------------------------- records and initiatives
 
 
-def _listing(command: str, listing: Listing, limit: int | None) -> Answer:
-    """A list command's answer: unreadable and invalid files as warnings (as the CLI), the newest `limit` items."""
+def _listing(command: str, listing: Listing) -> Answer:
+    """A list command's answer: unreadable and invalid files as warnings (as the CLI), and how many older records
+    the page (the API's `limit`) leaves out."""
     from planstate.cli.results import listing_warnings
 
     warnings = listing_warnings(listing)
-    keep = LIST_LIMIT if limit is None else limit
-    if keep < 0:
-        raise UsageError(f"limit must be 0 or more, not {keep}", argument="limit")
-    total = len(listing.items)
-    if total > keep:
-        listing.items = listing.items[total - keep :] if keep else []
-        warnings.append(f"showing the newest {keep} of {total} {listing.kind}s (limit={keep})")
+    note = listing.more_note("limit=0")
+    if note is not None:
+        warnings.append(note)
     return Answer(command, listing.to_dict(), warnings=warnings)
 
 
@@ -249,8 +244,8 @@ def decision(ws: Workspace, a: Arguments) -> Answer:
     action = a.require("action")
     api = ws.decision
     if action == "list":
-        listing = api.list(all=bool(a.get("all")), status=a.get("status"), since=a.get("since"))
-        return _listing("decision list", listing, a.get("limit"))
+        listing = api.list(all=bool(a.get("all")), status=a.get("status"), since=a.get("since"), limit=a.get("limit"))
+        return _listing("decision list", listing)
     if action == "add":
         entry = api.add(
             context=a.require("context", action),
@@ -280,8 +275,8 @@ def blocker(ws: Workspace, a: Arguments) -> Answer:
     action = a.require("action")
     api = ws.blocker
     if action == "list":
-        listing = api.list(status=a.get("status"), all=bool(a.get("all")), since=a.get("since"))
-        return _listing("blocker list", listing, a.get("limit"))
+        listing = api.list(status=a.get("status"), all=bool(a.get("all")), since=a.get("since"), limit=a.get("limit"))
+        return _listing("blocker list", listing)
     if action == "add":
         entry = api.add(
             description=a.require("description", action),
@@ -307,7 +302,8 @@ def session(ws: Workspace, a: Arguments) -> Answer:
     action = a.require("action")
     api = ws.session
     if action == "list":
-        return _listing("session list", api.list(status=a.get("status"), since=a.get("since")), a.get("limit"))
+        listing = api.list(status=a.get("status"), since=a.get("since"), limit=a.get("limit"))
+        return _listing("session list", listing)
     if action == "heartbeat":
         return Answer("session heartbeat", api.heartbeat(a.get("id")).to_dict())
     if action == "reap":

@@ -122,19 +122,20 @@ class BlockerAPI:
         status: str | None = None,
         all: bool = False,
         since: str | date | datetime | None = None,
+        limit: int | None = records.PAGE,
     ) -> Listing:
         """The blockers of the initiative by time identified; resolved ones only with `all` or `status`, archived ones
-        only with `all`."""
+        only with `all`; the newest `limit` of them (0: all)."""
         return records.listing(
             self.ctx,
             KIND,
             status=status,
             after=since,
             statuses=BLOCKER_STATUSES,
-            dated="identified",
-            order=lambda e: (_sortable(e.data.get("identified")), e.path.name),
+            order=_sortable,
             shown=lambda current: all or current not in BLOCKER_STATUSES or current in OPEN_BLOCKERS,
             archived=all,
+            limit=limit,
         )
 
     def show(self, id: str) -> Entry:

@@ -83,7 +83,7 @@ class DecisionAPI:
         else:
             _check_phase(ctx, phase)
         initiative = ctx.target
-        records.preload_templates()
+        records.preload_templates(ctx, KIND)
         with ctx.transaction() as tx:
             records.refuse_read_only(ctx, initiative)
             made = records.retried(ctx, initiative, KIND, key)
@@ -120,20 +120,21 @@ class DecisionAPI:
         all: bool = False,
         status: str | None = None,
         since: str | date | datetime | None = None,
+        limit: int | None = records.PAGE,
     ) -> Listing:
         """The decisions of the initiative by date; superseded ones only with `all` (or `status="superseded"`), and
-        archived ones only with `all`."""
+        archived ones only with `all`; the newest `limit` of them (0: all)."""
         return records.listing(
             self.ctx,
             KIND,
             status=status,
             after=since,
             statuses=DECISION_STATUSES,
-            dated="date",
-            order=lambda e: (str(e.data.get("date", "")), e.path.name),
+            order=lambda value: "" if value is None else str(value),
             shown=lambda current: all or current != "superseded",
             default_status="accepted",
             archived=all,
+            limit=limit,
         )
 
     def show(self, id: str) -> Entry:

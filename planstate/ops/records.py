@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 TITLE_WIDTH = 60
 RETRY_WINDOW = 24 * 3600  # seconds: a retry comes within a day of the call it repeats; older records are not read
+PAGE = 50  # records a list shows unless asked for another number: the newest ones (the one rule of CLI and MCP)
 
 
 @dataclass
@@ -65,6 +66,22 @@ class Listing:
     problems: list[PlanstateError] = field(default_factory=list)
     invalid: list[PlanstateError] = field(default_factory=list)  # listed as they are, with a warning
     kind: str = "record"  # decision, blocker or session: names the list in `to_dict()`
+    more: int = 0  # older records that matched but are left out of the page
+
+    @property
+    def total(self) -> int:
+        """How many records matched: those listed and those left out of the page."""
+        return len(self.items) + self.more
+
+    def more_note(self, all_of_them: str) -> str | None:
+        """The line saying how many older records the page leaves out, ending with how to list them all
+        (`all_of_them`, in the caller's words: an option, an argument); None when none is left out."""
+        if not self.more:
+            return None
+        return (
+            f"… {self.more} more: the newest {len(self.items)} of {self.total} {self.kind}s are shown "
+            f"(use {all_of_them} for all)"
+        )
 
     def __iter__(self) -> Iterator[Entry]:
         return iter(self.items)
@@ -84,8 +101,9 @@ class Listing:
         return [e.to_dict() for e in self.items]
 
     def to_dict(self) -> dict[str, Any]:
-        """The listing as JSON-ready data: the records under their kind's plural (`{"decisions": [...]}`)."""
-        return {f"{self.kind}s": self.to_list()}
+        """The listing as JSON-ready data: the records under their kind's plural (`{"decisions": [...]}`), how many
+        matched (`total`) and how many older ones the page leaves out (`more`)."""
+        return {f"{self.kind}s": self.to_list(), "total": self.total, "more": self.more}
 
 
 def entry(ctx: Context, record: Record, **extra: Any) -> Entry:
@@ -115,8 +133,11 @@ def retry_warning(kind: str, record: Record, request_id: str) -> str:
     return f"request_id {request_id!r} already made {kind} {record.id}; answering with it, nothing written"
 
 
-def preload_templates() -> None:
-    """Import the template engine before a transaction takes the lock: the import costs more than the write."""
+def preload_templates(ctx: Context | None = None, kind: str | None = None) -> None:
+    """Import the template engine before a transaction takes the lock: the import costs more than the write. Not
+    when the body of `kind` is the built-in template rendered without it (render/builtin.py BODIES)."""
+    if ctx is not None and kind is not None and _builtin_body(ctx, kind) is not None:
+        return
     import jinja2  # noqa: F401
 
 
@@ -124,7 +145,29 @@ def body(ctx: Context, kind: str, context: dict[str, Any]) -> str:
     """The body of a new record, from its template (the user's in .planning/templates/ wins); user text is data."""
     from planstate.text import templates
 
+    source = _builtin_body(ctx, kind)
+    if source is not None:
+        from planstate.render import builtin
+
+        text = builtin.body(TEMPLATES[kind], source, context)
+        if text is not None:
+            return text
     return templates.render(TEMPLATES[kind], context, planning=ctx.root)
+
+
+def _builtin_body(ctx: Context, kind: str) -> str | None:
+    """The source of the template in effect for new records of `kind`, when it is not the user's and Python
+    renders it (render/builtin.py BODIES); else None (Jinja renders it)."""
+    from planstate.render.builtin import BODIES
+    from planstate.text import templates
+
+    name = TEMPLATES[kind]
+    if name not in BODIES or templates.override_path(name, ctx.root) is not None:
+        return None
+    try:
+        return templates.source(templates.find(name, ctx.root), ctx.root)
+    except (OSError, PlanstateError):
+        return None
 
 
 def text(value: str | None, name: str) -> str:
@@ -198,49 +241,84 @@ def listing(
     status: str | None,
     after: str | date | datetime | None,
     statuses: Sequence[str],
-    dated: str,
-    order: Callable[[Entry], Any],
+    order: Callable[[Any], Any],
     shown: Callable[[Any], bool] = lambda _status: True,
     default_status: str | None = None,
     make: Callable[[Record], Entry] | None = None,
     archived: bool = False,
+    limit: int | None = PAGE,
 ) -> Listing:
     """The records of `kind` in the target initiative for a list command (with `archived`, those in the kind's
     `archive/` folder too).
 
     Those with `status` when given, else those whose status `shown` keeps; with `after` (a `since`
-    value), only those whose `dated` field is at or after it; sorted by `order`. The listing also
-    carries the files that could not be read and the records that do not validate.
+    value), only those whose date field (recordfiles.ORDER: the one regions order by) is at or after
+    it; sorted by `order` of that field's value, then file name; only the newest `limit` of them
+    (0: all; None: `PAGE`), the number left out in `more`. The listing also carries the files that
+    could not be read and the records that do not validate. Which records match is decided from
+    their summaries (recordfiles.summaries), so only the page's records are read: a list of the
+    newest 50 of 10,000 decisions reads 50.
     """
     from planstate.core.clock import now
 
     choice(status, statuses, "status")
+    keep = page_size(limit)
     start = since(after, now())
-    found, problems = recordfiles.load_all(ctx, ctx.target, kind, archived=archived)
-    wrong = invalid(ctx, found, kind)
-    ctx.save_cache()
-    items = []
-    for record in found:
-        current = record.data.get("status", default_status)
+    dated = recordfiles.ORDER[kind]
+    folders = [ctx.target.folder(kind)] + ([ctx.target.archive(kind)] if archived else [])
+    found: list[recordfiles.Summary] = []
+    problems: list[PlanstateError] = []
+    for folder in folders:
+        summaries, broken = recordfiles.folder_summaries(ctx, folder, kind)
+        found += summaries
+        problems += broken
+    wrong: list[PlanstateError] = []
+    matched: list[tuple[Any, str, recordfiles.Summary, Record | None]] = []
+    for summary in found:
+        record = None
+        value: Any = summary.order
+        current: Any = summary.status if summary.status is not None else default_status
+        if summary.problem is not None or summary.order == "None":  # read what the summary cannot say exactly
+            record = _record(ctx, kind, summary.path)
+            if summary.problem is not None:
+                wrong.append(_located_problem(ctx, kind, record))
+            value = record.data.get(dated)
+            current = record.data.get("status", default_status)
         if (current != status) if status is not None else not shown(current):
             continue
-        if start is not None and not at_or_after(record.data.get(dated), start):
+        if start is not None and not at_or_after(value, start):
             continue
+        matched.append((order(value), summary.name, summary, record))
+    matched.sort(key=lambda row: (row[0], row[1]))
+    more = max(len(matched) - keep, 0) if keep else 0
+    items = []
+    for _key, _name, summary, record in matched[more:]:
+        record = record if record is not None else _record(ctx, kind, summary.path)
         items.append(make(record) if make is not None else entry(ctx, record))
-    items.sort(key=order)
-    return Listing(items, problems, wrong, kind)
+    ctx.save_cache()
+    return Listing(items, problems, wrong, kind, more)
 
 
-def invalid(ctx: Context, found: Sequence[Record], kind: str) -> list[PlanstateError]:
-    """The first validation problem of each record in `found` that does not validate, located in its file: a
-    list shows such a record as it is and warns, so a hand edit never makes a record vanish silently."""
-    out: list[PlanstateError] = []
-    for record in found:
-        problems = problems_for(kind, record.data)
-        if problems:
-            doc = ctx.read_document(record.path)
-            out.append(validation_located(doc, problems[:1])[0])
-    return out
+def page_size(limit: int | None) -> int:
+    """The number of records a list shows for `limit` (None: the default page; 0: all); UsageError when negative."""
+    if limit is None:
+        return PAGE
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise UsageError(f"limit must be 0 or more, not {limit!r}", argument="limit")
+    return limit
+
+
+def _record(ctx: Context, kind: str, path: Path) -> Record:
+    """A record file as a committing transaction will write it, else as read (through the cache)."""
+    pending = ctx.pending.get(path.absolute())
+    return Record(kind, path, pending if pending is not None else ctx.cached_data(path))
+
+
+def _located_problem(ctx: Context, kind: str, record: Record) -> PlanstateError:
+    """The first validation problem of a record that does not validate, located in its file: a list shows such a
+    record as it is and warns, so a hand edit never makes a record vanish silently."""
+    doc = ctx.read_document(record.path)
+    return validation_located(doc, problems_for(kind, record.data)[:1])[0]
 
 
 def at_or_after(value: Any, start: datetime) -> bool:

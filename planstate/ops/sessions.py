@@ -153,20 +153,25 @@ class SessionAPI:
         return Entry(KIND, record.id, record.path, ctx.display(record.path), data, warnings=warnings)
 
     def list(
-        self, *, status: str | None = None, since: str | date | datetime | None = None, all: bool = False
+        self,
+        *,
+        status: str | None = None,
+        since: str | date | datetime | None = None,
+        all: bool = False,
+        limit: int | None = records.PAGE,
     ) -> Listing:
         """The sessions of the initiative by start time, each with its last heartbeat on this machine; archived ones
-        only with `all`."""
+        only with `all`; the newest `limit` of them (0: all)."""
         return records.listing(
             self.ctx,
             KIND,
             status=status,
             after=since,
             statuses=SESSION_STATUSES,
-            dated="started",
-            order=lambda e: (_timestamp(e.data.get("started")), e.path.name),
+            order=_timestamp,
             make=self._entry,
             archived=all,
+            limit=limit,
         )
 
     def show(self, id: str) -> Entry:

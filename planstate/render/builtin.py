@@ -138,6 +138,21 @@ def _sessions(c: dict[str, Any]) -> str:
     return "".join(out)
 
 
+def _decision_body(c: dict[str, Any]) -> str:
+    """`templates/decision.md.j2`: the body of a new decision file."""
+    out = [
+        f"# {c['title']}\n\n## Context\n\n{c['context']}\n\n",
+        f"## Decision\n\n{c['decision']}\n\n## Why\n\n{c['reason']}\n",
+    ]
+    if c["alternatives"]:
+        out.append("\n## Alternatives considered\n\n")
+        out.extend(f"- {alternative}\n" for alternative in c["alternatives"])
+    if c["supersedes"]:
+        out.append(f"\nSupersedes {c['supersedes']}.\n")
+    out.append("\n## Notes\n\n")
+    return "".join(out)
+
+
 def _count_line(count: int, what: str, folder: str) -> str:
     """The line under a record region that counts the records it does not list (`3 older decisions in ...`)."""
     return f"\n{count} {what}{'s' if count != 1 else ''} in `{folder}/`.\n"
@@ -152,6 +167,22 @@ RENDERINGS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "blockers": ("aca28d54e8d098a5f41ecf1e0cfb684a3bb22139d791b947baf777ef08e4d913", _blockers),
     "sessions": ("1e0ae6936a3f7004b3cfd6461fb905ad303bfa097859f4a6aacb144b8157d752", _sessions),
 }
+
+
+# The same for the bodies of new record files (templates/<kind>.md.j2), by template name: `decision add` then
+# imports no Jinja at all.
+BODIES: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
+    "decision.md.j2": ("a36dbd669e0661e81f39c90662ccf687beb4437989aa16e14d2b91cbe7e85e42", _decision_body),
+}
+
+
+def body(name: str, source: str, context: dict[str, Any]) -> str | None:
+    """The body of a new record rendered from `context` without Jinja, when `source` (the template `name` in
+    effect) is the built-in template this module reproduces; else None."""
+    known = BODIES.get(name)
+    if known is None or sha256_hex(source.encode("utf-8")) != known[0]:
+        return None
+    return known[1](context)
 
 
 def render(name: str, source: str, context: dict[str, Any]) -> str | None:

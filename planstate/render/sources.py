@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timedelta
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
@@ -23,6 +24,7 @@ DAY = 86400  # seconds an unfinished phase is drawn with when no phase has compl
 # The one home of how many records each record region shows (docs/format.md, "Generated regions"); the context holds
 # them all, and the built-in templates end with a line counting the rest.
 LIMITS = {"blockers": 10, "decisions": 10, "sessions": 5}
+_ORDER = attrgetter("order", "id")  # how a region orders its records (in C: a region may sort 10,000)
 
 
 # Reads the records of one kind for the regions: (JSON-ready items of the valid records, each with its `link`;
@@ -45,8 +47,9 @@ class Records(Sequence[dict[str, Any]]):
     uses it, so a region showing the newest ten of 10,000 decisions reads ten. Its length, order and fingerprint
     (what the region's input hash takes) come from summaries (recordfiles.summaries)."""
 
-    def __init__(self, rows: list[Row]) -> None:
-        self._rows = rows
+    def __init__(self, rows: Sequence[Any], load: Callable[[Any], dict[str, Any]] | None = None) -> None:
+        self._rows = rows  # Rows, or any rows with their `order`, `id`, `status` and `fingerprint` and a `load`
+        self._load = load  # the item of a row (a Row's own `item` when None): no callable made per row
         self._items: dict[int, dict[str, Any]] = {}
 
     @classmethod
@@ -71,8 +74,8 @@ class Records(Sequence[dict[str, Any]]):
     def select(self, keep: Callable[[Row], bool] | None = None, *, newest_first: bool = False) -> Records:
         """The records `keep` keeps, ordered by their region's field then id (newest first when asked)."""
         rows = [r for r in self._rows if keep is None or keep(r)]
-        rows.sort(key=lambda r: (r.order, r.id), reverse=newest_first)
-        return Records(rows)
+        rows.sort(key=_ORDER, reverse=newest_first)
+        return Records(rows, self._load)
 
     def fingerprint(self) -> list[str]:
         """What the records a region shows are, in order, for its input hash (items stay unread)."""
@@ -95,7 +98,8 @@ class Records(Sequence[dict[str, Any]]):
     def _item(self, position: int) -> dict[str, Any]:
         item = self._items.get(position)
         if item is None:
-            item = self._items[position] = self._rows[position].item()
+            row = self._rows[position]
+            item = self._items[position] = row.item() if self._load is None else self._load(row)
         return item
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
@@ -153,22 +157,16 @@ def load_records(ctx: Context, initiative: Initiative, kind: str) -> tuple[Recor
     from planstate.store import recordfiles
 
     found, problems = recordfiles.summaries(ctx, initiative, kind)
-    rows: list[Row] = []
     failures = [unusable(problem.file or "", problem) for problem in problems]
-    for summary in found:
-        if summary.problem is not None:
-            failures.append(f"{ctx.display(summary.path)} does not validate ({summary.problem})")
-            continue
-        rows.append(
-            Row(
-                summary.order,
-                summary.id,
-                summary.status,
-                summary.fingerprint,
-                lambda found=summary: _item(ctx, kind, found.path),  # type: ignore[misc]
-            )
-        )
-    return Records(rows), failures
+    valid = [summary for summary in found if summary.problem is None]
+    if len(valid) < len(found):
+        failures += [
+            f"{ctx.display(summary.path)} does not validate ({summary.problem})"
+            for summary in found
+            if summary.problem is not None
+        ]
+    # The summaries are the rows (order, id, status, fingerprint): no row object or callable is made per record.
+    return Records(valid, lambda summary: _item(ctx, kind, summary.path)), failures
 
 
 def _item(ctx: Context, kind: str, path: Path) -> dict[str, Any]:

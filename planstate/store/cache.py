@@ -230,6 +230,35 @@ class FrontMatterCache:
         out.update((key, row) for key, row in self._dirty.items() if key.startswith(prefix))
         return out
 
+    def summaries_under(self, prefix: str) -> dict[str, tuple[Any, ...]]:
+        """The summary of every cached file whose key starts with `prefix` and has one, by the rest of its key:
+        `(dev, ino, size, mtime, ctime, seen, summary)`, in one query and without a row object each (a region
+        over 10,000 decisions asks for all of them on every write). A row vouches for its file as `_Row.trusted`
+        says: same identity, seen `RACY_NS` after the file last changed (recordfiles.folder_summaries compares)."""
+        db = self._connect(create=False)
+        out: dict[str, tuple[Any, ...]] = {}
+        if db is not None:
+            import sqlite3
+
+            try:
+                found = db.execute(
+                    "SELECT substr(key, ?), dev, ino, size, mtime, ctime, seen, summary FROM files "
+                    "WHERE key > ? AND key < ? AND summary IS NOT NULL AND dev IS NOT NULL",
+                    (len(prefix) + 1, prefix, prefix + "\U0010ffff"),
+                ).fetchall()
+            except sqlite3.Error:
+                self._discard()
+                found = []
+            out = {item[0]: item[1:] for item in found}
+        for key, row in self._dirty.items():
+            if key.startswith(prefix):
+                rest = key[len(prefix) :]
+                if row.identity is not None and row.summary is not None:
+                    out[rest] = (*row.identity, row.seen, row.summary)
+                else:
+                    out.pop(rest, None)
+        return out
+
     def prefetch(self) -> None:
         """Read every row but its data in one query, for a reader about to look most of them up (a check): a file
         whose identity vouches for its facts needs no more; the data of the others is fetched one by one."""

@@ -222,6 +222,11 @@ class Context:
         """The front-matter cache's rows of the files in `folder`, by cache key, in one query (see cache.py)."""
         return self._front_matter_cache().rows_under(self.cache_key(folder) + "/")
 
+    def cached_summaries(self, folder: Path) -> dict[str, tuple[Any, ...]]:
+        """The record summaries the front-matter cache keeps for the files of `folder`, by file name, in one query
+        (cache.summaries_under)."""
+        return self._front_matter_cache().summaries_under(self.cache_key(folder) + "/")
+
     def save_cache(self) -> bool:
         """Write the front-matter cache if reading filled it (best effort); tell whether all of it is saved."""
         return self._cache.save() if self._cache is not None else True

@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from planstate.cli.parser import Registrar, workspace
-from planstate.cli.results import print_entry, print_listing, print_record
+from planstate.cli.results import add_limit, print_entry, print_listing, print_record
 
 if TYPE_CHECKING:
     from planstate.ops.records import Entry
@@ -51,11 +51,12 @@ def _list(group: Registrar) -> None:
     p.add_argument("--status", metavar="S", help="only blockers with this status")
     p.add_argument("--all", action="store_true", help="include resolved and archived blockers")
     p.add_argument("--since", metavar="WHEN", help="only blockers identified on or after a date, or within a duration")
+    add_limit(p, "blockers")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     """List blockers."""
-    listing = workspace(args).blocker.list(status=args.status, all=args.all, since=args.since)
+    listing = workspace(args).blocker.list(status=args.status, all=args.all, since=args.since, limit=args.limit)
     empty = "no blockers" if args.all or args.status else "no unresolved blockers (--all shows resolved ones too)"
     return print_listing(args, listing, ["status", "identified", "title"], empty)
 

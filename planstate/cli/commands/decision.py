@@ -6,7 +6,7 @@ import argparse
 
 from planstate.cli.output import out, reply
 from planstate.cli.parser import Registrar, workspace
-from planstate.cli.results import print_entry, print_listing, print_record
+from planstate.cli.results import add_limit, print_entry, print_listing, print_record
 from planstate.core.errors import EXIT_OK
 
 
@@ -62,11 +62,12 @@ def _list(group: Registrar) -> None:
     p.add_argument("--all", action="store_true", help="include superseded and archived decisions")
     p.add_argument("--status", metavar="S", help="only decisions with this status")
     p.add_argument("--since", metavar="WHEN", help="only decisions dated on or after a date, or within a duration")
+    add_limit(p, "decisions")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     """List decisions."""
-    listing = workspace(args).decision.list(all=args.all, status=args.status, since=args.since)
+    listing = workspace(args).decision.list(all=args.all, status=args.status, since=args.since, limit=args.limit)
     hidden = "" if args.all or args.status else " (superseded ones are hidden; --all shows them)"
     return print_listing(args, listing, ["date", "status", "title"], f"no decisions{hidden}")
 

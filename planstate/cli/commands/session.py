@@ -6,7 +6,7 @@ import argparse
 
 from planstate.cli.output import out, reply, warn
 from planstate.cli.parser import Registrar, workspace
-from planstate.cli.results import print_entry, print_listing, print_record
+from planstate.cli.results import add_limit, print_entry, print_listing, print_record
 from planstate.core.errors import EXIT_OK
 
 
@@ -84,11 +84,12 @@ def _list(group: Registrar) -> None:
     p.add_argument("--status", metavar="S", help="only sessions with this status (active, ended, crashed)")
     p.add_argument("--since", metavar="WHEN", help="only sessions started on or after a date, or within a duration")
     p.add_argument("--all", action="store_true", help="include archived sessions")
+    add_limit(p, "sessions")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     """List sessions."""
-    listing = workspace(args).session.list(status=args.status, since=args.since, all=args.all)
+    listing = workspace(args).session.list(status=args.status, since=args.since, all=args.all, limit=args.limit)
     return print_listing(args, listing, ["status", "agent", "started", "ended"], "no sessions")
 
 
