@@ -259,7 +259,9 @@ class _Server:
             conn.settimeout(timeout)
             conn.connect(self.path)
             body = json.dumps({"args": args, "cwd": cwd, "env": env}).encode()
-            socket.send_fds(conn, [HEADER.pack(len(body)) + body], [stdin.fileno(), out.fileno(), err.fileno()])
+            message = HEADER.pack(len(body)) + body
+            sent = socket.send_fds(conn, [message], [stdin.fileno(), out.fileno(), err.fileno()])
+            conn.sendall(message[sent:])  # a long request (an argument of 200 kB) does not fit the socket at once
             reader = conn.makefile("rb")
             pid = 0
             try:
