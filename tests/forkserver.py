@@ -174,8 +174,8 @@ def serve(path: str) -> None:
     here = str(Path(__file__).resolve().parent)
     sys.path[:] = [str(script().parent), *(p for p in sys.path if p not in ("", here))]  # as the console script's
     _preload()
-    # What the server holds is never garbage, and a collection in a command would walk (and so copy) every page
-    # of it: the cyclic collector leaves it alone, as it never sees an interpreter's own start-up objects either.
+    # Nothing the preload made is garbage, so freezing it changes no command's outcome; it keeps a collection in a
+    # command (a full one costs ~90 ms here) from walking, and so copying, every page of the preloaded heap.
     gc.freeze()
     assert threading.active_count() == 1, "the server must not run threads: only the forking one survives a fork"
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
