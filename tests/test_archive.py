@@ -185,6 +185,27 @@ def test_a_dry_run_says_what_would_move_and_writes_nothing(run: Run, history: Hi
     clean(run, project)
 
 
+def test_a_finished_record_that_cannot_move_is_named_and_left_in_place(run: Run, history: History) -> None:
+    project, ids = history
+    planning = project / ".planning"
+    (broken,) = planning.glob(f"decisions/{ids['old rejected']}-*.md")
+    broken.write_text(broken.read_text().replace("reversible: true", "reversible: sometimes"))
+    (real,) = planning.glob(f"blockers/{ids['old resolved']}-*.md")
+    elsewhere = planning / "kept" / real.name
+    elsewhere.parent.mkdir()
+    real.rename(elsewhere)
+    real.symlink_to(elsewhere)
+    result = run("records", "archive", "--before", "2026-02-15", "--json", cwd=project)
+    assert result.returncode == 0
+    assert {item["id"] for item in json_data(result)["archived"]} == {ids["old superseded"], ids["old ended"]}
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("planstate: warning: skipped ")]
+    assert len(warnings) == 2, result.stderr
+    shown = f".planning/decisions/{broken.name}: does not validate, so it stays in place (see `planstate check`)"
+    assert any(line.endswith(shown) for line in warnings), warnings
+    assert any(f".planning/blockers/{real.name}: is a symbolic link, so it stays in place" in w for w in warnings)
+    assert broken.is_file() and real.is_symlink()
+
+
 def test_archiving_nothing_changes_nothing(run: Run, project: Path) -> None:
     before = tree(project)
     assert ok(run("records", "archive", "--before", "90d", cwd=project)).stdout == "nothing to archive\n"

@@ -59,6 +59,12 @@ def test_status_text(run: Run, project: Path) -> None:
     assert "0%" in out
 
 
+def test_status_text_before_any_phase_started(run: Run, tmp_path: Path) -> None:
+    ok(run("init", "--title", "X"))
+    ok(run("phase", "add", "One"))
+    assert "phase      none started (0 of 1 completed)\n" in ok(run("status")).stdout
+
+
 def test_status_json_keys(run: Run, project: Path) -> None:
     status = json_data(ok(run("status", "--json", cwd=project)))
     for key in (

@@ -345,6 +345,47 @@ def test_every_tool_has_a_bad_input_case() -> None:
     }  # fmt: skip
 
 
+def test_a_bug_inside_a_tool_is_one_line_naming_its_crash_log_exit_4(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As on the command line: an exception nothing expected is `isError`, exit 4, one line naming the crash log,
+    which holds the call and the traceback. A bug cannot be made real on purpose, so the server runs in this process
+    with one method broken (the seam tests/test_cli_main.py uses for the CLI's crash log)."""
+    import tempfile
+
+    from planstate.mcp.catalog import TOOLS
+    from planstate.mcp.server import Server, Settings
+    from planstate.workspace import Workspace
+
+    def broken_status(self: Workspace) -> None:
+        raise RuntimeError("status went wrong")
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(logs))
+    monkeypatch.setattr(Workspace, "status", broken_status)
+    result = Server(Settings()).call(TOOLS["status"], {"dir": str(project)})
+    assert result.is_error
+    (content,) = result.content
+    line = content.text  # type: ignore[union-attr]
+    assert "\n" not in line and line.startswith("planstate: internal error: RuntimeError: status went wrong"), line
+    envelope = result.structured_content
+    assert envelope is not None
+    validate(envelope, "envelope")
+    assert envelope["exit"] == 4 and not envelope["ok"] and envelope["error"]["text"] == line
+    found = re.search(r"\(traceback: (.+)\)$", line)
+    assert found, line
+    log = Path(found.group(1))
+    assert log.parent == logs
+    text = log.read_text(encoding="utf-8")
+    assert "command line: planstate mcp status " in text and "Traceback (most recent call last)" in text
+    assert "in broken_status\n" in text
+
+
+def test_a_folder_name_longer_than_the_system_allows_is_refused(server: Client, tmp_path: Path) -> None:
+    refusal(server.call("get", dir="x" * 5000, path="title"), "no .planning/ workspace at ", "(File name too long)")
+
+
 def test_without_a_workspace_the_error_says_how_to_name_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from planstate.mcp.catalog import TOOLS
     from planstate.mcp.server import Server, Settings
@@ -369,6 +410,28 @@ def test_null_is_an_argument_left_out_except_where_it_clears_a_field(server: Cli
     data(server.call("position", dir=d, task=None, status=None), project)
     assert data(server.call("position", dir=d), project)["task"] is None
     assert data(server.call("position", dir=d), project)["wave"] == 2
+
+
+def test_a_write_sees_what_changed_since_the_servers_last_call(server: Client, project: Path) -> None:
+    """The files are the truth between calls: a CLI write, and a hand edit of the same size with its mtime set
+    back (only the ctime shows it), are both kept by the server's next write."""
+    import os
+
+    d = str(project)
+    data(server.call("set", dir=d, values={"next_action": "First from MCP"}), project)
+    forkserver.run(["set", "title", "Done by the CLI"], cwd=project, env=_env(), timeout=60)
+    data(server.call("set", dir=d, values={"next_action": "Second from MCP"}), project)
+    assert front(project)["title"] == "Done by the CLI" and front(project)["next_action"] == "Second from MCP"
+    path = state_file(project)
+    before = path.stat()
+    text = path.read_text(encoding="utf-8")
+    assert text.count("Done by the CLI") == 1
+    path.write_text(text.replace("Done by the CLI", "Done by a hand."), encoding="utf-8")  # the same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    data(server.call("set", dir=d, values={"next_action": "Third from MCP"}), project)
+    assert front(project)["title"] == "Done by a hand." and front(project)["next_action"] == "Third from MCP"
+    assert data(server.call("get", dir=d, path="title"), project) == "Done by a hand."
 
 
 def test_a_call_without_dir_acts_on_the_servers_workspace(server: Client, home: Path) -> None:

@@ -422,6 +422,20 @@ def test_lifecycle_from_state_when_history_says_nothing(repo: Repo) -> None:
     assert [(t["from"], t["to"], t["trigger"]) for t in found["transitions"]] == [("active", "paused", None)]
 
 
+def test_a_command_that_kept_the_lifecycle_state_reads_as_a_history_step(repo: Repo) -> None:
+    repo.ps("phase", "add", "Docs", at="2026-11-20T10:00:00Z")
+    repo.ps("pause", "--reason", "Review", at="2026-11-20T11:00:00Z")
+    lines = repo.ps("diff").stdout.splitlines()
+    assert "  history: phase add by alice at 2026-11-20T10:00:00Z: added phase 4 (Docs); phases_total 3 → 4" in lines
+    assert "  lifecycle: active → paused (pause) by alice at 2026-11-20T11:00:00Z: Review" in lines
+    assert not any("active → active" in line for line in lines)
+    found = repo.changes()["transitions"]
+    assert [(t["from"], t["to"], t["trigger"]) for t in found] == [
+        ("active", "active", "phase add"),
+        ("active", "paused", "pause"),
+    ]
+
+
 def test_field_changes_skip_derived_fields_and_updated(repo: Repo) -> None:
     repo.ps("set", "title", "User authentication", at="2026-11-21T09:00:00Z")
     found = repo.changes()

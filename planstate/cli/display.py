@@ -54,7 +54,8 @@ def status_lines(status: dict[str, Any]) -> list[tuple[str, str]]:
     if status.get("status") and status["status"] not in ("active", status["lifecycle"]):
         rows.append(("status", status["status"].replace("_", " ")))
     if status["phases_total"]:
-        phase = f"{status['current_phase']} ({status['phases_completed']} of {status['phases_total']} completed)"
+        current = "none started" if status["current_phase"] is None else status["current_phase"]
+        phase = f"{current} ({status['phases_completed']} of {status['phases_total']} completed)"
         if status.get("current_phase_name"):
             phase = f"{status['current_phase']}: {status['current_phase_name']} [{status['current_phase_status']}]"
             phase += f", {status['phases_completed']} of {status['phases_total']} phases completed"

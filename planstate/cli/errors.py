@@ -69,7 +69,7 @@ class Boundary:
 
             silence_stdout()
             return EXIT_OK
-        log = _save_crash_log(_crash_log(exc, self.arguments))  # a bug: say so in one line, keep the details
+        log = save_crash_log(exc, self.arguments)  # a bug: say so in one line, keep the details
         text = f"planstate: internal error: {type(exc).__name__}: {exc} (traceback: {log})"
         if self._json():  # a bug is said on stderr too: the person who reports it may be reading only that
             sys.stderr.write(text + "\n")
@@ -169,6 +169,12 @@ def _crash_log(exc: BaseException, arguments: list[str]) -> str:
         f"{''.join(traceback.format_exception(exc))}"
         "```\n"
     )
+
+
+def save_crash_log(exc: BaseException, arguments: list[str]) -> str:
+    """Write the crash log of a bug (`arguments`: the command line after `planstate`, or what stands for it) to a new
+    file in the temp folder and return its path; on failure, print it instead. The CLI and the MCP server both."""
+    return _save_crash_log(_crash_log(exc, arguments))
 
 
 def _save_crash_log(text: str) -> str:

@@ -1,5 +1,5 @@
 """Results several commands print alike: a value of STATE.md, the fields an edit changed, a lifecycle transition,
-and records written, listed and shown."""
+and records written, listed and shown; and `resume --activate`'s resuming, which the MCP server's `resume` shares."""
 
 from __future__ import annotations
 
@@ -93,3 +93,31 @@ def print_record(args: argparse.Namespace, entry: Entry, note: str = "") -> int:
     out(f"# {entry.shown}{note}")
     out(entry.path.read_text(encoding="utf-8", errors="replace"))
     return EXIT_OK
+
+
+def activation_line(activated: dict[str, Any], moved: Any) -> str:
+    """The line `--activate` prints above the brief: the transition, or that there was nothing to resume; a long
+    reason is shortened here (the history keeps it whole) so the brief keeps most of the budget."""
+    from planstate.report.brief import shorten
+    from planstate.report.budget import ACTIVATION_LIMIT
+
+    if activated["already_active"]:
+        return shorten(f"{activated['initiative']} is already active; nothing to resume", ACTIVATION_LIMIT)
+    return shorten(transition_line(moved), ACTIVATION_LIMIT)
+
+
+def activate(ws: Any, reason: str | None) -> tuple[dict[str, Any], Any]:
+    """Resume the target initiative unless it is already active (an agent's first command after a crash may well
+    find it so): the `activated` data of `--json`, and the transition when there was one."""
+    state = ws.state()
+    if state.lifecycle.state == "active":
+        return {
+            "initiative": state.initiative,
+            "from": "active",
+            "to": "active",
+            "reason": None,
+            "at": None,
+            "already_active": True,
+        }, None
+    moved = ws.resume(reason=reason)
+    return {**moved.to_dict(), "already_active": False}, moved

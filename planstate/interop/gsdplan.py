@@ -121,37 +121,50 @@ def _fill(reader: Reader, planned: Planned, phases: list[GsdPhase], milestone: M
         index = labels.index(current_key)
     else:
         index = next((i for i, e in enumerate(entries) if e["status"] != "completed"), len(entries) - 1)
-    status_text = reading.labelled(position_text, "Status") or ""
-    stopped = reading.labelled(reading.section(reader.state_body, 2, "Session Continuity") or "", "Stopped at")
     created = min(starts + finished) if starts or finished else None
     planned.fields["created"] = created
     if done_all:
-        completed_at = timestamp(milestone.date) if milestone and milestone.date else None
-        completed_at = completed_at or (max(finished) if finished else reader.when)
-        if completed_at is not None:
-            planned.lifecycle = {"state": "completed", "completed_at": completed_at}
-        else:
-            planned.lifecycle = {"state": "paused", "reason": "imported: every phase is done, but no date says when"}
+        planned.lifecycle = _finished(reader, milestone, finished)
         index = len(entries) - 1
     elif entries[index]["status"] == "pending" and (current_key == labels[index] or current_key not in labels):
         entries[index].update({"status": "active", "attempts": 1})
-    plan = re.match(r"\s*(\d+)\s*(?:of|/)\s*(\d+|\?)", reading.labelled(position_text, "Plan") or "")
-    position: dict[str, Any] = {"phase": planned.first_phase + index, "status": "done" if done_all else "pending"}
-    if not done_all and current_key == labels[index]:
-        if plan and int(plan.group(1)) > 0:
-            position["plan"] = int(plan.group(1))
-        position["status"] = _task_status(status_text)
-    planned.fields["position"] = position
-    if done_all:
-        planned.fields["next_action"] = None
-    elif reader.next_action and reader.next_action[0] == labels[index]:
-        planned.fields["next_action"] = reader.next_action[1]
-    elif current_key == labels[index] and status_text:
-        planned.fields["next_action"] = status_text + (f" (stopped at: {stopped})" if stopped else "")
-    else:
-        planned.fields["next_action"] = f"Plan phase {labels[index]}: {phases[index].name}"
+    at_current = not done_all and current_key == labels[index]
+    planned.fields["position"] = _position(position_text, planned.first_phase + index, done_all, at_current)
+    planned.fields["next_action"] = None if done_all else _next_action(reader, phases[index], position_text, at_current)
     if created is not None and planned.lifecycle.get("completed_at") is not None:
         planned.fields["created"] = min(created, planned.lifecycle["completed_at"])
+
+
+def _finished(reader: Reader, milestone: Milestone | None, finished: list[datetime]) -> dict[str, Any]:
+    """The lifecycle of an initiative whose phases are all done: completed when a date says when, else paused."""
+    completed_at = timestamp(milestone.date) if milestone and milestone.date else None
+    completed_at = completed_at or (max(finished) if finished else reader.when)
+    if completed_at is not None:
+        return {"state": "completed", "completed_at": completed_at}
+    return {"state": "paused", "reason": "imported: every phase is done, but no date says when"}
+
+
+def _position(position_text: str, number: int, done_all: bool, at_current: bool) -> dict[str, Any]:
+    """The position: phase `number`; at GSD's current phase, its plan and the status its `Status:` line says."""
+    position: dict[str, Any] = {"phase": number, "status": "done" if done_all else "pending"}
+    if at_current:
+        plan = re.match(r"\s*(\d+)\s*(?:of|/)\s*(\d+|\?)", reading.labelled(position_text, "Plan") or "")
+        if plan and int(plan.group(1)) > 0:
+            position["plan"] = int(plan.group(1))
+        position["status"] = _task_status(reading.labelled(position_text, "Status") or "")
+    return position
+
+
+def _next_action(reader: Reader, phase: GsdPhase, position_text: str, at_current: bool) -> str:
+    """The next action of an unfinished initiative: GSD's own for this phase, else its status line (and where it
+    stopped), else planning the phase."""
+    if reader.next_action and reader.next_action[0] == phase.label:
+        return reader.next_action[1]
+    status_text = reading.labelled(position_text, "Status") or ""
+    if at_current and status_text:
+        stopped = reading.labelled(reading.section(reader.state_body, 2, "Session Continuity") or "", "Stopped at")
+        return status_text + (f" (stopped at: {stopped})" if stopped else "")
+    return f"Plan phase {phase.label}: {phase.name}"
 
 
 def _task_status(text: str) -> str:
@@ -178,25 +191,8 @@ def _entry(phase: GsdPhase, shipped: bool) -> tuple[dict[str, Any], datetime | N
         or (bool(phase.plans) and len(summarized) == len(phase.plans) and not phase.partial)
         or shipped
     )
-    dates = [day(s.get("completed") or s.get("completed_at")) for s in phase.summaries.values()]
-    known = [d for d in dates if d is not None]
-    done = timestamp(phase.completed or (max(known) if known else None)) if complete else None
-    begun_days = [day(s.get("started")) for s in phase.summaries.values()]
-    begun = min((d for d in begun_days if d is not None), default=None)
-    started = timestamp(begun) if begun is not None else None
-    if started is not None and done is not None and started >= done:
-        started = None
-    evidence: dict[str, Any] = {}
-    if phase.plans or phase.summaries:
-        evidence["plans"] = f"{len(summarized)}/{len(phase.plans) or len(phase.summaries)}"
-    minutes = [m for s in phase.summaries.values() if (m := _minutes(s.get("duration"))) is not None]
-    if minutes:
-        evidence["minutes"] = sum(minutes)
-    if phase.partial:
-        evidence["summary"] = "partial"
-    for key in ("status", "score"):
-        if phase.verification.get(key) is not None:
-            evidence[f"verification_{key}"] = str(phase.verification[key])
+    started, done = _times(phase, complete)
+    evidence = _evidence(phase, summarized)
     entry: dict[str, Any] = {"name": phase.name, "status": "completed" if complete else "pending"}
     if started is not None:
         entry["started"] = started
@@ -208,3 +204,32 @@ def _entry(phase: GsdPhase, shipped: bool) -> tuple[dict[str, Any], datetime | N
     entry["attempts"] = 1 if complete else 0
     entry["imported_from"] = origin(SOURCE, phase.path, phase.label)
     return entry, done, started
+
+
+def _times(phase: GsdPhase, complete: bool) -> tuple[datetime | None, datetime | None]:
+    """When a phase started and (if complete) finished, from its own date or its summaries'; a start not before
+    the finish is dropped."""
+    dates = [day(s.get("completed") or s.get("completed_at")) for s in phase.summaries.values()]
+    known = [d for d in dates if d is not None]
+    done = timestamp(phase.completed or (max(known) if known else None)) if complete else None
+    begun = min((d for s in phase.summaries.values() if (d := day(s.get("started"))) is not None), default=None)
+    started = timestamp(begun) if begun is not None else None
+    if started is not None and done is not None and started >= done:
+        started = None
+    return started, done
+
+
+def _evidence(phase: GsdPhase, summarized: list[str]) -> dict[str, Any]:
+    """A phase's checkpoint evidence: plans summarized of planned, minutes spent, a partial summary, verification."""
+    evidence: dict[str, Any] = {}
+    if phase.plans or phase.summaries:
+        evidence["plans"] = f"{len(summarized)}/{len(phase.plans) or len(phase.summaries)}"
+    minutes = [m for s in phase.summaries.values() if (m := _minutes(s.get("duration"))) is not None]
+    if minutes:
+        evidence["minutes"] = sum(minutes)
+    if phase.partial:
+        evidence["summary"] = "partial"
+    for key in ("status", "score"):
+        if phase.verification.get(key) is not None:
+            evidence[f"verification_{key}"] = str(phase.verification[key])
+    return evidence

@@ -34,6 +34,11 @@ def load(path: Path) -> Foreign:
     return Foreign(path, dict(meta), post.content)
 
 
+def mapping(value: Any) -> dict[str, Any]:
+    """`value` when it is a mapping, else an empty one: foreign data may hold anything where a mapping belongs."""
+    return value if isinstance(value, dict) else {}
+
+
 def read_text(path: Path) -> str:
     """A foreign text file's content (UTF-8, undecodable bytes replaced, a BOM dropped)."""
     return path.read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff")

@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from planstate.interop.plan import Plan, Planned, origin, timestamp
+from planstate.interop.reading import mapping
 
 SOURCE = "workflow"
 REGISTRY = "session_status.jsonl"
@@ -23,6 +24,22 @@ SESSION_FILE = "workflow-session.json"
 PHASES = ("PLAN", "IMPLEMENT", "REVIEW")
 _CHECKPOINT_STATUS = {"completed": "completed", "in_progress": "active", "pending": "pending"}
 _SCALARS = (str, int, float, bool)
+_CHECKPOINT_KEYS = ("status", "timestamp", "documents", "todos", "agents_completed", "quality_checks")
+# The keys of a session state file that have a place in the format; any other is reported.
+_STATE_KEYS = (
+    "session_id",
+    "workflow_type",
+    "target_file",
+    "workflow_structure",
+    "current_phase",
+    "completed_phases",
+    "phase_timing",
+    "lifecycle",
+    "phase_artifacts",
+    "checkpoints",
+    "created_at",
+    "updated_at",
+)
 
 
 def read(path: Path) -> Plan:
@@ -69,7 +86,7 @@ def _slug(text: str) -> str:
     return slugify(text)
 
 
-# ---------------------------------------------------------------------------- the registry (seed 001)
+# ---------------------------------------------------------------------------- the registry and its session files
 
 
 def _registry(plan: Plan, registry: Path, seen: set[Path]) -> None:
@@ -111,63 +128,29 @@ def _registered(
 ) -> Planned:
     """One registered session as an initiative: its three phases from its checkpoints, and its lifecycle."""
     ident = str(entry["id"])
-    title = str(entry.get("description") or session.get("project") or ident)
-    checkpoints = session.get("checkpoints") if isinstance(session.get("checkpoints"), dict) else {}
-    assert isinstance(checkpoints, dict)
-    transitions = [t for t in session.get("state_transitions") or [] if isinstance(t, dict)]
-    entered = {str(t.get("to")): timestamp(t.get("timestamp")) for t in transitions}
+    checkpoints = mapping(session.get("checkpoints"))
     created = timestamp(session.get("created_at") or entry.get("created"))
     shown = _rel(plan, session_file) if session_file.is_file() else _rel(plan, registry)
-    phases: list[dict[str, Any]] = []
     state = str(entry.get("status") or session.get("status") or "active")
-    for index, name in enumerate(PHASES):
-        point = checkpoints.get(name.lower())
-        point = point if isinstance(point, dict) else {}
-        status = _CHECKPOINT_STATUS.get(str(point.get("status")), "pending")
-        if status == "active" and state == "completed":
-            status = "completed"
-        started = entered.get(name) or (created if index == 0 and status != "pending" else None)
-        phase: dict[str, Any] = {"name": name.capitalize(), "status": status}
-        if started is not None and status != "pending":
-            phase["started"] = started
-        finished = timestamp(point.get("timestamp")) if status == "completed" else None
-        if finished is not None:
-            phase["completed"] = finished
-        phase["checkpoint"] = "passed" if status == "completed" else "pending"
-        evidence = _checkpoint_evidence(point)
-        if evidence:
-            phase["evidence"] = evidence
-        phase["attempts"] = 0 if status == "pending" else 1
-        phase["imported_from"] = origin(SOURCE, shown, f"checkpoints.{name.lower()}")
-        phases.append(phase)
-        for key in point:
-            if key not in ("status", "timestamp", "documents", "todos", "agents_completed", "quality_checks"):
-                plan.leave(shown, f"checkpoints.{name.lower()}.{key}", "no place in the format")
-    current_name = str(session.get("current_phase") or "").upper()
-    current = PHASES.index(current_name) if current_name in PHASES else 0
+    entered = {
+        str(t.get("to")): timestamp(t.get("timestamp"))
+        for t in session.get("state_transitions") or []
+        if isinstance(t, dict)
+    }
+    phases = [
+        _checkpoint_phase(plan, shown, index, name, mapping(checkpoints.get(name.lower())), state, entered, created)
+        for index, name in enumerate(PHASES)
+    ]
     planned = Planned(
         slug=_slug(ident),
-        title=title,
+        title=str(entry.get("description") or session.get("project") or ident),
         origin=origin(SOURCE, _rel(plan, registry), ident),
         phases=phases,
         workflow=f"workflow session {session.get('session_version') or ''}".strip(),
     )
     planned.fields["created"] = created
-    position: dict[str, Any] = {"phase": 1 + current}
-    todos = (
-        (checkpoints.get("implement") or {}).get("todos") if isinstance(checkpoints.get("implement"), dict) else None
-    )
-    if current_name == "IMPLEMENT" and isinstance(todos, dict):
-        planned.fields["progress"] = {
-            "current_phase_tasks": todos.get("total"),
-            "current_phase_completed": todos.get("completed"),
-        }
-    agent = (checkpoints.get(current_name.lower()) or {}).get("current_agent") if current_name in PHASES else None
-    if agent:
-        position["step"] = f"agent {agent}"
-    if phases[current]["status"] == "active":
-        position["status"] = "in_progress"
-    planned.fields["position"] = position
+    current_name = str(session.get("current_phase") or "").upper()
+    position = _registered_position(planned, checkpoints, current_name)
     updated = timestamp(session.get("updated_at")) or created
     if state == "completed":
         planned.lifecycle = {"state": "completed", "completed_at": updated}
@@ -180,6 +163,61 @@ def _registered(
         if session.get(key):
             plan.leave(shown, key, "phase start times were read from the transitions; the rest has no place")
     return planned
+
+
+def _checkpoint_phase(
+    plan: Plan,
+    shown: str,
+    index: int,
+    name: str,
+    point: dict[str, Any],
+    state: str,
+    entered: dict[str, datetime | None],
+    created: datetime | None,
+) -> dict[str, Any]:
+    """Phase `name` of a registered session from its checkpoint: status, times, evidence; what has no place is
+    reported."""
+    status = _CHECKPOINT_STATUS.get(str(point.get("status")), "pending")
+    if status == "active" and state == "completed":
+        status = "completed"
+    started = entered.get(name) or (created if index == 0 and status != "pending" else None)
+    phase: dict[str, Any] = {"name": name.capitalize(), "status": status}
+    if started is not None and status != "pending":
+        phase["started"] = started
+    finished = timestamp(point.get("timestamp")) if status == "completed" else None
+    if finished is not None:
+        phase["completed"] = finished
+    phase["checkpoint"] = "passed" if status == "completed" else "pending"
+    evidence = _checkpoint_evidence(point)
+    if evidence:
+        phase["evidence"] = evidence
+    phase["attempts"] = 0 if status == "pending" else 1
+    phase["imported_from"] = origin(SOURCE, shown, f"checkpoints.{name.lower()}")
+    for key in point:
+        if key not in _CHECKPOINT_KEYS:
+            plan.leave(shown, f"checkpoints.{name.lower()}.{key}", "no place in the format")
+    return phase
+
+
+def _registered_position(planned: Planned, checkpoints: dict[str, Any], current_name: str) -> dict[str, Any]:
+    """A registered session's position (its current phase, agent and status) and, while implementing, its todo
+    counts as progress; set on `planned` and returned."""
+    current = PHASES.index(current_name) if current_name in PHASES else 0
+    point = mapping(checkpoints.get(PHASES[current].lower()))
+    position: dict[str, Any] = {"phase": 1 + current}
+    todos = point.get("todos")
+    if current_name == "IMPLEMENT" and isinstance(todos, dict):
+        planned.fields["progress"] = {
+            "current_phase_tasks": todos.get("total"),
+            "current_phase_completed": todos.get("completed"),
+        }
+    agent = point.get("current_agent") if current_name in PHASES else None
+    if agent:
+        position["step"] = f"agent {agent}"
+    if planned.phases[current]["status"] == "active":
+        position["status"] = "in_progress"
+    planned.fields["position"] = position
+    return position
 
 
 def _checkpoint_evidence(point: dict[str, Any]) -> dict[str, Any]:
@@ -198,7 +236,7 @@ def _checkpoint_evidence(point: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-# ---------------------------------------------------------------------------- the state file (seed 000)
+# ---------------------------------------------------------------------------- the session state file
 
 
 def _state_file(plan: Plan, file: Path, data: dict[str, Any]) -> None:
@@ -208,28 +246,20 @@ def _state_file(plan: Plan, file: Path, data: dict[str, Any]) -> None:
     first = structure.get("starting_phase", 0)
     first = first if first in (0, 1) else 0
     completed = {int(n) for n in data.get("completed_phases") or [] if str(n).isdigit()}
-    timing = data.get("phase_timing") if isinstance(data.get("phase_timing"), dict) else {}
-    artifacts = data.get("phase_artifacts") if isinstance(data.get("phase_artifacts"), dict) else {}
-    checkpoints = data.get("checkpoints") if isinstance(data.get("checkpoints"), dict) else {}
-    assert isinstance(timing, dict) and isinstance(artifacts, dict) and isinstance(checkpoints, dict)
-    total = structure.get("total_phases")
-    numbers = [int(n) for n in (*timing, *checkpoints, *artifacts) if str(n).isdigit()] + list(completed)
-    total = total if isinstance(total, int) and total > 0 else (max(numbers) - first + 1 if numbers else 1)
-    lifecycle = data.get("lifecycle") if isinstance(data.get("lifecycle"), dict) else {}
-    assert isinstance(lifecycle, dict)
+    parts = _Parts(
+        mapping(data.get("phase_timing")), mapping(data.get("phase_artifacts")), mapping(data.get("checkpoints"))
+    )
+    last = first + _phase_count(structure.get("total_phases"), first, completed, parts) - 1
+    lifecycle = mapping(data.get("lifecycle"))
     finished = bool(lifecycle.get("completed"))
     current = data.get("current_phase")
-    last = first + total - 1
     if not isinstance(current, int) or current < first or current > last:
         plan.leave(shown, f"current_phase {current}", f"not a phase ({first} to {last}): the position is phase {last}")
         current = last
-    phases: list[dict[str, Any]] = []
-    for number in range(first, last + 1):
-        phases.append(
-            _numbered_phase(
-                plan, shown, number, number == current and not finished, completed, timing, artifacts, checkpoints
-            )
-        )
+    phases = [
+        _numbered_phase(plan, shown, number, number == current and not finished, number in completed, parts)
+        for number in range(first, last + 1)
+    ]
     ident = str(data.get("session_id") or file.stem)
     kind = data.get("workflow_type")
     planned = Planned(
@@ -251,66 +281,47 @@ def _state_file(plan: Plan, file: Path, data: dict[str, Any]) -> None:
         planned.lifecycle["resume_count"] = lifecycle["resume_count"]
         planned.lifecycle["resumed_at"] = timestamp(lifecycle.get("resumed_at"))
     for key in data:
-        if key not in (
-            "session_id",
-            "workflow_type",
-            "target_file",
-            "workflow_structure",
-            "current_phase",
-            "completed_phases",
-            "phase_timing",
-            "lifecycle",
-            "phase_artifacts",
-            "checkpoints",
-            "created_at",
-            "updated_at",
-        ):
+        if key not in _STATE_KEYS:
             plan.leave(shown, key, "no place in the format")
     plan.initiatives.append(planned)
 
 
-def _numbered_phase(
-    plan: Plan,
-    shown: str,
-    number: int,
-    current: bool,
-    completed: set[int],
-    timing: dict[str, Any],
-    artifacts: dict[str, Any],
-    checkpoints: dict[str, Any],
-) -> dict[str, Any]:
+class _Parts(NamedTuple):
+    """What a state file says of its phases, each keyed by phase number as text."""
+
+    timing: dict[str, Any]
+    artifacts: dict[str, Any]
+    checkpoints: dict[str, Any]
+
+
+def _phase_count(total: Any, first: int, completed: set[int], parts: _Parts) -> int:
+    """How many phases a state file has: its `total_phases`, else as many as the highest phase it mentions."""
+    if isinstance(total, int) and total > 0:
+        return total
+    numbers = [int(n) for n in (*parts.timing, *parts.checkpoints, *parts.artifacts) if str(n).isdigit()]
+    numbers += completed
+    return max(numbers) - first + 1 if numbers else 1
+
+
+def _numbered_phase(plan: Plan, shown: str, number: int, current: bool, done: bool, parts: _Parts) -> dict[str, Any]:
     """Phase `number` of a state file: done when listed in `completed_phases`, with its timing and evidence."""
     key = str(number)
-    times = timing.get(key) if isinstance(timing.get(key), dict) else {}
-    assert isinstance(times, dict)
-    started = timestamp(times.get("started_at"))
-    done = timestamp(times.get("completed_at"))
-    checkpoint = str(checkpoints.get(key) or "pending")
-    checkpoint = checkpoint if checkpoint in ("pending", "passed", "failed", "skipped") else "pending"
-    if number in completed:
-        status = "completed"
-        checkpoint = "passed" if checkpoint == "failed" else checkpoint if checkpoint != "pending" else "passed"
-    elif current:
-        status = "active"
-        done = None
-    else:
-        status = "pending"
-        started = done = None
-        checkpoint = "pending"
+    times = mapping(parts.timing.get(key))
+    status, checkpoint = _numbered_status(str(parts.checkpoints.get(key) or "pending"), current, done)
+    started = timestamp(times.get("started_at")) if status != "pending" else None
     phase: dict[str, Any] = {"name": f"Phase {number}", "status": status}
     if started is not None:
         phase["started"] = started
-    if done is not None and status == "completed":
-        phase["completed"] = done
+    finished = timestamp(times.get("completed_at")) if status == "completed" else None
+    if finished is not None:
+        phase["completed"] = finished
     phase["checkpoint"] = checkpoint
     if status == "active" and checkpoint == "failed":
         phase["failed_at"] = timestamp(times.get("failed_at")) or started
     if status == "active" and checkpoint == "passed":
         phase["checkpoint"] = "pending"
-    artifact = artifacts.get(key) if isinstance(artifacts.get(key), dict) else {}
-    assert isinstance(artifact, dict)
-    evidence = artifact.get("evidence") if isinstance(artifact.get("evidence"), dict) else {}
-    assert isinstance(evidence, dict)
+    artifact = mapping(parts.artifacts.get(key))
+    evidence = mapping(artifact.get("evidence"))
     scalars = {str(k): v for k, v in evidence.items() if isinstance(v, _SCALARS)}
     if scalars:
         phase["evidence"] = scalars
@@ -321,6 +332,17 @@ def _numbered_phase(
     phase["attempts"] = 0 if status == "pending" else 1
     phase["imported_from"] = origin(SOURCE, shown, number)
     return phase
+
+
+def _numbered_status(checkpoint: str, current: bool, done: bool) -> tuple[str, str]:
+    """A state file phase's status and checkpoint: completed (its checkpoint passed unless skipped), active (the
+    current one, its checkpoint as written), else pending."""
+    checkpoint = checkpoint if checkpoint in ("pending", "passed", "failed", "skipped") else "pending"
+    if done:
+        return "completed", "skipped" if checkpoint == "skipped" else "passed"
+    if current:
+        return "active", checkpoint
+    return "pending", "pending"
 
 
 def _lifecycle(flags: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:

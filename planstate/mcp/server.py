@@ -161,7 +161,9 @@ class Server:
 def build(settings: Settings) -> MCPServer[Any]:
     """The MCP server with every tool."""
     from planstate.mcp import resources
+    from planstate.text import fastyaml
 
+    fastyaml.load()  # a long-lived process: every parse after this one goes through libyaml (parser._fast)
     server = Server(settings)
     mcp = MCPServer(
         "planstate",
@@ -236,9 +238,9 @@ def _refusal(command: str, exc: PlanstateError, root: str | None) -> CallToolRes
 
 def _crash(command: str, tool: Tool, raw: dict[str, Any], exc: Exception, root: str | None) -> CallToolResult:
     """A bug: one line naming the crash log that holds the traceback, exit 4."""
-    from planstate.cli.errors import InternalError, _crash_log, _save_crash_log
+    from planstate.cli.errors import InternalError, save_crash_log
 
-    log = _save_crash_log(_crash_log(exc, ["mcp", tool.name, json.dumps(raw, default=str)]))
+    log = save_crash_log(exc, ["mcp", tool.name, json.dumps(raw, default=str)])
     line = f"planstate: internal error: {type(exc).__name__}: {exc} (traceback: {log})"
     error = InternalError(line.removeprefix("planstate: "))
     answered = envelope(command, EXIT_INTERNAL, error=error, text=line, workspace=root)

@@ -38,7 +38,7 @@ class Answer:
 
 def resume(ws: Workspace, a: Arguments) -> Answer:
     """`planstate resume [--activate]`: the brief, as text fitted to `budget` and in full as data."""
-    from planstate.cli.commands.resume import _activate, _activation_line
+    from planstate.cli.results import activate, activation_line
     from planstate.report.budget import DEFAULT_BUDGET, MIN_BUDGET, fit
 
     budget = a.get("budget")
@@ -49,8 +49,8 @@ def resume(ws: Workspace, a: Arguments) -> Answer:
     activated: dict[str, Any] | None = None
     first = None
     if a.get("activate"):
-        activated, moved = _activate(ws, a.get("reason"))
-        first = _activation_line(activated, moved)
+        activated, moved = activate(ws, a.get("reason"))
+        first = activation_line(activated, moved)
     full = ws.brief()
     fitted, text = fit(ws.ctx, full, (budget or DEFAULT_BUDGET) - (len(first) + 1 if first else 0))
     shown = fitted if budget is not None else full  # data is complete unless a budget is asked for, as --json

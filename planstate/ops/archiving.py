@@ -120,15 +120,28 @@ class RecordsAPI:
         archive = ctx.target.archive(kind)
         out: list[tuple[str, Path, Moved]] = []
         for record in found:
-            if record.data.get("status") not in statuses or problems_for(kind, record.data):
+            if record.data.get("status") not in statuses:
                 continue
             when = next((record.data[name] for name in dated if record.data.get(name) is not None), None)
-            if not _before(when, cutoff) or record.path.is_symlink():
+            if not _before(when, cutoff):
+                continue
+            left = _left_in_place(kind, record)
+            if left is not None:  # finished and old enough, yet not safe to move: say so instead of passing it by
+                problems.append(PlanstateError(left, file=ctx.display(record.path)))
                 continue
             moved = Moved(kind, record.id, ctx.display(record.path), ctx.display(archive / record.path.name))
             out.append((str(parse_datetime(when)), record.path, moved))
         out.sort(key=lambda item: (item[0], item[1].name))
         return [(path, moved) for _when, path, moved in out]
+
+
+def _left_in_place(kind: str, record: recordfiles.Record) -> str | None:
+    """Why a finished record old enough to archive stays where it is, or None when it may move."""
+    if problems_for(kind, record.data):
+        return "does not validate, so it stays in place (see `planstate check`)"
+    if record.path.is_symlink():
+        return "is a symbolic link, so it stays in place (archiving moves only the files it owns)"
+    return None
 
 
 def _before(value: Any, cutoff: datetime) -> bool:

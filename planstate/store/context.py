@@ -328,9 +328,12 @@ def locate(explicit: str | Path | None, start: str | Path | None) -> tuple[Path,
     given = explicit if explicit is not None else os.environ.get("PLANSTATE_DIR") or None
     if given is not None:
         path = absolute(given)
-        planning, selected = _planning_of(path)
-        if planning is None:
+        try:
+            planning, selected = _planning_of(path)
             what = "no such folder" if not path.exists() else "not a .planning/ folder, not in one, holds none"
+        except OSError as exc:  # a name longer than the system allows, a folder that cannot be searched
+            planning, selected, what = None, None, exc.strerror or type(exc).__name__
+        if planning is None:
             raise UsageError(
                 f"no {PLANNING}/ workspace at {path} ({what}); pass the {PLANNING}/ folder "
                 "or the project folder that holds it"

@@ -12,7 +12,7 @@ from planstate.text import envelope, limits, parser
 from planstate.text.nodes import Children, Step
 from planstate.text.paths import Segment, format_path, get_in, parse_path
 from planstate.text.paths import child as child_value
-from planstate.text.plaindata import Op, apply_op, diff, same, to_plain
+from planstate.text.plaindata import Op, apply_op, clone, diff, same, to_plain
 
 if TYPE_CHECKING:
     from planstate.text.spans import LineIndex
@@ -102,7 +102,11 @@ class Document:
     @property
     def data(self) -> Any:
         """A deep copy of the front matter as plain Python data (None when empty)."""
-        return copy.deepcopy(self._data)
+        return self._copy(self._data)
+
+    def _copy(self, value: Any) -> Any:
+        """A deep copy of (part of) the data: a plain one unless aliases share nodes (deepcopy keeps them shared)."""
+        return copy.deepcopy(value) if self._shared else clone(value)
 
     def get(self, path: str | list[Segment], default: Any = _MISSING) -> Any:
         """Return a copy of the value at `path`; raise UsageError (or return `default`) if missing."""
@@ -115,7 +119,7 @@ class Document:
                     return default
                 raise UsageError(f"no value at {format_path(segments[: i + 1])}", file=self.path)
             value = child
-        return copy.deepcopy(value)
+        return self._copy(value)
 
     def locate(self, path: str | list[Segment]) -> tuple[int, int]:
         """Return the 1-based file line and column of `path`, or of its deepest existing parent."""
@@ -262,7 +266,7 @@ class Document:
 
     def apply(self, ops: list[Op]) -> None:
         """Apply edits one by one; each is verified by re-parsing, or the document is left unchanged."""
-        if len(ops) > 1 and self._apply_scalars(ops):
+        if self._apply_scalars(ops):
             return
         saved = self._save()
         try:
@@ -273,7 +277,7 @@ class Document:
             raise
 
     def _apply_scalars(self, ops: list[Op]) -> bool:
-        """Apply edits that each replace one inline scalar by a one-line scalar with a single re-parse.
+        """Apply edits that each replace one inline scalar by a one-line scalar with a single re-read.
 
         The spans are spliced from the last to the first, so the positions the parser gave stay valid,
         then the whole result is verified once. Returns False (the document unchanged) when any edit is
@@ -285,7 +289,7 @@ class Document:
 
         saved = self._save()
         try:
-            expected = copy.deepcopy(self._data)
+            expected = self._copy(self._data)
             spans: list[tuple[int, int, str]] = []
             for op in ops:
                 expected = apply_op(expected, op)
@@ -341,7 +345,7 @@ class Document:
 
     def _apply_one(self, op: Op) -> None:
         """Splice one edit into the text, re-parse, and check the data is exactly what was meant."""
-        expected = apply_op(copy.deepcopy(self._data), op)
+        expected = apply_op(self._copy(self._data), op)
         saved = self._save()
         try:
             self._edit(op, expected)

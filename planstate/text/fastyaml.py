@@ -1,4 +1,4 @@
-"""A fast cold read of front-matter data: libyaml's C parser for the syntax, ruamel's resolver and constructor.
+"""A fast read of front matter: libyaml's C parser for the syntax, ruamel's resolver and constructor.
 
 A round-trip parse costs about 1.75 ms a record, nearly all of it ruamel's pure-Python scanner
 and parser; a cold `check` of 17,000 records spent a minute there. Here libyaml (PyYAML's C
@@ -6,7 +6,8 @@ extension) turns the text into events; each plain scalar gets
 the tag ruamel's YAML 1.2 resolver gives it (its own table), strings and nulls are taken as they
 are, and every other scalar (ints, floats, booleans, timestamps) is built by ruamel's round-trip
 constructor, the one `parser.py` uses, then made plain as `parser.py` makes it. So the data is
-the round-trip parser's. This path answers only plain YAML: an anchor, alias, explicit tag, merge
+the round-trip parser's; `text_nodes` also gives the node tree a write splices into, ruamel's own. This
+path answers only plain YAML: an anchor, alias, explicit tag, merge
 key, duplicate key, directive, tab, a key that is not a scalar, a nesting past the limits, or any
 error gives `MISS`, and the caller parses round trip, which also reports every error at its line
 and column. `tests/test_cache.py` checks over the corpus that whatever this path answers equals
@@ -53,6 +54,11 @@ def _machinery() -> Any:
     return _STATE[0]
 
 
+def load() -> bool:
+    """Make the fast path ready now (a long-lived process: every later parse goes this way); False without libyaml."""
+    return _machinery() is not None
+
+
 def loaded() -> bool:
     """Whether this process has the fast path ready (a long-lived one, or one that has read many files)."""
     return bool(_STATE) and _STATE[0] is not None
@@ -75,14 +81,30 @@ def front_matter_data(raw: bytes) -> Any:
 def text_data(text: str) -> Any:
     """The data of a front matter's YAML text as the round-trip parser gives it, or MISS."""
     machinery = _machinery()
-    if machinery is None or not text.strip() or len(text) > MAX_FRONT_MATTER or "\t" in text:
-        return MISS
-    if text.startswith("%") or "\n%" in text:  # a directive line (`%YAML`, `%TAG`): a `%` inside a value is text
+    if machinery is None or not _plain_text(text):
         return MISS
     try:
         return _Builder(machinery, text).document()
     except Exception:  # anything this path does not vouch for
         return MISS
+
+
+# Plain values of the scalars ruamel constructs (ints, floats, booleans, timestamps: all immutable), by tag and
+# text: the same few (`1`, the dates of one file) come back in every read.
+_CONSTRUCTED: dict[tuple[str, str], Any] = {}
+_REMEMBERED = 4096
+# Line breaks in YAML 1.1 (libyaml) but not in YAML 1.2 (ruamel): the two would split such a text differently.
+_BREAKS_OF_YAML_1_1 = ("\x85", "\u2028", "\u2029")
+
+
+def _plain_text(text: str) -> bool:
+    """Whether `text` is worth giving libyaml: not empty, within the limit, no tab, no directive line (`%YAML`,
+    `%TAG`: a `%` inside a value is text), no line break only YAML 1.1 knows."""
+    if not text.strip() or len(text) > MAX_FRONT_MATTER or "\t" in text:
+        return False
+    if text.startswith("%") or "\n%" in text:
+        return False
+    return not any(brk in text for brk in _BREAKS_OF_YAML_1_1)
 
 
 _STR = "tag:yaml.org,2002:str"
@@ -165,16 +187,23 @@ class _Builder:
             return None
         if tag == MERGE_TAG:
             return MERGE_TAG  # the caller refuses it as a key; as a value ruamel would not make it plain either
-        start, end = event.start_mark, event.end_mark
-        node = self.nodes.ScalarNode(
-            tag,
-            value,
-            self.mark(None, start.index, start.line, start.column),
-            self.mark(None, end.index, end.line, end.column),
-            style=None,
-        )
-        constructed = self.constructor.construct_object(node, deep=True)
-        return to_plain(constructed)
+        plain = _CONSTRUCTED.get((tag, value), MISS)
+        if plain is MISS:
+            start, end = event.start_mark, event.end_mark
+            node = self.nodes.ScalarNode(
+                tag,
+                value,
+                self.mark(None, start.index, start.line, start.column),
+                self.mark(None, end.index, end.line, end.column),
+                style=None,
+            )
+            # Not construct_object: it keeps every node it made until a whole document is constructed, which
+            # never happens here, so a long-lived process (the MCP server) would keep them all.
+            plain = to_plain(self.constructor.construct_non_recursive_object(node))
+            if len(_CONSTRUCTED) >= _REMEMBERED:
+                _CONSTRUCTED.clear()
+            _CONSTRUCTED[(tag, value)] = plain
+        return plain
 
 
 def _table(loader: Any) -> dict[Any, list[tuple[str, Any]]]:
@@ -191,3 +220,123 @@ def _resolve(table: dict[Any, list[tuple[str, Any]]], value: str) -> str:
         if regexp.match(value):
             return str(tag)
     return _STR
+
+
+def text_nodes(text: str) -> Any:
+    """The node tree the round-trip parser composes from a front matter's YAML text and its data, or MISS.
+
+    libyaml's events give each node its kind, value, style and marks, and the tags are ruamel's (its YAML 1.2
+    resolver's table), so the tree is the one ruamel's composer builds; the data is `text_data`'s, from the same
+    events. Besides what `text_data` leaves to the round-trip parser, a plain scalar over several lines and a
+    folded block (ruamel notes in its value where they fold) and an empty value anywhere but after a block
+    mapping's key give MISS. `tests/test_fastyaml.py` checks node for node over the corpus that every tree
+    answered is ruamel's, and that no file ruamel refuses is answered.
+    """
+    machinery = _machinery()
+    # libyaml marks the end of a last line without a newline, and the text after a byte order mark, otherwise
+    if machinery is None or not _plain_text(text) or not text.endswith("\n") or "\ufeff" in text:
+        return MISS
+    try:
+        return _Composer(machinery, text).document()
+    except Exception:  # anything this path does not vouch for
+        return MISS
+
+
+class _Composer(_Builder):
+    """ruamel nodes, and their data, from libyaml's events (see `text_nodes`): each value is a (node, data) pair."""
+
+    def __init__(self, machinery: Any, text: str) -> None:
+        super().__init__(machinery, text)
+        self.text = text
+        self.tags = _tags(self.nodes)
+
+    def _value(self, event: Any, depth: int) -> Any:
+        events, nodes = self.events, self.nodes
+        self.count += 1
+        # The round-trip parser refuses a tree higher than MAX_DEPTH or larger than MAX_EXPANDED_NODES, and says
+        # where: anything near either limit is left to it.
+        if depth >= MAX_DEPTH or self.count >= MAX_EXPANDED_NODES or getattr(event, "anchor", None) is not None:
+            raise _Miss
+        if getattr(event, "tag", None) is not None:
+            raise _Miss
+        kind = type(event)
+        if kind is events.ScalarEvent:
+            if not event.value and event.implicit[0]:
+                raise _Miss  # an empty value: only a block mapping knows where ruamel marks it
+            return self._scalar_node(event)
+        if kind is events.SequenceStartEvent:
+            seq = nodes.SequenceNode(self.tags[_SEQ], [], self._mark(event.start_mark), None)
+            seq.flow_style = event.flow_style
+            items: list[Any] = []
+            while True:
+                child = self.parser.get_event()
+                if type(child) is events.SequenceEndEvent:
+                    seq.end_mark = self._mark(child.end_mark)
+                    return seq, items
+                node, data = self._value(child, depth + 1)
+                seq.value.append(node)
+                items.append(data)
+        if kind is events.MappingStartEvent:
+            mapping = nodes.MappingNode(self.tags[_MAP], [], self._mark(event.start_mark), None)
+            mapping.flow_style = event.flow_style
+            out: dict[Any, Any] = {}
+            while True:
+                child = self.parser.get_event()
+                if type(child) is events.MappingEndEvent:
+                    mapping.end_mark = self._mark(child.end_mark)
+                    return mapping, out
+                if type(child) is not events.ScalarEvent or not child.value:
+                    raise _Miss  # a collection or empty key: the round-trip parser says what it makes of it
+                key, name = self._value(child, depth + 1)
+                if name in out:
+                    raise _Miss  # a duplicate key (refused round trip)
+                value = self.parser.get_event()
+                empty = type(value) is events.ScalarEvent and not value.value and value.implicit[0]
+                if empty and not event.flow_style and value.anchor is None and value.tag is None:
+                    self.count += 1
+                    node, data = self._empty_value(key, value), None
+                else:
+                    node, data = self._value(value, depth + 1)
+                mapping.value.append((key, node))
+                out[name] = data
+        raise _Miss  # an alias, or anything else
+
+    def _scalar_node(self, event: Any) -> tuple[Any, Any]:
+        style = event.style or None
+        if style == ">" or (style is None and event.start_mark.line != event.end_mark.line):
+            raise _Miss  # ruamel keeps where such a scalar folds in its value
+        tag = _resolve(self.table, event.value) if event.implicit[0] else _STR
+        if tag == MERGE_TAG:
+            raise _Miss
+        if tag not in self.tags:
+            self.tags[tag] = self.nodes.ScalarNode(tag, "", None, None).ctag
+        node = self.nodes.ScalarNode(
+            self.tags[tag], event.value, self._mark(event.start_mark), self._mark(event.end_mark), style=style
+        )
+        return node, self._scalar(event)
+
+    def _empty_value(self, key: Any, event: Any) -> Any:
+        """The null of `key:` with nothing after it on its line, marked where ruamel marks it: at the next token (the
+        next key, or the end of the mapping). With a comment after the colon, ruamel's mark depends on where its
+        scanner puts the comment: left to it."""
+        colon = event.start_mark.index
+        if self.text[colon - 1 : colon] != ":" or key.end_mark.line != event.start_mark.line:
+            raise _Miss
+        if self.text[colon:].split("\n", 1)[0].strip():
+            raise _Miss
+        where = self._mark(self.parser.peek_event().start_mark)
+        return self.nodes.ScalarNode(self.tags[_NULL], "", where, where, style=None)
+
+    def _mark(self, mark: Any) -> Any:
+        return self.mark(None, mark.index, mark.line, mark.column)
+
+
+_SEQ = "tag:yaml.org,2002:seq"
+_MAP = "tag:yaml.org,2002:map"
+
+
+def _tags(nodes: Any) -> dict[str, Any]:
+    """ruamel's tag objects of the collections, strings and nulls, one each, shared by every node made here (a
+    tag object keeps its text once worked out; the round-trip composer makes one per node and works it out each
+    time)."""
+    return {tag: nodes.ScalarNode(tag, "", None, None).ctag for tag in (_SEQ, _MAP, _STR, _NULL)}

@@ -19,10 +19,15 @@ class Parsed(NamedTuple):
     merges: dict[int, list[tuple[Any, Any]]]  # `<<` entries of each mapping, which ruamel drops from its nodes
 
 
-def parse(text: str, position: Position, where: str | None) -> Parsed:
-    """Parse front-matter text (YAML 1.2, round-trip) within the parse limits; ParseError at the problem's place."""
+def parse(text: str, position: Position, where: str | None, *, fast: bool = True) -> Parsed:
+    """Parse front-matter text (YAML 1.2, round-trip) within the parse limits; ParseError at the problem's place.
+
+    `fast=False` parses round trip even where the libyaml path would answer (the tests compare the two)."""
     if not text.strip():
         return Parsed(None, None, set(), {})
+    quick = _fast(text) if fast else None
+    if quick is not None:
+        return quick
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     try:
@@ -34,6 +39,21 @@ def parse(text: str, position: Position, where: str | None) -> Parsed:
     except RecursionError:
         raise ParseError("front matter nests too deeply", file=where, line=2, column=1) from None
     return Parsed(root, to_plain(data), expansion.shared, expansion.merges)
+
+
+def _fast(text: str) -> Parsed | None:
+    """The parse through libyaml (text/fastyaml.py: the same node tree and data, about ten times faster) when this
+    process has that path loaded (a long-lived one: the MCP server) or the text pays for loading it; else None,
+    and anything that path does not answer for (aliases, merges, errors …) is parsed round trip."""
+    from planstate.text import fastyaml
+
+    if not fastyaml.loaded() and len(text) < fastyaml.WORTH_LOADING:
+        return None
+    composed = fastyaml.text_nodes(text)
+    if composed is fastyaml.MISS:
+        return None
+    root, data = composed
+    return Parsed(root, data, set(), {})  # no alias, no merge key, well within the limits: text_nodes vouches
 
 
 def _load(text: str, position: Position, where: str | None) -> tuple[Any, Any, Expansion]:

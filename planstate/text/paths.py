@@ -108,9 +108,21 @@ def _phase_step(segments: list[Segment], data: Any, sign: int) -> list[Segment]:
     if not isinstance(step, int) or step < 0:
         return list(segments)  # a key, or a negative index (counted from the end): the same in both notations
     first = first_phase(data)
-    if sign < 0 and step < first:
-        raise UsageError(f"there is no phase {step}: phases are numbered from {first}", field=format_path(segments))
+    if sign < 0:
+        phases = data.get(PHASES)
+        count = len(phases) if isinstance(phases, list) else None
+        if step < first or (count is not None and step >= first + count):
+            raise UsageError(f"there is no phase {step}: {_numbering(first, count)}", field=format_path(segments))
     return [PHASES, step + sign * first, *segments[2:]]
+
+
+def _numbering(first: int, count: int | None) -> str:
+    """How the phases of a file are numbered, for an error that names a phase it lacks."""
+    if count == 0:
+        return "there are no phases yet"
+    if count is None:
+        return f"phases are numbered from {first}"
+    return f"phases are numbered {first} to {first + count - 1}" if count > 1 else f"the only phase is {first}"
 
 
 def data_path(path: str | list[Segment] | tuple[Segment, ...], data: Any) -> list[Segment]:

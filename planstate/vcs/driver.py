@@ -27,6 +27,7 @@ from planstate.text.conflicts import write_hunk
 from planstate.text.document import Document
 from planstate.text.markers import Layout, parse, split_lines
 from planstate.text.paths import shown_path
+from planstate.text.plaindata import same
 from planstate.vcs import merge
 from planstate.vcs.merge import MISSING, Conflict
 
@@ -471,7 +472,7 @@ def _described(conflict: Conflict, merged: Any) -> str:
     ours, theirs = conflict.ours, conflict.theirs
     if not (isinstance(ours, dict) and isinstance(theirs, dict)):
         return f"{where}: {_shown(ours)} (ours) vs {_shown(theirs)} (theirs)"
-    differ = [k for k in {**ours, **theirs} if not merge.same(ours.get(k, MISSING), theirs.get(k, MISSING))]
+    differ = [k for k in {**ours, **theirs} if not same(ours.get(k, MISSING), theirs.get(k, MISSING), ordered=False)]
     shown = "; ".join(
         f"{k} {_shown(ours.get(k, MISSING))} (ours) vs {_shown(theirs.get(k, MISSING))} (theirs)" for k in differ
     )

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from planstate.model.schema import ListOf, Model, Nested
 from planstate.model.types import Nullable
+from planstate.text.plaindata import same
 from planstate.vcs.mergerules import MODELS, UNITS, Rule, Unit, rule_for
 
 Path = tuple[str | int, ...]
@@ -67,17 +68,6 @@ def merge(kind: str, base: Any, ours: Any, theirs: Any) -> Merged:
     return Merged(data, conflicts)
 
 
-def same(a: Any, b: Any) -> bool:
-    """Equal values of equal types, all the way down (so `1`, `1.0` and `true` are three different values)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
-
-
 # ---------------------------------------------------------------------------- by rule
 
 
@@ -86,11 +76,11 @@ def _value(
 ) -> Any:
     """The merged value at `path` (MISSING when the key goes away): the change when one side changed it, else what
     its rule makes of two different changes."""
-    if same(ours, theirs):
+    if same(ours, theirs, ordered=False):
         return ours
-    if same(base, ours):
+    if same(base, ours, ordered=False):
         return theirs
-    if same(base, theirs):
+    if same(base, theirs, ordered=False):
         return ours
     both = _Both(rule, model, base, ours, theirs, path, out)
     return _BOTH_CHANGED.get(rule.name, _Both.conflict)(both)

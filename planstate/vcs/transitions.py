@@ -51,6 +51,18 @@ def state_transition(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str,
     return [transition(old.get("state"), new.get("state"), new.get("since"), None, new.get("reason"), new.get("by"))]
 
 
+# A history line of a command that left the lifecycle state as it was (`phase add`, `phase rename`): what was done,
+# not a transition from a state to itself.
+STEP = (
+    Part(": {}", "trigger", code),
+    Part(" by {}", "by"),
+    Part(" at {}", "at"),
+    Part(": {}", "reason"),
+)
+
+
 def transition_line(entry: dict[str, Any], f: Plain) -> str:
-    """One lifecycle transition as a line, written by `f`."""
+    """One lifecycle transition as a line, written by `f`; a history entry that kept the state reads as a step."""
+    if entry.get("trigger") and entry.get("from") == entry.get("to"):
+        return f.strong("history") + render(STEP, entry, f)
     return f.strong("lifecycle") + render(TRANSITION, entry, f)

@@ -36,6 +36,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     """Print the resume brief (exit 1 when the state cannot be trusted); with --activate, first resume a paused,
     suspended or abandoned initiative."""
     from planstate.cli import display
+    from planstate.cli.results import activate, activation_line
     from planstate.report.budget import DEFAULT_BUDGET, MIN_BUDGET, fit
 
     if args.budget is not None and args.budget < MIN_BUDGET:
@@ -46,10 +47,10 @@ def cmd_resume(args: argparse.Namespace) -> int:
     activated: dict[str, Any] | None = None
     moved = None
     if args.activate:
-        activated, moved = _activate(ws, args.reason)
+        activated, moved = activate(ws, args.reason)
     b = ws.brief()
     text = ""
-    first = _activation_line(activated, moved) if activated is not None and not args.json else None
+    first = activation_line(activated, moved) if activated is not None and not args.json else None
     budget = DEFAULT_BUDGET if args.budget is None else args.budget
     if first is not None:
         budget -= len(first) + 1  # the line above the brief counts toward the budget too
@@ -69,32 +70,3 @@ def cmd_resume(args: argparse.Namespace) -> int:
     else:
         out(text)
     return code
-
-
-def _activation_line(activated: dict[str, Any], moved: Any) -> str:
-    """The line `--activate` prints above the brief: the transition, or that there was nothing to resume; a long
-    reason is shortened here (the history keeps it whole) so the brief keeps most of the budget."""
-    from planstate.cli.results import transition_line
-    from planstate.report.brief import shorten
-    from planstate.report.budget import ACTIVATION_LIMIT
-
-    if activated["already_active"]:
-        return shorten(f"{activated['initiative']} is already active; nothing to resume", ACTIVATION_LIMIT)
-    return shorten(transition_line(moved), ACTIVATION_LIMIT)
-
-
-def _activate(ws: Any, reason: str | None) -> tuple[dict[str, Any], Any]:
-    """Resume the target initiative unless it is already active (an agent's first command after a crash may well
-    find it so): the `activated` data of `--json`, and the transition when there was one."""
-    state = ws.state()
-    if state.lifecycle.state == "active":
-        return {
-            "initiative": state.initiative,
-            "from": "active",
-            "to": "active",
-            "reason": None,
-            "at": None,
-            "already_active": True,
-        }, None
-    moved = ws.resume(reason=reason)
-    return {**moved.to_dict(), "already_active": False}, moved
