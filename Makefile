@@ -13,19 +13,23 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 demo: $(BIN)/python
+	rm -f $(VENV)/.test-installed  # the install below replaces the editable one `make test` relies on
 	$(BIN)/python -m pip install --quiet .
 	$(BIN)/python examples/demo.py
 
-test: $(BIN)/python
+# The test tools and planstate (editable: code changes need no reinstall), installed again when pyproject.toml changes.
+$(VENV)/.test-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest -q -n auto
 	$(BIN)/python -m ruff check .
 	$(BIN)/python -m ruff format --check .
 	$(BIN)/python -m mypy
 	if [ -d .planning ]; then $(BIN)/planstate check; fi
 
-bench: $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+bench: $(VENV)/.test-installed
 	$(BIN)/python benchmarks/cli_latency.py
 	$(BIN)/python benchmarks/watch_latency.py
 	$(BIN)/python benchmarks/mcp_latency.py

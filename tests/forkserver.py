@@ -2,12 +2,12 @@
 
 A `planstate` command in a subprocess spends most of its ~100-150 ms starting Python and importing; the command
 itself takes a few milliseconds. The server (started on first use, one per pytest process, gone with it) imports
-every planstate module and what they import, then for each request forks a handler, which forks the command: a
-child that takes the caller's stdin, stdout and stderr (passed as file descriptors), cwd, environment and argv,
-runs the console script's entry point `planstate.cli.main.main` exactly as the script does, and exits as an
-interpreter would (threads joined, atexit run, streams flushed). The handler waits for it and reports its exit
-status as `subprocess` would (-N for a signal). The command is a real process with real files, real git and the
-real entry point; only the interpreter start-up is shared.
+every planstate module and what they import, then for each request forks the command: a child that takes the
+caller's stdin, stdout and stderr (passed as file descriptors), cwd, environment and argv, runs the console script's
+entry point `planstate.cli.main.main` exactly as the script does, and exits as an interpreter would (threads joined,
+atexit run, streams flushed). The server waits for it (one descriptor per running command, so commands run side by
+side) and reports its exit status as `subprocess` would (-N for a signal). The command is a real process with real
+files, real git and the real entry point; only the interpreter start-up is shared.
 
 `run()` falls back to a real subprocess of the console script when PLANSTATE_TEST_REAL_CLI=1 is set, when the
 server cannot start, or when the command's environment changes how Python itself starts (PYTHON*, LANG, LC_*).
@@ -104,9 +104,12 @@ def _exit_code(code: object) -> int:
     return 1
 
 
-def _command(request: dict[str, Any], fds: list[int]) -> None:
-    """In the forked child: become the `planstate` process of the request, run it, and exit with its status."""
+def _command(request: dict[str, Any], fds: list[int], inherited: list[int]) -> None:
+    """In the forked child: close the server's descriptors (`inherited`), become the `planstate` process of the
+    request, run it, and exit with its status."""
     try:
+        for fd in inherited:
+            os.close(fd)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
@@ -149,45 +152,57 @@ def _command(request: dict[str, Any], fds: list[int]) -> None:
     os._exit(status)
 
 
-def _handle(conn: socket.socket) -> None:
-    """In the forked handler: start the command, tell the client its pid, wait, and report its exit status."""
-    try:
-        request, fds = _receive(conn)
-        pid = os.fork()
-        if pid == 0:
-            conn.close()
-            _command(request, fds)
-        for fd in fds:
-            os.close(fd)
+def _start(conn: socket.socket, inherited: list[int]) -> tuple[int, int]:
+    """Read a request from `conn`, fork its command, tell the client its pid; the pid and a descriptor that becomes
+    readable when the command ends."""
+    request, fds = _receive(conn)
+    pid = os.fork()
+    if pid == 0:
+        _command(request, fds, inherited)
+    for fd in fds:
+        os.close(fd)
+    ended = os.pidfd_open(pid)
+    with contextlib.suppress(OSError):  # a client gone (it timed out) does not stop the server
         _send(conn, {"pid": pid})
-        _pid, status = os.waitpid(pid, 0)
-        _send(conn, {"returncode": os.waitstatus_to_exitcode(status)})
-    finally:
-        os._exit(0)
+    return pid, ended
 
 
 def serve(path: str) -> None:
     """Listen on the unix socket `path` until stdin closes (the test process went away)."""
+    import gc
+
     here = str(Path(__file__).resolve().parent)
     sys.path[:] = [str(script().parent), *(p for p in sys.path if p not in ("", here))]  # as the console script's
     _preload()
+    # Nothing the preload made is garbage, so freezing it changes no command's outcome; it keeps a collection in a
+    # command (a full one costs ~90 ms here) from walking, and so copying, every page of the preloaded heap.
+    gc.freeze()
     assert threading.active_count() == 1, "the server must not run threads: only the forking one survives a fork"
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
     os.write(1, b"ready\n")
+    running: dict[int, tuple[int, socket.socket]] = {}  # pidfd of a running command -> its pid, its client
     while True:
-        readable, _, _ = select.select([listener.fileno(), 0], [], [])
-        with contextlib.suppress(ChildProcessError):
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
+        readable, _, _ = select.select([listener.fileno(), 0, *running], [], [])
         if 0 in readable:
             return
-        conn, _ = listener.accept()
-        if os.fork() == 0:
-            listener.close()
-            _handle(conn)
-        conn.close()
+        for ended in [fd for fd in readable if fd in running]:
+            pid, conn = running.pop(ended)
+            _pid, status = os.waitpid(pid, 0)
+            os.close(ended)
+            with contextlib.suppress(OSError):
+                _send(conn, {"returncode": os.waitstatus_to_exitcode(status)})
+            conn.close()
+        if listener.fileno() in readable:
+            conn, _ = listener.accept()
+            inherited = [listener.fileno(), conn.fileno(), *running, *(c.fileno() for _p, c in running.values())]
+            try:
+                pid, ended = _start(conn, inherited)
+            except Exception:
+                conn.close()
+                continue
+            running[ended] = (pid, conn)
 
 
 # ----------------------------------------------------------------------------------------------- the client
@@ -244,7 +259,9 @@ class _Server:
             conn.settimeout(timeout)
             conn.connect(self.path)
             body = json.dumps({"args": args, "cwd": cwd, "env": env}).encode()
-            socket.send_fds(conn, [HEADER.pack(len(body)) + body], [stdin.fileno(), out.fileno(), err.fileno()])
+            message = HEADER.pack(len(body)) + body
+            sent = socket.send_fds(conn, [message], [stdin.fileno(), out.fileno(), err.fileno()])
+            conn.sendall(message[sent:])  # a long request (an argument of 200 kB) does not fit the socket at once
             reader = conn.makefile("rb")
             pid = 0
             try:

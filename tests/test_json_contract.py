@@ -2,7 +2,8 @@
 the command's JSON Schema in planstate/schemas/, errors are envelopes too, and the words mean one thing everywhere.
 
 The commands are found by walking the real parser, so a new command without a schema (or a case here) fails;
-each runs through the real console script, set up as tests/test_parity.py sets it up.
+each runs the real entry point through the fork server (tests/forkserver.py), set up as tests/test_parity.py sets it
+up.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import forkserver
 import jsonschema
 import pytest
-from conftest import PINNED_NOW, json_envelope, json_error, planstate_command, state_file
+from conftest import PINNED_NOW, json_envelope, json_error, state_file
 from gitutil import commit_all, new_repo
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
@@ -160,9 +162,7 @@ def test_every_json_command_has_a_case() -> None:
 def test_the_real_answer_matches_the_schema(name: str, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLANSTATE_NOW", PINNED_NOW)
     args = _arguments(name, project)
-    done = subprocess.run(
-        [*planstate_command(), *args, "--json"], cwd=project, env=_env(), capture_output=True, text=True, timeout=60
-    )
+    done = forkserver.run([*args, "--json"], cwd=project, env=_env(), timeout=60)
     assert done.returncode in (0, 1), done.stdout + done.stderr
     answer = json_envelope(done)
     validate(answer, "envelope")

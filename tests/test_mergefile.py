@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from planstate.text.document import Document
 from planstate.vcs import merge
 from planstate.vcs.driver import kind_of, merge_bytes
-from tests.conftest import REPO
+from tests.conftest import EXAMPLES, REPO
 
 BASE = (
     (REPO / "docs" / "format.md").read_text().split("<!-- example: state -->\n```markdown\n", 1)[1].split("```", 1)[0]
@@ -207,7 +207,8 @@ EDIT = st.one_of(
 BASE_DATA = Document.from_bytes(BASE.encode()).data
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Each example parses and merges three whole files (~0.2 s): 60 a run, more with PLANSTATE_HYPOTHESIS_EXAMPLES.
+@settings(max_examples=EXAMPLES * 3 // 5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(EDIT, max_size=4), st.lists(EDIT, max_size=4))
 def test_the_text_agrees_with_the_data_merge_on_either_side_of_every_conflict(
     ours_edits: list[Any], theirs_edits: list[Any]
