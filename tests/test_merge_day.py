@@ -1,4 +1,4 @@
-"""A day of two agents in two clones, 200 random CLI operations each, then one real `git merge`.
+"""A day of two agents in two clones, 120 random CLI operations each (OPERATIONS), then one real `git merge`.
 
 Done-when of issue 6: the merge conflicts only where both sides truly changed the same field; every
 field only one side changed arrives as that side changed it; after taking a side of each conflict,
