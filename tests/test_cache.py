@@ -95,6 +95,40 @@ def test_a_hand_edit_keeping_size_inode_and_mtime_is_seen(run: Run, project: Pat
     assert json_data(exits(run("validate", "--json", cwd=project)))["findings"] == []
 
 
+def test_a_recent_row_vouches_for_its_summary_only_while_the_bytes_have_its_digest(run: Run, project: Path) -> None:
+    """A row written less than the timestamp tick after its file changed is not trusted by identity alone: its
+    summary is reused when the file's bytes still have the row's digest, else the file is read and summarized."""
+    (path,) = add_decisions(project, 1)
+    exits(run("decision", "list", "--json", cwd=project))  # its row now has its identity
+    future = path.stat().st_mtime_ns + 3600 * 10**9  # a changed mtime past every `seen`: recent, however slow
+    os.utime(path, ns=(future, future))
+    info = path.stat()
+    identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+    def doctor(digest: str | None) -> None:
+        """Give the file's row its current identity and a summary calling the decision superseded."""
+        with sqlite3.connect(project / CACHE) as db:
+            ((key, summary, real),) = db.execute(
+                "SELECT key, summary, digest FROM files WHERE key LIKE ?", (f"%decisions/{path.name}",)
+            ).fetchall()
+            wrong = summary.replace('"accepted"', '"superseded"')
+            assert wrong != summary
+            db.execute(
+                "UPDATE files SET dev = ?, ino = ?, size = ?, mtime = ?, ctime = ?, summary = ?, digest = ? "
+                "WHERE key = ?",
+                (*identity, wrong, digest or real, key),
+            )
+
+    def listed() -> list[str]:
+        found = json_data(exits(run("decision", "list", "--json", cwd=project)))["decisions"]
+        return [d["id"] for d in found]
+
+    doctor("0" * 32)  # bytes that are not the ones summarized: the summary is not used
+    assert listed() == [path.stem]
+    doctor(None)  # the very bytes summarized: the recent row's summary is used, proof that it is what decides
+    assert listed() == []
+
+
 def test_a_hand_edit_that_breaks_a_record_is_reported_from_a_warm_cache(run: Run, project: Path) -> None:
     paths = add_decisions(project, 3)
     exits(run("check", cwd=project))

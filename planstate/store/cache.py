@@ -288,6 +288,20 @@ class FrontMatterCache:
             return MISS
         return self._value(key, row)
 
+    def renewed(self, key: str, identity: Identity, data: bytes) -> str | None:
+        """The summary of a file whose row has its stat identity but is too recent for that alone to vouch for it,
+        when `data` (its bytes, read after `identity` was taken) has the row's digest: the row is then renewed with
+        `identity`, as a read through `get` would, without decoding or summarizing anything. Else None."""
+        row = self._row(key)
+        if row is None or row.summary is None or row.digest != digest(data):
+            return None
+        if row.text is None and not self._fetch(key, row):
+            return None
+        assert row.text is not None
+        # the same bytes: what was summarized and found in them still holds
+        self._store(key, identity, row.digest, row.text, (row.summary, row.facts), row.clean)
+        return row.summary
+
     def vouched(self, key: str, identity: Identity | None) -> _Row | None:
         """The row of a file whose stat identity is `identity` when that alone vouches for it (its summary, facts
         and `clean` then hold for the file's bytes), else None."""

@@ -23,7 +23,7 @@ from planstate.store.scaffold import default_actor
 from planstate.text.document import Document
 
 if TYPE_CHECKING:
-    from planstate.store.cache import FrontMatterCache
+    from planstate.store.cache import FrontMatterCache, Identity
     from planstate.store.initiatives import Initiative, Summary
     from planstate.store.transaction import Transaction
 
@@ -226,6 +226,11 @@ class Context:
         """The record summaries the front-matter cache keeps for the files of `folder`, by file name, in one query
         (cache.summaries_under)."""
         return self._front_matter_cache().summaries_under(self.cache_key(folder) + "/")
+
+    def renewed_summary(self, path: Path, identity: Identity, data: bytes) -> str | None:
+        """The cached summary of a record file whose row is too recent for its stat identity to vouch alone, when
+        its bytes `data` are the ones summarized (cache.renewed); else None."""
+        return self._front_matter_cache().renewed(self.cache_key(path), identity, data)
 
     def save_cache(self) -> bool:
         """Write the front-matter cache if reading filled it (best effort); tell whether all of it is saved."""

@@ -16,6 +16,7 @@ from planstate.model.kinds import KINDS, RECORD_FOLDERS
 from planstate.model.schema import Model
 
 if TYPE_CHECKING:
+    from planstate.store.cache import Identity
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
 
@@ -342,6 +343,7 @@ def folder_summaries(ctx: Context, folder: Path, kind: str) -> tuple[list[Summar
     leaving = {path.name for path in ctx.leaving if path.parent == where}
     known = ctx.cached_summaries(folder)
     trusted: dict[str, str] = {}  # name -> its summary (JSON), for files whose stat vouches for their row
+    recent: dict[str, Identity] = {}  # name -> identity, for rows of that identity written too recently
     listed: list[str] = []
     keep, get = listed.append, known.get
     try:
@@ -366,11 +368,17 @@ def folder_summaries(ctx: Context, folder: Path, kind: str) -> tuple[list[Summar
                     and row[2] == info.st_size
                     and row[1] == info.st_ino
                     and row[0] == info.st_dev
-                    and row[5] - (mtime if mtime > ctime else ctime) >= RACY_NS
                 ):
-                    trusted[name] = row[6]
+                    if row[5] - (mtime if mtime > ctime else ctime) >= RACY_NS:
+                        trusted[name] = row[6]
+                    else:
+                        recent[name] = (info.st_dev, info.st_ino, info.st_size, mtime, ctime)
     except (FileNotFoundError, NotADirectoryError):
         pass
+    for name, identity in recent.items():  # just written (by this write's neighbours): the bytes' digest decides
+        summary = _renewed(ctx, folder / name, identity)
+        if summary is not None:
+            trusted[name] = summary
     if pending:
         listed = list(set(listed) | set(pending) - leaving)
     listed.sort()
@@ -400,6 +408,18 @@ def folder_summaries(ctx: Context, folder: Path, kind: str) -> tuple[list[Summar
             continue
         out.append(found)
     return out, problems
+
+
+def _renewed(ctx: Context, path: Path, identity: Identity) -> str | None:
+    """The cached summary of a record file its stat identity cannot vouch for alone (written in the last
+    `RACY_NS`), when its bytes are still the ones summarized; else None (it is read and summarized afresh)."""
+    from planstate.core.files import read_bytes
+
+    try:
+        data = read_bytes(path, ctx.root, ctx.root.parent)
+    except (OSError, PlanstateError):
+        return None
+    return ctx.renewed_summary(path, identity, data)
 
 
 def _decode_all(json: Any, texts: dict[str, str]) -> dict[str, list[Any]]:
