@@ -336,14 +336,29 @@ def folder_summaries(ctx: Context, folder: Path, kind: str) -> tuple[list[Summar
     JSON decode all the trusted ones: a write's region refresh over 10,000 decisions costs a few tens of ms."""
     import json
 
-    from planstate.store.cache import RACY_NS
-
     where = folder.absolute()
     pending = {path.name: data for path, data in ctx.pending.items() if path.parent == where}
     leaving = {path.name for path in ctx.leaving if path.parent == where}
-    known = ctx.cached_summaries(folder)
-    trusted: dict[str, str] = {}  # name -> its summary (JSON), for files whose stat vouches for their row
-    recent: dict[str, Identity] = {}  # name -> identity, for rows of that identity written too recently
+    listed, trusted, recent = _vouched(folder, ctx.cached_summaries(folder), pending, leaving)
+    for name, identity in recent.items():  # just written (by this write's neighbours): the bytes' digest decides
+        summary = _renewed(ctx, folder / name, identity)
+        if summary is not None:
+            trusted[name] = summary
+    if pending:
+        listed = list(set(listed) | set(pending) - leaving)
+    listed.sort()
+    return _summarized(ctx, folder, kind, listed, _decode_all(json, trusted), pending)
+
+
+def _vouched(
+    folder: Path, known: dict[str, tuple[Any, ...]], pending: dict[str, Any], leaving: set[str]
+) -> tuple[list[str], dict[str, str], dict[str, Identity]]:
+    """The record files of a folder by name; the cached summary (JSON) of each whose stat identity vouches for its
+    row; and the identity of each whose row has that identity but was written too recently to vouch alone."""
+    from planstate.store.cache import RACY_NS
+
+    trusted: dict[str, str] = {}
+    recent: dict[str, Identity] = {}
     listed: list[str] = []
     keep, get = listed.append, known.get
     try:
@@ -375,14 +390,19 @@ def folder_summaries(ctx: Context, folder: Path, kind: str) -> tuple[list[Summar
                         recent[name] = (info.st_dev, info.st_ino, info.st_size, mtime, ctime)
     except (FileNotFoundError, NotADirectoryError):
         pass
-    for name, identity in recent.items():  # just written (by this write's neighbours): the bytes' digest decides
-        summary = _renewed(ctx, folder / name, identity)
-        if summary is not None:
-            trusted[name] = summary
-    if pending:
-        listed = list(set(listed) | set(pending) - leaving)
-    listed.sort()
-    decoded = _decode_all(json, trusted)
+    return listed, trusted, recent
+
+
+def _summarized(
+    ctx: Context,
+    folder: Path,
+    kind: str,
+    listed: list[str],
+    decoded: dict[str, list[Any]],
+    pending: dict[str, Any],
+) -> tuple[list[Summary], list[PlanstateError]]:
+    """The summary of each listed record: decoded from its cached row, else made from its pending or read data;
+    and the problems of files that could not be read or are no mapping."""
     make = Summary._make
     out: list[Summary] = []
     problems: list[PlanstateError] = []
