@@ -211,3 +211,21 @@ def json_error(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     assert "data" not in answer and not answer["ok"], answer
     error: dict[str, Any] = answer["error"]
     return error
+
+
+@pytest.fixture
+def broken_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A bug planted in `Workspace.status` (it raises RuntimeError "status went wrong"), the one seam a crash test
+    cannot make real; crash logs go to the folder returned."""
+    import tempfile
+
+    from planstate.workspace import Workspace
+
+    def broken(self: Workspace) -> None:
+        raise RuntimeError("status went wrong")
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(logs))
+    monkeypatch.setattr(Workspace, "status", broken)
+    return logs

@@ -44,25 +44,17 @@ def test_a_command_imports_only_its_own_module(project: Path) -> None:
 
 
 def test_an_internal_error_leaves_a_crash_log_for_the_bug_report(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    project: Path, broken_status: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A bug inside a command (here a status computation that raises) is one line on stderr, exit 4, and a log
     with what a bug report needs."""
     import platform
     import re
-    import tempfile
 
     from planstate import __version__
     from planstate.cli.main import main
-    from planstate.workspace import Workspace
 
-    def broken_status(self: Workspace) -> None:
-        raise RuntimeError("status went wrong")
-
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(logs))
-    monkeypatch.setattr(Workspace, "status", broken_status)
+    logs = broken_status
     code = main(["--dir", str(project), "status", "--json"])
     captured = capsys.readouterr()
     assert code == 4
@@ -83,7 +75,7 @@ def test_an_internal_error_leaves_a_crash_log_for_the_bug_report(
     assert f"command line: planstate --dir {project} status --json\n" in text
     assert "internal error: RuntimeError: status went wrong\n" in text
     assert "Traceback (most recent call last):\n" in text
-    assert "in broken_status\n" in text and text.rstrip().endswith("RuntimeError: status went wrong\n```")
+    assert "in broken\n" in text and text.rstrip().endswith("RuntimeError: status went wrong\n```")
 
 
 # ---------------------------------------------------------------------------- errors about an argument

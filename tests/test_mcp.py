@@ -346,25 +346,14 @@ def test_every_tool_has_a_bad_input_case() -> None:
     }  # fmt: skip
 
 
-def test_a_bug_inside_a_tool_is_one_line_naming_its_crash_log_exit_4(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_bug_inside_a_tool_is_one_line_naming_its_crash_log_exit_4(project: Path, broken_status: Path) -> None:
     """As on the command line: an exception nothing expected is `isError`, exit 4, one line naming the crash log,
     which holds the call and the traceback. A bug cannot be made real on purpose, so the server runs in this process
     with one method broken (the seam tests/test_cli_main.py uses for the CLI's crash log)."""
-    import tempfile
-
     from planstate.mcp.catalog import TOOLS
     from planstate.mcp.server import Server, Settings
-    from planstate.workspace import Workspace
 
-    def broken_status(self: Workspace) -> None:
-        raise RuntimeError("status went wrong")
-
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(logs))
-    monkeypatch.setattr(Workspace, "status", broken_status)
+    logs = broken_status
     result = Server(Settings()).call(TOOLS["status"], {"dir": str(project)})
     assert result.is_error
     (content,) = result.content
@@ -380,7 +369,7 @@ def test_a_bug_inside_a_tool_is_one_line_naming_its_crash_log_exit_4(
     assert log.parent == logs
     text = log.read_text(encoding="utf-8")
     assert "command line: planstate mcp status " in text and "Traceback (most recent call last)" in text
-    assert "in broken_status\n" in text
+    assert "in broken\n" in text
 
 
 def test_a_folder_name_longer_than_the_system_allows_is_refused(server: Client, tmp_path: Path) -> None:

@@ -179,16 +179,21 @@ BODIES: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
 def body(name: str, source: str, context: dict[str, Any]) -> str | None:
     """The body of a new record rendered from `context` without Jinja, when `source` (the template `name` in
     effect) is the built-in template this module reproduces; else None."""
-    known = BODIES.get(name)
-    if known is None or sha256_hex(source.encode("utf-8")) != known[0]:
-        return None
-    return known[1](context)
+    return _reproduced(BODIES, name, source, context)
 
 
 def render(name: str, source: str, context: dict[str, Any]) -> str | None:
     """The raw text of region `name` rendered from `context` without Jinja, when `source` (the template in
     effect) is the built-in template this module reproduces; else None."""
-    known = RENDERINGS.get(name)
+    return _reproduced(RENDERINGS, name, source, context)
+
+
+def _reproduced(
+    table: dict[str, tuple[str, Callable[[dict[str, Any]], str]]], name: str, source: str, context: dict[str, Any]
+) -> str | None:
+    """What `table`'s function for `name` renders from `context`, when `source` is the very template it
+    reproduces (by its SHA-256); else None (an override goes through Jinja)."""
+    known = table.get(name)
     if known is None or sha256_hex(source.encode("utf-8")) != known[0]:
         return None
     return known[1](context)
