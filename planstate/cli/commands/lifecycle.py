@@ -12,13 +12,13 @@ from planstate.cli.results import transition_line
 from planstate.core.errors import EXIT_OK
 
 HELP = {
-    "pause": "pause the initiative on purpose (resume continues it)",
+    "pause": "pause the initiative on purpose (resume --activate continues it)",
     "suspend": "suspend the initiative because of a circumstance: a restart, a lost connection",
     "error": "record a recoverable error (--reason is the message); retry continues",
     "fail": "give up on the initiative; retry starts it again",
     "retry": "make an initiative in error or failed active again",
     "complete": "complete the initiative (every phase completed or skipped)",
-    "abandon": "mark the initiative abandoned; resume continues it",
+    "abandon": "mark the initiative abandoned; resume --activate continues it",
     "archive": "archive the initiative: a soft delete, hidden from lists unless --all",
     "reopen": "make a completed or archived initiative active again",
 }
