@@ -90,7 +90,7 @@ class BlockerAPI:
         records.refuse_unknown_phases(ctx, data_affects)
         tasks = records.texts(blocked_tasks, "blocked_tasks")
         initiative = ctx.target
-        records.preload_templates()
+        records.preload_templates(ctx, KIND)
         with ctx.transaction() as tx:
             records.refuse_read_only(ctx, initiative)
             made = records.retried(ctx, initiative, KIND, key)

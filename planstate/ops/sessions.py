@@ -54,7 +54,7 @@ class SessionAPI:
         doing = records.optional_text(working_on, "working_on")
         key = records.optional_text(request_id, "request_id")
         initiative = ctx.target
-        records.preload_templates()
+        records.preload_templates(ctx, KIND)
         with ctx.transaction() as tx:
             records.refuse_read_only(ctx, initiative)  # no new work there; `end` and `reap` still close sessions
             made = records.retried(ctx, initiative, KIND, key)

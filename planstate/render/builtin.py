@@ -153,6 +153,29 @@ def _decision_body(c: dict[str, Any]) -> str:
     return "".join(out)
 
 
+def _blocker_body(c: dict[str, Any]) -> str:
+    """`templates/blocker.md.j2`: the body of a new blocker file."""
+    out = [f"# {c['title']}\n"]
+    if c["description"] != c["title"]:
+        out.append(f"\n{c['description']}\n")
+    if c["affects"]:
+        out.append("\nAffects:\n\n")
+        out.extend(f"- {item}\n" for item in c["affects"])
+    out.append("\n## Notes\n\n")
+    return "".join(out)
+
+
+def _session_body(c: dict[str, Any]) -> str:
+    """`templates/session.md.j2`: the body of a new session file."""
+    out = [f"# Session {c['id']} ({c['agent']})\n"]
+    if c["resumed_from"]:
+        out.append(f"\nResuming from {c['resumed_from']} ({c['resumed_status']}).\n")
+    if c["working_on"]:
+        out.append(f"\nWorking on: {c['working_on']}\n")
+    out.append("\n## Notes\n\n")
+    return "".join(out)
+
+
 def _count_line(count: int, what: str, folder: str) -> str:
     """The line under a record region that counts the records it does not list (`3 older decisions in ...`)."""
     return f"\n{count} {what}{'s' if count != 1 else ''} in `{folder}/`.\n"
@@ -169,10 +192,12 @@ RENDERINGS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
 }
 
 
-# The same for the bodies of new record files (templates/<kind>.md.j2), by template name: `decision add` then
-# imports no Jinja at all.
+# The same for the bodies of new record files (templates/<kind>.md.j2), by template name: `decision add`,
+# `blocker add` and `session start` then import no Jinja at all.
 BODIES: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "decision.md.j2": ("a36dbd669e0661e81f39c90662ccf687beb4437989aa16e14d2b91cbe7e85e42", _decision_body),
+    "blocker.md.j2": ("f910f32a6684e46c29f1633229521c82a01d512f7d73417ce5151ecc320d6527", _blocker_body),
+    "session.md.j2": ("0a01c4f8f654d02d6578289059e2606453d352250414ca8726f7d01b730f2fb7", _session_body),
 }
 
 
