@@ -4,21 +4,18 @@ task a blocker with the task's id, decisions keep their ids; a second import cre
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from conftest import Run, json_data, ok
-from test_import_gsd import tree_digest
+from test_import_gsd import staged, tree_digest
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "backlog" / "demo-shop" / "backlog"
 
 
 def test_backlog_project_tells_its_story_and_imports_once(run: Run, tmp_path: Path) -> None:
-    src = tmp_path / "backlog"
-    shutil.copytree(FIXTURE, src)
+    src = staged(tmp_path, FIXTURE, "backlog")
     before = tree_digest(src)
     project = tmp_path / "proj"
-    project.mkdir()
     first = json_data(ok(run("import", "backlog", str(src), "--json", cwd=project)))
     assert [(a["action"], a["kind"], a["name"]) for a in first["actions"]] == [
         ("create", "initiative", "Demo Shop"),
@@ -47,10 +44,8 @@ def test_backlog_project_tells_its_story_and_imports_once(run: Run, tmp_path: Pa
 
 
 def test_a_task_done_in_the_source_updates_the_phase_on_reimport(run: Run, tmp_path: Path) -> None:
-    src = tmp_path / "backlog"
-    shutil.copytree(FIXTURE, src)
+    src = staged(tmp_path, FIXTURE, "backlog")
     project = tmp_path / "proj"
-    project.mkdir()
     ok(run("import", "backlog", str(src), cwd=project))
     task = next((src / "tasks").glob("task-3 *.md"))
     task.write_text(task.read_text(encoding="utf-8").replace("status: In Progress", "status: Done"), encoding="utf-8")

@@ -25,12 +25,17 @@ def tree_digest(folder: Path) -> dict[str, str]:
     }
 
 
-def source(tmp_path: Path, name: str) -> Path:
-    """A copy of a fixture's `.planning/` folder, as `src/` in tmp_path (the project folder is `proj/`)."""
-    target = tmp_path / "src"
-    shutil.copytree(FIXTURES / name / ".planning", target)
+def staged(tmp_path: Path, fixture: Path, name: str = "src") -> Path:
+    """A copy of the source folder `fixture` as tmp_path/`name`, beside an empty project folder tmp_path/proj."""
+    target = tmp_path / name
+    shutil.copytree(fixture, target)
     (tmp_path / "proj").mkdir()
     return target
+
+
+def source(tmp_path: Path, name: str) -> Path:
+    """A copy of a GSD fixture's `.planning/` folder, as `src/` in tmp_path (the project folder is `proj/`)."""
+    return staged(tmp_path, FIXTURES / name / ".planning")
 
 
 def imported(run: Run, tmp_path: Path, name: str) -> dict[str, Any]:

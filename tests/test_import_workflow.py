@@ -9,17 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from conftest import Run, json_data, ok
-from test_import_gsd import _front, tree_digest
+from test_import_gsd import _front, staged, tree_digest
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "workflow"
 
 
 def test_registry_and_state_file_become_initiatives(run: Run, tmp_path: Path) -> None:
-    src = tmp_path / "src"
-    shutil.copytree(FIXTURE, src)
+    src = staged(tmp_path, FIXTURE)
     before = tree_digest(src)
     project = tmp_path / "proj"
-    project.mkdir()
     data = json_data(ok(run("import", "workflow", str(src), "--json", cwd=project)))
     assert [(a["initiative"], a["detail"]) for a in data["actions"]] == [
         ("wfs-user-profile", "3 phases, active"),  # the registry's one active session is the first initiative

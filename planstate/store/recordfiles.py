@@ -86,16 +86,24 @@ def load_all(
         if pending is not None:
             records.append(Record(kind, path, pending))
             continue
-        try:
-            data = ctx.cached_data(path)
-        except PlanstateError as exc:
-            problems.append(exc)
-            continue
-        if not isinstance(data, dict):
-            problems.append(PlanstateError("front matter is not a mapping", file=ctx.display(path), line=2))
-            continue
-        records.append(Record(kind, path, data))
+        data = _mapping(ctx, path, problems)
+        if data is not None:
+            records.append(Record(kind, path, data))
     return records, problems
+
+
+def _mapping(ctx: Context, path: Path, problems: list[PlanstateError]) -> dict[str, Any] | None:
+    """A record file's front matter, read through the cache; None, with the problem noted, when it cannot be read
+    or is no mapping."""
+    try:
+        data = ctx.cached_data(path)
+    except PlanstateError as exc:
+        problems.append(exc)
+        return None
+    if not isinstance(data, dict):
+        problems.append(PlanstateError("front matter is not a mapping", file=ctx.display(path), line=2))
+        return None
+    return data
 
 
 def made_since(ctx: Context, initiative: Initiative, kind: str, when: float) -> list[Record]:
@@ -417,16 +425,10 @@ def _summarized(
             if found is not None:
                 out.append(found)
             continue
-        try:
-            data = ctx.cached_data(path)
-        except PlanstateError as exc:
-            problems.append(exc)
-            continue
-        found = summarize(kind, path, data)
-        if found is None:
-            problems.append(PlanstateError("front matter is not a mapping", file=ctx.display(path), line=2))
-            continue
-        out.append(found)
+        data = _mapping(ctx, path, problems)
+        found = summarize(kind, path, data) if data is not None else None
+        if found is not None:
+            out.append(found)
     return out, problems
 
 
