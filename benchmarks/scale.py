@@ -9,7 +9,7 @@ child's own maximum resident set (os.wait4). Each row prints its goal and the gr
 smallest workspace to the largest.
 
     python benchmarks/scale.py FOLDER [--sizes 11,2000,17000] [--runs 5] [--slow-runs 1] [--json]
-                                      [--no-gsd] [--gsd-install FOLDER]
+                                      [--only NAME,...] [--no-gsd] [--gsd-install FOLDER]
 
 After the table, the side-by-side run against GSD's node tool (benchmarks/gsd_side_by_side.py:
 `get`/`status` against `gsd-tools state get/json`, `set`/`decision add` against its state update and
@@ -126,13 +126,16 @@ def first_decision(project: Path) -> str:
     return names[0][:13]
 
 
-def measure(folder: Path, sizes: list[int], runs: int, slow_runs: int) -> dict[str, dict[int, tuple[float, float]]]:
-    """Median milliseconds and the largest peak MiB of each command on each workspace."""
-    times: dict[str, dict[int, list[float]]] = {name: {s: [] for s in sizes} for name in GOALS}
-    peaks: dict[str, dict[int, float]] = {name: dict.fromkeys(sizes, 0.0) for name in GOALS}
+def measure(
+    folder: Path, sizes: list[int], runs: int, slow_runs: int, names: list[str]
+) -> dict[str, dict[int, tuple[float, float]]]:
+    """Median milliseconds and the largest peak MiB of each named command on each workspace."""
+    times: dict[str, dict[int, list[float]]] = {name: {s: [] for s in sizes} for name in names}
+    peaks: dict[str, dict[int, float]] = {name: dict.fromkeys(sizes, 0.0) for name in names}
     counter = 0
     for round_ in range(runs):
-        for name, (_goal, slow) in GOALS.items():
+        for name in names:
+            _goal, slow = GOALS[name]
             if slow and round_ >= slow_runs:
                 continue
             for size in sizes:
@@ -149,8 +152,19 @@ def measure(folder: Path, sizes: list[int], runs: int, slow_runs: int) -> dict[s
         print(f"round {round_ + 1} of {runs} done", file=sys.stderr)
     return {
         name: {s: (statistics.median(times[name][s]), peaks[name][s]) for s in sizes if times[name][s]}
-        for name in GOALS
+        for name in names
     }
+
+
+def chosen(only: str | None) -> list[str]:
+    """The commands to measure: those named in ONLY (comma-separated) with the floors, or all of them."""
+    if only is None:
+        return list(GOALS)
+    wanted = {part.strip() for part in only.split(",") if part.strip()}
+    unknown = sorted(wanted - set(GOALS))
+    if unknown:
+        raise SystemExit(f"scale.py: no command named {', '.join(unknown)}; the commands are: {', '.join(GOALS)}")
+    return [name for name in GOALS if name in wanted or GOALS[name][0] == "floor"]
 
 
 def verdict(name: str, row: dict[int, tuple[float, float]], floors: dict[int, float]) -> tuple[str, bool | None]:
@@ -192,6 +206,7 @@ def main() -> int:
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="comma-separated record counts")
     parser.add_argument("--runs", type=int, default=5, help="interleaved rounds")
     parser.add_argument("--slow-runs", type=int, default=1, help="rounds of the cold commands (default 1)")
+    parser.add_argument("--only", help='comma-separated commands to measure, e.g. "status,resume" (floors always run)')
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--no-gsd", action="store_true", help="skip the side-by-side run against GSD")
     parser.add_argument("--gsd-install", type=Path, help="a folder where get-shit-done-cc is installed already")
@@ -202,8 +217,9 @@ def main() -> int:
     for size in sizes:
         if not (args.folder / str(size)).exists():
             build(args.folder / str(size), size)
+    names = chosen(args.only)
     compile_package()
-    figures = measure(args.folder, sizes, args.runs, args.slow_runs)
+    figures = measure(args.folder, sizes, args.runs, args.slow_runs, names)
     if args.json:
         print(json.dumps({name: {str(s): v for s, v in row.items()} for name, row in figures.items()}, indent=2))
     else:
