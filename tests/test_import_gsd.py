@@ -114,7 +114,7 @@ def test_schoolcare_shipped_milestone_becomes_a_completed_initiative(run: Run, t
     status, _ = story(run, project)
     assert status["title"] == "SchoolCare v2.1 — Backend Hardening"  # numbering starts late: phase 8 is our 1
     assert status["current_phase"]["name"] == "Error Propagation"
-    assert status["next_action"] == "Plan phase 8: Error Propagation"
+    assert status["next_action"] == "Plan phase 1: Error Propagation (GSD phase 8)"
     shipped, _ = story(run, project, "schoolcare-v2-0")
     assert (
         shipped["lifecycle"]["state"] == "completed" and shipped["lifecycle"]["completed_at"] == "2026-07-02T00:00:00Z"

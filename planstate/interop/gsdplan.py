@@ -129,8 +129,11 @@ def _fill(reader: Reader, planned: Planned, phases: list[GsdPhase], milestone: M
     elif entries[index]["status"] == "pending" and (current_key == labels[index] or current_key not in labels):
         entries[index].update({"status": "active", "attempts": 1})
     at_current = not done_all and current_key == labels[index]
-    planned.fields["position"] = _position(position_text, planned.first_phase + index, done_all, at_current)
-    planned.fields["next_action"] = None if done_all else _next_action(reader, phases[index], position_text, at_current)
+    number = planned.first_phase + index
+    planned.fields["position"] = _position(position_text, number, done_all, at_current)
+    planned.fields["next_action"] = (
+        None if done_all else _next_action(reader, phases[index], number, position_text, at_current)
+    )
     if created is not None and planned.lifecycle.get("completed_at") is not None:
         planned.fields["created"] = min(created, planned.lifecycle["completed_at"])
 
@@ -155,16 +158,17 @@ def _position(position_text: str, number: int, done_all: bool, at_current: bool)
     return position
 
 
-def _next_action(reader: Reader, phase: GsdPhase, position_text: str, at_current: bool) -> str:
+def _next_action(reader: Reader, phase: GsdPhase, number: int, position_text: str, at_current: bool) -> str:
     """The next action of an unfinished initiative: GSD's own for this phase, else its status line (and where it
-    stopped), else planning the phase."""
+    stopped), else planning the phase, named by its planstate number (and its GSD label where that differs)."""
     if reader.next_action and reader.next_action[0] == phase.label:
         return reader.next_action[1]
     status_text = reading.labelled(position_text, "Status") or ""
     if at_current and status_text:
         stopped = reading.labelled(reading.section(reader.state_body, 2, "Session Continuity") or "", "Stopped at")
         return status_text + (f" (stopped at: {stopped})" if stopped else "")
-    return f"Plan phase {phase.label}: {phase.name}"
+    label_note = "" if phase.label == str(number) else f" (GSD phase {phase.label})"
+    return f"Plan phase {number}: {phase.name}{label_note}"
 
 
 def _task_status(text: str) -> str:
