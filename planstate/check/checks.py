@@ -33,7 +33,7 @@ def check(ctx: Context, *, fix_findings: bool = False, diff: bool = False, stale
     """Run the checks; with `fix_findings` apply the safe fixes and check again; with `diff` include the changes."""
     from planstate.check.fixes import fix, preview
 
-    files, findings = run(ctx, stale_after=stale_after)
+    files, findings = run(ctx, stale_after=stale_after, memo=not fix_findings)  # a fix reads what it fixes
     changes = preview(ctx, findings) if diff else []
     if not fix_findings or not any(f.fixable for f in findings):
         return Report(files, findings, changes=changes, fixing=fix_findings)
@@ -44,8 +44,15 @@ def check(ctx: Context, *, fix_findings: bool = False, diff: bool = False, stale
     return Report(files, after, fixed, failures, changes, fixing=True)
 
 
-def run(ctx: Context, *, stale_after: float = STALE_AFTER, now: datetime | None = None) -> tuple[int, list[Finding]]:
-    """Check every file of the workspace; return how many files were checked and the findings, sorted."""
+def run(
+    ctx: Context, *, stale_after: float = STALE_AFTER, now: datetime | None = None, memo: bool = False
+) -> tuple[int, list[Finding]]:
+    """Check every file of the workspace; return how many files were checked and the findings, sorted. With `memo`,
+    answer from the findings memo when no file changed since it was kept (see check/memo.py)."""
+    if memo:
+        from planstate.check.memo import checked
+
+        return checked(ctx, stale_after, now)
     checker = Checker(ctx, stale_after)
     findings = checker.run(now)
     return checker.files, findings

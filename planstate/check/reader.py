@@ -181,6 +181,13 @@ class Reader:
         self._listings[key] = (identity, names)
         return names
 
+    def unread(self, folder: Path, name: str, shown: str, kind: str, data: dict[str, Any]) -> FileRead:
+        """A read of a file that is not read now: it holds `data` (what the caller knows its front matter holds) and
+        reads the file only when a finding about it must be located (see `FileRead.doc`)."""
+        found = FileRead(None, shown, kind, folder, name)
+        found.data, found.valid, found.partial, found._reader = data, True, True, self
+        return found
+
     def begin(self) -> None:
         """Start a check: folders are looked at afresh (they may have been moved or replaced by links)."""
         self._seen = set()

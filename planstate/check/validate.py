@@ -26,6 +26,14 @@ class Validation(NamedTuple):
 
 
 def validate(ctx: Context) -> Validation:
+    """Validate every file of every initiative, then the rules across initiatives; from the findings memo when no
+    file changed since it was kept (check/memo.py)."""
+    from planstate.check.memo import validated
+
+    return validated(ctx, validate_files)
+
+
+def validate_files(ctx: Context) -> Validation:
     """Validate every file of every initiative, then the rules across initiatives. The records are taken as a
     check takes them (check/reader.py): one whose cache row says the per-file rules found nothing in its bytes
     has no schema problem and is not read; the others are validated one by one."""

@@ -1,0 +1,182 @@
+"""The findings memo of `check` and `validate` is a cache: it answers only while no file of the workspace changed,
+gives what a run without any cache finds, and computes afresh what depends on the clock or on files outside
+`.planning/` (a hand edit keeping size and mtime, a new or deleted file, a deleted `.local/`, a `git checkout`, a
+merge behind our back, a session going stale as the clock moves: each is seen)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from builders import decision, write_record
+from conftest import Run, exits, json_data
+from gitutil import commit_all, git, new_repo
+from test_cache import broken_pair, findings, same_size_edit
+
+from planstate import Workspace
+from planstate.store.memo import VERSION
+
+MARK = "made up, so that only the memo can have said it"
+NOW = {"PLANSTATE_NOW": "2026-01-01T00:30:00Z"}  # half an hour after the project's pinned creation
+
+
+def memo_file(project: Path, name: str) -> Path:
+    return project / ".planning" / ".local" / "cache" / f"memo-{name}-v{VERSION}.json"
+
+
+def mark(project: Path, name: str = "check", *, age: bool = True) -> None:
+    """Add a made-up finding (or problem) to the memo `name`: an answer that holds it came from the memo. With
+    `age`, make the memo trusted, as if it had been keyed long after every file last changed (it is trusted only
+    once it is older than the filesystem's timestamp tick)."""
+    path = memo_file(project, name)
+    head_text, body_text = path.read_text(encoding="utf-8").split("\n", 1)
+    head, body = json.loads(head_text), json.loads(body_text)
+    if age:
+        head["seen"] += 3600 * 10**9
+    if name == "check":
+        body["findings"].append(["unknown-key", ".planning/STATE.md", 1, 1, MARK, "a hint", "x", None, None, None])
+    else:
+        body["problems"].append(["PlanstateError", MARK, ".planning/STATE.md", 1, 1, None, None, []])
+    path.write_text(f"{json.dumps(head)}\n{json.dumps(body)}", encoding="utf-8")
+
+
+def messages(found: list[dict[str, object]]) -> list[object]:
+    return [f["message"] for f in found]
+
+
+def cold(run: Run, project: Path, *args: str) -> list[dict[str, object]]:
+    """What a run with no cache and no memo at all finds."""
+    shutil.rmtree(project / ".planning" / ".local" / "cache", ignore_errors=True)
+    return findings(run, project, *args)
+
+
+def test_a_memo_answers_what_a_run_without_cache_finds(run: Run, project: Path) -> None:
+    paths = broken_pair(project)  # a duplicate id and a missing reference: findings across records
+    same_size_edit(paths[2], "status: accepted", "status: accepte!")  # a schema problem, for validate too
+    (project / "src").mkdir()
+    (project / "src" / "here.py").write_text("")
+    Workspace.find(project).set({"resume_context.files_modified": ["src/here.py", "src/gone.py"]})
+    first = cold(run, project)
+    first_problems = findings(run, project, "validate")
+    assert {"duplicate-id", "missing-reference", "schema-error", "missing-file"} <= {f["code"] for f in first}
+    assert first_problems
+    mark(project, "check")
+    mark(project, "validate")
+    hit = findings(run, project)
+    assert MARK in messages(hit)  # the memo answered
+    assert [f for f in hit if f["message"] != MARK] == first
+    problems = findings(run, project, "validate")
+    assert MARK in messages(problems)
+    assert [p for p in problems if p["message"] != MARK] == first_problems
+    text = exits(run("validate", cwd=project), 1).stdout
+    assert text.count("\n") == len(problems)  # each problem one line, as a run prints it
+
+
+def test_a_memo_just_keyed_is_not_trusted(run: Run, project: Path) -> None:
+    """A file changed within the timestamp tick of the memo's key could keep its identity: until the memo is older
+    than that, the command runs in full (and keys the memo again)."""
+    add = write_record(project, "decision", decision(1))
+    assert add.is_file()
+    exits(run("check", cwd=project), 1)  # the decisions region is stale
+    mark(project, age=False)
+    assert MARK not in messages(findings(run, project))
+
+
+def test_check_fix_never_uses_the_memo(run: Run, project: Path) -> None:
+    write_record(project, "decision", decision(1))
+    exits(run("check", cwd=project), 1)
+    mark(project)
+    result = run("check", "--fix", "--json", cwd=project)
+    assert MARK not in result.stdout
+    assert json_data(exits(result))["findings"] == []
+
+
+def _hand_edit(project: Path) -> None:
+    path = sorted((project / ".planning" / "decisions").glob("*.md"))[0]
+    same_size_edit(path, "title:", "titel:")  # same size, same inode, mtime set back
+
+
+def _new_file(project: Path) -> None:
+    write_record(project, "decision", decision(9, supersedes="dec-0000000000000"))
+
+
+def _deleted_file(project: Path) -> None:
+    next((project / ".planning" / "decisions").glob("*-twin.md")).unlink()
+
+
+def _deleted_local(project: Path) -> None:
+    shutil.rmtree(project / ".planning" / ".local")
+
+
+@pytest.mark.parametrize("change", [_hand_edit, _new_file, _deleted_file, _deleted_local])
+def test_a_change_to_the_files_is_seen(run: Run, project: Path, change: Callable[[Path], None]) -> None:
+    broken_pair(project)
+    findings(run, project)
+    findings(run, project, "validate")
+    mark(project, "check")
+    mark(project, "validate")
+    assert MARK in messages(findings(run, project))
+    change(project)
+    after = findings(run, project)
+    after_problems = findings(run, project, "validate")
+    assert MARK not in messages(after) and MARK not in messages(after_problems)
+    assert after == cold(run, project)
+    assert after_problems == findings(run, project, "validate")
+
+
+def test_the_clock_and_files_outside_planning_are_looked_at_on_every_hit(run: Run, project: Path) -> None:
+    """A session going stale as the clock moves, a heartbeat, a project file deleted: seen while the memo
+    answers the rest."""
+    exits(run("session", "start", "--agent", "w", cwd=project, env=NOW))
+    (project / "src").mkdir()
+    (project / "src" / "here.py").write_text("")
+    Workspace.find(project).set({"resume_context.files_modified": ["src/here.py"]})
+    assert exits(run("check", cwd=project, env=NOW))
+    mark(project)
+    assert messages(json_data(run("check", "--json", cwd=project, env=NOW))["findings"]) == [MARK]
+    later = {"PLANSTATE_NOW": "2026-01-01T03:00:00Z"}
+    stale = run("check", "--json", cwd=project, env=later)
+    found = json_data(stale)["findings"]
+    assert MARK in messages(found)
+    assert [f["code"] for f in found if f["message"] != MARK] == ["stale-session"]
+    assert found[[f["code"] for f in found].index("stale-session")]["line"] == 5  # located in its file
+    exits(run("session", "heartbeat", cwd=project, env=later))  # machine-local: the memo still answers
+    assert messages(json_data(run("check", "--json", cwd=project, env=later))["findings"]) == [MARK]
+    (project / "src" / "here.py").unlink()
+    found = json_data(run("check", "--json", cwd=project, env=later))["findings"]
+    assert MARK in messages(found)
+    assert [f["code"] for f in found if f["message"] != MARK] == ["missing-file"]
+
+
+def test_a_checkout_or_a_merge_behind_our_back_is_seen(run: Run, tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    exits(run("init", "--title", "Memo", cwd=repo))
+    commit_all(repo, "init")
+    git(repo, "checkout", "--quiet", "-b", "side")
+    exits(run("decision", "add", "--context", "c", "--decision", "Use Redis", "--reason", "r", cwd=repo))
+    broken = sorted((repo / ".planning" / "decisions").glob("*.md"))[0]
+    broken.write_text(broken.read_text(encoding="utf-8").replace("status:", "statut:"), encoding="utf-8")
+    commit_all(repo, "side")
+    on_side = findings(run, repo)
+    assert "statut" in {f["field"] for f in on_side}
+    git(repo, "checkout", "--quiet", "main")
+    exits(run("decision", "add", "--context", "c", "--decision", "Use jose", "--reason", "r", cwd=repo))
+    commit_all(repo, "main")
+    on_main = findings(run, repo)
+    mark(repo)
+    assert MARK in messages(findings(run, repo))
+    git(repo, "checkout", "--quiet", "side")
+    found = findings(run, repo)
+    assert MARK not in messages(found) and found == on_side
+    git(repo, "checkout", "--quiet", "main")
+    findings(run, repo)
+    mark(repo)
+    assert messages(findings(run, repo)) == [*messages(on_main), MARK]
+    git(repo, "merge", "--quiet", "--no-edit", "side", check=False)  # no driver: STATE.md's regions conflict
+    merged = findings(run, repo)
+    assert MARK not in messages(merged)
+    assert merged == cold(run, repo)
+    assert "conflict-marker" in {f["code"] for f in merged}
