@@ -27,17 +27,17 @@ def memo_file(project: Path, name: str) -> Path:
     return project / ".planning" / ".local" / "cache" / f"memo-{name}-v{VERSION}.json"
 
 
-def mark(project: Path, name: str = "check", *, age: bool = True) -> None:
-    """Add a made-up finding (or problem) to the memo `name`: an answer that holds it came from the memo. With
-    `age`, make the memo trusted, as if it had been keyed long after every file last changed (it is trusted only
-    once it is older than the filesystem's timestamp tick)."""
+def mark(project: Path, name: str = "check", *, age: bool = True, code: str = "unknown-key") -> None:
+    """Add a made-up finding of `code` (or a problem) to the memo `name`: an answer that holds it came from the memo.
+    With `age`, make the memo trusted, as if it had been keyed long after every file last changed (it is trusted
+    only once it is older than the filesystem's timestamp tick)."""
     path = memo_file(project, name)
     head_text, body_text = path.read_text(encoding="utf-8").split("\n", 1)
     head, body = json.loads(head_text), json.loads(body_text)
     if age:
         head["seen"] += 3600 * 10**9
-    if name == "check":
-        body["findings"].append(["unknown-key", ".planning/STATE.md", 1, 1, MARK, "a hint", "x", None, None, None])
+    if name.startswith("check"):
+        body["findings"].append([code, ".planning/STATE.md", 1, 1, MARK, "a hint", "x", None, None, None])
     else:
         body["problems"].append(["PlanstateError", MARK, ".planning/STATE.md", 1, 1, None, None, []])
     path.write_text(f"{json.dumps(head)}\n{json.dumps(body)}", encoding="utf-8")
@@ -180,3 +180,31 @@ def test_a_checkout_or_a_merge_behind_our_back_is_seen(run: Run, tmp_path: Path)
     assert MARK not in messages(merged)
     assert merged == cold(run, repo)
     assert "conflict-marker" in {f["code"] for f in merged}
+
+
+def test_resume_takes_its_trust_from_the_memo_while_nothing_changed(run: Run, project: Path) -> None:
+    """The resume brief runs the checks (without regions, resume files and drivers) under a memo of its own: its
+    trust verdict comes from it while nothing changed, and the brief is the one a run without cache gives."""
+    paths = broken_pair(project)
+    pinned = {"PLANSTATE_NOW": "2026-11-26T12:00:00Z"}
+
+    def brief() -> dict[str, object]:
+        result = run("resume", "--json", cwd=project, env=pinned)
+        assert result.returncode in (0, 1), result.stderr  # 1: the state is not to be trusted
+        return dict(json_data(result))
+
+    shutil.rmtree(project / ".planning" / ".local" / "cache")
+    first = brief()
+    (memo,) = (project / ".planning" / ".local" / "cache").glob(f"memo-check-*-v{VERSION}.json")
+    name = memo.name.removeprefix("memo-").removesuffix(f"-v{VERSION}.json")
+    mark(project, name, code="parse-error")
+    marked = brief()
+    assert [item["problem"] for item in marked["trust"]] == [f".planning/STATE.md:1:1: x: {MARK}"]
+    assert marked["trusted"] is False and first["trusted"] is True
+    rest = {**marked, "trust": first["trust"], "trusted": True}
+    assert rest == first  # the rest of the brief is read from the files
+    same_size_edit(paths[1], "Decision number 1", "Decision NUMBER 1")
+    after = brief()
+    assert after["trust"] == first["trust"]
+    shutil.rmtree(project / ".planning" / ".local" / "cache")
+    assert brief() == after

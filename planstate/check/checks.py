@@ -49,11 +49,7 @@ def run(
 ) -> tuple[int, list[Finding]]:
     """Check every file of the workspace; return how many files were checked and the findings, sorted. With `memo`,
     answer from the findings memo when no file changed since it was kept (see check/memo.py)."""
-    if memo:
-        from planstate.check.memo import checked
-
-        return checked(ctx, stale_after, now)
-    checker = Checker(ctx, stale_after)
+    checker = Checker(ctx, stale_after, memo=memo)
     findings = checker.run(now)
     return checker.files, findings
 
@@ -70,6 +66,7 @@ class Checker:
         regions: bool = True,
         resume_files: bool = True,
         drivers: bool = True,
+        memo: bool = False,
     ) -> None:
         self.ctx = ctx
         self.stale_after = stale_after
@@ -77,6 +74,9 @@ class Checker:
         self.check_regions = regions  # the resume brief needs neither regions nor the resume files checked
         self.check_resume_files = resume_files
         self.check_drivers = drivers  # whether git's attributes name drivers this clone lacks (two git calls at most)
+        # Whether a run may answer from the findings memo (check/memo.py): then `reads` and `records` are read only
+        # when asked for. The watcher keeps its own reads between runs instead.
+        self.memo = memo
         self.now: datetime | None = None
         self.findings: list[Finding] = []
         self.files = 0
@@ -86,7 +86,15 @@ class Checker:
 
     def run(self, now: datetime | None = None, *, only: Initiative | None = None) -> list[Finding]:
         """Check every file of the workspace (or of the initiative `only`, and the workspace-wide rules); return
-        the findings, sorted."""
+        the findings, sorted. With `memo`, from the findings memo when no file changed since it was kept."""
+        if self.memo:
+            from planstate.check import memo
+
+            return memo.run(self, now, only)
+        return self.run_in_full(now, only=only)
+
+    def run_in_full(self, now: datetime | None = None, *, only: Initiative | None = None) -> list[Finding]:
+        """Check every file as `run` does, without the memo."""
         from planstate.core.clock import now as clock_now
         from planstate.store.initiatives import discover
 

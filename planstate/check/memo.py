@@ -11,18 +11,21 @@ are seen at once. `check --fix` never uses the memo.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from planstate.check.findings import Finding, ordered
 from planstate.core import errors
 
 if TYPE_CHECKING:
     from planstate.check.checks import Checker
+    from planstate.check.reader import FileRead
     from planstate.check.validate import Validation
     from planstate.store.context import Context
+    from planstate.store.initiatives import Initiative
     from planstate.store.memo import Inputs
 
 # The codes whose rules read the clock (stale sessions), files outside .planning/ (the resume files) or this
@@ -35,21 +38,36 @@ _ERRORS: dict[str, type[errors.PlanstateError]] = {
 }
 
 
-def checked(ctx: Context, stale_after: float, now: datetime | None = None) -> tuple[int, list[Finding]]:
-    """What `checks.run` finds (how many files were checked, and the findings, sorted), from the memo when none of
-    the workspace's files changed since it was kept, with the clock's findings computed as of `now`."""
-    from planstate.check.checks import Checker
-
-    key, kept = _recall(ctx, "check")
+def run(checker: Checker, now: datetime | None, only: Initiative | None) -> list[Finding]:
+    """What `checker.run(now, only=only)` finds, from the memo when none of the workspace's files changed since it
+    was kept under the checker's options, with the fresh findings computed as of `now`; the checker's reads are
+    then made only when asked for. Else a run in full, whose findings are kept."""
+    ctx = checker.ctx
+    label = _label(checker, only)
+    listings: dict[str, Any] = {}
+    key, kept = _recall(ctx, label, listings)
+    if key is not None:
+        checker.reader.listed = listings  # the records' folders are not listed again
     if kept is not None:
-        answer = _answered(ctx, kept, stale_after, now)
+        answer = _answered(checker, kept, now, only)
         if answer is not None:
             return answer
-    checker = Checker(ctx, stale_after)
-    findings = checker.run(now)
+    findings = checker.run_in_full(now, only=only)
+    checker.reader.listed = {}
     if key is not None:
-        _remember(ctx, "check", key, lambda: _check_memo(ctx, checker, findings))
-    return checker.files, findings
+        _remember(ctx, label, key, lambda: _check_memo(checker, findings))
+    return findings
+
+
+def _label(checker: Checker, only: Initiative | None) -> str:
+    """The memo of a checker's options: `check` for the default ones (a whole check), another name for others."""
+    options = (checker.check_regions, checker.check_resume_files, checker.check_drivers)
+    if options == (True, True, True) and only is None:
+        return "check"
+    from planstate.core.digests import blake2b_hex
+
+    where = checker.ctx.cache_key(only.dir) if only is not None else "*"
+    return "check-" + blake2b_hex(repr((options, where)).encode("utf-8"), 6)
 
 
 def validated(ctx: Context, run: Callable[[Context], Validation]) -> Validation:
@@ -69,12 +87,12 @@ def validated(ctx: Context, run: Callable[[Context], Validation]) -> Validation:
     return result
 
 
-def _recall(ctx: Context, name: str) -> tuple[Inputs | None, Any]:
+def _recall(ctx: Context, name: str, listings: dict[str, Any] | None = None) -> tuple[Inputs | None, Any]:
     """The key of the workspace's inputs now (None when it has none), and what the memo `name` holds under it
-    (None when it holds nothing that can be trusted)."""
+    (None when it holds nothing that can be trusted); each folder's entries go into `listings` (see memo.inputs)."""
     from planstate.store import memo
 
-    key = memo.inputs(ctx.root, name)
+    key = memo.inputs(ctx.root, name, listings)
     if key is None:
         return None, None
     kept = memo.recall(ctx.root, name, key)
@@ -93,8 +111,9 @@ def _remember(ctx: Context, name: str, key: Inputs, value: Callable[[], dict[str
 # ---------------------------------------------------------------------------- check
 
 
-def _check_memo(ctx: Context, checker: Checker, findings: list[Finding]) -> dict[str, Any]:
+def _check_memo(checker: Checker, findings: list[Finding]) -> dict[str, Any]:
     """What a check's memo keeps: the findings that depend on the files alone, and the inputs of the others."""
+    ctx = checker.ctx
     resume: list[list[Any]] = []
     for path, read in checker.reads.items():
         data = read.mapping if read.kind == "state" and read.valid else None
@@ -119,30 +138,101 @@ def _check_memo(ctx: Context, checker: Checker, findings: list[Finding]) -> dict
 
 
 def _answered(
-    ctx: Context, kept: dict[str, Any], stale_after: float, now: datetime | None
-) -> tuple[int, list[Finding]] | None:
-    """A check's files and findings from its memo, the fresh ones computed now; None for a memo of another shape."""
+    checker: Checker, kept: dict[str, Any], now: datetime | None, only: Initiative | None
+) -> list[Finding] | None:
+    """A run's findings from its memo, the fresh ones computed now, and the checker set as after that run (its
+    reads made when asked for); None for a memo of another shape."""
     from planstate.check import recordrules, staterules, workspacerules
-    from planstate.check.reader import Reader
     from planstate.core.clock import now as clock_now
 
+    ctx, reader = checker.ctx, checker.reader
     when = now or clock_now()
-    reader = Reader(ctx)
     try:
         found = [_finding(item) for item in kept["findings"]]
+        active: list[recordrules.ActiveSession] = []
         for folder, name, shown, record_id, started in kept["active"]:
             read = reader.unread(ctx.root / folder, name, shown, "session", {"id": record_id, "status": "active"})
             begun = datetime.fromisoformat(started) if started is not None else None
-            stale = recordrules.stale(ctx, recordrules.ActiveSession(read, record_id, begun), when, stale_after)
-            found += [stale] if stale is not None else []
-        for key, shown, items in kept["resume"]:
-            path = ctx.root / key
-            data = {"resume_context": {"files_modified": list(items)}}
-            found += staterules.resume_files(ctx, reader.unread(path.parent, path.name, shown, "state", data), data)
-        found += workspacerules.drivers(ctx, [str(name) for name in kept["names"]])
-        return int(kept["files"]), ordered(found)
+            active.append(recordrules.ActiveSession(read, record_id, begun))
+        stale = (recordrules.stale(ctx, session, when, checker.stale_after) for session in active)
+        found += [finding for finding in stale if finding is not None]
+        if checker.check_resume_files:
+            for key, shown, items in kept["resume"]:
+                path = ctx.root / key
+                data = {"resume_context": {"files_modified": list(items)}}
+                read = reader.unread(path.parent, path.name, shown, "state", data)
+                found += staterules.resume_files(ctx, read, data)
+        if checker.check_drivers:
+            found += workspacerules.drivers(ctx, [str(name) for name in kept["names"]])
+        files = int(kept["files"])
     except (KeyError, TypeError, ValueError):
         return None
+    checker.now, checker.files, checker.active = when, files, active
+    checker.findings = ordered(found)
+    checker.reads, checker.records = _unread(checker, only)
+    return checker.findings
+
+
+def _unread(checker: Checker, only: Initiative | None) -> tuple[Later[Path, FileRead], Later[Path, list[FileRead]]]:
+    """The files a run of `checker` reads, each read when first asked for: its STATE.md and history files by path,
+    its record folders by folder."""
+    from planstate.model.kinds import RECORD_FOLDERS
+    from planstate.store.initiatives import discover
+
+    ctx, reader = checker.ctx, checker.reader
+    reads: dict[Path, Callable[[], FileRead]] = {}
+    records: dict[Path, Callable[[], list[FileRead]]] = {}
+
+    prefetched: list[bool] = []
+
+    def folder(path: Path, kind: str) -> list[FileRead]:
+        if not prefetched:
+            ctx.prefetch_cache()  # one query instead of one per file, as a run in full does
+            prefetched.append(True)
+        found = reader.records(path, kind, checker.judge)
+        ctx.save_cache()  # what reading it noted (rows renewed, files read) serves the next process
+        return found
+
+    for initiative in discover(ctx.root):
+        if only is not None and initiative.dir != only.dir:
+            continue
+        reads[initiative.state_path] = functools.partial(reader.file, initiative.state_path, "state")
+        if initiative.history_path.exists():
+            reads[initiative.history_path] = functools.partial(reader.file, initiative.history_path, "history")
+        for kind in RECORD_FOLDERS:
+            for path in (initiative.folder(kind), initiative.archive(kind)):
+                records[path] = functools.partial(folder, path, kind)
+    return Later(reads), Later(records)
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Later(dict[K, V]):
+    """A mapping whose values are made when first asked for (`[]`, `get`, `in`); iterating it gives only those
+    made so far."""
+
+    def __init__(self, makers: dict[K, Callable[[], V]]) -> None:
+        super().__init__()
+        self._makers = makers
+
+    def __missing__(self, key: K) -> V:
+        maker = self._makers.pop(key, None)
+        if maker is None:
+            raise KeyError(key)
+        value = self[key] = maker()
+        return value
+
+    def get(self, key: K, default: Any = None) -> Any:
+        """The value of `key` (made now if it was not yet), else `default`."""
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or key in self._makers
 
 
 def _finding_data(finding: Finding) -> list[Any]:

@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from planstate.core.layout import LOCAL
-from planstate.store.cache import RACY_NS
+from planstate.store.cache import RACY_NS, Identity
 
 VERSION = 1  # bump whenever what a memo holds, or how its key is made, changes
 MISS = object()
-_IDENTITY = attrgetter("st_mode", "st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")
+_IDENTITY = attrgetter("st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")  # cache.identity_of's
+Listings = dict[str, tuple[list[str], list[Identity]]]  # a folder's entries and their identities, by its path
 _MTIME = attrgetter("st_mtime_ns")
 _CTIME = attrgetter("st_ctime_ns")
 _MODE = attrgetter("st_mode")
@@ -46,25 +47,32 @@ class Inputs(NamedTuple):
     seen: int  # time.time_ns() before the scan
 
 
-def inputs(root: Path, label: str) -> Inputs | None:
+def inputs(root: Path, label: str, listings: Listings | None = None) -> Inputs | None:
     """The key of every input of a whole-workspace command run as `label` on the workspace `root` (`.planning/`);
-    None when the tree holds a link or a special file, or cannot be listed (the command then runs in full)."""
-    from hashlib import blake2b
+    None when the tree holds a link or a special file, or cannot be listed (the command then runs in full). Each
+    folder's entries and their stat identities go into `listings` (when given): a reader need not take them again."""
+    from planstate.core.digests import blake2b_hex
 
     seen = time.time_ns()
-    hashed = blake2b(digest_size=16)
-    hashed.update(marshal.dumps((VERSION, str(root), label)))
-    newest = _tree(root, hashed, top=LOCAL)
-    code = _code(hashed)
+    parts = [marshal.dumps((VERSION, str(root), label))]
+    newest = _tree(root, parts, top=LOCAL, listings=listings)
+    code = _code(parts)
     if newest is None or code is None:
         return None
-    return Inputs(hashed.hexdigest(), max(newest, code), seen)
+    return Inputs(blake2b_hex(b"".join(parts), 16), max(newest, code), seen)
 
 
-def _tree(root: Path, hashed: Any, *, top: str | None = None, anywhere: str | None = None) -> int | None:
-    """Hash the names and stat identities of every entry under `root` (but the entry `top` at its top, and entries
-    named `anywhere` at any depth), folder by folder, through one descriptor each; return the latest mtime or ctime
-    of them, or None for a link or special file."""
+def _tree(
+    root: Path,
+    parts: list[bytes],
+    *,
+    top: str | None = None,
+    anywhere: str | None = None,
+    listings: Listings | None = None,
+) -> int | None:
+    """Add to `parts` the names and stat identities of every entry under `root` (but the entry `top` at its top,
+    and entries named `anywhere` at any depth), folder by folder, through one descriptor each; return the latest
+    mtime or ctime of them, or None for a link or special file."""
     newest = 0
     folders: list[tuple[str, str]] = [(str(root), "")]
     while folders:
@@ -85,9 +93,12 @@ def _tree(root: Path, hashed: Any, *, top: str | None = None, anywhere: str | No
         finally:
             os.close(fd)
         # Listing order, not sorted: an order that differs only costs a full run, as any other difference does.
-        hashed.update(marshal.dumps((relative, names, list(map(_IDENTITY, infos)))))
+        identities = list(map(_IDENTITY, infos))
+        parts.append(marshal.dumps((relative, names, list(map(_MODE, infos)), identities)))
+        if listings is not None:
+            listings[folder] = (names, identities)
         if infos:
-            newest = max(newest, *map(_MTIME, infos), *map(_CTIME, infos))
+            newest = max(newest, max(map(_MTIME, infos)), max(map(_CTIME, infos)))
         for mode in set(map(_MODE, infos)):
             if stat.S_ISDIR(mode):
                 folders += [
@@ -100,15 +111,15 @@ def _tree(root: Path, hashed: Any, *, top: str | None = None, anywhere: str | No
     return newest
 
 
-def _code(hashed: Any) -> int | None:
-    """Hash the identities of planstate's own files (its rules and built-in templates: an install of another version
-    changes them, and so does an edit of an editable install); return the latest change, or None when they cannot
-    be listed."""
+def _code(parts: list[bytes]) -> int | None:
+    """Add to `parts` the identities of planstate's own files (its rules and built-in templates: an install of
+    another version changes them, and so does an edit of an editable install); return the latest change, or None
+    when they cannot be listed."""
     package = Path(__file__).parent.parent  # planstate/, above this module's store/
     newest = 0
     for folder in (package, package.parent / "templates"):
         if folder.is_dir():
-            found = _tree(folder, hashed, anywhere="__pycache__")  # bytecode comes and goes beside the sources
+            found = _tree(folder, parts, anywhere="__pycache__")  # bytecode comes and goes beside the sources
             if found is None:
                 return None
             newest = max(newest, found)
