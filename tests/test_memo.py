@@ -27,15 +27,16 @@ def memo_file(project: Path, name: str) -> Path:
     return project / ".planning" / ".local" / "cache" / f"memo-{name}-v{VERSION}.json"
 
 
-def mark(project: Path, name: str = "check", *, age: bool = True, code: str = "unknown-key") -> None:
+def mark(project: Path, name: str = "check", *, code: str = "unknown-key", recent: str | None = None) -> None:
     """Add a made-up finding of `code` (or a problem) to the memo `name`: an answer that holds it came from the memo.
-    With `age`, make the memo trusted, as if it had been keyed long after every file last changed (it is trusted
-    only once it is older than the filesystem's timestamp tick)."""
+    With `recent`, say that the files just written (too recent for their identity alone to vouch for them) had
+    bytes of that digest."""
     path = memo_file(project, name)
     head_text, body_text = path.read_text(encoding="utf-8").split("\n", 1)
     head, body = json.loads(head_text), json.loads(body_text)
-    if age:
-        head["seen"] += 3600 * 10**9
+    if recent is not None:
+        assert head["recent"]
+        head["recent"] = [[file, recent] for file, _digest in head["recent"]]
     if name.startswith("check"):
         body["findings"].append([code, ".planning/STATE.md", 1, 1, MARK, "a hint", "x", None, None, None])
     else:
@@ -75,13 +76,15 @@ def test_a_memo_answers_what_a_run_without_cache_finds(run: Run, project: Path) 
     assert text.count("\n") == len(problems)  # each problem one line, as a run prints it
 
 
-def test_a_memo_just_keyed_is_not_trusted(run: Run, project: Path) -> None:
-    """A file changed within the timestamp tick of the memo's key could keep its identity: until the memo is older
-    than that, the command runs in full (and keys the memo again)."""
-    add = write_record(project, "decision", decision(1))
-    assert add.is_file()
+def test_a_file_just_written_vouches_for_the_memo_only_while_it_has_the_same_bytes(run: Run, project: Path) -> None:
+    """A file changed within the timestamp tick of the memo's key could keep its identity: the memo keeps the digest
+    of each file that recent, and answers only while each still has those bytes (the files of a test are all
+    that recent)."""
+    write_record(project, "decision", decision(1))
     exits(run("check", cwd=project), 1)  # the decisions region is stale
-    mark(project, age=False)
+    mark(project)
+    assert MARK in messages(findings(run, project))
+    mark(project, recent="0" * 32)  # other bytes than the files have: the memo does not answer
     assert MARK not in messages(findings(run, project))
 
 
