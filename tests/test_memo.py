@@ -211,3 +211,14 @@ def test_resume_takes_its_trust_from_the_memo_while_nothing_changed(run: Run, pr
     assert after["trust"] == first["trust"]
     shutil.rmtree(project / ".planning" / ".local" / "cache")
     assert brief() == after
+
+
+def test_a_link_in_the_workspace_means_no_memo(run: Run, project: Path) -> None:
+    """A link could point anywhere, and what it points to is not in the key: with one in the tree, nothing is
+    memoized and every run reads the files."""
+    (project / "elsewhere.md").write_text("notes\n", encoding="utf-8")
+    (project / ".planning" / "notes.md").symlink_to(project / "elsewhere.md")
+    first = findings(run, project)
+    assert not memo_file(project, "check").exists()
+    assert findings(run, project) == first
+    assert not memo_file(project, "check").exists()

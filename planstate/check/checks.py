@@ -6,6 +6,8 @@ each other (recordrules.py), the generated regions (regionrules.py) and the whol
 (workspacerules.py). Findings and their codes are findings.py's; the safe fixes are fixes.py's.
 The watcher keeps one `Checker` for its whole life: files whose stat identity did not change are
 not read again, and its timer re-evaluates only the findings that depend on the clock (`timed`).
+`check` and the resume brief run a `Checker` with `memo`: when no file of the workspace changed, the
+findings come from the findings memo (memo.py).
 """
 
 from __future__ import annotations

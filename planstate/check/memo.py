@@ -55,7 +55,7 @@ def run(checker: Checker, now: datetime | None, only: Initiative | None) -> list
     findings = checker.run_in_full(now, only=only)
     checker.reader.listed = {}
     if key is not None:
-        _remember(ctx, label, key, lambda: _check_memo(checker, findings))
+        _remember(ctx, label, key, _check_memo(checker, findings))
     return findings
 
 
@@ -70,20 +70,21 @@ def _label(checker: Checker, only: Initiative | None) -> str:
     return "check-" + blake2b_hex(repr((options, where)).encode("utf-8"), 6)
 
 
-def validated(ctx: Context, run: Callable[[Context], Validation]) -> Validation:
-    """What `run` (the validation of every file) finds, from the memo when none of the workspace's files changed
-    since it was kept."""
+def validated(ctx: Context, run: Callable[[Context, dict[str, Any]], Validation]) -> Validation:
+    """What `run` (the validation of every file, given each folder's listing the memo's key was taken from) finds,
+    from the memo when none of the workspace's files changed since it was kept."""
     from planstate.check.validate import Validation
 
-    key, kept = _recall(ctx, "validate")
+    listings: dict[str, Any] = {}
+    key, kept = _recall(ctx, "validate", listings)
     if kept is not None:
         try:
             return Validation(int(kept["files"]), [_error(item) for item in kept["problems"]])
         except (KeyError, TypeError, ValueError):
             pass  # a memo of another shape: validate in full
-    result = run(ctx)
+    result = run(ctx, listings if key is not None else {})
     if key is not None:
-        _remember(ctx, "validate", key, lambda: _validation_memo(result))
+        _remember(ctx, "validate", key, _validation_memo(result))
     return result
 
 
@@ -99,11 +100,10 @@ def _recall(ctx: Context, name: str, listings: dict[str, Any] | None = None) -> 
     return key, (None if kept is memo.MISS or not isinstance(kept, dict) else kept)
 
 
-def _remember(ctx: Context, name: str, key: Inputs, value: Callable[[], dict[str, Any] | None]) -> None:
-    """Keep what a run found as the memo `name` under the key taken before the run (when it can be kept)."""
+def _remember(ctx: Context, name: str, key: Inputs, data: dict[str, Any] | None) -> None:
+    """Keep what a run found as the memo `name` under the key taken before the run (unless it cannot be kept)."""
     from planstate.store import memo
 
-    data = value()
     if data is not None:
         memo.remember(ctx.root, name, key, data)
 
