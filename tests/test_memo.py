@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -222,3 +224,22 @@ def test_a_link_in_the_workspace_means_no_memo(run: Run, project: Path) -> None:
     assert not memo_file(project, "check").exists()
     assert findings(run, project) == first
     assert not memo_file(project, "check").exists()
+
+
+def test_a_temp_file_whose_writer_dies_is_seen_though_no_file_changed(run: Run, project: Path) -> None:
+    """A temp file is left behind only once the writer that made it is gone: whether it is, the files do not say,
+    so the rule looks again on every call."""
+    writer = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        temp = project / ".planning" / f".STATE.md.{writer.pid}.0123abcd.tmp"
+        temp.write_text("half written", encoding="utf-8")
+        assert findings(run, project) == []  # its writer is alive: still writing
+        mark(project)
+        assert messages(findings(run, project)) == [MARK]
+    finally:
+        assert writer.stdin is not None
+        writer.stdin.close()
+        writer.wait()
+    found = findings(run, project)
+    assert MARK in messages(found)
+    assert [f["code"] for f in found if f["message"] != MARK] == ["stale-temp-file"]

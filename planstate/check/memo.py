@@ -17,20 +17,21 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from planstate.check.findings import Finding, ordered
 from planstate.core import errors
 
 if TYPE_CHECKING:
     from planstate.check.checks import Checker
+    from planstate.check.findings import Finding
     from planstate.check.reader import FileRead
     from planstate.check.validate import Validation
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
     from planstate.store.memo import Inputs
 
-# The codes whose rules read the clock (stale sessions), files outside .planning/ (the resume files) or this
-# clone's git config (the drivers): computed afresh on every call, never memoized.
-FRESH = frozenset({"stale-session", "missing-file", "merge-driver-missing", "diff-driver-missing"})
+# The codes whose rules read the clock (stale sessions), files outside .planning/ (the resume files), this clone's
+# git config (the drivers) or which processes are alive (a temp file is left behind once its writer is gone):
+# computed afresh on every call, never memoized.
+FRESH = frozenset({"stale-session", "missing-file", "merge-driver-missing", "diff-driver-missing", "stale-temp-file"})
 # The error classes a memoized validation may hold (any other: the validation is not memoized).
 _ERRORS: dict[str, type[errors.PlanstateError]] = {
     cls.__name__: cls
@@ -49,7 +50,7 @@ def run(checker: Checker, now: datetime | None, only: Initiative | None) -> list
     if key is not None:
         checker.reader.listed = listings  # the records' folders are not listed again
     if kept is not None:
-        answer = _answered(checker, kept, now, only)
+        answer = _answered(checker, kept, now, only, listings)
         if answer is not None:
             return answer
     findings = checker.run_in_full(now, only=only)
@@ -138,11 +139,12 @@ def _check_memo(checker: Checker, findings: list[Finding]) -> dict[str, Any]:
 
 
 def _answered(
-    checker: Checker, kept: dict[str, Any], now: datetime | None, only: Initiative | None
+    checker: Checker, kept: dict[str, Any], now: datetime | None, only: Initiative | None, listings: dict[str, Any]
 ) -> list[Finding] | None:
     """A run's findings from its memo, the fresh ones computed now, and the checker set as after that run (its
-    reads made when asked for); None for a memo of another shape."""
+    reads made when asked for); None for a memo of another shape. `listings` holds the entries of every folder."""
     from planstate.check import recordrules, staterules, workspacerules
+    from planstate.check.findings import ordered
     from planstate.core.clock import now as clock_now
 
     ctx, reader = checker.ctx, checker.reader
@@ -162,6 +164,9 @@ def _answered(
                 data = {"resume_context": {"files_modified": list(items)}}
                 read = reader.unread(path.parent, path.name, shown, "state", data)
                 found += staterules.resume_files(ctx, read, data)
+        if any(name.endswith(".tmp") for names, _identities in listings.values() for name in names):
+            for initiative in _checked(ctx, only):  # a temp file: is its writer still alive?
+                found += workspacerules.temp_files(ctx, initiative)
         if checker.check_drivers:
             found += workspacerules.drivers(ctx, [str(name) for name in kept["names"]])
         files = int(kept["files"])
@@ -177,7 +182,6 @@ def _unread(checker: Checker, only: Initiative | None) -> tuple[Later[Path, File
     """The files a run of `checker` reads, each read when first asked for: its STATE.md and history files by path,
     its record folders by folder."""
     from planstate.model.kinds import RECORD_FOLDERS
-    from planstate.store.initiatives import discover
 
     ctx, reader = checker.ctx, checker.reader
     reads: dict[Path, Callable[[], FileRead]] = {}
@@ -193,9 +197,7 @@ def _unread(checker: Checker, only: Initiative | None) -> tuple[Later[Path, File
         ctx.save_cache()  # what reading it noted (rows renewed, files read) serves the next process
         return found
 
-    for initiative in discover(ctx.root):
-        if only is not None and initiative.dir != only.dir:
-            continue
+    for initiative in _checked(ctx, only):
         reads[initiative.state_path] = functools.partial(reader.file, initiative.state_path, "state")
         if initiative.history_path.exists():
             reads[initiative.history_path] = functools.partial(reader.file, initiative.history_path, "history")
@@ -203,6 +205,13 @@ def _unread(checker: Checker, only: Initiative | None) -> tuple[Later[Path, File
             for path in (initiative.folder(kind), initiative.archive(kind)):
                 records[path] = functools.partial(folder, path, kind)
     return Later(reads), Later(records)
+
+
+def _checked(ctx: Context, only: Initiative | None) -> list[Initiative]:
+    """The initiatives a run checks: every one, or `only`."""
+    from planstate.store.initiatives import discover
+
+    return [initiative for initiative in discover(ctx.root) if only is None or initiative.dir == only.dir]
 
 
 K = TypeVar("K")
@@ -244,6 +253,8 @@ def _finding_data(finding: Finding) -> list[Any]:
 
 def _finding(item: list[Any]) -> Finding:
     """A finding the memo kept."""
+    from planstate.check.findings import Finding
+
     code, file, line, column, message, hint, field, initiative, can_fix, stable = item
     where = Path(initiative) if initiative is not None else None
     return Finding(code, file, line, column, message, hint, field, where, can_fix, stable)
