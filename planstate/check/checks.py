@@ -6,6 +6,8 @@ each other (recordrules.py), the generated regions (regionrules.py) and the whol
 (workspacerules.py). Findings and their codes are findings.py's; the safe fixes are fixes.py's.
 The watcher keeps one `Checker` for its whole life: files whose stat identity did not change are
 not read again, and its timer re-evaluates only the findings that depend on the clock (`timed`).
+`check` and the resume brief run a `Checker` with `memo`: when no file of the workspace changed, the
+findings come from the findings memo (memo.py).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def check(ctx: Context, *, fix_findings: bool = False, diff: bool = False, stale
     """Run the checks; with `fix_findings` apply the safe fixes and check again; with `diff` include the changes."""
     from planstate.check.fixes import fix, preview
 
-    files, findings = run(ctx, stale_after=stale_after)
+    files, findings = run(ctx, stale_after=stale_after, memo=not fix_findings)  # a fix reads what it fixes
     changes = preview(ctx, findings) if diff else []
     if not fix_findings or not any(f.fixable for f in findings):
         return Report(files, findings, changes=changes, fixing=fix_findings)
@@ -44,9 +46,12 @@ def check(ctx: Context, *, fix_findings: bool = False, diff: bool = False, stale
     return Report(files, after, fixed, failures, changes, fixing=True)
 
 
-def run(ctx: Context, *, stale_after: float = STALE_AFTER, now: datetime | None = None) -> tuple[int, list[Finding]]:
-    """Check every file of the workspace; return how many files were checked and the findings, sorted."""
-    checker = Checker(ctx, stale_after)
+def run(
+    ctx: Context, *, stale_after: float = STALE_AFTER, now: datetime | None = None, memo: bool = False
+) -> tuple[int, list[Finding]]:
+    """Check every file of the workspace; return how many files were checked and the findings, sorted. With `memo`,
+    answer from the findings memo when no file changed since it was kept (see check/memo.py)."""
+    checker = Checker(ctx, stale_after, memo=memo)
     findings = checker.run(now)
     return checker.files, findings
 
@@ -63,6 +68,7 @@ class Checker:
         regions: bool = True,
         resume_files: bool = True,
         drivers: bool = True,
+        memo: bool = False,
     ) -> None:
         self.ctx = ctx
         self.stale_after = stale_after
@@ -70,6 +76,9 @@ class Checker:
         self.check_regions = regions  # the resume brief needs neither regions nor the resume files checked
         self.check_resume_files = resume_files
         self.check_drivers = drivers  # whether git's attributes name drivers this clone lacks (two git calls at most)
+        # Whether a run may answer from the findings memo (check/memo.py): then `reads` and `records` are read only
+        # when asked for. The watcher keeps its own reads between runs instead.
+        self.memo = memo
         self.now: datetime | None = None
         self.findings: list[Finding] = []
         self.files = 0
@@ -79,7 +88,15 @@ class Checker:
 
     def run(self, now: datetime | None = None, *, only: Initiative | None = None) -> list[Finding]:
         """Check every file of the workspace (or of the initiative `only`, and the workspace-wide rules); return
-        the findings, sorted."""
+        the findings, sorted. With `memo`, from the findings memo when no file changed since it was kept."""
+        if self.memo:
+            from planstate.check import memo
+
+            return memo.run(self, now, only)
+        return self.run_in_full(now, only=only)
+
+    def run_in_full(self, now: datetime | None = None, *, only: Initiative | None = None) -> list[Finding]:
+        """Check every file as `run` does, without the memo."""
         from planstate.core.clock import now as clock_now
         from planstate.store.initiatives import discover
 

@@ -152,6 +152,9 @@ class Reader:
         self._seen: set[str] = set()
         self._folders: dict[Path, bool] = {}
         self._root_real: Path | None = None
+        # Each folder's entries and their stat identities, taken just before by whoever runs the check (the findings
+        # memo's key): its records are not listed again. Used once: the next check lists afresh.
+        self.listed: dict[str, tuple[list[str], list[Identity]]] = {}
         self.reads = 0  # files actually read (for benchmarks)
 
     def forget(self, paths: Iterable[Path]) -> None:
@@ -180,6 +183,13 @@ class Reader:
         names = recordfiles.names(folder)
         self._listings[key] = (identity, names)
         return names
+
+    def unread(self, folder: Path, name: str, shown: str, kind: str, data: dict[str, Any]) -> FileRead:
+        """A read of a file that is not read now: it holds `data` (what the caller knows its front matter holds) and
+        reads the file only when a finding about it must be located (see `FileRead.doc`)."""
+        found = FileRead(None, shown, kind, folder, name)
+        found.data, found.valid, found.partial, found._reader = data, True, True, self
+        return found
 
     def begin(self) -> None:
         """Start a check: folders are looked at afresh (they may have been moved or replaced by links)."""
@@ -211,15 +221,16 @@ class Reader:
         holding its facts and summary (decoded all at once). When many are not vouched for and `judge` (which runs
         the per-file rules on a read and notes a clean one in the cache) is given, they are first read and judged
         in two processes (`_prime`), and then vouched for like the others."""
-        names = self.names(folder)
         key = str(folder)
+        listed = self.listed.pop(key, None)
+        names = self.names(folder) if listed is None else _record_names(listed)
         self._seen.add(key)
         if not names:
             self._folder_memo.pop(key, None)
             return []
         prefix = self.ctx.cache_key(folder) + "/"
         inside = self._inside(folder)
-        identities = _identities(folder, names)
+        identities = _identities(folder, names) if listed is None else _listed_identities(listed, names)
         rows = self.ctx.vouched_rows(prefix, names, identities) if inside else [None] * len(names)
         memo = self._folder_memo.get(key, {})
         out: list[FileRead | None] = []
@@ -401,6 +412,18 @@ def _identities(folder: Path, names: list[str]) -> list[Identity | None]:
         if fd is not None:
             os.close(fd)
     return out
+
+
+def _record_names(listed: tuple[list[str], list[Identity]]) -> list[str]:
+    """The names of the record files among a folder's entries, as `recordfiles.names` gives them."""
+    return sorted(name for name in listed[0] if recordfiles.is_record_name(name))
+
+
+def _listed_identities(listed: tuple[list[str], list[Identity]], names: list[str]) -> list[Identity | None]:
+    """The identities of the record files `names` among a folder's entries (each a regular file: a listing is
+    taken only of a tree with no link or special file in it)."""
+    by_name = dict(zip(*listed, strict=True))
+    return [by_name[name] for name in names]
 
 
 def _decoded(light: list[tuple[int, str, Identity, str, str]]) -> list[tuple[dict[str, Any], list[Any]] | None]:

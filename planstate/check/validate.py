@@ -26,9 +26,18 @@ class Validation(NamedTuple):
 
 
 def validate(ctx: Context) -> Validation:
+    """Validate every file of every initiative, then the rules across initiatives; from the findings memo when no
+    file changed since it was kept (check/memo.py)."""
+    from planstate.check.memo import validated
+
+    return validated(ctx, validate_files)
+
+
+def validate_files(ctx: Context, listed: dict[str, Any] | None = None) -> Validation:
     """Validate every file of every initiative, then the rules across initiatives. The records are taken as a
     check takes them (check/reader.py): one whose cache row says the per-file rules found nothing in its bytes
-    has no schema problem and is not read; the others are validated one by one."""
+    has no schema problem and is not read; the others are validated one by one. `listed` holds the folders' entries
+    and their identities when they were just taken (see `Reader.listed`)."""
     from planstate.check.reader import FileRead, Reader
     from planstate.model.kinds import RECORD_FOLDERS
     from planstate.store.initiatives import discover
@@ -40,6 +49,7 @@ def validate(ctx: Context) -> Validation:
 
     problems: list[PlanstateError] = []
     reader = Reader(ctx)
+    reader.listed = dict(listed or {})
     reader.begin()
     ctx.prefetch_cache()
     files = 0

@@ -81,7 +81,9 @@ def drivers(ctx: Context, names: Iterable[str]) -> list[Finding]:
     Silent outside a git work tree."""
     from planstate.vcs.gitsetup import unconfigured
 
-    relative = sorted(name for name in names if not os.path.isabs(name))  # a file outside the workspace: not ours
+    def relative() -> list[str]:
+        return sorted(name for name in names if not os.path.isabs(name))  # a file outside the workspace: not ours
+
     return [_missing_driver(ctx, attribute, files) for attribute, files in unconfigured(ctx.root, relative).items()]
 
 

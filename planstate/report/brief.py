@@ -134,7 +134,7 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     initiative = ctx.target
     shown = ctx.display(initiative.state_path)
     out = Brief(None, None, shown, when)
-    checker = Checker(ctx, STALE_AFTER, regions=False, resume_files=False, drivers=False)
+    checker = Checker(ctx, STALE_AFTER, regions=False, resume_files=False, drivers=False, memo=True)
     findings = checker.run(when, only=initiative)
     out.trust = _trust(findings)
     state_read = checker.reads.get(initiative.state_path)

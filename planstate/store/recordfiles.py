@@ -60,9 +60,14 @@ def names(folder: Path) -> list[str]:
 def _scan(folder: Path) -> list[str]:
     """The names of the record files of a folder, in the order the directory gives them."""
     try:
-        return [name for name in os.listdir(folder) if name.endswith(".md") and not name.startswith(".")]
+        return [name for name in os.listdir(folder) if is_record_name(name)]
     except (FileNotFoundError, NotADirectoryError):
         return []
+
+
+def is_record_name(name: str) -> bool:
+    """Tell whether an entry of a record folder is a record file by its name (a dot-file is a temp file)."""
+    return name.endswith(".md") and not name.startswith(".")
 
 
 def load_all(

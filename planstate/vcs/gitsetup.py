@@ -13,6 +13,7 @@ import re
 import shlex
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -360,17 +361,19 @@ def status(ctx: Context) -> Status:
 # ---------------------------------------------------------------------------- for `planstate check`
 
 
-def unconfigured(root: Path, paths: list[str]) -> dict[str, list[str]]:
-    """The planning files (`paths`, relative to the `.planning/` folder `root`) that git gives `merge=planstate` or
-    `diff=planstate` while no git config of this clone (any scope) defines that driver, by attribute (`merge`,
-    `diff`): git would silently merge them as text, or diff their raw text. Empty outside a git work tree. At most
-    two git calls: the config, and only when a driver is missing, one `git check-attr` for every path."""
+def unconfigured(root: Path, listed: Callable[[], list[str]]) -> dict[str, list[str]]:
+    """The planning files (those `listed()` gives, relative to the `.planning/` folder `root`) that git gives
+    `merge=planstate` or `diff=planstate` while no git config of this clone (any scope) defines that driver, by
+    attribute (`merge`, `diff`): git would silently merge them as text, or diff their raw text. Empty outside a git
+    work tree. At most two git calls: the config, and only when a driver is missing, one `git check-attr` for every
+    path (only then are the paths listed: 17,000 of them take a while)."""
     config = git.config_values(root, CONFIG_PATTERN)
     if config is None:
         return {}
     missing = [attribute for attribute, keys in NEEDED.items() if not any(key in config for key in keys)]
     if not missing:
         return {}
+    paths = listed()
     found = git.check_attr(root, missing, paths)
     if not found:
         return {}

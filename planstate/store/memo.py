@@ -1,0 +1,193 @@
+"""A machine-local memo of what a whole-workspace command found, answered while none of its inputs changed.
+
+`check` and `validate` read every file of the workspace; when nothing changed since the last run, what
+they found is the same. The memo keeps it in `.planning/.local/cache/` under a key (`Inputs`): the
+digest of the name, mode and stat identity (device, inode, size, mtime_ns, ctime_ns) of every entry
+under `.planning/` but `.local/`, taken in one pass of one `lstat` each, with planstate's own files
+(its rules and templates), the workspace's path and the caller's label (which command, with which
+options). Any change to a file's bytes changes its ctime, which no tool can set back, so a hand edit
+keeping size and mtime, a new or deleted file, a `git checkout` or a merge changes the key. A file
+changed within the filesystem's timestamp tick of the scan could keep its identity, so, as for the
+front-matter cache's rows (cache.RACY_NS), an identity seen less than that after the file last changed
+is not trusted alone: the scan reads such a file (one just written) and keeps the digest of its bytes
+with the key, and the memo answers only while each of them still has those bytes. A link or a special
+file anywhere in the tree means no memo at all. What depends on the clock or on things outside
+`.planning/` is never memoized: the caller keeps the few inputs it needs to compute that afresh. Losing
+or corrupting the memo costs only time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import marshal
+import os
+import stat
+import time
+from operator import attrgetter
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from planstate.core.layout import LOCAL
+from planstate.store.cache import RACY_NS, Identity
+
+VERSION = 1  # bump whenever what a memo holds, or how its key is made, changes
+MISS = object()
+_IDENTITY = attrgetter("st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")  # cache.identity_of's
+Listings = dict[str, tuple[list[str], list[Identity]]]  # a folder's entries and their identities, by its path
+_MTIME = attrgetter("st_mtime_ns")
+_CTIME = attrgetter("st_ctime_ns")
+_MODE = attrgetter("st_mode")
+
+
+class Inputs(NamedTuple):
+    """The key of a workspace's inputs, when it was taken, and the files too recent for their identity alone to
+    vouch for their bytes (each with the digest of its bytes, read right after the identity was taken)."""
+
+    key: str
+    seen: int  # time.time_ns() before the scan
+    recent: list[tuple[str, str | None]]
+
+
+def inputs(root: Path, label: str, listings: Listings | None = None) -> Inputs | None:
+    """The key of every input of a whole-workspace command run as `label` on the workspace `root` (`.planning/`);
+    None when the tree holds a link or a special file, or cannot be listed (the command then runs in full). Each
+    folder's entries and their stat identities go into `listings` (when given): a reader need not take them again."""
+    from planstate.core.digests import blake2b_hex
+
+    seen = time.time_ns()
+    parts = [marshal.dumps((VERSION, str(root), label))]
+    recent: list[str] = []
+    since = seen - RACY_NS
+    if not _tree(root, parts, recent, since, top=LOCAL, listings=listings) or not _code(parts, recent, since):
+        return None
+    digests = [(name, _digest(name)) for name in recent]
+    return Inputs(blake2b_hex(b"".join(parts), 16), seen, digests)
+
+
+def _tree(
+    root: Path,
+    parts: list[bytes],
+    recent: list[str],
+    since: int,
+    *,
+    top: str | None = None,
+    anywhere: str | None = None,
+    listings: Listings | None = None,
+) -> bool:
+    """Add to `parts` the names, modes and stat identities of every entry under `root` (but the entry `top` at its
+    top, and entries named `anywhere` at any depth), folder by folder, through one descriptor each, and to `recent`
+    the files changed after `since` (ns); tell whether every entry is a folder or a regular file."""
+    folders: list[tuple[str, str]] = [(str(root), "")]
+    while folders:
+        folder, relative = folders.pop()
+        try:
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except (OSError, AttributeError):
+            return False
+        try:
+            names = os.listdir(fd)
+            for left_out in (top if not relative else None, anywhere):
+                if left_out is not None and left_out in names:
+                    names.remove(left_out)
+            lstat = os.lstat
+            infos = [lstat(name, dir_fd=fd) for name in names]
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+        # Listing order, not sorted: an order that differs only costs a full run, as any other difference does.
+        modes = list(map(_MODE, infos))
+        identities = list(map(_IDENTITY, infos))
+        parts.append(marshal.dumps((relative, names, modes, identities)))
+        if listings is not None:
+            listings[folder] = (names, identities)
+        if infos and max(max(map(_MTIME, infos)), max(map(_CTIME, infos))) > since:
+            recent += [
+                f"{folder}{os.sep}{name}"
+                for name, info in zip(names, infos, strict=True)
+                if stat.S_ISREG(info.st_mode) and max(info.st_mtime_ns, info.st_ctime_ns) > since
+            ]
+        for mode in set(modes):
+            if stat.S_ISDIR(mode):
+                folders += [
+                    (f"{folder}{os.sep}{name}", f"{relative}{name}/")
+                    for name, info in zip(names, infos, strict=True)
+                    if info.st_mode == mode
+                ]
+            elif not stat.S_ISREG(mode):
+                return False
+    return True
+
+
+def _code(parts: list[bytes], recent: list[str], since: int) -> bool:
+    """Add to `parts` the identities of planstate's own files (its rules and built-in templates: an install of
+    another version changes them, and so does an edit of an editable install), and to `recent` those changed after
+    `since`; tell whether they could all be listed."""
+    package = Path(__file__).parent.parent  # planstate/, above this module's store/
+    for folder in (package, package.parent / "templates"):
+        # bytecode comes and goes beside the sources
+        if folder.is_dir() and not _tree(folder, parts, recent, since, anywhere="__pycache__"):
+            return False
+    return True
+
+
+def _digest(name: str) -> str | None:
+    """The digest of the bytes of the file `name` (None when it cannot be read: never equal to a digest)."""
+    from planstate.store.cache import digest
+
+    try:
+        with open(name, "rb") as handle:
+            return digest(handle.read())
+    except OSError:
+        return None
+
+
+def path(root: Path, name: str) -> Path:
+    """Where the memo `name` of the workspace `root` is kept."""
+    return root / LOCAL / "cache" / f"memo-{name}-v{VERSION}.json"
+
+
+def recall(root: Path, name: str, now: Inputs) -> Any:
+    """What the memo `name` holds when it was kept under the key `now.key` and each file too recent then for its
+    identity to vouch for it alone still has the bytes it had; else MISS."""
+    try:
+        with open(path(root, name), "rb") as handle:
+            head = json.loads(handle.readline())
+            if head.get("key") != now.key:
+                return MISS
+            # The same identities as when it was kept: the same files are too recent for them, relative to its `seen`.
+            recent = head.get("recent", [])
+            for file, hashed in recent:
+                if hashed is None or _digest(file) != hashed:
+                    return MISS
+            body = handle.read()
+        value = json.loads(body)
+    except (OSError, ValueError, AttributeError, TypeError):
+        return MISS
+    if len(now.recent) < len(recent):  # fewer are recent now: no need to read those again
+        _write(root, name, now, body)
+    return value
+
+
+def remember(root: Path, name: str, now: Inputs, value: Any) -> None:
+    """Keep `value` (JSON data) as the memo `name` under the key `now`; best effort, never an error, and never
+    bringing back a workspace folder deleted meanwhile."""
+    with contextlib.suppress(TypeError, ValueError):
+        _write(root, name, now, json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8"))
+
+
+def _write(root: Path, name: str, now: Inputs, body: bytes) -> None:
+    """Write the memo `name`: its key `now`, then `body` (JSON); best effort."""
+    if not root.is_dir():
+        return
+    target = path(root, name)
+    head = json.dumps({"key": now.key, "seen": now.seen, "recent": now.recent}).encode("utf-8")
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(OSError):
+        target.parent.parent.mkdir(exist_ok=True)  # fails when the workspace folder is gone
+        target.parent.mkdir(exist_ok=True)
+        temp.write_bytes(head + b"\n" + body)
+        os.replace(temp, target)  # a cache: no fsync, a torn file is a miss
+    with contextlib.suppress(OSError):
+        temp.unlink(missing_ok=True)

@@ -1,0 +1,245 @@
+"""The findings memo of `check` and `validate` is a cache: it answers only while no file of the workspace changed,
+gives what a run without any cache finds, and computes afresh what depends on the clock or on files outside
+`.planning/` (a hand edit keeping size and mtime, a new or deleted file, a deleted `.local/`, a `git checkout`, a
+merge behind our back, a session going stale as the clock moves: each is seen)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from builders import decision, write_record
+from conftest import Run, exits, json_data
+from gitutil import commit_all, git, new_repo
+from test_cache import broken_pair, findings, same_size_edit
+
+from planstate import Workspace
+from planstate.store.memo import VERSION
+
+MARK = "made up, so that only the memo can have said it"
+NOW = {"PLANSTATE_NOW": "2026-01-01T00:30:00Z"}  # half an hour after the project's pinned creation
+
+
+def memo_file(project: Path, name: str) -> Path:
+    return project / ".planning" / ".local" / "cache" / f"memo-{name}-v{VERSION}.json"
+
+
+def mark(project: Path, name: str = "check", *, code: str = "unknown-key", recent: str | None = None) -> None:
+    """Add a made-up finding of `code` (or a problem) to the memo `name`: an answer that holds it came from the memo.
+    With `recent`, say that the files just written (too recent for their identity alone to vouch for them) had
+    bytes of that digest."""
+    path = memo_file(project, name)
+    head_text, body_text = path.read_text(encoding="utf-8").split("\n", 1)
+    head, body = json.loads(head_text), json.loads(body_text)
+    if recent is not None:
+        assert head["recent"]
+        head["recent"] = [[file, recent] for file, _digest in head["recent"]]
+    if name.startswith("check"):
+        body["findings"].append([code, ".planning/STATE.md", 1, 1, MARK, "a hint", "x", None, None, None])
+    else:
+        body["problems"].append(["PlanstateError", MARK, ".planning/STATE.md", 1, 1, None, None, []])
+    path.write_text(f"{json.dumps(head)}\n{json.dumps(body)}", encoding="utf-8")
+
+
+def messages(found: list[dict[str, object]]) -> list[object]:
+    return [f["message"] for f in found]
+
+
+def cold(run: Run, project: Path, *args: str) -> list[dict[str, object]]:
+    """What a run with no cache and no memo at all finds."""
+    shutil.rmtree(project / ".planning" / ".local" / "cache", ignore_errors=True)
+    return findings(run, project, *args)
+
+
+def test_a_memo_answers_what_a_run_without_cache_finds(run: Run, project: Path) -> None:
+    paths = broken_pair(project)  # a duplicate id and a missing reference: findings across records
+    same_size_edit(paths[2], "status: accepted", "status: accepte!")  # a schema problem, for validate too
+    (project / "src").mkdir()
+    (project / "src" / "here.py").write_text("")
+    Workspace.find(project).set({"resume_context.files_modified": ["src/here.py", "src/gone.py"]})
+    first = cold(run, project)
+    first_problems = findings(run, project, "validate")
+    assert {"duplicate-id", "missing-reference", "schema-error", "missing-file"} <= {f["code"] for f in first}
+    assert first_problems
+    mark(project, "check")
+    mark(project, "validate")
+    hit = findings(run, project)
+    assert MARK in messages(hit)  # the memo answered
+    assert [f for f in hit if f["message"] != MARK] == first
+    problems = findings(run, project, "validate")
+    assert MARK in messages(problems)
+    assert [p for p in problems if p["message"] != MARK] == first_problems
+    text = exits(run("validate", cwd=project), 1).stdout
+    assert text.count("\n") == len(problems)  # each problem one line, as a run prints it
+
+
+def test_a_file_just_written_vouches_for_the_memo_only_while_it_has_the_same_bytes(run: Run, project: Path) -> None:
+    """A file changed within the timestamp tick of the memo's key could keep its identity: the memo keeps the digest
+    of each file that recent, and answers only while each still has those bytes (the files of a test are all
+    that recent)."""
+    write_record(project, "decision", decision(1))
+    exits(run("check", cwd=project), 1)  # the decisions region is stale
+    mark(project)
+    assert MARK in messages(findings(run, project))
+    mark(project, recent="0" * 32)  # other bytes than the files have: the memo does not answer
+    assert MARK not in messages(findings(run, project))
+
+
+def test_check_fix_never_uses_the_memo(run: Run, project: Path) -> None:
+    write_record(project, "decision", decision(1))
+    exits(run("check", cwd=project), 1)
+    mark(project)
+    result = run("check", "--fix", "--json", cwd=project)
+    assert MARK not in result.stdout
+    assert json_data(exits(result))["findings"] == []
+
+
+def _hand_edit(project: Path) -> None:
+    path = sorted((project / ".planning" / "decisions").glob("*.md"))[0]
+    same_size_edit(path, "title:", "titel:")  # same size, same inode, mtime set back
+
+
+def _new_file(project: Path) -> None:
+    write_record(project, "decision", decision(9, supersedes="dec-0000000000000"))
+
+
+def _deleted_file(project: Path) -> None:
+    next((project / ".planning" / "decisions").glob("*-twin.md")).unlink()
+
+
+def _deleted_local(project: Path) -> None:
+    shutil.rmtree(project / ".planning" / ".local")
+
+
+@pytest.mark.parametrize("change", [_hand_edit, _new_file, _deleted_file, _deleted_local])
+def test_a_change_to_the_files_is_seen(run: Run, project: Path, change: Callable[[Path], None]) -> None:
+    broken_pair(project)
+    findings(run, project)
+    findings(run, project, "validate")
+    mark(project, "check")
+    mark(project, "validate")
+    assert MARK in messages(findings(run, project))
+    change(project)
+    after = findings(run, project)
+    after_problems = findings(run, project, "validate")
+    assert MARK not in messages(after) and MARK not in messages(after_problems)
+    assert after == cold(run, project)
+    assert after_problems == findings(run, project, "validate")
+
+
+def test_the_clock_and_files_outside_planning_are_looked_at_on_every_hit(run: Run, project: Path) -> None:
+    """A session going stale as the clock moves, a heartbeat, a project file deleted: seen while the memo
+    answers the rest."""
+    exits(run("session", "start", "--agent", "w", cwd=project, env=NOW))
+    (project / "src").mkdir()
+    (project / "src" / "here.py").write_text("")
+    Workspace.find(project).set({"resume_context.files_modified": ["src/here.py"]})
+    assert exits(run("check", cwd=project, env=NOW))
+    mark(project)
+    assert messages(json_data(run("check", "--json", cwd=project, env=NOW))["findings"]) == [MARK]
+    later = {"PLANSTATE_NOW": "2026-01-01T03:00:00Z"}
+    stale = run("check", "--json", cwd=project, env=later)
+    found = json_data(stale)["findings"]
+    assert MARK in messages(found)
+    assert [f["code"] for f in found if f["message"] != MARK] == ["stale-session"]
+    assert found[[f["code"] for f in found].index("stale-session")]["line"] == 5  # located in its file
+    exits(run("session", "heartbeat", cwd=project, env=later))  # machine-local: the memo still answers
+    assert messages(json_data(run("check", "--json", cwd=project, env=later))["findings"]) == [MARK]
+    (project / "src" / "here.py").unlink()
+    found = json_data(run("check", "--json", cwd=project, env=later))["findings"]
+    assert MARK in messages(found)
+    assert [f["code"] for f in found if f["message"] != MARK] == ["missing-file"]
+
+
+def test_a_checkout_or_a_merge_behind_our_back_is_seen(run: Run, tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    exits(run("init", "--title", "Memo", cwd=repo))
+    commit_all(repo, "init")
+    git(repo, "checkout", "--quiet", "-b", "side")
+    exits(run("decision", "add", "--context", "c", "--decision", "Use Redis", "--reason", "r", cwd=repo))
+    broken = sorted((repo / ".planning" / "decisions").glob("*.md"))[0]
+    broken.write_text(broken.read_text(encoding="utf-8").replace("status:", "statut:"), encoding="utf-8")
+    commit_all(repo, "side")
+    on_side = findings(run, repo)
+    assert "statut" in {f["field"] for f in on_side}
+    git(repo, "checkout", "--quiet", "main")
+    exits(run("decision", "add", "--context", "c", "--decision", "Use jose", "--reason", "r", cwd=repo))
+    commit_all(repo, "main")
+    on_main = findings(run, repo)
+    mark(repo)
+    assert MARK in messages(findings(run, repo))
+    git(repo, "checkout", "--quiet", "side")
+    found = findings(run, repo)
+    assert MARK not in messages(found) and found == on_side
+    git(repo, "checkout", "--quiet", "main")
+    findings(run, repo)
+    mark(repo)
+    assert messages(findings(run, repo)) == [*messages(on_main), MARK]
+    git(repo, "merge", "--quiet", "--no-edit", "side", check=False)  # no driver: STATE.md's regions conflict
+    merged = findings(run, repo)
+    assert MARK not in messages(merged)
+    assert merged == cold(run, repo)
+    assert "conflict-marker" in {f["code"] for f in merged}
+
+
+def test_resume_takes_its_trust_from_the_memo_while_nothing_changed(run: Run, project: Path) -> None:
+    """The resume brief runs the checks (without regions, resume files and drivers) under a memo of its own: its
+    trust verdict comes from it while nothing changed, and the brief is the one a run without cache gives."""
+    paths = broken_pair(project)
+    pinned = {"PLANSTATE_NOW": "2026-11-26T12:00:00Z"}
+
+    def brief() -> dict[str, object]:
+        result = run("resume", "--json", cwd=project, env=pinned)
+        assert result.returncode in (0, 1), result.stderr  # 1: the state is not to be trusted
+        return dict(json_data(result))
+
+    shutil.rmtree(project / ".planning" / ".local" / "cache")
+    first = brief()
+    (memo,) = (project / ".planning" / ".local" / "cache").glob(f"memo-check-*-v{VERSION}.json")
+    name = memo.name.removeprefix("memo-").removesuffix(f"-v{VERSION}.json")
+    mark(project, name, code="parse-error")
+    marked = brief()
+    assert [item["problem"] for item in marked["trust"]] == [f".planning/STATE.md:1:1: x: {MARK}"]
+    assert marked["trusted"] is False and first["trusted"] is True
+    rest = {**marked, "trust": first["trust"], "trusted": True}
+    assert rest == first  # the rest of the brief is read from the files
+    same_size_edit(paths[1], "Decision number 1", "Decision NUMBER 1")
+    after = brief()
+    assert after["trust"] == first["trust"]
+    shutil.rmtree(project / ".planning" / ".local" / "cache")
+    assert brief() == after
+
+
+def test_a_link_in_the_workspace_means_no_memo(run: Run, project: Path) -> None:
+    """A link could point anywhere, and what it points to is not in the key: with one in the tree, nothing is
+    memoized and every run reads the files."""
+    (project / "elsewhere.md").write_text("notes\n", encoding="utf-8")
+    (project / ".planning" / "notes.md").symlink_to(project / "elsewhere.md")
+    first = findings(run, project)
+    assert not memo_file(project, "check").exists()
+    assert findings(run, project) == first
+    assert not memo_file(project, "check").exists()
+
+
+def test_a_temp_file_whose_writer_dies_is_seen_though_no_file_changed(run: Run, project: Path) -> None:
+    """A temp file is left behind only once the writer that made it is gone: whether it is, the files do not say,
+    so the rule looks again on every call."""
+    writer = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        temp = project / ".planning" / f".STATE.md.{writer.pid}.0123abcd.tmp"
+        temp.write_text("half written", encoding="utf-8")
+        assert findings(run, project) == []  # its writer is alive: still writing
+        mark(project)
+        assert messages(findings(run, project)) == [MARK]
+    finally:
+        assert writer.stdin is not None
+        writer.stdin.close()
+        writer.wait()
+    found = findings(run, project)
+    assert MARK in messages(found)
+    assert [f["code"] for f in found if f["message"] != MARK] == ["stale-temp-file"]
