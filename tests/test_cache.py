@@ -7,7 +7,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from builders import decision, write_record
+from builders import blocker, decision, write_record
 from conftest import CORPUS, Run, exits, json_data, state_file
 from gitutil import commit_all, git, new_repo
 from hypothesis import given, settings
@@ -378,3 +378,39 @@ def test_a_warm_get_or_status_imports_no_yaml_parser_and_no_jinja(run: Run, proj
         imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time")}
         assert "planstate.store.cache" in imported  # it did read through the cache...
         assert not any(name.split(".")[0] in ("ruamel", "jinja2", "yaml") for name in imported), command  # ...only
+
+
+def test_status_takes_open_blockers_from_their_facts_and_sees_a_hand_edit_of_one(run: Run, project: Path) -> None:
+    """`status` decides which open blockers stop the current phase from their cached facts (their files are not
+    read whole unless they block it): a blocker that does, shown with its title, and a same-size hand edit that
+    makes another one block it, are both seen."""
+    for i, affects in enumerate([["phase 1"], ["phase 2"], [], ["phase 3"]]):
+        write_record(project, "blocker", blocker(i, affects=affects, status="active" if i != 3 else "resolved"))
+    exits(run("check", "--fix", cwd=project))
+    exits(run("check", cwd=project))
+    assert age_the_cache(project) >= 4
+
+    def stopped() -> tuple[str, list[str]]:
+        found = json_data(exits(run("status", "--json", cwd=project)))
+        return found["status"], [b["title"] for b in found["blockers"]]
+
+    assert stopped() == ("blocked", ["Blocker number 0"])
+    folder = project / ".planning" / "blockers"
+    second = next(p for p in folder.iterdir() if "phase 2" in p.read_text(encoding="utf-8"))
+    same_size_edit(second, "- phase 2", "- phase 1")
+    assert stopped() == ("blocked", ["Blocker number 0", "Blocker number 1"])
+    first = next(p for p in folder.iterdir() if "number 0" in p.read_text(encoding="utf-8"))
+    same_size_edit(first, "Blocker number 0", "Blocker NUMBER 0")  # a title alone: read whole, so seen
+    assert stopped() == ("blocked", ["Blocker NUMBER 0", "Blocker number 1"])
+
+
+def test_cached_facts_answer_only_for_files_whose_identity_vouches_for_their_row(run: Run, project: Path) -> None:
+    paths = [write_record(project, "blocker", blocker(i)) for i in range(3)]
+    exits(run("check", "--fix", cwd=project))
+    assert Workspace.find(project).ctx.cached_facts(paths) == {}  # rows written just now: too recent to vouch
+    age_the_cache(project)
+    facts = Workspace.find(project).ctx.cached_facts(paths)
+    assert [facts[p]["status"] for p in paths] == ["active"] * 3 and "title" not in facts[paths[0]]
+    same_size_edit(paths[1], "status: active", "status: resolv")
+    paths[2].unlink()
+    assert list(Workspace.find(project).ctx.cached_facts(paths)) == [paths[0]]

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from statistics import mean
 from typing import TYPE_CHECKING, Any
 
 from planstate.check.findings import CONTRADICTIONS, Finding
@@ -301,7 +300,7 @@ def _timing(state: State, current: dict[str, Any] | None) -> dict[str, Any]:
     total = len(phase_numbers(state))
     done = sum(1 for p in state.phases if p.status in FINISHED)
     remaining = max(0, total - done)
-    average = mean(durations) if durations else None
+    average = verdicts.average(durations)
     running = current.get("running_seconds") if current else None
     stalled = verdicts.stalled(running, durations)
     return {

@@ -188,6 +188,31 @@ class Context:
         """`vouched_row` of each file `prefix + name` with its identity (None for a name without one)."""
         return self._front_matter_cache().vouched_all(prefix, names, identities)
 
+    def cached_facts(self, paths: list[Path]) -> dict[Path, dict[str, Any]]:
+        """The facts (recordfiles.FACTS) of each record file of `paths` whose stat identity, taken now without
+        following a link, vouches for its cache row, by path; the files of the others are not read (the caller
+        reads those it needs whole)."""
+        from planstate.store.cache import decode, identity_of
+
+        identities: list[Any] = []
+        for path in paths:
+            try:
+                info = os.lstat(path)
+            except OSError:
+                identities.append(None)
+                continue
+            identities.append(identity_of(info) if stat.S_ISREG(info.st_mode) else None)
+        keys = [self.cache_key(path) for path in paths]
+        found = self._front_matter_cache().facts_of(keys, identities)
+        vouched = [(path, found[key]) for path, key in zip(paths, keys, strict=True) if key in found]
+        try:
+            values = decode("[" + ",".join(text for _path, text in vouched) + "]")
+        except ValueError:
+            return {}
+        if not isinstance(values, list) or len(values) != len(vouched):
+            return {}  # a row of another shape: read them all instead
+        return {path: value for (path, _text), value in zip(vouched, values, strict=True) if isinstance(value, dict)}
+
     def mark_clean(self, path: Path, identity: tuple[int, ...] | None, version: str) -> None:
         """Note in the front-matter cache that the per-file rules of `version` found nothing in the bytes of `path`
         read with `identity`."""
