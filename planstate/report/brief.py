@@ -9,10 +9,10 @@ the current time (how long a phase has run, stall detection) uses `planstate.cor
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import heapq
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.check.findings import CONTRADICTIONS, Finding
 from planstate.core.clock import now as clock_now
@@ -32,7 +32,6 @@ from planstate.model.kinds import (
 from planstate.report import doubts
 from planstate.report.doubts import SHOWN_FILES
 from planstate.report.notes import notes
-from planstate.store import recordfiles
 
 if TYPE_CHECKING:
     from planstate.check.checks import Checker
@@ -144,7 +143,7 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     if state_read is None or not state_read.valid or data is None:
         return out  # the facts below would come from a file that cannot be read, or from values known to be wrong
     state = State(data)
-    loaded, unusable, whole = _records(checker, initiative)
+    loaded, valid, unusable = _records(checker, initiative)
     history_read = checker.reads.get(initiative.history_path)
     entries = history_read.entries if history_read is not None and not history_read.read_failed else []
 
@@ -159,9 +158,9 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     for item in blocked:
         item["blockers"] = [{**b, "title": shorten(b["title"], 80)} for b in item["blockers"]]
     out.blocked_phases = blocked
-    out.blockers = _blockers(loaded["blocker"], unusable["blocker"])
-    out.decisions = _decisions(loaded["decision"], unusable["decision"], whole)
-    out.last_session, out.sessions = _sessions(ctx, loaded["session"], unusable["session"], when, whole)
+    out.blockers = _blockers(loaded["blocker"], valid["blocker"], unusable["blocker"])
+    out.decisions = _decisions(checker.records.get(initiative.folder("decision"), []), unusable["decision"])
+    out.last_session, out.sessions = _sessions(ctx, loaded["session"], unusable["session"], when)
     out.next_action = state.next_action.strip() if state.next_action else None
     out.position = _position(state)
     out.open_questions = list(state.resume_context.open_questions)
@@ -172,46 +171,52 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     return out
 
 
-def _records(
-    checker: Checker, initiative: Initiative
-) -> tuple[dict[str, list[recordfiles.Record]], dict[str, int], Whole]:
-    """The valid records of each kind as the checks read them, how many of each kind were not valid, and how to
-    make one whole. A record the checks did not read (its cached facts vouched for it) holds only its facts
-    (recordfiles.FACTS) until made whole, for the few the brief shows; open blockers, which the verdicts read,
-    are whole."""
-    loaded: dict[str, list[recordfiles.Record]] = {}
+class Item(NamedTuple):
+    """A valid record as the brief uses it: its id, its data (only its facts, recordfiles.FACTS, when the checks
+    did not read its file) and the read that made it, for its whole front matter (`whole`)."""
+
+    id: str
+    data: dict[str, Any]
+    read: FileRead | None = None
+
+
+def _records(checker: Checker, initiative: Initiative) -> tuple[dict[str, list[Item]], dict[str, int], dict[str, int]]:
+    """The open blockers and the valid sessions as the checks read them, and how many records of each kind were
+    valid and not.
+    A record the checks did not read (its cached facts vouched for it) holds only its facts until made whole
+    (`whole`), for the few the brief shows; open blockers, which the verdicts read, are whole. No path is made
+    for any of them (17,000 paths cost more than the rest of the brief)."""
+    loaded: dict[str, list[Item]] = {}
+    valid: dict[str, int] = {}
     unusable: dict[str, int] = {}
-    partial: dict[int, FileRead] = {}  # by id() of the record made of it
     for kind in ("decision", "blocker", "session"):
         reads = checker.records.get(initiative.folder(kind), [])
-        records = loaded[kind] = []
-        for read in reads:
-            if not read.valid:
-                continue
-            whole = not read.partial or (kind == "blocker" and read.data.get("status") in OPEN_BLOCKERS)
-            record = recordfiles.Record(kind, read.path, _full(read) if whole else read.data)
-            if not whole:
-                partial[id(record)] = read
-            records.append(record)
-        unusable[kind] = sum(1 for r in reads if not r.valid)
-
-    def made_whole(record: recordfiles.Record) -> recordfiles.Record:
-        read = partial.get(id(record))
-        return record if read is None else recordfiles.Record(record.kind, record.path, _full(read))
-
-    return loaded, unusable, made_whole
+        good = [read for read in reads if read.valid]
+        valid[kind], unusable[kind] = len(good), len(reads) - len(good)
+        if kind == "blocker":
+            loaded[kind] = [_whole(_item(read)) for read in good if read.data.get("status") in OPEN_BLOCKERS]
+        elif kind == "session":
+            loaded[kind] = [_item(read) for read in good]
+    return loaded, valid, unusable
 
 
-Whole = Callable[[recordfiles.Record], recordfiles.Record]  # a record with its whole front matter
+def _item(read: FileRead) -> Item:
+    """A valid record's read as an item (its id is the file name's stem when its front matter has none)."""
+    value = read.data.get("id")
+    return Item(value if isinstance(value, str) else read.name.removesuffix(".md"), read.data, read)
 
 
-def _full(read: FileRead) -> Any:
-    """A read's whole front matter: its facts when the rest can no longer be had (its file changed or went)."""
+def _whole(item: Item) -> Item:
+    """An item with its whole front matter: its facts when the rest can no longer be had (its file changed or
+    went)."""
+    read = item.read
+    if read is None or not read.partial:
+        return item
     try:
         data = read.full()
     except PlanstateError:
-        return read.data
-    return data if isinstance(data, dict) else read.data
+        return item
+    return item._replace(data=data) if isinstance(data, dict) else item
 
 
 # What makes a state untrustworthy, most serious first: a merge left half done, a file that cannot be read, a
@@ -332,8 +337,9 @@ def _failed_checkpoints(state: State) -> list[dict[str, Any]]:
     return out
 
 
-def _blockers(items: list[recordfiles.Record], unusable: int) -> dict[str, Any]:
-    """The open blockers (new, active, bypassed), active ones first, then oldest first; at most SHOWN_BLOCKERS."""
+def _blockers(items: list[Item], total: int, unusable: int) -> dict[str, Any]:
+    """The open blockers (new, active, bypassed) of the `total` valid ones, active ones first, then oldest first; at
+    most SHOWN_BLOCKERS."""
     open_ = [r for r in items if r.data.get("status") in OPEN_BLOCKERS]
     order = {"active": 0, "new": 1, "bypassed": 2}
     open_.sort(key=lambda r: (order.get(str(r.data.get("status")), 3), str(r.data.get("identified"))))
@@ -348,14 +354,16 @@ def _blockers(items: list[recordfiles.Record], unusable: int) -> dict[str, Any]:
         }
         for r in open_[:SHOWN_BLOCKERS]
     ]
-    return {"open": len(open_), "total": len(items), "unreadable": unusable, "items": shown}
+    return {"open": len(open_), "total": total, "unreadable": unusable, "items": shown}
 
 
-def _decisions(items: list[recordfiles.Record], unusable: int, whole: Whole) -> dict[str, Any]:
-    """The most recent decisions that still hold: superseded and rejected ones are hidden, proposed ones shown."""
-    status = [str(r.data.get("status")) for r in items]
-    live = [r for r in items if r.data.get("status") not in HIDDEN_DECISIONS]
-    live.sort(key=lambda r: (str(r.data.get("date")), r.id), reverse=True)
+def _decisions(reads: list[FileRead], unusable: int) -> dict[str, Any]:
+    """The most recent decisions that still hold: superseded and rejected ones are hidden, proposed ones shown.
+    Only the ones shown are made whole (the others are counted from their facts)."""
+    valid = [read for read in reads if read.valid]
+    status = [str(read.data.get("status")) for read in valid]
+    live = [read for read, current in zip(valid, status, strict=True) if current not in HIDDEN_DECISIONS]
+    newest = heapq.nlargest(RECENT_DECISIONS, map(_item, live), key=lambda r: (str(r.data.get("date")), r.id))
     shown = [
         {
             "id": r.id,
@@ -366,10 +374,10 @@ def _decisions(items: list[recordfiles.Record], unusable: int, whole: Whole) -> 
             "reason": shorten(r.data.get("reason") or ""),
             "reversible": r.data.get("reversible", True),
         }
-        for r in map(whole, live[:RECENT_DECISIONS])
+        for r in map(_whole, newest)
     ]
     return {
-        "total": len(items),
+        "total": len(valid),
         "superseded": status.count("superseded"),
         "rejected": status.count("rejected"),
         "unreadable": unusable,
@@ -378,37 +386,45 @@ def _decisions(items: list[recordfiles.Record], unusable: int, whole: Whole) -> 
 
 
 def _sessions(
-    ctx: Context, items: list[recordfiles.Record], unusable: int, when: datetime, whole: Whole
+    ctx: Context, items: list[Item], unusable: int, when: datetime
 ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """The last session to pick up from, and the sessions active now.
 
     The last session is the most recent one that is over: ended, crashed, or still `active` but silent for longer
     than the stale threshold (its agent probably crashed). Sessions that are alive are listed apart, so an agent
-    that has just started its own session still sees the handoff of the one before.
+    that has just started its own session still sees the handoff of the one before. Only the heartbeats of the
+    sessions still `active` and of the last one are looked at: a session that is over is over whatever its heartbeat
+    says (a year of sessions, each a heartbeat file to look for, cost more than the rest of the brief).
     """
     from planstate.check.checks import STALE_AFTER
     from planstate.ops.heartbeats import last_heartbeat
 
-    def started(r: recordfiles.Record) -> tuple[datetime, str]:
+    def started(r: Item) -> tuple[datetime, str]:
         """A sort key: the start (the earliest time for a session without a readable one), then the id."""
         return parse_datetime(r.data.get("started")) or datetime.min.replace(tzinfo=when.tzinfo), r.id
 
-    seen: dict[str, datetime | None] = {}  # each session's last sign of life: its heartbeat or its start
-    live: list[recordfiles.Record] = []
-    over: list[recordfiles.Record] = []
+    def seen(r: Item) -> datetime | None:
+        """A session's last sign of life: its heartbeat or its start."""
+        return verdicts.last_seen(last_heartbeat(ctx, r.id), r.data.get("started"))
+
+    live: list[tuple[Item, datetime | None]] = []
+    over: list[Item] = []
     for record in items:
-        latest = seen[record.id] = verdicts.last_seen(last_heartbeat(ctx, record.id), record.data.get("started"))
-        alive = latest is not None and not verdicts.silent(latest, when, STALE_AFTER)
-        (live if record.data.get("status") == "active" and alive else over).append(record)
-    active = [_live_session(whole(r), seen[r.id]) for r in sorted(live, key=started)]
+        if record.data.get("status") == "active":
+            latest = seen(record)
+            if latest is not None and not verdicts.silent(latest, when, STALE_AFTER):
+                live.append((record, latest))
+                continue
+        over.append(record)
+    active = [_live_session(_whole(r), latest) for r, latest in sorted(live, key=lambda pair: started(pair[0]))]
     summary = {"total": len(items), "unreadable": unusable, "active": active}
     if not over:
         return None, summary
     last = max(over, key=started)
-    return _last_session(whole(last), seen[last.id], when), summary
+    return _last_session(_whole(last), seen(last), when), summary
 
 
-def _live_session(r: recordfiles.Record, last_seen: datetime | None) -> dict[str, Any]:
+def _live_session(r: Item, last_seen: datetime | None) -> dict[str, Any]:
     """A session that is alive, as the brief lists it."""
     return {
         "id": r.id,
@@ -420,7 +436,7 @@ def _live_session(r: recordfiles.Record, last_seen: datetime | None) -> dict[str
     }
 
 
-def _last_session(last: recordfiles.Record, last_seen: datetime | None, when: datetime) -> dict[str, Any]:
+def _last_session(last: Item, last_seen: datetime | None, when: datetime) -> dict[str, Any]:
     """The session to pick up from: its handoff, what it completed and the issues it met (five of each), and how
     long it has been silent when it is still `active`."""
     d = last.data
