@@ -143,7 +143,7 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     if state_read is None or not state_read.valid or data is None:
         return out  # the facts below would come from a file that cannot be read, or from values known to be wrong
     state = State(data)
-    loaded, valid, unusable = _records(checker, initiative)
+    valid, unusable = _records(checker, initiative)
     history_read = checker.reads.get(initiative.history_path)
     entries = history_read.entries if history_read is not None and not history_read.read_failed else []
 
@@ -152,65 +152,65 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     out.current_phase = _current_phase(state, when, entries)
     out.timing = _timing(state, out.current_phase)
     out.checkpoints = _failed_checkpoints(state)
-    blocked = verdicts.blocked(state, [(r.id, r.data) for r in loaded["blocker"]])
+    open_blockers = [_whole(_item(read)) for read in valid["blocker"] if read.data.get("status") in OPEN_BLOCKERS]
+    blocked = verdicts.blocked(state, [(r.id, r.data) for r in open_blockers])
     out.escalate = verdicts.escalate(state, blocked)
     out.status = verdicts.status(state, blocked, out.timing["possibly_stalled"])
     for item in blocked:
         item["blockers"] = [{**b, "title": shorten(b["title"], 80)} for b in item["blockers"]]
     out.blocked_phases = blocked
-    out.blockers = _blockers(loaded["blocker"], valid["blocker"], unusable["blocker"])
-    out.decisions = _decisions(checker.records.get(initiative.folder("decision"), []), unusable["decision"])
-    out.last_session, out.sessions = _sessions(ctx, loaded["session"], unusable["session"], when)
+    out.blockers = _blockers(open_blockers, len(valid["blocker"]), unusable["blocker"])
+    out.decisions = _decisions(valid["decision"], unusable["decision"])
+    out.last_session, out.sessions = _sessions(ctx, valid["session"], unusable["session"], when)
     out.next_action = state.next_action.strip() if state.next_action else None
     out.position = _position(state)
     out.open_questions = list(state.resume_context.open_questions)
     out.files_modified = _files(ctx, state)
     out.key_implementations = [shorten(item) for item in state.resume_context.key_implementations]
     out.notes = notes(state_read.raw or b"")
-    out.verification = doubts.verify(ctx, state, loaded["blocker"], loaded["session"]) + doubts.typos(findings)
+    sessions = [read.data for read in valid["session"]]
+    out.verification = doubts.verify(ctx, state, open_blockers, sessions) + doubts.typos(findings)
     return out
 
 
 class Item(NamedTuple):
-    """A valid record as the brief uses it: its id, its data (only its facts, recordfiles.FACTS, when the checks
-    did not read its file) and the read that made it, for its whole front matter (`whole`)."""
+    """A record the brief shows or judges one by one: its id, its data (only its facts, recordfiles.FACTS, when
+    the checks did not read its file, until made whole by `_whole`) and the read that made it."""
 
     id: str
     data: dict[str, Any]
-    read: FileRead | None = None
+    read: FileRead
 
 
-def _records(checker: Checker, initiative: Initiative) -> tuple[dict[str, list[Item]], dict[str, int], dict[str, int]]:
-    """The open blockers and the valid sessions as the checks read them, and how many records of each kind were
-    valid and not.
-    A record the checks did not read (its cached facts vouched for it) holds only its facts until made whole
-    (`whole`), for the few the brief shows; open blockers, which the verdicts read, are whole. No path is made
-    for any of them (17,000 paths cost more than the rest of the brief)."""
-    loaded: dict[str, list[Item]] = {}
-    valid: dict[str, int] = {}
+def _records(checker: Checker, initiative: Initiative) -> tuple[dict[str, list[FileRead]], dict[str, int]]:
+    """The valid records of each kind as the checks read them (a record they did not read, its cached facts
+    vouching for it, holds only its facts), and how many of each kind were not valid. The brief makes an item,
+    whole, of the few it shows or judges one by one, and no path for any (17,000 cost more than the rest of it)."""
+    valid: dict[str, list[FileRead]] = {}
     unusable: dict[str, int] = {}
     for kind in ("decision", "blocker", "session"):
         reads = checker.records.get(initiative.folder(kind), [])
-        good = [read for read in reads if read.valid]
-        valid[kind], unusable[kind] = len(good), len(reads) - len(good)
-        if kind == "blocker":
-            loaded[kind] = [_whole(_item(read)) for read in good if read.data.get("status") in OPEN_BLOCKERS]
-        elif kind == "session":
-            loaded[kind] = [_item(read) for read in good]
-    return loaded, valid, unusable
+        valid[kind] = [read for read in reads if read.valid]
+        unusable[kind] = len(reads) - len(valid[kind])
+    return valid, unusable
+
+
+def _id(read: FileRead) -> str:
+    """A valid record's id: the file name's stem when its front matter has none."""
+    value = read.data.get("id")
+    return value if isinstance(value, str) else read.name.removesuffix(".md")
 
 
 def _item(read: FileRead) -> Item:
-    """A valid record's read as an item (its id is the file name's stem when its front matter has none)."""
-    value = read.data.get("id")
-    return Item(value if isinstance(value, str) else read.name.removesuffix(".md"), read.data, read)
+    """A valid record's read as an item."""
+    return Item(_id(read), read.data, read)
 
 
 def _whole(item: Item) -> Item:
     """An item with its whole front matter: its facts when the rest can no longer be had (its file changed or
     went)."""
     read = item.read
-    if read is None or not read.partial:
+    if not read.partial:
         return item
     try:
         data = read.full()
@@ -357,13 +357,12 @@ def _blockers(items: list[Item], total: int, unusable: int) -> dict[str, Any]:
     return {"open": len(open_), "total": total, "unreadable": unusable, "items": shown}
 
 
-def _decisions(reads: list[FileRead], unusable: int) -> dict[str, Any]:
+def _decisions(valid: list[FileRead], unusable: int) -> dict[str, Any]:
     """The most recent decisions that still hold: superseded and rejected ones are hidden, proposed ones shown.
     Only the ones shown are made whole (the others are counted from their facts)."""
-    valid = [read for read in reads if read.valid]
     status = [str(read.data.get("status")) for read in valid]
     live = [read for read, current in zip(valid, status, strict=True) if current not in HIDDEN_DECISIONS]
-    newest = heapq.nlargest(RECENT_DECISIONS, map(_item, live), key=lambda r: (str(r.data.get("date")), r.id))
+    newest = heapq.nlargest(RECENT_DECISIONS, live, key=lambda read: (str(read.data.get("date")), _id(read)))
     shown = [
         {
             "id": r.id,
@@ -374,7 +373,7 @@ def _decisions(reads: list[FileRead], unusable: int) -> dict[str, Any]:
             "reason": shorten(r.data.get("reason") or ""),
             "reversible": r.data.get("reversible", True),
         }
-        for r in map(_whole, newest)
+        for r in (_whole(_item(read)) for read in newest)
     ]
     return {
         "total": len(valid),
@@ -386,7 +385,7 @@ def _decisions(reads: list[FileRead], unusable: int) -> dict[str, Any]:
 
 
 def _sessions(
-    ctx: Context, items: list[Item], unusable: int, when: datetime
+    ctx: Context, valid: list[FileRead], unusable: int, when: datetime
 ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """The last session to pick up from, and the sessions active now.
 
@@ -399,28 +398,31 @@ def _sessions(
     from planstate.check.checks import STALE_AFTER
     from planstate.ops.heartbeats import last_heartbeat
 
-    def started(r: Item) -> tuple[datetime, str]:
-        """A sort key: the start (the earliest time for a session without a readable one), then the id."""
-        return parse_datetime(r.data.get("started")) or datetime.min.replace(tzinfo=when.tzinfo), r.id
+    earliest = datetime.min.replace(tzinfo=when.tzinfo)
 
-    def seen(r: Item) -> datetime | None:
+    def started(read: FileRead) -> tuple[datetime, str]:
+        """A sort key: the start (the earliest time for a session without a readable one), then the id."""
+        return parse_datetime(read.data.get("started")) or earliest, _id(read)
+
+    def seen(record: Item) -> datetime | None:
         """A session's last sign of life: its heartbeat or its start."""
-        return verdicts.last_seen(last_heartbeat(ctx, r.id), r.data.get("started"))
+        return verdicts.last_seen(last_heartbeat(ctx, record.id), record.data.get("started"))
 
     live: list[tuple[Item, datetime | None]] = []
-    over: list[Item] = []
-    for record in items:
-        if record.data.get("status") == "active":
+    over: list[FileRead] = []
+    for read in valid:
+        if read.data.get("status") == "active":
+            record = _item(read)
             latest = seen(record)
             if latest is not None and not verdicts.silent(latest, when, STALE_AFTER):
                 live.append((record, latest))
                 continue
-        over.append(record)
-    active = [_live_session(_whole(r), latest) for r, latest in sorted(live, key=lambda pair: started(pair[0]))]
-    summary = {"total": len(items), "unreadable": unusable, "active": active}
+        over.append(read)
+    live.sort(key=lambda pair: started(pair[0].read))
+    summary = {"total": len(valid), "unreadable": unusable, "active": [_live_session(_whole(r), t) for r, t in live]}
     if not over:
         return None, summary
-    last = max(over, key=started)
+    last = _item(max(over, key=started))
     return _last_session(_whole(last), seen(last), when), summary
 
 
