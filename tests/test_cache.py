@@ -414,3 +414,28 @@ def test_cached_facts_answer_only_for_files_whose_identity_vouches_for_their_row
     same_size_edit(paths[1], "status: active", "status: resolv")
     paths[2].unlink()
     assert list(Workspace.find(project).ctx.cached_facts(paths)) == [paths[0]]
+
+
+def test_resume_judges_blockers_from_their_facts_and_shows_them_whole(run: Run, project: Path) -> None:
+    """The brief judges open blockers from the facts the checks kept (their files unread), and makes whole only
+    those that block a phase or are shown: their titles, and a same-size hand edit of one, are what it says."""
+    for i, affects in enumerate([["phase 1"], ["phase 2"], []]):
+        write_record(project, "blocker", blocker(i, affects=affects))
+    exits(run("check", "--fix", cwd=project))
+    exits(run("check", cwd=project))
+    age_the_cache(project)
+
+    def brief() -> tuple[list[tuple[int, list[str]]], list[str]]:
+        found = json_data(exits(run("resume", "--json", cwd=project)))
+        phases = [(p["number"], [b["title"] for b in p["blockers"]]) for p in found["blocked_phases"]]
+        return phases, sorted(b["title"] for b in found["blockers"]["items"])
+
+    titles = ["Blocker number 0", "Blocker number 1", "Blocker number 2"]
+    assert brief() == ([(1, titles[:1]), (2, titles[1:2])], titles)
+    folder = project / ".planning" / "blockers"
+    third = next(p for p in folder.iterdir() if "number 2" in p.read_text(encoding="utf-8"))
+    same_size_edit(third, "Blocker number 2", "Blocker NUMBER 2")
+    assert brief() == ([(1, titles[:1]), (2, titles[1:2])], sorted([*titles[:2], "Blocker NUMBER 2"]))
+    second = next(p for p in folder.iterdir() if "number 1" in p.read_text(encoding="utf-8"))
+    same_size_edit(second, "- phase 2", "- phase 1")
+    assert brief()[0] == [(1, titles[:2])]

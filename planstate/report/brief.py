@@ -152,8 +152,8 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     out.current_phase = _current_phase(state, when, entries)
     out.timing = _timing(state, out.current_phase)
     out.checkpoints = _failed_checkpoints(state)
-    open_blockers = [_whole(_item(read)) for read in valid["blocker"] if read.data.get("status") in OPEN_BLOCKERS]
-    blocked = verdicts.blocked(state, [(r.id, r.data) for r in open_blockers])
+    open_blockers = [_item(read) for read in valid["blocker"] if read.data.get("status") in OPEN_BLOCKERS]
+    blocked = _blocked(state, open_blockers)
     out.escalate = verdicts.escalate(state, blocked)
     out.status = verdicts.status(state, blocked, out.timing["possibly_stalled"])
     for item in blocked:
@@ -204,6 +204,14 @@ def _id(read: FileRead) -> str:
 def _item(read: FileRead) -> Item:
     """A valid record's read as an item."""
     return Item(_id(read), read.data, read)
+
+
+def _blocked(state: State, open_blockers: list[Item]) -> list[dict[str, Any]]:
+    """The blocked phases (verdicts.blocked), judged from the open blockers' facts; only the blockers that block a
+    phase are made whole, for their titles (a phase's blockers are all those that name it, so judging those alone
+    again gives the same phases)."""
+    named = {b["id"] for item in verdicts.blocked(state, [r[:2] for r in open_blockers]) for b in item["blockers"]}
+    return verdicts.blocked(state, [_whole(r)[:2] for r in open_blockers if r.id in named])
 
 
 def _whole(item: Item) -> Item:
@@ -352,7 +360,7 @@ def _blockers(items: list[Item], total: int, unusable: int) -> dict[str, Any]:
             "affects": [str(a) for a in r.data.get("affects") or []],
             "workaround": shorten(r.data["workaround"]) if r.data.get("workaround") else None,
         }
-        for r in open_[:SHOWN_BLOCKERS]
+        for r in map(_whole, open_[:SHOWN_BLOCKERS])
     ]
     return {"open": len(open_), "total": total, "unreadable": unusable, "items": shown}
 
@@ -362,7 +370,11 @@ def _decisions(valid: list[FileRead], unusable: int) -> dict[str, Any]:
     Only the ones shown are made whole (the others are counted from their facts)."""
     status = [str(read.data.get("status")) for read in valid]
     live = [read for read, current in zip(valid, status, strict=True) if current not in HIDDEN_DECISIONS]
-    newest = heapq.nlargest(RECENT_DECISIONS, live, key=lambda read: (str(read.data.get("date")), _id(read)))
+    dates = [str(read.data.get("date")) for read in live]
+    # The newest by (date, id): ids are looked at only among those on or after the fifth newest date.
+    floor = heapq.nlargest(RECENT_DECISIONS, dates)[-1] if dates else ""
+    near = [(date, _id(read), read) for date, read in zip(dates, live, strict=True) if date >= floor]
+    newest = [read for _date, _record_id, read in heapq.nlargest(RECENT_DECISIONS, near, key=lambda t: t[:2])]
     shown = [
         {
             "id": r.id,
