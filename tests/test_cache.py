@@ -406,14 +406,15 @@ def test_status_takes_open_blockers_from_their_facts_and_sees_a_hand_edit_of_one
 
 def test_cached_facts_answer_only_for_files_whose_identity_vouches_for_their_row(run: Run, project: Path) -> None:
     paths = [write_record(project, "blocker", blocker(i)) for i in range(3)]
+    folder, names = paths[0].parent, [p.name for p in paths]
     exits(run("check", "--fix", cwd=project))
-    assert Workspace.find(project).ctx.cached_facts(paths) == {}  # rows written just now: too recent to vouch
+    assert Workspace.find(project).ctx.cached_facts(folder, names) == {}  # rows written just now: too recent
     age_the_cache(project)
-    facts = Workspace.find(project).ctx.cached_facts(paths)
-    assert [facts[p]["status"] for p in paths] == ["active"] * 3 and "title" not in facts[paths[0]]
+    facts = Workspace.find(project).ctx.cached_facts(folder, names)
+    assert [facts[name]["status"] for name in names] == ["active"] * 3 and "title" not in facts[names[0]]
     same_size_edit(paths[1], "status: active", "status: resolv")
     paths[2].unlink()
-    assert list(Workspace.find(project).ctx.cached_facts(paths)) == [paths[0]]
+    assert list(Workspace.find(project).ctx.cached_facts(folder, names)) == [names[0]]
 
 
 def test_resume_judges_blockers_from_their_facts_and_shows_them_whole(run: Run, project: Path) -> None:

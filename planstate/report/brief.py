@@ -32,12 +32,12 @@ from planstate.model.kinds import (
 from planstate.report import doubts
 from planstate.report.doubts import SHOWN_FILES
 from planstate.report.notes import notes
+from planstate.store import recordfiles
 
 if TYPE_CHECKING:
-    from planstate.check.checks import Checker
-    from planstate.check.reader import FileRead
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
+    from planstate.store.recordfiles import Summary
 
 RECENT_DECISIONS = 5
 SHOWN_BLOCKERS = 8
@@ -122,9 +122,11 @@ class Brief:
 def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     """Compute the resume brief of the workspace's target initiative.
 
-    The initiative's files are read once, by the checks (`checks.Checker`): what they find that makes
-    the state untrustworthy (conflicts, files that do not parse, values that fail validation, a state
-    that contradicts itself) is said first, and the brief uses the same bytes they read.
+    The checks (`checks.Checker`) judge the initiative's files first: what they find that makes the
+    state untrustworthy (conflicts, files that do not parse, values that fail validation, a state that
+    contradicts itself) is said first, and the brief uses the STATE.md and history they read. The
+    records come from their summaries and facts in the front-matter cache, each vouched for by its
+    file's stat identity (recordfiles.summaries): only the few records the brief shows are read whole.
     """
     from planstate.check.checks import STALE_AFTER, Checker
 
@@ -143,7 +145,6 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     if state_read is None or not state_read.valid or data is None:
         return out  # the facts below would come from a file that cannot be read, or from values known to be wrong
     state = State(data)
-    valid, unusable = _records(checker, initiative)
     history_read = checker.reads.get(initiative.history_path)
     entries = history_read.entries if history_read is not None and not history_read.read_failed else []
 
@@ -152,79 +153,88 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     out.current_phase = _current_phase(state, when, entries)
     out.timing = _timing(state, out.current_phase)
     out.checkpoints = _failed_checkpoints(state)
-    open_blockers = [_item(read) for read in valid["blocker"] if read.data.get("status") in OPEN_BLOCKERS]
-    blocked = _blocked(state, open_blockers)
+    blockers, blockers_unusable = _summaries(ctx, initiative, "blocker")
+    open_blockers = _with_facts(ctx, [s for s in blockers if s.status in OPEN_BLOCKERS])
+    blocked = _blocked(ctx, state, open_blockers)
     out.escalate = verdicts.escalate(state, blocked)
     out.status = verdicts.status(state, blocked, out.timing["possibly_stalled"])
     for item in blocked:
         item["blockers"] = [{**b, "title": shorten(b["title"], 80)} for b in item["blockers"]]
     out.blocked_phases = blocked
-    out.blockers = _blockers(open_blockers, len(valid["blocker"]), unusable["blocker"])
-    out.decisions = _decisions(valid["decision"], unusable["decision"])
-    out.last_session, out.sessions = _sessions(ctx, valid["session"], unusable["session"], when)
+    out.blockers = _blockers(ctx, open_blockers, len(blockers), blockers_unusable)
+    out.decisions = _decisions(ctx, *_summaries(ctx, initiative, "decision"))
+    sessions, sessions_unusable = _summaries(ctx, initiative, "session")
+    session_items = _with_facts(ctx, sessions)
+    out.last_session, out.sessions = _sessions(ctx, session_items, sessions_unusable, when)
     out.next_action = state.next_action.strip() if state.next_action else None
     out.position = _position(state)
     out.open_questions = list(state.resume_context.open_questions)
     out.files_modified = _files(ctx, state)
     out.key_implementations = [shorten(item) for item in state.resume_context.key_implementations]
     out.notes = notes(state_read.raw or b"")
-    sessions = [read.data for read in valid["session"]]
-    out.verification = doubts.verify(ctx, state, open_blockers, sessions) + doubts.typos(findings)
+    sessions_data = [item.data for item in session_items]
+    out.verification = doubts.verify(ctx, state, open_blockers, sessions_data) + doubts.typos(findings)
+    ctx.save_cache()  # what reading noted (a record read again) serves the next process
     return out
 
 
 class Item(NamedTuple):
-    """A record the brief shows or judges one by one: its id, its data (only its facts, recordfiles.FACTS, when
-    the checks did not read its file, until made whole by `_whole`) and the read that made it."""
+    """A valid record the brief judges one by one: its id, its data (only its facts, recordfiles.FACTS, while
+    `summary` is set: `_whole` reads the rest) and its summary."""
 
     id: str
     data: dict[str, Any]
-    read: FileRead
+    summary: Summary | None
 
 
-def _records(checker: Checker, initiative: Initiative) -> tuple[dict[str, list[FileRead]], dict[str, int]]:
-    """The valid records of each kind as the checks read them (a record they did not read, its cached facts
-    vouching for it, holds only its facts), and how many of each kind were not valid. The brief makes an item,
-    whole, of the few it shows or judges one by one, and no path for any (17,000 cost more than the rest of it)."""
-    valid: dict[str, list[FileRead]] = {}
-    unusable: dict[str, int] = {}
-    for kind in ("decision", "blocker", "session"):
-        reads = checker.records.get(initiative.folder(kind), [])
-        valid[kind] = [read for read in reads if read.valid]
-        unusable[kind] = len(reads) - len(valid[kind])
-    return valid, unusable
+def _summaries(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[Summary], int]:
+    """The summaries of the valid records of `kind` (recordfiles.summaries: a record whose stat identity vouches for
+    its cached summary is not read), and how many record files are not valid or cannot be read."""
+    found, problems = recordfiles.summaries(ctx, initiative, kind)
+    valid = [summary for summary in found if summary.problem is None]
+    return valid, len(found) - len(valid) + len(problems)
 
 
-def _id(read: FileRead) -> str:
-    """A valid record's id: the file name's stem when its front matter has none."""
-    value = read.data.get("id")
-    return value if isinstance(value, str) else read.name.removesuffix(".md")
+def _with_facts(ctx: Context, summaries: list[Summary]) -> list[Item]:
+    """The records summarized as items holding their facts (from the cache, for those whose stat identity vouches
+    for them), or their whole front matter (read now, for the others); one gone or broken since it was summarized
+    is left out."""
+    if not summaries:
+        return []
+    facts = ctx.cached_facts(summaries[0].folder, [summary.name for summary in summaries])
+    out: list[Item] = []
+    for summary in summaries:
+        data = facts.get(summary.name)
+        if data is not None:
+            out.append(Item(summary.id, data, summary))
+            continue
+        try:
+            whole = ctx.cached_data(summary.path)
+        except PlanstateError:
+            continue
+        if isinstance(whole, dict):
+            out.append(Item(summary.id, whole, None))
+    return out
 
 
-def _item(read: FileRead) -> Item:
-    """A valid record's read as an item."""
-    return Item(_id(read), read.data, read)
+def _whole(ctx: Context, item: Item) -> Item:
+    """An item with its whole front matter: its facts when the rest can no longer be had (its file changed or
+    went)."""
+    if item.summary is None:
+        return item
+    try:
+        data = ctx.cached_data(item.summary.path)
+    except PlanstateError:
+        return item
+    return Item(item.id, data, None) if isinstance(data, dict) else item
 
 
-def _blocked(state: State, open_blockers: list[Item]) -> list[dict[str, Any]]:
+def _blocked(ctx: Context, state: State, open_blockers: list[Item]) -> list[dict[str, Any]]:
     """The blocked phases (verdicts.blocked), judged from the open blockers' facts; only the blockers that block a
     phase are made whole, for their titles (a phase's blockers are all those that name it, so judging those alone
     again gives the same phases)."""
     named = {b["id"] for item in verdicts.blocked(state, [r[:2] for r in open_blockers]) for b in item["blockers"]}
-    return verdicts.blocked(state, [_whole(r)[:2] for r in open_blockers if r.id in named])
-
-
-def _whole(item: Item) -> Item:
-    """An item with its whole front matter: its facts when the rest can no longer be had (its file changed or
-    went)."""
-    read = item.read
-    if not read.partial:
-        return item
-    try:
-        data = read.full()
-    except PlanstateError:
-        return item
-    return item._replace(data=data) if isinstance(data, dict) else item
+    return verdicts.blocked(state, [_whole(ctx, r)[:2] for r in open_blockers if r.id in named])
 
 
 # What makes a state untrustworthy, most serious first: a merge left half done, a file that cannot be read, a
@@ -345,7 +355,7 @@ def _failed_checkpoints(state: State) -> list[dict[str, Any]]:
     return out
 
 
-def _blockers(items: list[Item], total: int, unusable: int) -> dict[str, Any]:
+def _blockers(ctx: Context, items: list[Item], total: int, unusable: int) -> dict[str, Any]:
     """The open blockers (new, active, bypassed) of the `total` valid ones, active ones first, then oldest first; at
     most SHOWN_BLOCKERS."""
     open_ = [r for r in items if r.data.get("status") in OPEN_BLOCKERS]
@@ -360,21 +370,18 @@ def _blockers(items: list[Item], total: int, unusable: int) -> dict[str, Any]:
             "affects": [str(a) for a in r.data.get("affects") or []],
             "workaround": shorten(r.data["workaround"]) if r.data.get("workaround") else None,
         }
-        for r in map(_whole, open_[:SHOWN_BLOCKERS])
+        for r in (_whole(ctx, item) for item in open_[:SHOWN_BLOCKERS])
     ]
     return {"open": len(open_), "total": total, "unreadable": unusable, "items": shown}
 
 
-def _decisions(valid: list[FileRead], unusable: int) -> dict[str, Any]:
-    """The most recent decisions that still hold: superseded and rejected ones are hidden, proposed ones shown.
-    Only the ones shown are made whole (the others are counted from their facts)."""
-    status = [str(read.data.get("status")) for read in valid]
-    live = [read for read, current in zip(valid, status, strict=True) if current not in HIDDEN_DECISIONS]
-    dates = [str(read.data.get("date")) for read in live]
-    # The newest by (date, id): ids are looked at only among those on or after the fifth newest date.
-    floor = heapq.nlargest(RECENT_DECISIONS, dates)[-1] if dates else ""
-    near = [(date, _id(read), read) for date, read in zip(dates, live, strict=True) if date >= floor]
-    newest = [read for _date, _record_id, read in heapq.nlargest(RECENT_DECISIONS, near, key=lambda t: t[:2])]
+def _decisions(ctx: Context, valid: list[Summary], unusable: int) -> dict[str, Any]:
+    """The most recent decisions that still hold, newest first in the order the regions use (their date, then
+    id): superseded and rejected ones are hidden, proposed ones shown. Counted from their summaries: only the ones
+    shown are read."""
+    status = [str(summary.status) for summary in valid]
+    live = [summary for summary, current in zip(valid, status, strict=True) if current not in HIDDEN_DECISIONS]
+    newest = heapq.nlargest(RECENT_DECISIONS, live, key=lambda summary: (summary.order, summary.id))
     shown = [
         {
             "id": r.id,
@@ -385,7 +392,7 @@ def _decisions(valid: list[FileRead], unusable: int) -> dict[str, Any]:
             "reason": shorten(r.data.get("reason") or ""),
             "reversible": r.data.get("reversible", True),
         }
-        for r in (_whole(_item(read)) for read in newest)
+        for r in (_whole(ctx, Item(summary.id, {}, summary)) for summary in newest)
     ]
     return {
         "total": len(valid),
@@ -397,7 +404,7 @@ def _decisions(valid: list[FileRead], unusable: int) -> dict[str, Any]:
 
 
 def _sessions(
-    ctx: Context, valid: list[FileRead], unusable: int, when: datetime
+    ctx: Context, items: list[Item], unusable: int, when: datetime
 ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """The last session to pick up from, and the sessions active now.
 
@@ -412,30 +419,30 @@ def _sessions(
 
     earliest = datetime.min.replace(tzinfo=when.tzinfo)
 
-    def started(read: FileRead) -> tuple[datetime, str]:
+    def started(record: Item) -> tuple[datetime, str]:
         """A sort key: the start (the earliest time for a session without a readable one), then the id."""
-        return parse_datetime(read.data.get("started")) or earliest, _id(read)
+        return parse_datetime(record.data.get("started")) or earliest, record.id
 
     def seen(record: Item) -> datetime | None:
         """A session's last sign of life: its heartbeat or its start."""
         return verdicts.last_seen(last_heartbeat(ctx, record.id), record.data.get("started"))
 
     live: list[tuple[Item, datetime | None]] = []
-    over: list[FileRead] = []
-    for read in valid:
-        if read.data.get("status") == "active":
-            record = _item(read)
+    over: list[Item] = []
+    for record in items:
+        if record.data.get("status") == "active":
             latest = seen(record)
             if latest is not None and not verdicts.silent(latest, when, STALE_AFTER):
                 live.append((record, latest))
                 continue
-        over.append(read)
-    live.sort(key=lambda pair: started(pair[0].read))
-    summary = {"total": len(valid), "unreadable": unusable, "active": [_live_session(_whole(r), t) for r, t in live]}
+        over.append(record)
+    live.sort(key=lambda pair: started(pair[0]))
+    active = [_live_session(_whole(ctx, r), latest) for r, latest in live]
+    summary = {"total": len(items), "unreadable": unusable, "active": active}
     if not over:
         return None, summary
-    last = _item(max(over, key=started))
-    return _last_session(_whole(last), seen(last), when), summary
+    last = max(over, key=started)
+    return _last_session(_whole(ctx, last), seen(last), when), summary
 
 
 def _live_session(r: Item, last_seen: datetime | None) -> dict[str, Any]:

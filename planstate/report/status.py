@@ -12,8 +12,6 @@ from planstate.model.kinds import BLOCKING, State, is_complete, phase_at, to_jso
 from planstate.model.validation import check, problems_for
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from planstate.store.context import Context
     from planstate.store.recordfiles import Summary
 
@@ -113,7 +111,7 @@ def status(ctx: Context) -> Status:
     summaries, _ = recordfiles.summaries(ctx, initiative, "blocker")
     blocking = [s for s in summaries if s.status in BLOCKING]  # a tenth of them at 17k records
     # Their facts say which phases they block; only those that block one are read whole, for their titles.
-    found = _data_of(ctx, blocking, ctx.cached_facts([s.path for s in blocking]))
+    found = _data_of(ctx, blocking, ctx.cached_facts(initiative.folder("blocker"), [s.name for s in blocking]))
     named = {b["id"] for item in verdicts.blocked(state, [r[:2] for r in found]) for b in item["blockers"]}
     whole = _data_of(ctx, [summary for record_id, _data, summary in found if record_id in named], {})
     blocked = verdicts.blocked(state, [r[:2] for r in whole])
@@ -153,18 +151,17 @@ def status(ctx: Context) -> Status:
 
 
 def _data_of(
-    ctx: Context, summaries: list[Summary], facts: dict[Path, dict[str, Any]]
+    ctx: Context, summaries: list[Summary], facts: dict[str, dict[str, Any]]
 ) -> list[tuple[str, dict[str, Any], Summary]]:
     """(id, data, summary) of the records summarized: their `facts` when given, else their whole front matter (a
     file gone or broken since it was summarized is left out, as one that could not be read is)."""
     out: list[tuple[str, dict[str, Any], Summary]] = []
     for summary in summaries:
-        path = summary.path
         try:
-            data = facts[path] if path in facts else ctx.cached_data(path)
+            data = facts[summary.name] if summary.name in facts else ctx.cached_data(summary.path)
         except PlanstateError:
             continue
         if isinstance(data, dict):
             value = data.get("id")
-            out.append((value if isinstance(value, str) else path.stem, data, summary))
+            out.append((value if isinstance(value, str) else summary.path.stem, data, summary))
     return out
