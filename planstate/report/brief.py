@@ -35,6 +35,9 @@ from planstate.report.notes import notes
 from planstate.store import recordfiles
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from planstate.check.reader import FileRead
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
     from planstate.store.recordfiles import Summary
@@ -153,8 +156,9 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     out.current_phase = _current_phase(state, when, entries)
     out.timing = _timing(state, out.current_phase)
     out.checkpoints = _failed_checkpoints(state)
-    blockers, blockers_unusable = _summaries(ctx, initiative, "blocker")
-    open_blockers = _with_facts(ctx, [s for s in blockers if s.status in OPEN_BLOCKERS])
+    read = dict(checker.records.items())  # the record folders the checks have read (with the memo, maybe none)
+    blockers, blockers_unusable, known = _summaries(ctx, initiative, "blocker", read)
+    open_blockers = _with_facts(ctx, [s for s in blockers if s.status in OPEN_BLOCKERS], known)
     blocked = _blocked(ctx, state, open_blockers)
     out.escalate = verdicts.escalate(state, blocked)
     out.status = verdicts.status(state, blocked, out.timing["possibly_stalled"])
@@ -162,9 +166,9 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
         item["blockers"] = [{**b, "title": shorten(b["title"], 80)} for b in item["blockers"]]
     out.blocked_phases = blocked
     out.blockers = _blockers(ctx, open_blockers, len(blockers), blockers_unusable)
-    out.decisions = _decisions(ctx, *_summaries(ctx, initiative, "decision"))
-    sessions, sessions_unusable = _summaries(ctx, initiative, "session")
-    session_items = _with_facts(ctx, sessions)
+    out.decisions = _decisions(ctx, *_summaries(ctx, initiative, "decision", read)[:2])
+    sessions, sessions_unusable, known = _summaries(ctx, initiative, "session", read)
+    session_items = _with_facts(ctx, sessions, known)
     out.last_session, out.sessions = _sessions(ctx, session_items, sessions_unusable, when)
     out.next_action = state.next_action.strip() if state.next_action else None
     out.position = _position(state)
@@ -187,21 +191,41 @@ class Item(NamedTuple):
     summary: Summary | None
 
 
-def _summaries(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[Summary], int]:
-    """The summaries of the valid records of `kind` (recordfiles.summaries: a record whose stat identity vouches for
-    its cached summary is not read), and how many record files are not valid or cannot be read."""
-    found, problems = recordfiles.summaries(ctx, initiative, kind)
-    valid = [summary for summary in found if summary.problem is None]
-    return valid, len(found) - len(valid) + len(problems)
+def _summaries(
+    ctx: Context, initiative: Initiative, kind: str, read: dict[Path, list[FileRead]]
+) -> tuple[list[Summary], int, dict[str, dict[str, Any]]]:
+    """The summaries of the valid records of `kind`, how many record files are not valid or cannot be read, and
+    the facts (or whole front matter) known of them by file name. From the checks' reads of the folder when they
+    read it (`read`); else from the cache (recordfiles.summaries: a record whose stat identity vouches for its
+    cached summary is not read), its facts then asked for only of the records that need them (`_with_facts`)."""
+    folder = initiative.folder(kind)
+    reads = read.get(folder)
+    if reads is None:
+        found, problems = recordfiles.summaries(ctx, initiative, kind)
+        valid = [summary for summary in found if summary.problem is None]
+        return valid, len(found) - len(valid) + len(problems), {}
+    make = recordfiles.Summary._make
+    out: list[Summary] = []
+    known: dict[str, dict[str, Any]] = {}
+    for one in reads:
+        if not one.valid:
+            continue
+        values = one.summary  # as the cache keeps it: id, order, status, fingerprint, problem, unknown keys
+        summary = make((one.folder, one.name, *values)) if values else recordfiles.summarize(kind, one.path, one.data)
+        if summary is not None:
+            out.append(summary)
+            known[one.name] = one.data
+    return out, len(reads) - len(out), known
 
 
-def _with_facts(ctx: Context, summaries: list[Summary]) -> list[Item]:
-    """The records summarized as items holding their facts (from the cache, for those whose stat identity vouches
-    for them), or their whole front matter (read now, for the others); one gone or broken since it was summarized
-    is left out."""
+def _with_facts(ctx: Context, summaries: list[Summary], known: dict[str, dict[str, Any]]) -> list[Item]:
+    """The records summarized as items holding their facts (`known`, else from the cache, for those whose stat
+    identity vouches for them), or their whole front matter (read now, for the others); one gone or broken since it
+    was summarized is left out."""
     if not summaries:
         return []
-    facts = ctx.cached_facts(summaries[0].folder, [summary.name for summary in summaries])
+    missing = [summary.name for summary in summaries if summary.name not in known]
+    facts = {**known, **ctx.cached_facts(summaries[0].folder, missing)} if missing else known
     out: list[Item] = []
     for summary in summaries:
         data = facts.get(summary.name)
