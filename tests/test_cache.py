@@ -440,3 +440,48 @@ def test_resume_judges_blockers_from_their_facts_and_shows_them_whole(run: Run, 
     second = next(p for p in folder.iterdir() if "number 1" in p.read_text(encoding="utf-8"))
     same_size_edit(second, "- phase 2", "- phase 1")
     assert brief()[0] == [(1, titles[:2])]
+
+
+def test_resume_shows_the_newest_decisions_from_their_summaries_and_sees_hand_edits(run: Run, project: Path) -> None:
+    """The brief's decisions come from their cached summaries, the newest read whole: a same-size hand edit of a
+    title or a status, and a deleted cache, are seen."""
+    paths = add_decisions(project, 8)
+    exits(run("check", cwd=project))
+    age_the_cache(project)
+
+    def shown() -> tuple[list[str], int, int]:
+        found = json_data(exits(run("resume", "--json", cwd=project)))["decisions"]
+        return [d["title"] for d in found["items"]], found["total"], found["rejected"]
+
+    newest = [f"Decision number {i}" for i in range(7, 2, -1)]
+    assert shown() == (newest, 8, 0)
+    same_size_edit(paths[7], "Decision number 7", "Decision NUMBER 7")
+    same_size_edit(paths[6], "status: accepted", "status: rejected")
+    assert shown() == (["Decision NUMBER 7", *[f"Decision number {i}" for i in range(5, 1, -1)]], 8, 1)
+    (project / CACHE).unlink()
+    assert shown() == (["Decision NUMBER 7", *[f"Decision number {i}" for i in range(5, 1, -1)]], 8, 1)
+
+
+def test_the_brief_takes_the_same_records_from_the_checks_reads_as_from_the_cache(run: Run, project: Path) -> None:
+    """The brief takes a folder's records from the checks' reads when they read it, else from the cache's
+    summaries and facts (a findings-memo hit reads none): both give the same summaries and facts."""
+    from planstate.check.checks import STALE_AFTER, Checker
+    from planstate.report import brief
+    from planstate.store.recordfiles import FACTS
+
+    add_decisions(project, 4)
+    for i in range(3):
+        write_record(project, "blocker", blocker(i, affects=["phase 1"], status=("active", "new", "resolved")[i]))
+    exits(run("session", "start", "--by", "worker-1", cwd=project))
+    exits(run("check", "--fix", cwd=project))
+    age_the_cache(project)
+    ctx = Workspace.find(project).ctx
+    checker = Checker(ctx, STALE_AFTER, regions=False, resume_files=False, drivers=False)
+    checker.run(only=ctx.target)
+    for kind in ("decision", "blocker", "session"):
+        from_reads = brief._summaries(ctx, ctx.target, kind, dict(checker.records.items()))
+        from_cache = brief._summaries(ctx, ctx.target, kind, {})
+        assert from_reads[:2] == from_cache[:2] and from_reads[0]
+        items = [brief._with_facts(ctx, found[0], found[2]) for found in (from_reads, from_cache)]
+        facts = [[(i.id, {k: v for k, v in i.data.items() if k in FACTS}) for i in each] for each in items]
+        assert facts[0] == facts[1]
