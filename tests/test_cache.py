@@ -7,7 +7,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from builders import decision, write_record
+from builders import blocker, decision, write_record
 from conftest import CORPUS, Run, exits, json_data, state_file
 from gitutil import commit_all, git, new_repo
 from hypothesis import given, settings
@@ -378,3 +378,110 @@ def test_a_warm_get_or_status_imports_no_yaml_parser_and_no_jinja(run: Run, proj
         imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time")}
         assert "planstate.store.cache" in imported  # it did read through the cache...
         assert not any(name.split(".")[0] in ("ruamel", "jinja2", "yaml") for name in imported), command  # ...only
+
+
+def test_status_takes_open_blockers_from_their_facts_and_sees_a_hand_edit_of_one(run: Run, project: Path) -> None:
+    """`status` decides which open blockers stop the current phase from their cached facts (their files are not
+    read whole unless they block it): a blocker that does, shown with its title, and a same-size hand edit that
+    makes another one block it, are both seen."""
+    for i, affects in enumerate([["phase 1"], ["phase 2"], [], ["phase 3"]]):
+        write_record(project, "blocker", blocker(i, affects=affects, status="active" if i != 3 else "resolved"))
+    exits(run("check", "--fix", cwd=project))
+    exits(run("check", cwd=project))
+    assert age_the_cache(project) >= 4
+
+    def stopped() -> tuple[str, list[str]]:
+        found = json_data(exits(run("status", "--json", cwd=project)))
+        return found["status"], [b["title"] for b in found["blockers"]]
+
+    assert stopped() == ("blocked", ["Blocker number 0"])
+    folder = project / ".planning" / "blockers"
+    second = next(p for p in folder.iterdir() if "phase 2" in p.read_text(encoding="utf-8"))
+    same_size_edit(second, "- phase 2", "- phase 1")
+    assert stopped() == ("blocked", ["Blocker number 0", "Blocker number 1"])
+    first = next(p for p in folder.iterdir() if "number 0" in p.read_text(encoding="utf-8"))
+    same_size_edit(first, "Blocker number 0", "Blocker NUMBER 0")  # a title alone: read whole, so seen
+    assert stopped() == ("blocked", ["Blocker NUMBER 0", "Blocker number 1"])
+
+
+def test_cached_facts_answer_only_for_files_whose_identity_vouches_for_their_row(run: Run, project: Path) -> None:
+    paths = [write_record(project, "blocker", blocker(i)) for i in range(3)]
+    folder, names = paths[0].parent, [p.name for p in paths]
+    exits(run("check", "--fix", cwd=project))
+    assert Workspace.find(project).ctx.cached_facts(folder, names) == {}  # rows written just now: too recent
+    age_the_cache(project)
+    facts = Workspace.find(project).ctx.cached_facts(folder, names)
+    assert [facts[name]["status"] for name in names] == ["active"] * 3 and "title" not in facts[names[0]]
+    same_size_edit(paths[1], "status: active", "status: resolv")
+    paths[2].unlink()
+    assert list(Workspace.find(project).ctx.cached_facts(folder, names)) == [names[0]]
+
+
+def test_resume_judges_blockers_from_their_facts_and_shows_them_whole(run: Run, project: Path) -> None:
+    """The brief judges open blockers from the facts the checks kept (their files unread), and makes whole only
+    those that block a phase or are shown: their titles, and a same-size hand edit of one, are what it says."""
+    for i, affects in enumerate([["phase 1"], ["phase 2"], []]):
+        write_record(project, "blocker", blocker(i, affects=affects))
+    exits(run("check", "--fix", cwd=project))
+    exits(run("check", cwd=project))
+    age_the_cache(project)
+
+    def brief() -> tuple[list[tuple[int, list[str]]], list[str]]:
+        found = json_data(exits(run("resume", "--json", cwd=project)))
+        phases = [(p["number"], [b["title"] for b in p["blockers"]]) for p in found["blocked_phases"]]
+        return phases, sorted(b["title"] for b in found["blockers"]["items"])
+
+    titles = ["Blocker number 0", "Blocker number 1", "Blocker number 2"]
+    assert brief() == ([(1, titles[:1]), (2, titles[1:2])], titles)
+    folder = project / ".planning" / "blockers"
+    third = next(p for p in folder.iterdir() if "number 2" in p.read_text(encoding="utf-8"))
+    same_size_edit(third, "Blocker number 2", "Blocker NUMBER 2")
+    assert brief() == ([(1, titles[:1]), (2, titles[1:2])], sorted([*titles[:2], "Blocker NUMBER 2"]))
+    second = next(p for p in folder.iterdir() if "number 1" in p.read_text(encoding="utf-8"))
+    same_size_edit(second, "- phase 2", "- phase 1")
+    assert brief()[0] == [(1, titles[:2])]
+
+
+def test_resume_shows_the_newest_decisions_from_their_summaries_and_sees_hand_edits(run: Run, project: Path) -> None:
+    """The brief's decisions come from their cached summaries, the newest read whole: a same-size hand edit of a
+    title or a status, and a deleted cache, are seen."""
+    paths = add_decisions(project, 8)
+    exits(run("check", cwd=project))
+    age_the_cache(project)
+
+    def shown() -> tuple[list[str], int, int]:
+        found = json_data(exits(run("resume", "--json", cwd=project)))["decisions"]
+        return [d["title"] for d in found["items"]], found["total"], found["rejected"]
+
+    newest = [f"Decision number {i}" for i in range(7, 2, -1)]
+    assert shown() == (newest, 8, 0)
+    same_size_edit(paths[7], "Decision number 7", "Decision NUMBER 7")
+    same_size_edit(paths[6], "status: accepted", "status: rejected")
+    assert shown() == (["Decision NUMBER 7", *[f"Decision number {i}" for i in range(5, 1, -1)]], 8, 1)
+    (project / CACHE).unlink()
+    assert shown() == (["Decision NUMBER 7", *[f"Decision number {i}" for i in range(5, 1, -1)]], 8, 1)
+
+
+def test_the_brief_takes_the_same_records_from_the_checks_reads_as_from_the_cache(run: Run, project: Path) -> None:
+    """The brief takes a folder's records from the checks' reads when they read it, else from the cache's
+    summaries and facts (a findings-memo hit reads none): both give the same summaries and facts."""
+    from planstate.check.checks import STALE_AFTER, Checker
+    from planstate.report import brief
+    from planstate.store.recordfiles import FACTS
+
+    add_decisions(project, 4)
+    for i in range(3):
+        write_record(project, "blocker", blocker(i, affects=["phase 1"], status=("active", "new", "resolved")[i]))
+    exits(run("session", "start", "--by", "worker-1", cwd=project))
+    exits(run("check", "--fix", cwd=project))
+    age_the_cache(project)
+    ctx = Workspace.find(project).ctx
+    checker = Checker(ctx, STALE_AFTER, regions=False, resume_files=False, drivers=False)
+    checker.run(only=ctx.target)
+    for kind in ("decision", "blocker", "session"):
+        from_reads = brief._summaries(ctx, ctx.target, kind, dict(checker.records.items()))
+        from_cache = brief._summaries(ctx, ctx.target, kind, {})
+        assert from_reads[:2] == from_cache[:2] and from_reads[0]
+        items = [brief._with_facts(ctx, found[0], found[2]) for found in (from_reads, from_cache)]
+        facts = [[(i.id, {k: v for k, v in i.data.items() if k in FACTS}) for i in each] for each in items]
+        assert facts[0] == facts[1]

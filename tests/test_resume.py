@@ -484,6 +484,24 @@ def test_a_session_alive_now_is_not_the_last_session(run: Run, tmp_path: Path) -
     assert "Active sessions (1):\n  - ses-" in brief_text(run, tmp_path, T0 + timedelta(minutes=10))
 
 
+def test_only_active_sessions_are_judged_by_their_heartbeat(run: Run, tmp_path: Path) -> None:
+    """A session that is over stays over whatever its heartbeat says (the brief looks at the heartbeats of active
+    sessions and of the last one only), and the last one's heartbeat still tells when it was last seen."""
+    write_state(tmp_path, state_data(phases=timed_phases(NAMES, done=1), current=2))
+    ended = session(1, handoff_reason="Done for today")
+    write_record(tmp_path, "session", session(0))
+    write_record(tmp_path, "session", ended)
+    beats = tmp_path / ".planning" / ".local" / "heartbeats"
+    beats.mkdir(parents=True)
+    late = T0 + timedelta(hours=20)
+    (beats / ended["id"]).write_text("x")
+    os.utime(beats / ended["id"], (late.timestamp(), late.timestamp()))
+    data = brief_json(run, tmp_path, T0 + timedelta(hours=20, minutes=5))
+    assert data["sessions"]["active"] == [] and data["sessions"]["total"] == 2
+    last = data["last_session"]
+    assert (last["id"], last["last_seen"], last["silent_seconds"]) == (ended["id"], f"{late:%Y-%m-%dT%H:%M:%SZ}", None)
+
+
 def test_starting_a_session_keeps_the_previous_handoff_in_view(run: Run, project: Path) -> None:
     """The returning agent's first `session start` must not hide the handoff it is resuming from."""
 

@@ -376,10 +376,12 @@ def with_phase_number(text: str, number: int) -> str:
 def affected_phases(state: State, affects: Any) -> list[int]:
     """The phase numbers an `affects` list names, as `phase N` (`Phase 3: OAuth`) or by a phase's exact name
     (case and surrounding spaces aside), each once, in the order named."""
+    if not affects or not isinstance(affects, list):
+        return []  # most blockers name no phase: the verdicts ask this of every open one
     numbers = phase_numbers(state)
     names = {str(p.name).strip().casefold(): numbers.start + i for i, p in enumerate(state.phases) if p.name}
     out: list[int] = []
-    for item in affects if isinstance(affects, list) else []:
+    for item in affects:
         number = phase_reference(str(item))
         if number is None:
             number = names.get(str(item).strip().casefold())

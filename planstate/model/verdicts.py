@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from statistics import mean
+from math import fsum
 from typing import Any
 
 from planstate.core.clock import parse_datetime
@@ -46,11 +46,17 @@ def completed_durations(state: State) -> list[float]:
     ]
 
 
+def average(durations: list[float]) -> float | None:
+    """The mean of phase durations in seconds (None for none); `statistics` is not imported for it (4 ms a start)."""
+    return fsum(durations) / len(durations) if durations else None
+
+
 def stalled(running_seconds: float | None, durations: list[float]) -> bool:
     """Whether a phase that has run `running_seconds` is possibly stalled, given how long completed phases took."""
-    if running_seconds is None or not durations:
+    mean = average(durations)
+    if running_seconds is None or mean is None:
         return False
-    return running_seconds > max(STALL_FACTOR * mean(durations), STALL_FLOOR)
+    return running_seconds > max(STALL_FACTOR * mean, STALL_FLOOR)
 
 
 def running_seconds(state: State, when: datetime, entries: list[dict[str, Any]]) -> int | None:

@@ -9,11 +9,10 @@ the current time (how long a phase has run, stall detection) uses `planstate.cor
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import heapq
 from dataclasses import dataclass, field
 from datetime import datetime
-from statistics import mean
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.check.findings import CONTRADICTIONS, Finding
 from planstate.core.clock import now as clock_now
@@ -36,10 +35,12 @@ from planstate.report.notes import notes
 from planstate.store import recordfiles
 
 if TYPE_CHECKING:
-    from planstate.check.checks import Checker
+    from pathlib import Path
+
     from planstate.check.reader import FileRead
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
+    from planstate.store.recordfiles import Summary
 
 RECENT_DECISIONS = 5
 SHOWN_BLOCKERS = 8
@@ -124,9 +125,11 @@ class Brief:
 def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     """Compute the resume brief of the workspace's target initiative.
 
-    The initiative's files are read once, by the checks (`checks.Checker`): what they find that makes
-    the state untrustworthy (conflicts, files that do not parse, values that fail validation, a state
-    that contradicts itself) is said first, and the brief uses the same bytes they read.
+    The checks (`checks.Checker`) judge the initiative's files first: what they find that makes the
+    state untrustworthy (conflicts, files that do not parse, values that fail validation, a state that
+    contradicts itself) is said first, and the brief uses the STATE.md and history they read. The
+    records come from their summaries and facts in the front-matter cache, each vouched for by its
+    file's stat identity (recordfiles.summaries): only the few records the brief shows are read whole.
     """
     from planstate.check.checks import STALE_AFTER, Checker
 
@@ -145,7 +148,6 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     if state_read is None or not state_read.valid or data is None:
         return out  # the facts below would come from a file that cannot be read, or from values known to be wrong
     state = State(data)
-    loaded, unusable, whole = _records(checker, initiative)
     history_read = checker.reads.get(initiative.history_path)
     entries = history_read.entries if history_read is not None and not history_read.read_failed else []
 
@@ -154,65 +156,109 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     out.current_phase = _current_phase(state, when, entries)
     out.timing = _timing(state, out.current_phase)
     out.checkpoints = _failed_checkpoints(state)
-    blocked = verdicts.blocked(state, [(r.id, r.data) for r in loaded["blocker"]])
+    read = dict(checker.records.items())  # the record folders the checks have read (with the memo, maybe none)
+    blockers, blockers_unusable, known = _summaries(ctx, initiative, "blocker", read)
+    open_blockers = _with_facts(ctx, [s for s in blockers if s.status in OPEN_BLOCKERS], known)
+    blocked = _blocked(ctx, state, open_blockers)
     out.escalate = verdicts.escalate(state, blocked)
     out.status = verdicts.status(state, blocked, out.timing["possibly_stalled"])
     for item in blocked:
         item["blockers"] = [{**b, "title": shorten(b["title"], 80)} for b in item["blockers"]]
     out.blocked_phases = blocked
-    out.blockers = _blockers(loaded["blocker"], unusable["blocker"])
-    out.decisions = _decisions(loaded["decision"], unusable["decision"], whole)
-    out.last_session, out.sessions = _sessions(ctx, loaded["session"], unusable["session"], when, whole)
+    out.blockers = _blockers(ctx, open_blockers, len(blockers), blockers_unusable)
+    out.decisions = _decisions(ctx, *_summaries(ctx, initiative, "decision", read)[:2])
+    sessions, sessions_unusable, known = _summaries(ctx, initiative, "session", read)
+    session_items = _with_facts(ctx, sessions, known)
+    out.last_session, out.sessions = _sessions(ctx, session_items, sessions_unusable, when)
     out.next_action = state.next_action.strip() if state.next_action else None
     out.position = _position(state)
     out.open_questions = list(state.resume_context.open_questions)
     out.files_modified = _files(ctx, state)
     out.key_implementations = [shorten(item) for item in state.resume_context.key_implementations]
     out.notes = notes(state_read.raw or b"")
-    out.verification = doubts.verify(ctx, state, loaded["blocker"], loaded["session"]) + doubts.typos(findings)
+    sessions_data = [item.data for item in session_items]
+    out.verification = doubts.verify(ctx, state, open_blockers, sessions_data) + doubts.typos(findings)
+    ctx.save_cache()  # what reading noted (a record read again) serves the next process
     return out
 
 
-def _records(
-    checker: Checker, initiative: Initiative
-) -> tuple[dict[str, list[recordfiles.Record]], dict[str, int], Whole]:
-    """The valid records of each kind as the checks read them, how many of each kind were not valid, and how to
-    make one whole. A record the checks did not read (its cached facts vouched for it) holds only its facts
-    (recordfiles.FACTS) until made whole, for the few the brief shows; open blockers, which the verdicts read,
-    are whole."""
-    loaded: dict[str, list[recordfiles.Record]] = {}
-    unusable: dict[str, int] = {}
-    partial: dict[int, FileRead] = {}  # by id() of the record made of it
-    for kind in ("decision", "blocker", "session"):
-        reads = checker.records.get(initiative.folder(kind), [])
-        records = loaded[kind] = []
-        for read in reads:
-            if not read.valid:
-                continue
-            whole = not read.partial or (kind == "blocker" and read.data.get("status") in OPEN_BLOCKERS)
-            record = recordfiles.Record(kind, read.path, _full(read) if whole else read.data)
-            if not whole:
-                partial[id(record)] = read
-            records.append(record)
-        unusable[kind] = sum(1 for r in reads if not r.valid)
+class Item(NamedTuple):
+    """A valid record the brief judges one by one: its id, its data (only its facts, recordfiles.FACTS, while
+    `summary` is set: `_whole` reads the rest) and its summary."""
 
-    def made_whole(record: recordfiles.Record) -> recordfiles.Record:
-        read = partial.get(id(record))
-        return record if read is None else recordfiles.Record(record.kind, record.path, _full(read))
-
-    return loaded, unusable, made_whole
+    id: str
+    data: dict[str, Any]
+    summary: Summary | None
 
 
-Whole = Callable[[recordfiles.Record], recordfiles.Record]  # a record with its whole front matter
+def _summaries(
+    ctx: Context, initiative: Initiative, kind: str, read: dict[Path, list[FileRead]]
+) -> tuple[list[Summary], int, dict[str, dict[str, Any]]]:
+    """The summaries of the valid records of `kind`, how many record files are not valid or cannot be read, and
+    the facts (or whole front matter) known of them by file name. From the checks' reads of the folder when they
+    read it (`read`); else from the cache (recordfiles.summaries: a record whose stat identity vouches for its
+    cached summary is not read), its facts then asked for only of the records that need them (`_with_facts`)."""
+    folder = initiative.folder(kind)
+    reads = read.get(folder)
+    if reads is None:
+        found, problems = recordfiles.summaries(ctx, initiative, kind)
+        valid = [summary for summary in found if summary.problem is None]
+        return valid, len(found) - len(valid) + len(problems), {}
+    make = recordfiles.Summary._make
+    out: list[Summary] = []
+    known: dict[str, dict[str, Any]] = {}
+    for one in reads:
+        if not one.valid:
+            continue
+        values = one.summary  # as the cache keeps it: id, order, status, fingerprint, problem, unknown keys
+        summary = make((one.folder, one.name, *values)) if values else recordfiles.summarize(kind, one.path, one.data)
+        if summary is not None:
+            out.append(summary)
+            known[one.name] = one.data
+    return out, len(reads) - len(out), known
 
 
-def _full(read: FileRead) -> Any:
-    """A read's whole front matter: its facts when the rest can no longer be had (its file changed or went)."""
+def _with_facts(ctx: Context, summaries: list[Summary], known: dict[str, dict[str, Any]]) -> list[Item]:
+    """The records summarized as items holding their facts (`known`, else from the cache, for those whose stat
+    identity vouches for them), or their whole front matter (read now, for the others); one gone or broken since it
+    was summarized is left out."""
+    if not summaries:
+        return []
+    missing = [summary.name for summary in summaries if summary.name not in known]
+    facts = {**known, **ctx.cached_facts(summaries[0].folder, missing)} if missing else known
+    out: list[Item] = []
+    for summary in summaries:
+        data = facts.get(summary.name)
+        if data is not None:
+            out.append(Item(summary.id, data, summary))
+            continue
+        try:
+            whole = ctx.cached_data(summary.path)
+        except PlanstateError:
+            continue
+        if isinstance(whole, dict):
+            out.append(Item(summary.id, whole, None))
+    return out
+
+
+def _whole(ctx: Context, item: Item) -> Item:
+    """An item with its whole front matter: its facts when the rest can no longer be had (its file changed or
+    went)."""
+    if item.summary is None:
+        return item
     try:
-        data = read.full()
+        data = ctx.cached_data(item.summary.path)
     except PlanstateError:
-        return read.data
-    return data if isinstance(data, dict) else read.data
+        return item
+    return Item(item.id, data, None) if isinstance(data, dict) else item
+
+
+def _blocked(ctx: Context, state: State, open_blockers: list[Item]) -> list[dict[str, Any]]:
+    """The blocked phases (verdicts.blocked), judged from the open blockers' facts; only the blockers that block a
+    phase are made whole, for their titles (a phase's blockers are all those that name it, so judging those alone
+    again gives the same phases)."""
+    named = {b["id"] for item in verdicts.blocked(state, [r[:2] for r in open_blockers]) for b in item["blockers"]}
+    return verdicts.blocked(state, [_whole(ctx, r)[:2] for r in open_blockers if r.id in named])
 
 
 # What makes a state untrustworthy, most serious first: a merge left half done, a file that cannot be read, a
@@ -301,7 +347,7 @@ def _timing(state: State, current: dict[str, Any] | None) -> dict[str, Any]:
     total = len(phase_numbers(state))
     done = sum(1 for p in state.phases if p.status in FINISHED)
     remaining = max(0, total - done)
-    average = mean(durations) if durations else None
+    average = verdicts.average(durations)
     running = current.get("running_seconds") if current else None
     stalled = verdicts.stalled(running, durations)
     return {
@@ -333,8 +379,9 @@ def _failed_checkpoints(state: State) -> list[dict[str, Any]]:
     return out
 
 
-def _blockers(items: list[recordfiles.Record], unusable: int) -> dict[str, Any]:
-    """The open blockers (new, active, bypassed), active ones first, then oldest first; at most SHOWN_BLOCKERS."""
+def _blockers(ctx: Context, items: list[Item], total: int, unusable: int) -> dict[str, Any]:
+    """The open blockers (new, active, bypassed) of the `total` valid ones, active ones first, then oldest first; at
+    most SHOWN_BLOCKERS."""
     open_ = [r for r in items if r.data.get("status") in OPEN_BLOCKERS]
     order = {"active": 0, "new": 1, "bypassed": 2}
     open_.sort(key=lambda r: (order.get(str(r.data.get("status")), 3), str(r.data.get("identified"))))
@@ -347,16 +394,18 @@ def _blockers(items: list[recordfiles.Record], unusable: int) -> dict[str, Any]:
             "affects": [str(a) for a in r.data.get("affects") or []],
             "workaround": shorten(r.data["workaround"]) if r.data.get("workaround") else None,
         }
-        for r in open_[:SHOWN_BLOCKERS]
+        for r in (_whole(ctx, item) for item in open_[:SHOWN_BLOCKERS])
     ]
-    return {"open": len(open_), "total": len(items), "unreadable": unusable, "items": shown}
+    return {"open": len(open_), "total": total, "unreadable": unusable, "items": shown}
 
 
-def _decisions(items: list[recordfiles.Record], unusable: int, whole: Whole) -> dict[str, Any]:
-    """The most recent decisions that still hold: superseded and rejected ones are hidden, proposed ones shown."""
-    status = [str(r.data.get("status")) for r in items]
-    live = [r for r in items if r.data.get("status") not in HIDDEN_DECISIONS]
-    live.sort(key=lambda r: (str(r.data.get("date")), r.id), reverse=True)
+def _decisions(ctx: Context, valid: list[Summary], unusable: int) -> dict[str, Any]:
+    """The most recent decisions that still hold, newest first in the order the regions use (their date, then
+    id): superseded and rejected ones are hidden, proposed ones shown. Counted from their summaries: only the ones
+    shown are read."""
+    status = [str(summary.status) for summary in valid]
+    live = [summary for summary, current in zip(valid, status, strict=True) if current not in HIDDEN_DECISIONS]
+    newest = heapq.nlargest(RECENT_DECISIONS, live, key=lambda summary: (summary.order, summary.id))
     shown = [
         {
             "id": r.id,
@@ -367,10 +416,10 @@ def _decisions(items: list[recordfiles.Record], unusable: int, whole: Whole) -> 
             "reason": shorten(r.data.get("reason") or ""),
             "reversible": r.data.get("reversible", True),
         }
-        for r in map(whole, live[:RECENT_DECISIONS])
+        for r in (_whole(ctx, Item(summary.id, {}, summary)) for summary in newest)
     ]
     return {
-        "total": len(items),
+        "total": len(valid),
         "superseded": status.count("superseded"),
         "rejected": status.count("rejected"),
         "unreadable": unusable,
@@ -379,37 +428,48 @@ def _decisions(items: list[recordfiles.Record], unusable: int, whole: Whole) -> 
 
 
 def _sessions(
-    ctx: Context, items: list[recordfiles.Record], unusable: int, when: datetime, whole: Whole
+    ctx: Context, items: list[Item], unusable: int, when: datetime
 ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """The last session to pick up from, and the sessions active now.
 
     The last session is the most recent one that is over: ended, crashed, or still `active` but silent for longer
     than the stale threshold (its agent probably crashed). Sessions that are alive are listed apart, so an agent
-    that has just started its own session still sees the handoff of the one before.
+    that has just started its own session still sees the handoff of the one before. Only the heartbeats of the
+    sessions still `active` and of the last one are looked at: a session that is over is over whatever its heartbeat
+    says (a year of sessions, each a heartbeat file to look for, cost more than the rest of the brief).
     """
     from planstate.check.checks import STALE_AFTER
     from planstate.ops.heartbeats import last_heartbeat
 
-    def started(r: recordfiles.Record) -> tuple[datetime, str]:
-        """A sort key: the start (the earliest time for a session without a readable one), then the id."""
-        return parse_datetime(r.data.get("started")) or datetime.min.replace(tzinfo=when.tzinfo), r.id
+    earliest = datetime.min.replace(tzinfo=when.tzinfo)
 
-    seen: dict[str, datetime | None] = {}  # each session's last sign of life: its heartbeat or its start
-    live: list[recordfiles.Record] = []
-    over: list[recordfiles.Record] = []
+    def started(record: Item) -> tuple[datetime, str]:
+        """A sort key: the start (the earliest time for a session without a readable one), then the id."""
+        return parse_datetime(record.data.get("started")) or earliest, record.id
+
+    def seen(record: Item) -> datetime | None:
+        """A session's last sign of life: its heartbeat or its start."""
+        return verdicts.last_seen(last_heartbeat(ctx, record.id), record.data.get("started"))
+
+    live: list[tuple[Item, datetime | None]] = []
+    over: list[Item] = []
     for record in items:
-        latest = seen[record.id] = verdicts.last_seen(last_heartbeat(ctx, record.id), record.data.get("started"))
-        alive = latest is not None and not verdicts.silent(latest, when, STALE_AFTER)
-        (live if record.data.get("status") == "active" and alive else over).append(record)
-    active = [_live_session(whole(r), seen[r.id]) for r in sorted(live, key=started)]
+        if record.data.get("status") == "active":
+            latest = seen(record)
+            if latest is not None and not verdicts.silent(latest, when, STALE_AFTER):
+                live.append((record, latest))
+                continue
+        over.append(record)
+    live.sort(key=lambda pair: started(pair[0]))
+    active = [_live_session(_whole(ctx, r), latest) for r, latest in live]
     summary = {"total": len(items), "unreadable": unusable, "active": active}
     if not over:
         return None, summary
     last = max(over, key=started)
-    return _last_session(whole(last), seen[last.id], when), summary
+    return _last_session(_whole(ctx, last), seen(last), when), summary
 
 
-def _live_session(r: recordfiles.Record, last_seen: datetime | None) -> dict[str, Any]:
+def _live_session(r: Item, last_seen: datetime | None) -> dict[str, Any]:
     """A session that is alive, as the brief lists it."""
     return {
         "id": r.id,
@@ -421,7 +481,7 @@ def _live_session(r: recordfiles.Record, last_seen: datetime | None) -> dict[str
     }
 
 
-def _last_session(last: recordfiles.Record, last_seen: datetime | None, when: datetime) -> dict[str, Any]:
+def _last_session(last: Item, last_seen: datetime | None, when: datetime) -> dict[str, Any]:
     """The session to pick up from: its handoff, what it completed and the issues it met (five of each), and how
     long it has been silent when it is still `active`."""
     d = last.data

@@ -7,18 +7,30 @@ flag per doubt, in the order of `VERIFICATIONS`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from planstate.check.findings import Finding
 from planstate.core.clock import parse_datetime
 from planstate.model.kinds import OPEN_BLOCKERS, State, affected_phases, phase_at
-from planstate.store import recordfiles
 
 if TYPE_CHECKING:
     from planstate.store.context import Context
+
+
+class Recorded(Protocol):
+    """A record as the doubts read it: its id and its data (a `recordfiles.Record`, or the brief's item)."""
+
+    @property
+    def id(self) -> str:
+        """The record's id."""
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """Its front matter (or only its facts)."""
+
 
 SHOWN_FILES = 10
 SHOWN_GIT_FILES = 10
@@ -31,7 +43,7 @@ def missing(ctx: Context, state: State) -> list[str]:
 
 
 def verify(
-    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
+    ctx: Context, state: State, blockers: Sequence[Recorded], sessions: Sequence[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Verify the state before resuming from it: the resume context against the working tree, and the blockers
     against the phases; one flag per doubt, in the order of `VERIFICATIONS`."""
@@ -49,7 +61,7 @@ def typos(findings: list[Finding]) -> list[dict[str, Any]]:
 
 
 def _legacy_format(
-    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
+    ctx: Context, state: State, blockers: Sequence[Recorded], sessions: Sequence[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """A STATE.md without a structure snapshot: completion is only inferred."""
     if state.structure.exists():
@@ -59,7 +71,7 @@ def _legacy_format(
 
 
 def _missing_files(
-    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
+    ctx: Context, state: State, blockers: Sequence[Recorded], sessions: Sequence[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Files the resume context lists as modified that no longer exist."""
     gone = missing(ctx, state)
@@ -77,7 +89,7 @@ def _missing_files(
 
 
 def _unrecorded_changes(
-    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
+    ctx: Context, state: State, blockers: Sequence[Recorded], sessions: Sequence[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Files git says changed since the state's last news (see `_changes_since`) that the resume context does not
     mention (planning files aside)."""
@@ -108,7 +120,7 @@ def _unrecorded_changes(
 
 
 def _blockers_on_completed_phases(
-    ctx: Context, state: State, blockers: list[recordfiles.Record], sessions: list[recordfiles.Record]
+    ctx: Context, state: State, blockers: Sequence[Recorded], sessions: Sequence[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Open blockers that still affect a completed phase: the blocker or what it affects is out of date."""
     flags = []
@@ -131,8 +143,13 @@ def _blockers_on_completed_phases(
 
 
 VERIFICATIONS: tuple[
-    Callable[[Context, State, list[recordfiles.Record], list[recordfiles.Record]], list[dict[str, Any]]], ...
-] = (_legacy_format, _missing_files, _unrecorded_changes, _blockers_on_completed_phases)
+    Callable[[Context, State, Sequence[Recorded], Sequence[dict[str, Any]]], list[dict[str, Any]]], ...
+] = (
+    _legacy_format,
+    _missing_files,
+    _unrecorded_changes,
+    _blockers_on_completed_phases,
+)
 
 
 # What `since` of an unrecorded_changes flag is, in the words of its message.
@@ -144,14 +161,14 @@ SINCE_TEXT = {
 }
 
 
-def _changes_since(state: State, sessions: list[recordfiles.Record]) -> tuple[datetime | None, str | None]:
+def _changes_since(state: State, sessions: Sequence[dict[str, Any]]) -> tuple[datetime | None, str | None]:
     """From when git changes are work the state may not know of: the end of the last session that ended; when none
     has, the start of the oldest active one (a crashed agent's work is all unrecorded); with no session at all, the
     last lifecycle change or the creation. Uncommitted changes count whatever this is."""
-    ends = [e for s in sessions if (e := parse_datetime(s.data.get("ended"))) is not None]
+    ends = [e for s in sessions if (e := parse_datetime(s.get("ended"))) is not None]
     if ends:
         return max(ends), "session_ended"
-    starts = [t for s in sessions if s.data.get("status") == "active" and (t := parse_datetime(s.data.get("started")))]
+    starts = [t for s in sessions if s.get("status") == "active" and (t := parse_datetime(s.get("started")))]
     if starts:
         return min(starts), "session_started"
     if state.lifecycle.exists() and state.lifecycle.since is not None:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.core.errors import PlanstateError
 from planstate.model import verdicts
@@ -17,8 +16,7 @@ if TYPE_CHECKING:
     from planstate.store.recordfiles import Summary
 
 
-@dataclass(frozen=True)
-class Status:
+class Status(NamedTuple):  # not a dataclass: importing dataclasses (and inspect) costs a `status` 6 ms
     """Where the target initiative is: lifecycle, current phase, progress, position and what is next.
 
     `status["percent"]` reads a field by its name, as in `to_dict()`.
@@ -52,7 +50,7 @@ class Status:
     open_questions: list[str]
     updated: Any
 
-    def __getitem__(self, name: str) -> Any:
+    def __getitem__(self, name: str) -> Any:  # type: ignore[override]  # by name, never by position
         return getattr(self, name)
 
     def to_dict(self) -> dict[str, Any]:
@@ -87,7 +85,7 @@ class Status:
 
     def flat(self) -> dict[str, Any]:
         """Every field by its name, as `planstate status` prints them."""
-        return {field.name: getattr(self, field.name) for field in fields(self)}
+        return self._asdict()
 
 
 # The fields `to_dict()` shows inside the objects `lifecycle` and `current_phase`, or as `path`.
@@ -111,8 +109,12 @@ def status(ctx: Context) -> Status:
     current = phase_at(state, position.phase) if position.exists() else None
     initiative = ctx.target
     summaries, _ = recordfiles.summaries(ctx, initiative, "blocker")
-    blocking = [s for s in summaries if s.status in BLOCKING]  # only these are read: a tenth of them at 17k records
-    blocked = verdicts.blocked(state, _data_of(ctx, blocking))
+    blocking = [s for s in summaries if s.status in BLOCKING]  # a tenth of them at 17k records
+    # Their facts say which phases they block; only those that block one are read whole, for their titles.
+    found = _data_of(ctx, blocking, ctx.cached_facts(initiative.folder("blocker"), [s.name for s in blocking]))
+    named = {b["id"] for item in verdicts.blocked(state, [r[:2] for r in found]) for b in item["blockers"]}
+    whole = _data_of(ctx, [summary for record_id, _data, summary in found if record_id in named], {})
+    blocked = verdicts.blocked(state, [r[:2] for r in whole])
     entries, _problems = history.read(initiative.history_path, ctx.display(initiative.history_path), ctx.root)
     stalled = verdicts.stalled(verdicts.running_seconds(state, now(), entries), verdicts.completed_durations(state))
     progress = state.progress
@@ -148,16 +150,18 @@ def status(ctx: Context) -> Status:
     )
 
 
-def _data_of(ctx: Context, summaries: list[Summary]) -> list[tuple[str, dict[str, Any]]]:
-    """(id, front matter) of the records summarized (a file gone or broken since it was summarized is left out,
-    as one that could not be read is)."""
-    out: list[tuple[str, dict[str, Any]]] = []
+def _data_of(
+    ctx: Context, summaries: list[Summary], facts: dict[str, dict[str, Any]]
+) -> list[tuple[str, dict[str, Any], Summary]]:
+    """(id, data, summary) of the records summarized: their `facts` when given, else their whole front matter (a
+    file gone or broken since it was summarized is left out, as one that could not be read is)."""
+    out: list[tuple[str, dict[str, Any], Summary]] = []
     for summary in summaries:
         try:
-            data = ctx.cached_data(summary.path)
+            data = facts[summary.name] if summary.name in facts else ctx.cached_data(summary.path)
         except PlanstateError:
             continue
         if isinstance(data, dict):
             value = data.get("id")
-            out.append((value if isinstance(value, str) else summary.path.stem, data))
+            out.append((value if isinstance(value, str) else summary.path.stem, data, summary))
     return out

@@ -10,9 +10,9 @@ from typing import Any, NamedTuple
 from planstate.text.limits import NON_PRINTABLE
 
 # A plain scalar that matches any of these is read as something other than a string by a
-# YAML 1.1 or 1.2 loader (PyYAML, ruamel, js-yaml, go-yaml), so it must be quoted.
-_NON_STRING = re.compile(
-    r"""^(?:
+# YAML 1.1 or 1.2 loader (PyYAML, ruamel, js-yaml, go-yaml), so it must be quoted. Compiled on first use (by `re`'s
+# cache): compiling it costs 3 ms, and most commands only read (`status` formats a time with this module).
+_NON_STRING = r"""^(?:
       ~|null|Null|NULL
     | y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF
     | [-+]?(?:0|[1-9][0-9_]*)                     # decimal int (1.1 allows _)
@@ -25,9 +25,7 @@ _NON_STRING = re.compile(
     | [0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}
         (?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)?   # timestamp
     | = | <<
-    )$""",
-    re.VERBOSE,
-)
+    )$"""
 _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
 _FLOW_UNSAFE = set(",[]{}?")  # `?` ends a plain scalar in flow context for YAML 1.1 (PyYAML)
 _UNPRINTABLE = re.compile(f"[{NON_PRINTABLE}\ufeff]")  # a BOM is allowed in YAML, but not invisibly in a value
@@ -69,7 +67,7 @@ def plain_ok(text: str, *, flow: bool = False) -> bool:
         return False
     if "\u2028" in text or "\u2029" in text or "\x85" in text:
         return False
-    return not _NON_STRING.match(text)
+    return not re.match(_NON_STRING, text, re.VERBOSE)
 
 
 def double_quoted(text: str) -> str:
