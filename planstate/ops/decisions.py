@@ -7,7 +7,6 @@ that show records, so two clones recording decisions merge cleanly (see docs/arc
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -29,12 +28,12 @@ NEW_STATUSES = ("accepted", "proposed")  # what `add` records; superseded and re
 SETTLE = {"accept": "accepted", "reject": "rejected"}
 
 
-@dataclass
 class Superseded:
     """What `decision supersede` did: the decision replaced and the one that replaces it."""
 
-    old: Entry
-    new: Entry
+    def __init__(self, old: Entry, new: Entry) -> None:  # no dataclass: see records.Entry
+        self.old = old
+        self.new = new
 
     def to_dict(self) -> dict[str, Any]:
         """Both decisions as JSON-ready data: the one `superseded` and its `replacement` (`by` is always a person)."""
