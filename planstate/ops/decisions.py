@@ -83,7 +83,7 @@ class DecisionAPI:
             _check_phase(ctx, phase)
         initiative = ctx.target
         records.preload_templates(ctx, KIND)
-        with ctx.transaction() as tx:
+        with ctx.transaction(state=False) as tx:
             records.refuse_read_only(ctx, initiative)
             made = records.retried(ctx, initiative, KIND, key)
             if made is not None and key is not None:
@@ -147,7 +147,7 @@ class DecisionAPI:
         """Mark decision `id` superseded by decision `new` (which then names `id` in `supersedes` if it named none)."""
         ctx = self.ctx
         initiative = ctx.target
-        with ctx.transaction() as tx:
+        with ctx.transaction(state=False) as tx:
             records.refuse_read_only(ctx, initiative)
             old_record = _supersedable(tx, initiative, id)
             new_record = recordfiles.find(ctx, initiative, KIND, new)
@@ -185,7 +185,7 @@ class DecisionAPI:
         """Move a proposed decision to accepted or rejected; refuse any other status, saying why."""
         ctx = self.ctx
         initiative = ctx.target
-        with ctx.transaction() as tx:
+        with ctx.transaction(state=False) as tx:
             records.refuse_read_only(ctx, initiative)
             record = recordfiles.find(ctx, initiative, KIND, ref)
             decision = records.editable(tx, KIND, record.path)
