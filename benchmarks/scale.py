@@ -17,7 +17,11 @@ add-decision, interleaved) prints its own table with its goals, unless --no-gsd;
 from npm, or says why it cannot.
 
 Missing workspaces are built first (benchmarks/build_scale.py). Writes change the workspaces (each
-`decision add` adds a decision), so later runs see a few more records.
+`decision add` adds a decision), so later runs see a few more records. A command that needs something to act
+on gets it from a setup step before each of its runs, not timed: `task done` a task started, `blocker resolve`
+a blocker added, `phase complete` a phase added at the end (so a pending phase is always left to start and the
+initiative never completes; the current phase is completed). Every round then measures the same thing, and the
+workspace stays as `planstate check` wants it.
 """
 
 from __future__ import annotations
@@ -61,6 +65,10 @@ GOALS = {
     "next": ("single", False),
     "decision add": ("single", False),
     "decision show": ("single", False),
+    "task start": ("single", False),
+    "task done": ("single", False),
+    "blocker resolve": ("single", False),
+    "phase complete": ("single", False),
     "decision list": ("page", False),
     "resume": ("page", False),
     "check, warm": ("warm", False),
@@ -74,13 +82,29 @@ WARM_MS = 300
 MEMORY_MIB = 100
 
 
-def commands(project: Path, show_id: str) -> dict[str, tuple[list[str], Callable[[], None] | None]]:
-    """Each benchmarked command line, and what to do before it (make the cache cold)."""
+# What runs before a command, untimed: None, or the words to put in its command line (`@ID@`, `@N@`).
+Setup = Callable[[], dict[str, str] | None]
+
+
+def commands(project: Path, show_id: str) -> dict[str, tuple[list[str], Setup | None]]:
+    """Each benchmarked command line, and what to do before it (make the cache cold, make something to act on)."""
     ps = planstate_command()
     planning = project / ".planning"
 
     def cold() -> None:
         shutil.rmtree(planning / ".local" / "cache", ignore_errors=True)
+
+    def task() -> None:
+        setup([*ps, "task", "start", "A task to finish"], project)
+
+    def blocker() -> dict[str, str]:
+        added = setup([*ps, "blocker", "add", "--description", "A blocker to resolve", "--json"], project)
+        return {"@ID@": json.loads(added)["data"]["id"]}
+
+    def phase() -> dict[str, str]:
+        current = json.loads(setup([*ps, "get", "position.phase", "--json"], project))["data"]
+        setup([*ps, "phase", "add", "A phase to complete"], project)
+        return {"@N@": str(current)}
 
     return {
         "floor": ([sys.executable, "-c", FLOOR_ONE, str(planning / "STATE.md")], None),
@@ -95,6 +119,10 @@ def commands(project: Path, show_id: str) -> dict[str, tuple[list[str], Callable
             None,
         ),
         "decision show": ([*ps, "decision", "show", show_id], None),
+        "task start": ([*ps, "task", "start", "@TEXT@"], None),
+        "task done": ([*ps, "task", "done"], task),
+        "blocker resolve": ([*ps, "blocker", "resolve", "@ID@", "--resolution", "@TEXT@"], blocker),
+        "phase complete": ([*ps, "phase", "complete", "@N@"], phase),
         "decision list": ([*ps, "decision", "list"], None),
         "resume": ([*ps, "resume"], None),
         "check, warm": ([*ps, "check"], None),
@@ -103,6 +131,14 @@ def commands(project: Path, show_id: str) -> dict[str, tuple[list[str], Callable
         "validate, cold": ([*ps, "validate"], cold),
         "render": ([*ps, "render"], None),
     }
+
+
+def setup(cmd: list[str], cwd: Path) -> bytes:
+    """Run a setup command (untimed); its standard output."""
+    done = subprocess.run(cmd, cwd=cwd, capture_output=True, env=ENV, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} in {cwd} exited {done.returncode}: {done.stderr.decode()}")
+    return done.stdout
 
 
 def run_once(cmd: list[str], cwd: Path) -> tuple[float, float]:
@@ -143,9 +179,9 @@ def measure(
                 table = commands(project, first_decision(project))
                 cmd, before = table[name]
                 counter += 1
-                cmd = [part.replace("@TEXT@", f"Step {counter} of the benchmark") for part in cmd]
-                if before is not None:
-                    before()
+                words = {"@TEXT@": f"Step {counter} of the benchmark", **((before() if before else None) or {})}
+                for word, value in words.items():
+                    cmd = [part.replace(word, value) for part in cmd]
                 ms, mib = run_once(cmd, project)
                 times[name][size].append(ms)
                 peaks[name][size] = max(peaks[name][size], mib)

@@ -89,6 +89,17 @@ CONTEXTS: dict[str, Any] = {
     "resume": st.fixed_dictionaries(
         {"files_modified": st.lists(text, max_size=3), "key_implementations": st.lists(text, max_size=3)}
     ),
+    "progress": st.fixed_dictionaries(
+        {
+            "phases_total": st.integers(0, 9),
+            "phases_completed": st.integers(0, 9),
+            "percent": st.integers(0, 100),
+            "bar": st.sampled_from(["░░░░ 0%", "██░░ 50%", ""]),
+            "current_phase": st.one_of(st.none(), st.integers(0, 9)),
+            "current_phase_tasks": scalar,
+            "current_phase_completed": st.one_of(scalar, st.booleans(), st.floats(0, 3)),
+        }
+    ),
     "position": st.fixed_dictionaries(
         {
             "phase": phase,

@@ -8,11 +8,14 @@ from __future__ import annotations
 import enum
 import re
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planstate.model.schema import Field, ListOf, ListView, MapOf, Model, Nested
 from planstate.model.types import Bool, Date, DateTime, Enum, Int, Nullable, Number, OneOf, Scalar, Str
 from planstate.text.paths import first_phase
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 SCHEMA_VERSION = 1
 
@@ -378,16 +381,25 @@ def affected_phases(state: State, affects: Any) -> list[int]:
     (case and surrounding spaces aside), each once, in the order named."""
     if not affects or not isinstance(affects, list):
         return []  # most blockers name no phase: the verdicts ask this of every open one
+    return phases_affected(state)(affects)
+
+
+def phases_affected(state: State) -> Callable[[Any], list[int]]:
+    """`affected_phases` for many `affects` lists of one state: its phases are looked at once, not per list."""
     numbers = phase_numbers(state)
     names = {str(p.name).strip().casefold(): numbers.start + i for i, p in enumerate(state.phases) if p.name}
-    out: list[int] = []
-    for item in affects:
-        number = phase_reference(str(item))
-        if number is None:
-            number = names.get(str(item).strip().casefold())
-        if number is not None and number in numbers and number not in out:
-            out.append(number)
-    return out
+
+    def affected(affects: Any) -> list[int]:
+        out: list[int] = []
+        for item in affects if isinstance(affects, list) else []:
+            number = phase_reference(str(item))
+            if number is None:
+                number = names.get(str(item).strip().casefold())
+            if number is not None and number in numbers and number not in out:
+                out.append(number)
+        return out
+
+    return affected
 
 
 def record_reference(text: str) -> str | None:

@@ -91,7 +91,7 @@ class BlockerAPI:
         tasks = records.texts(blocked_tasks, "blocked_tasks")
         initiative = ctx.target
         records.preload_templates(ctx, KIND)
-        with ctx.transaction() as tx:
+        with ctx.transaction(state=False) as tx:
             records.refuse_read_only(ctx, initiative)
             made = records.retried(ctx, initiative, KIND, key)
             if made is not None and key is not None:
@@ -168,7 +168,7 @@ class BlockerAPI:
     ) -> Entry:
         """Apply one move of the TABLE to a blocker and note it in the blocker's `log`."""
         ctx = self.ctx
-        with ctx.transaction() as tx:
+        with ctx.transaction(state=False) as tx:
             records.refuse_read_only(ctx, ctx.target)
             record = recordfiles.find(ctx, ctx.target, KIND, ref)
             blocker = records.editable(tx, KIND, record.path)

@@ -7,7 +7,6 @@ that show records, so two clones recording decisions merge cleanly (see docs/arc
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -29,12 +28,12 @@ NEW_STATUSES = ("accepted", "proposed")  # what `add` records; superseded and re
 SETTLE = {"accept": "accepted", "reject": "rejected"}
 
 
-@dataclass
 class Superseded:
     """What `decision supersede` did: the decision replaced and the one that replaces it."""
 
-    old: Entry
-    new: Entry
+    def __init__(self, old: Entry, new: Entry) -> None:  # no dataclass: see records.Entry
+        self.old = old
+        self.new = new
 
     def to_dict(self) -> dict[str, Any]:
         """Both decisions as JSON-ready data: the one `superseded` and its `replacement` (`by` is always a person)."""
@@ -84,7 +83,7 @@ class DecisionAPI:
             _check_phase(ctx, phase)
         initiative = ctx.target
         records.preload_templates(ctx, KIND)
-        with ctx.transaction() as tx:
+        with ctx.transaction(state=False) as tx:
             records.refuse_read_only(ctx, initiative)
             made = records.retried(ctx, initiative, KIND, key)
             if made is not None and key is not None:
@@ -148,7 +147,7 @@ class DecisionAPI:
         """Mark decision `id` superseded by decision `new` (which then names `id` in `supersedes` if it named none)."""
         ctx = self.ctx
         initiative = ctx.target
-        with ctx.transaction() as tx:
+        with ctx.transaction(state=False) as tx:
             records.refuse_read_only(ctx, initiative)
             old_record = _supersedable(tx, initiative, id)
             new_record = recordfiles.find(ctx, initiative, KIND, new)
@@ -186,7 +185,7 @@ class DecisionAPI:
         """Move a proposed decision to accepted or rejected; refuse any other status, saying why."""
         ctx = self.ctx
         initiative = ctx.target
-        with ctx.transaction() as tx:
+        with ctx.transaction(state=False) as tx:
             records.refuse_read_only(ctx, initiative)
             record = recordfiles.find(ctx, initiative, KIND, ref)
             decision = records.editable(tx, KIND, record.path)

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from planstate.core.errors import UsageError, ValidationError
+from planstate.core.errors import PlanstateError, UsageError, ValidationError
 from planstate.model.kinds import (
     BLOCKING,
     READ_ONLY_STATES,
     State,
-    affected_phases,
     legacy_first_phase,
+    phases_affected,
     read_only_message,
 )
 from planstate.model.validation import located, problems_for
@@ -20,6 +20,8 @@ from planstate.ops import lifecycle
 from planstate.text.paths import format_path, shown_path
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
     from planstate.store.transaction import Transaction
@@ -86,18 +88,32 @@ def blocker_warnings(ctx: Context, initiative: Initiative, state: State, numbers
 
     if not numbers:
         return []
-    found, _problems = recordfiles.load_all(ctx, initiative, "blocker")  # unreadable ones: `planstate check` says so
-    affected = [
-        (record.id, set(affected_phases(state, record.data.get("affects"))))
-        for record in found
-        if record.data.get("status") in BLOCKING
-    ]
+    # Statuses from the summaries (one query and one scan of the folder), so only the open blockers are read: the
+    # cost follows them, not the thousands resolved. Unreadable files are left out: `planstate check` reports them.
+    found, _problems = recordfiles.summaries(ctx, initiative, "blocker")
+    phases_of = phases_affected(state)
+    affected = []
+    for summary in found:
+        if summary.status in BLOCKING:
+            data = _data_of(ctx, summary.path)
+            if data is not None:
+                record = recordfiles.Record("blocker", summary.path, data)
+                affected.append((record.id, set(phases_of(data.get("affects")))))
     return [
         f"blocker {blocker} still affects phase {number}: resolve or bypass it"
         for number in numbers  # phase by phase, then blockers in file-name (id) order
         for blocker, named in affected
         if number in named
     ]
+
+
+def _data_of(ctx: Context, path: Path) -> dict[str, Any] | None:
+    """A record file's front matter as a mapping, read through the cache; None when it cannot be read."""
+    try:
+        data = ctx.cached_data(path)
+    except PlanstateError:
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def parse_pairs(items: list[str] | tuple[str, ...], what: str = "evidence") -> dict[str, Any]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,17 +28,38 @@ RETRY_WINDOW = 24 * 3600  # seconds: a retry comes within a day of the call it r
 PAGE = 50  # records a list shows unless asked for another number: the newest ones (the one rule of CLI and MCP)
 
 
-@dataclass
 class Entry:
     """One record as an operation returns it: id, file, front matter, and what the command noticed on the way."""
 
-    kind: str
-    id: str
-    path: Path
-    shown: str  # the path as shown to people, relative to the project folder
-    data: dict[str, Any]
-    extra: dict[str, Any] = field(default_factory=dict)  # computed facts (a session's heartbeat, a body)
-    warnings: list[str] = field(default_factory=list)
+    # A plain class, not a dataclass: importing dataclasses costs every record command about 9 ms.
+    def __init__(
+        self,
+        kind: str,
+        id: str,
+        path: Path,
+        shown: str,  # the path as shown to people, relative to the project folder
+        data: dict[str, Any],
+        extra: dict[str, Any] | None = None,  # computed facts (a session's heartbeat, a body)
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.id = id
+        self.path = path
+        self.shown = shown
+        self.data = data
+        self.extra: dict[str, Any] = {} if extra is None else extra
+        self.warnings: list[str] = [] if warnings is None else warnings
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.kind, self.id, self.path, self.shown, self.data, self.extra, self.warnings)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Entry) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value, as the dataclass was
+
+    def __repr__(self) -> str:
+        return f"Entry(kind={self.kind!r}, id={self.id!r}, path={self.path!r})"
 
     @property
     def model(self) -> Model:
@@ -58,15 +78,36 @@ class Entry:
         return out
 
 
-@dataclass
 class Listing:
     """The records a list command found, and the files it could not read (shown as warnings)."""
 
-    items: list[Entry]
-    problems: list[PlanstateError] = field(default_factory=list)
-    invalid: list[PlanstateError] = field(default_factory=list)  # listed as they are, with a warning
-    kind: str = "record"  # decision, blocker or session: names the list in `to_dict()`
-    more: int = 0  # older records that matched but are left out of the page
+    def __init__(
+        self,
+        items: list[Entry],
+        problems: list[PlanstateError] | None = None,
+        invalid: list[PlanstateError] | None = None,  # listed as they are, with a warning
+        kind: str = "record",  # decision, blocker or session: names the list in `to_dict()`
+        more: int = 0,  # older records that matched but are left out of the page
+    ) -> None:
+        self.items = items
+        self.problems: list[PlanstateError] = [] if problems is None else problems
+        self.invalid: list[PlanstateError] = [] if invalid is None else invalid
+        self.kind = kind
+        self.more = more
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Listing) and (self.items, self.problems, self.invalid, self.kind, self.more) == (
+            other.items,
+            other.problems,
+            other.invalid,
+            other.kind,
+            other.more,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Listing(kind={self.kind!r}, items={len(self.items)}, more={self.more})"
 
     @property
     def total(self) -> int:

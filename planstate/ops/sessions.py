@@ -55,7 +55,7 @@ class SessionAPI:
         key = records.optional_text(request_id, "request_id")
         initiative = ctx.target
         records.preload_templates(ctx, KIND)
-        with ctx.transaction() as tx:
+        with ctx.transaction(state=False) as tx:
             records.refuse_read_only(ctx, initiative)  # no new work there; `end` and `reap` still close sessions
             made = records.retried(ctx, initiative, KIND, key)
             if made is not None and key is not None:
@@ -90,7 +90,7 @@ class SessionAPI:
     def heartbeat(self, session: str | None = None) -> Beat:
         """Mark an active session alive now: touch its heartbeat file (never the committed session file)."""
         ctx = self.ctx
-        with ctx.transaction() as tx:  # the lock only: a reap in between cannot miss this beat
+        with ctx.transaction(state=False) as tx:  # the lock only: a reap in between cannot miss this beat
             record = self._resolve(session)
             status = record.data.get("status")
             if status != "active":
@@ -126,7 +126,7 @@ class SessionAPI:
         note = records.optional_text(notes, "notes")
         usage = _usage(context_usage)
         warnings: list[str] = []
-        with ctx.transaction() as tx:
+        with ctx.transaction(state=False) as tx:
             record = self._resolve(session)
             current = records.editable(tx, KIND, record.path)
             if current.status == "ended":

@@ -1,7 +1,9 @@
 """Python renderings of the built-in templates of the regions the most frequent writes change.
 
-An agent's most common writes (`next`, `context`, `task start`, `position`, `set next_action`)
-change the `next`, `resume` or `position` region; every record command (`decision add`,
+An agent's most common writes (`next`, `context`, `task start`, `task done`, `position`, `set
+next_action`) change the `next`, `resume`, `position` or `progress` region (a region whose inputs
+changed while its text did not, such as `progress` after a task is counted, is rendered again on
+every write until its text changes); every record command (`decision add`,
 `blocker add`, `session start|end`) renders the `decisions`, `blockers` or `sessions` region.
 Rendering those through Jinja costs the Jinja import, about twice the rest of the command, in
 every process. These functions give the
@@ -74,6 +76,15 @@ def _position(c: dict[str, Any]) -> str:
     line += f" (was working on: {inline(life['context'])})" if life["context"] else ""
     out.append(line + "\n")
     return "".join(out)
+
+
+def _progress(c: dict[str, Any]) -> str:
+    """`templates/regions/progress.md.j2`."""
+    out = f"`{c['bar']}` {c['phases_completed']} of {c['phases_total']} phases completed"
+    if c["current_phase"] is not None and c["current_phase_tasks"] is not None:
+        done = c["current_phase_completed"] if c["current_phase_completed"] is not None else 0
+        out += f"; phase {c['current_phase']}: {done} of {c['current_phase_tasks']} tasks done"
+    return out + "\n"
 
 
 def _decisions(c: dict[str, Any]) -> str:
@@ -186,6 +197,7 @@ RENDERINGS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "next": ("c2393317b7f26199871f63f372a18e05f977fe60ccf6d73e0235b97d42eb09f8", _next),
     "resume": ("7f0ab61754a72b05905f84499f9b565eaed93717f166d4254560bb142411d51a", _resume),
     "position": ("2ca53e2db3a1bb47bf1a03adc96f8b73fc5788b54e3571ceab102940f25ce119", _position),
+    "progress": ("553bcaed468ef1e81374e64646361d96d952076c1698ccb730f3f3cb3a2cbac6", _progress),
     "decisions": ("d5ccebc345dc909f3e36e8774249100d1edf215fe7d676009f51aa609c110b39", _decisions),
     "blockers": ("aca28d54e8d098a5f41ecf1e0cfb684a3bb22139d791b947baf777ef08e4d913", _blockers),
     "sessions": ("1e0ae6936a3f7004b3cfd6461fb905ad303bfa097859f4a6aacb144b8157d752", _sessions),

@@ -126,6 +126,15 @@ class Context:
             return early[2]  # parsed before the lock was taken, from the very bytes read now
         return Document.from_bytes(data, self.display(path), repair=oversize)
 
+    def read_known_document(self, path: Path) -> Document:
+        """Read one workspace file whose front matter comes through the cache (`cached_parse`): its body can be
+        changed and written, and its YAML is parsed only if its front matter is edited or located (a record write
+        that renders STATE.md's regions parses no YAML)."""
+        data = read_bytes(path, self.root, self.root.parent)
+        shown = self.display(path)
+        known = self.cached_parse(path, data, lambda raw: _front_matter(raw, shown))
+        return Document.from_bytes(data, shown, known=known)
+
     def _prefetch(self, path: Path, oversize: bool) -> None:
         """Parse `path` ahead of taking the lock; `read_document` uses the parse if the file is unchanged by then.
 
@@ -340,7 +349,9 @@ class Context:
             yield
 
     @contextmanager
-    def transaction(self, *, explicit: bool = False, oversize: bool = False) -> Iterator[Transaction]:
+    def transaction(
+        self, *, explicit: bool = False, oversize: bool = False, state: bool = True
+    ) -> Iterator[Transaction]:
         """A write: hold the lock, let the caller load and change files, then validate and write them all.
 
         Nothing is written when the body raises or any changed file fails validation. See transaction.py.
@@ -350,11 +361,13 @@ class Context:
         (`initiative new`, `initiative switch`): the target, guessed or not, plays no part.
         `oversize=True` reads files over the front-matter size limit, for the writes that can shorten them
         (`set`, `unset`); what they write must still meet the limit.
+        `state=False` is for record writes, which never load STATE.md and only render its regions: STATE.md is then
+        not parsed ahead of the lock.
         """
         from planstate.store.transaction import Transaction
 
         guarded = not explicit
-        if guarded and not self._writing:
+        if guarded and state and not self._writing:
             unchosen = self._target is None
             with suppress(PlanstateError):  # the body meets the same error where it needs the target
                 self._prefetch(self.target.state_path, oversize)

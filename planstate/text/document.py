@@ -23,7 +23,9 @@ _MISSING = object()
 class Document:
     """A markdown file with YAML front matter that keeps every byte it does not change."""
 
-    def __init__(self, bom: bytes, head: str, text: str, tail: str, body: bytes, path: str | None):
+    def __init__(
+        self, bom: bytes, head: str, text: str, tail: str, body: bytes, path: str | None, data: Any = _MISSING
+    ):
         self.path = path
         self._bom = bom
         self._head = head
@@ -35,21 +37,31 @@ class Document:
         self._literals = True  # write multi-line strings as literal block scalars
         self._lines: LineIndex | None = None
         self.newline = envelope.newline_style(head, tail, body)
-        self._parse()
+        if data is _MISSING:
+            self._parse()
+        else:  # the front matter's data is known (read through the cache): its nodes are parsed only if needed
+            self._root, self._data, self._shared, self._merges = None, data, set(), {}
+            self._children = Children()
+            self._nodes_stale = True
 
     # ----------------------------------------------------------------- reading
 
     @classmethod
-    def from_bytes(cls, data: bytes, path: str | Path | None = None, *, repair: bool = False) -> Document:
+    def from_bytes(
+        cls, data: bytes, path: str | Path | None = None, *, repair: bool = False, known: Any = _MISSING
+    ) -> Document:
         """Split `data` into BOM, front matter and body, and parse the front matter.
 
         `repair` reads a front matter over the size limit (up to limits.REPAIR_FRONT_MATTER), for a command
         that is about to shorten it; writing it back still has to meet the limit (`check_writable`).
+        `known`: the front matter's plain data, when the caller has it already (exactly what the round-trip
+        parser gives for these bytes, as the front-matter cache's data is); the text is then parsed only when an
+        edit or a location needs its nodes, so a write that changes only the body parses no YAML.
         """
         where = str(path) if path is not None else None
         parts = envelope.decode(data, where)
         limits.check_length(parts.text, where, limits.REPAIR_FRONT_MATTER if repair else limits.MAX_FRONT_MATTER)
-        return cls(parts.bom, parts.head, parts.text, parts.tail, parts.body, where)
+        return cls(parts.bom, parts.head, parts.text, parts.tail, parts.body, where, known)
 
     @classmethod
     def read(cls, path: str | Path) -> Document:
