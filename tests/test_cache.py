@@ -313,6 +313,42 @@ def test_cached_data_is_the_round_trip_parsers_data(path: Path) -> None:
         assert same(cached, expected)
 
 
+_SCALARS = st.one_of(
+    st.text(max_size=8),
+    st.integers(),
+    st.booleans(),
+    st.floats(),
+    st.none(),
+    st.dates(),
+    st.datetimes(timezones=st.one_of(st.none(), st.timezones())),
+)
+_KEYS = st.one_of(st.sampled_from(["$d", "$dt", "id"]), st.text(max_size=4), st.integers(0, 3))
+_PLAIN = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3))
+
+
+@settings(max_examples=150)
+@given(_PLAIN)
+def test_data_stored_without_decoding_it_again_decodes_to_itself(value: object) -> None:
+    """The cache stores data as JSON without decoding it again when `_exact` vouches for it, else only after the
+    round trip proves it: whatever it stores decodes to the same data."""
+    from planstate.store.cache import _dumps, decode
+
+    text = _dumps(value)
+    if text is not None:
+        assert same(decode(text), value)
+
+
+def test_data_json_cannot_carry_is_not_stored() -> None:
+    """Int keys, a mapping that looks like an encoded date, NaN and tuples are never stored (always parsed)."""
+    from datetime import date
+
+    from planstate.store.cache import _dumps
+
+    for value in ({1: "a"}, {"$d": "2020-01-01"}, {"x": [{"$dt": "2020-01-01T00:00:00"}]}, float("nan"), ("a",)):
+        assert _dumps(value) is None, value
+    assert _dumps({"when": date(2020, 1, 1), "n": [1, 2.5, True, None]}) is not None
+
+
 EXAMPLES = sorted((CORPUS.parent / "examples").rglob("*.md"))
 
 
