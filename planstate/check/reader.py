@@ -20,15 +20,17 @@ from planstate.core.errors import PlanstateError
 from planstate.core.files import MAX_FILE_BYTES, read_all, read_bytes
 from planstate.model.kinds import RECORD_KINDS
 from planstate.model.types import Problem
+from planstate.model.validation import problems_for
 from planstate.store import recordfiles
 from planstate.store.cache import Identity, decode, identity_of
 from planstate.text.conflicts import Conflict, conflict_blocks
+from planstate.text.document import Document
+from planstate.text.fastyaml import MISS, front_matter_data
 from planstate.text.paths import shown_path
 
 if TYPE_CHECKING:
     from planstate.check.findings import Finding
     from planstate.store.context import Context
-    from planstate.text.document import Document
 
 
 class FileRead:
@@ -102,8 +104,6 @@ class FileRead:
     def doc(self) -> Document:
         """The parsed document (for locating fields), parsed on first use (a partial read reads its file then)."""
         if self._doc is None:
-            from planstate.text.document import Document
-
             if self.raw is None and self._reader is not None:
                 ctx = self._reader.ctx
                 self.raw = read_bytes(self.path, ctx.root, ctx.root.parent)
@@ -328,8 +328,6 @@ class Reader:
 
     def _parse(self, found: FileRead) -> None:
         """Parse a file's front matter and validate it."""
-        from planstate.model.validation import problems_for
-
         assert found.raw is not None
         try:
             found.data, found._doc = self._front_matter(found.path, found.raw, found.shown, found.identity)
@@ -353,9 +351,6 @@ class Reader:
         ctx = self.ctx
 
         def parse(data: bytes) -> Any:
-            from planstate.text.document import Document
-            from planstate.text.fastyaml import MISS, front_matter_data
-
             fast = front_matter_data(data)  # the round-trip parser's data, when the fast path vouches for it
             if fast is not MISS:
                 return fast

@@ -412,13 +412,14 @@ def to_json(value: Any) -> Any:
     """Convert plain data to JSON-ready values (timestamps and dates as ISO strings)."""
     if type(value) in _AS_IS:  # most values: a region item converts every value of 17,000 records
         return value
-    from planstate.text.yamltext import format_datetime
-
-    if isinstance(value, dict):
-        return {str(k): to_json(v) for k, v in value.items()}
+    as_is = _AS_IS
+    if isinstance(value, dict):  # the values that are as they are without a call each (a record's are mostly)
+        return {str(k): v if type(v) in as_is else to_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple | ListView):
-        return [to_json(v) for v in value]
+        return [v if type(v) in as_is else to_json(v) for v in value]
     if isinstance(value, datetime):
+        from planstate.text.yamltext import format_datetime
+
         return format_datetime(value)
     if isinstance(value, date):
         return value.isoformat()
