@@ -5,8 +5,10 @@ and parser; a cold `check` of 17,000 records spent a minute there. Here libyaml 
 extension) turns the text into events; each plain scalar gets
 the tag ruamel's YAML 1.2 resolver gives it (its own table), strings and nulls are taken as they
 are, and every other scalar (ints, floats, booleans, timestamps) is built by ruamel's round-trip
-constructor, the one `parser.py` uses, then made plain as `parser.py` makes it. So the data is
-the round-trip parser's; `text_nodes` also gives the node tree a write splices into, ruamel's own. This
+constructor, the one `parser.py` uses, then made plain as `parser.py` makes it, except the two
+timestamp forms planstate writes, made here as that constructor makes them (`_timestamp`; a test
+compares them). Each plain scalar a resolver could take is resolved once per process (`_PLAIN`:
+keys, nulls and dates recur in every record). So the data is the round-trip parser's; `text_nodes` also gives the node tree a write splices into, ruamel's own. This
 path answers only plain YAML: an anchor, alias, explicit tag, merge
 key, duplicate key, directive, tab, a key that is not a scalar, a nesting past the limits, or any
 error gives `MISS`, and the caller parses round trip, which also reports every error at its line
@@ -17,6 +19,8 @@ the round-trip parser's data, and that it answers no file that parser refuses.
 from __future__ import annotations
 
 import io
+import re
+from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 from planstate.text import envelope
@@ -227,6 +231,10 @@ class _Builder:
             return None
         if tag == MERGE_TAG:
             return MERGE_TAG  # the caller refuses it as a key; as a value ruamel would not make it plain either
+        if tag == _TIMESTAMP:
+            plain = _timestamp(value)
+            if plain is not MISS:
+                return plain
         shared = _TAG_OBJECTS.get(tag)
         if shared is None:  # a tag object works its text out once (ruamel's makes one per node, and works it out)
             shared = _TAG_OBJECTS[tag] = self.nodes.ScalarNode(tag, "", None, None).ctag
@@ -241,6 +249,31 @@ class _Builder:
         # Not construct_object: it keeps every node it made until a whole document is constructed, which never
         # happens here, so a long-lived process (the MCP server) would keep them all.
         return to_plain(self.constructor.construct_non_recursive_object(node))
+
+
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+# The two forms planstate writes (`2026-11-22`, `2026-11-22T08:00:00Z`), in ASCII digits, made here as ruamel's
+# constructor (parser.constructor_class) and `to_plain` make them: a date, or a time in a UTC zone named "Z";
+# a day or time that does not exist stays its text. Any other form is constructed by ruamel.
+_DAY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
+_UTC_TIME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})Z\Z")
+_ZULU = timezone(timedelta(0), "Z")
+
+
+def _timestamp(value: str) -> Any:
+    """The plain value of a timestamp in one of the two forms planstate writes, or MISS."""
+    try:
+        found = _DAY.match(value)
+        if found is not None:
+            year, month, day = map(int, found.groups())
+            return date(year, month, day)
+        found = _UTC_TIME.match(value)
+        if found is not None:
+            year, month, day, hour, minute, second = map(int, found.groups())
+            return datetime(year, month, day, hour, minute, second, tzinfo=_ZULU)
+    except ValueError:
+        return value
+    return MISS
 
 
 Resolvers = dict[Any, tuple[tuple[str, Any], ...]]  # first character (None: any) -> (tag, its regexp's match)
