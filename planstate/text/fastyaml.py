@@ -1,19 +1,19 @@
 """A fast read of front matter: libyaml's C parser for the syntax, ruamel's resolver and constructor.
 
-A round-trip parse costs about 1.75 ms a record, nearly all of it ruamel's pure-Python scanner
-and parser; a cold `check` of 17,000 records spent a minute there. Here libyaml (PyYAML's C
-extension) turns the text into events; each plain scalar gets
-the tag ruamel's YAML 1.2 resolver gives it (its own table), strings and nulls are taken as they
-are, and every other scalar (ints, floats, booleans, timestamps) is built by ruamel's round-trip
-constructor, the one `parser.py` uses, then made plain as `parser.py` makes it, except the two
-timestamp forms planstate writes, made here as that constructor makes them (`_timestamp`; a test
-compares them). Each plain scalar a resolver could take is resolved once per process (`_PLAIN`:
-keys, nulls and dates recur in every record). So the data is the round-trip parser's; `text_nodes` also gives the node tree a write splices into, ruamel's own. This
-path answers only plain YAML: an anchor, alias, explicit tag, merge
-key, duplicate key, directive, tab, a key that is not a scalar, a nesting past the limits, or any
-error gives `MISS`, and the caller parses round trip, which also reports every error at its line
-and column. `tests/test_cache.py` checks over the corpus that whatever this path answers equals
-the round-trip parser's data, and that it answers no file that parser refuses.
+A round-trip parse costs about 1.75 ms a record, nearly all of it ruamel's pure-Python scanner and
+parser; a cold `check` of 17,000 records spent a minute there. Here libyaml (PyYAML's C extension)
+turns the text into events; each plain scalar gets the tag ruamel's YAML 1.2 resolver gives it (its
+own table), strings and nulls are taken as they are, and every other scalar (ints, floats, booleans,
+timestamps) is built by ruamel's round-trip constructor, the one `parser.py` uses, then made plain
+as `parser.py` makes it, except the two timestamp forms planstate writes, made here as that
+constructor makes them (`_timestamp`; a test compares them). Each plain scalar a resolver could take
+is resolved once per process (`_PLAIN`: keys, nulls and dates recur in every record). So the data is
+the round-trip parser's; `text_nodes` also gives the node tree a write splices into, ruamel's own.
+This path answers only plain YAML: an anchor, alias, explicit tag, merge key, duplicate key,
+directive, tab, a key that is not a scalar, a nesting past the limits, or any error gives `MISS`,
+and the caller parses round trip, which also reports every error at its line and column.
+`tests/test_cache.py` checks over the corpus that whatever this path answers equals the round-trip
+parser's data, and that it answers no file that parser refuses.
 """
 
 from __future__ import annotations
