@@ -247,8 +247,10 @@ class Reader:
                 pending.append((len(out), name, identity))
             out.append(None)
         vouched = self.ctx.vouched_row
+        kept: dict[str, tuple[dict[str, Any], list[Any]]] = {}  # the facts and summary of records this process judged
         if judge is not None and inside and len(pending) >= PRIME_AT:
-            self._prime(folder, kind, [name for _index, name, identity in pending if identity is not None], judge)
+            unread = [name for _index, name, identity in pending if identity is not None]
+            kept = self._prime(folder, kind, unread, judge)
             still: list[tuple[int, str, Identity | None]] = []
             for index, name, identity in pending:
                 row = vouched(prefix + name, identity) if identity is not None else None
@@ -260,7 +262,10 @@ class Reader:
         for index, name, _identity_seen in pending:
             out[index] = self._read(folder / name, kind)
         shown = self.ctx.display(folder) + os.sep
-        for (index, name, identity, _facts, _summary), pair in zip(light, _decoded(light), strict=True):
+        ready = [item for item in light if item[1] in kept]  # their rows are this process's own: nothing to decode
+        light = [item for item in light if item[1] not in kept]
+        pairs = [kept[item[1]] for item in ready] + _decoded(light)
+        for (index, name, identity, _facts, _summary), pair in zip(ready + light, pairs, strict=True):
             if pair is None:  # a row of another shape: read the file
                 found = self._read(folder / name, kind)
             else:
@@ -272,19 +277,23 @@ class Reader:
         self._folder_memo[key] = {found.name: found for found in found_all}
         return found_all
 
-    def _prime(self, folder: Path, kind: str, names: list[str], judge: Judge) -> None:
+    def _prime(
+        self, folder: Path, kind: str, names: list[str], judge: Judge
+    ) -> dict[str, tuple[dict[str, Any], list[Any]]]:
         """Read and judge the records `names` of a folder, half in a forked process, each process saving the cache
         rows of its half, so that they are ready (a cold check of 17,000 records parses on both cores and keeps
-        none of them in memory). Best effort: a record whose row is not there afterwards is read again."""
+        none of them in memory). Best effort: a record whose row is not there afterwards is read again. Returns
+        the facts and summary of each clean record this process judged (its rows are in memory: only the other
+        half is looked up again, and only its facts and summaries are decoded)."""
         import threading
 
         if not hasattr(os, "fork") or threading.active_count() > 1:
-            return  # a fork copies one thread: a lock another one holds (a server's) would never be released
+            return {}  # a fork copies one thread: a lock another one holds (a server's) would never be released
         half = len(names) // 2
         try:
             pid = os.fork()
         except OSError:
-            return
+            return {}
         if pid == 0:  # the other process: saves through its own connection to the cache; never returns
             status = 1
             try:
@@ -293,18 +302,32 @@ class Reader:
                 status = 0 if self.ctx.save_cache() else 1
             finally:
                 os._exit(status)
+        kept: dict[str, tuple[dict[str, Any], list[Any]]] = {}
         try:
-            self._judge_all(folder, kind, names[:half], judge)
+            self._judge_all(folder, kind, names[:half], judge, kept)
         finally:
             os.waitpid(pid, 0)
         self.ctx.save_cache()
-        self.ctx.reload_cache(folder)
+        if half < len(names):
+            self.ctx.reload_cache(folder, names[half])  # names are in order: the other process's half
+        return kept
 
-    def _judge_all(self, folder: Path, kind: str, names: list[str], judge: Judge) -> None:
+    def _judge_all(
+        self,
+        folder: Path,
+        kind: str,
+        names: list[str],
+        judge: Judge,
+        kept: dict[str, tuple[dict[str, Any], list[Any]]] | None = None,
+    ) -> None:
         """Read and judge records of a folder, keeping only their cache rows, saved every `SAVE_EVERY` (saved rows
-        drop their JSON text: memory stays flat however many there are)."""
+        drop their JSON text: memory stays flat however many there are), and in `kept` the facts and summary of
+        each clean one (what its row holds, decoded)."""
         for count, name in enumerate(names, 1):
-            judge(self._read(folder / name, kind))
+            found = self._read(folder / name, kind)
+            judge(found)
+            if kept is not None and found.findings == [] and found.summary is not None and found.mapping is not None:
+                kept[name] = (recordfiles.facts(found.mapping), found.summary)
             if count % SAVE_EVERY == 0:
                 self.ctx.save_cache()
 

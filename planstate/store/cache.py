@@ -234,9 +234,10 @@ class FrontMatterCache:
         self._rows[key] = row
         return row
 
-    def rows_under(self, prefix: str) -> dict[str, _Row]:
+    def rows_under(self, prefix: str, first: str = "") -> dict[str, _Row]:
         """The identity and summary of every cached file whose key starts with `prefix` (a folder's files,
-        `decisions/`), in one query; their data is not fetched (these rows answer `trusted` and `summary` only)."""
+        `decisions/`), and whose rest of the key is `first` or after it, in one query; their data is not fetched
+        (these rows answer `trusted` and `summary` only)."""
         db = self._connect(create=False)
         out: dict[str, _Row] = {}
         if db is not None:
@@ -244,14 +245,14 @@ class FrontMatterCache:
 
             try:
                 found = db.execute(
-                    f"SELECT key, {_LIGHT} FROM files WHERE key > ? AND key < ?",
-                    (prefix, prefix + "\U0010ffff"),
+                    f"SELECT key, {_LIGHT} FROM files WHERE key >= ? AND key > ? AND key < ?",
+                    (prefix + first, prefix, prefix + "\U0010ffff"),
                 ).fetchall()
             except sqlite3.Error:
                 self._discard()
                 found = []
             out = {item[0]: _row_of(item[1:]) for item in found}
-        out.update((key, row) for key, row in self._dirty.items() if key.startswith(prefix))
+        out.update((key, row) for key, row in self._dirty.items() if key.startswith(prefix) and key >= prefix + first)
         return out
 
     def summaries_under(self, prefix: str) -> dict[str, tuple[Any, ...]]:
@@ -446,10 +447,10 @@ class FrontMatterCache:
         self._opened = False
         self._dirty = {}
 
-    def reload(self, prefix: str) -> None:
-        """Look the rows of the files whose key starts with `prefix` up again (another process saved them); their
-        data is fetched only when asked for."""
-        self._rows.update(self.rows_under(prefix))
+    def reload(self, prefix: str, first: str = "") -> None:
+        """Look the rows of the files whose key starts with `prefix` (and whose rest is `first` or after it) up
+        again (another process saved them); their data is fetched only when asked for."""
+        self._rows.update(self.rows_under(prefix, first))
 
     # ------------------------------------------------------------------ writing
 
