@@ -275,6 +275,28 @@ def test_a_cold_read_of_many_records_in_two_processes_finds_what_one_finds(run: 
     assert findings(run, project) == cold
 
 
+def test_what_a_cold_read_keeps_of_the_records_it_judged_is_what_their_rows_give(project: Path) -> None:
+    """A cold read in two processes decodes only the other process's rows: for the records it judged itself it
+    keeps their facts and summary, which must be exactly what their saved rows decode to (dates, lists, nulls)."""
+    from planstate.check.filerules import judge
+    from planstate.check.reader import Reader, _decoded
+
+    extra = [{"supersedes": None, "phase": 2}, {"alternatives": ["a", "b"], "reversible": True}, {"by": "x"}, {}]
+    paths = [write_record(project, "decision", decision(i, **extra[i % 4])) for i in range(8)]
+    paths.append(write_record(project, "decision", {**decision(8), "status": "accepte!"}))  # has a finding
+    ctx = Workspace.find(project).ctx
+    reader, kept = Reader(ctx), {}
+    folder = paths[0].parent
+    reader._judge_all(folder, "decision", [path.name for path in paths], lambda read: judge(ctx, read), kept)
+    assert ctx.save_cache()
+    assert sorted(kept) == sorted(path.name for path in paths[:8])  # the clean ones
+    rows = ctx.cached_rows(folder)
+    for name, pair in kept.items():
+        row = rows[ctx.cache_key(folder / name)]
+        [decoded] = _decoded([(0, name, row.identity, row.facts, row.summary)])
+        assert decoded is not None and same(pair[0], decoded[0]) and pair[1] == decoded[1], name
+
+
 # ---------------------------------------------------------------------------- the fast read path
 
 
