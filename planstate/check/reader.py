@@ -135,6 +135,8 @@ CLEAN = "1"
 Judge = Callable[[FileRead], None]  # runs the per-file rules on a read, noting a clean one in the cache
 PRIME_AT = 200  # records no cache row vouches for from which a folder is read in two processes
 SAVE_EVERY = 2000  # records read in two processes between saves of their cache rows
+BATCH = 100  # records a process takes at a time when two read a folder (the last one it takes, the other may wait for)
+MAX_BATCHES = 2048  # two bytes each in a pipe that must hold them all
 
 
 class Reader:
@@ -280,37 +282,74 @@ class Reader:
     def _prime(
         self, folder: Path, kind: str, names: list[str], judge: Judge
     ) -> dict[str, tuple[dict[str, Any], list[Any]]]:
-        """Read and judge the records `names` of a folder, half in a forked process, each process saving the cache
-        rows of its half, so that they are ready (a cold check of 17,000 records parses on both cores and keeps
-        none of them in memory). Best effort: a record whose row is not there afterwards is read again. Returns
-        the facts and summary of each clean record this process judged (its rows are in memory: only the other
-        half is looked up again, and only its facts and summaries are decoded)."""
+        """Read and judge the records `names` of a folder in two processes, this one and a forked one, each taking
+        the next batch while there is one (a process the machine runs slower takes fewer) and saving the cache
+        rows of what it took, so that they are ready (a cold check of 17,000 records parses on both cores and
+        keeps none of them in memory). Best effort: a record whose row is not there afterwards is read again.
+        Returns the facts and summary of each clean record this process judged (its rows are in memory: only the
+        other process's are looked up again, and only their facts and summaries are decoded)."""
         import threading
 
         if not hasattr(os, "fork") or threading.active_count() > 1:
             return {}  # a fork copies one thread: a lock another one holds (a server's) would never be released
-        half = len(names) // 2
+        size = max(BATCH, -(-len(names) // MAX_BATCHES))
+        batches = [names[start : start + size] for start in range(0, len(names), size)]
+        # Every batch's number, two bytes each, is in a pipe before either process reads it (at most 4 KiB: the
+        # pipe holds them all); a read of two bytes takes one batch, whichever process makes it.
+        numbers = b"".join(number.to_bytes(2, "big") for number in range(len(batches)))
         try:
-            pid = os.fork()
+            queue, feed = os.pipe()
         except OSError:
+            return {}
+        try:
+            written = os.write(feed, numbers)
+        except OSError:
+            written = 0
+        os.close(feed)
+        try:
+            pid = os.fork() if written == len(numbers) else -1
+        except OSError:
+            pid = -1
+        if pid < 0:
+            os.close(queue)
             return {}
         if pid == 0:  # the other process: saves through its own connection to the cache; never returns
             status = 1
             try:
                 self.ctx.detach_cache()
-                self._judge_all(folder, kind, names[half:], judge)
+                self._judge_batches(folder, kind, batches, queue, judge, None)
                 status = 0 if self.ctx.save_cache() else 1
             finally:
                 os._exit(status)
         kept: dict[str, tuple[dict[str, Any], list[Any]]] = {}
         try:
-            self._judge_all(folder, kind, names[:half], judge, kept)
+            mine = self._judge_batches(folder, kind, batches, queue, judge, kept)
         finally:
+            os.close(queue)
             os.waitpid(pid, 0)
         self.ctx.save_cache()
-        if half < len(names):
-            self.ctx.reload_cache(folder, names[half])  # names are in order: the other process's half
+        for number, batch in enumerate(batches):
+            if number not in mine:
+                self.ctx.reload_cache(folder, batch[0], batch[-1])  # names are in order: the other process's rows
         return kept
+
+    def _judge_batches(
+        self,
+        folder: Path,
+        kind: str,
+        batches: list[list[str]],
+        queue: int,
+        judge: Judge,
+        kept: dict[str, tuple[dict[str, Any], list[Any]]] | None,
+    ) -> set[int]:
+        """Take batches of records by their numbers from `queue` until none is left, reading and judging them
+        (`_judge_all`); return the numbers taken."""
+        taken: set[int] = set()
+        done = 0
+        while len(number := os.read(queue, 2)) == 2:
+            taken.add(int.from_bytes(number, "big"))
+            done = self._judge_all(folder, kind, batches[int.from_bytes(number, "big")], judge, kept, done)
+        return taken
 
     def _judge_all(
         self,
@@ -319,17 +358,20 @@ class Reader:
         names: list[str],
         judge: Judge,
         kept: dict[str, tuple[dict[str, Any], list[Any]]] | None = None,
-    ) -> None:
-        """Read and judge records of a folder, keeping only their cache rows, saved every `SAVE_EVERY` (saved rows
-        drop their JSON text: memory stays flat however many there are), and in `kept` the facts and summary of
-        each clean one (what its row holds, decoded)."""
-        for count, name in enumerate(names, 1):
+        done: int = 0,
+    ) -> int:
+        """Read and judge records of a folder, keeping only their cache rows, saved every `SAVE_EVERY` (`done`:
+        how many were read before; saved rows drop their JSON text: memory stays flat however many there are),
+        and in `kept` the facts and summary of each clean one (what its row holds, decoded). Returns how many
+        are read now."""
+        for count, name in enumerate(names, done + 1):
             found = self._read(folder / name, kind)
             judge(found)
             if kept is not None and found.findings == [] and found.summary is not None and found.mapping is not None:
                 kept[name] = (recordfiles.facts(found.mapping), found.summary)
             if count % SAVE_EVERY == 0:
                 self.ctx.save_cache()
+        return done + len(names)
 
     def _read(self, path: Path, kind: str) -> FileRead:
         found = FileRead(path, self.ctx.display(path), kind)

@@ -234,10 +234,10 @@ class FrontMatterCache:
         self._rows[key] = row
         return row
 
-    def rows_under(self, prefix: str, first: str = "") -> dict[str, _Row]:
+    def rows_under(self, prefix: str, first: str = "", last: str = "\U0010ffff") -> dict[str, _Row]:
         """The identity and summary of every cached file whose key starts with `prefix` (a folder's files,
-        `decisions/`), and whose rest of the key is `first` or after it, in one query; their data is not fetched
-        (these rows answer `trusted` and `summary` only)."""
+        `decisions/`), and whose rest of the key is from `first` to `last`, in one query; their data is not
+        fetched (these rows answer `trusted` and `summary` only)."""
         db = self._connect(create=False)
         out: dict[str, _Row] = {}
         if db is not None:
@@ -245,14 +245,15 @@ class FrontMatterCache:
 
             try:
                 found = db.execute(
-                    f"SELECT key, {_LIGHT} FROM files WHERE key >= ? AND key > ? AND key < ?",
-                    (prefix + first, prefix, prefix + "\U0010ffff"),
+                    f"SELECT key, {_LIGHT} FROM files WHERE key >= ? AND key <= ? AND key > ? AND key < ?",
+                    (prefix + first, prefix + last, prefix, prefix + "\U0010ffff"),
                 ).fetchall()
             except sqlite3.Error:
                 self._discard()
                 found = []
             out = {item[0]: _row_of(item[1:]) for item in found}
-        out.update((key, row) for key, row in self._dirty.items() if key.startswith(prefix) and key >= prefix + first)
+        low, high = prefix + first, prefix + last
+        out.update((key, row) for key, row in self._dirty.items() if key.startswith(prefix) and low <= key <= high)
         return out
 
     def summaries_under(self, prefix: str) -> dict[str, tuple[Any, ...]]:
@@ -447,10 +448,10 @@ class FrontMatterCache:
         self._opened = False
         self._dirty = {}
 
-    def reload(self, prefix: str, first: str = "") -> None:
-        """Look the rows of the files whose key starts with `prefix` (and whose rest is `first` or after it) up
+    def reload(self, prefix: str, first: str = "", last: str = "\U0010ffff") -> None:
+        """Look the rows of the files whose key starts with `prefix` (and whose rest is from `first` to `last`) up
         again (another process saved them); their data is fetched only when asked for."""
-        self._rows.update(self.rows_under(prefix, first))
+        self._rows.update(self.rows_under(prefix, first, last))
 
     # ------------------------------------------------------------------ writing
 

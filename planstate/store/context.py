@@ -199,10 +199,10 @@ class Context:
         this process reads, through its own (see cache.py)."""
         self._front_matter_cache().detach()
 
-    def reload_cache(self, folder: Path, first: str = "") -> None:
-        """Look the front-matter cache's rows of the files in `folder` (those named `first` or after it in name
+    def reload_cache(self, folder: Path, first: str = "", last: str = "\U0010ffff") -> None:
+        """Look the front-matter cache's rows of the files in `folder` (those named from `first` to `last` in name
         order) up again: another process saved them."""
-        self._front_matter_cache().reload(self.cache_key(folder) + "/", first)
+        self._front_matter_cache().reload(self.cache_key(folder) + "/", first, last)
 
     def record_summary(self, path: Path) -> list[Any] | None:
         """The summary the cache keeps with a record file's data as last read (recordfiles.summary_text: id, order,
