@@ -263,8 +263,8 @@ def test_a_cold_read_of_many_records_in_two_processes_finds_what_one_finds(run: 
     from planstate.check.reader import PRIME_AT
 
     paths = add_decisions(project, PRIME_AT + 10)
-    same_size_edit(paths[-1], "status: accepted", "status: accepte!")  # in the other process's half
-    same_size_edit(paths[0], "title:", "titel:")  # in this one's
+    same_size_edit(paths[-1], "status: accepted", "status: accepte!")  # in the last batch of records
+    same_size_edit(paths[0], "title:", "titel:")  # in the first
     (project / CACHE).unlink()
     cold = findings(run, project)
     assert {(f["code"], f["field"]) for f in cold} >= {("unknown-key", "titel"), ("schema-error", "status")}
