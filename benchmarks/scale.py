@@ -203,7 +203,19 @@ def chosen(only: str | None) -> list[str]:
     """The commands to measure: those named in ONLY (comma-separated) with the floors, or all of them."""
     if only is None:
         return list(GOALS)
-    wanted = {part.strip() for part in only.split(",") if part.strip()}
+    # Names such as "check, cold" hold a comma: two pieces that together make a name are that name.
+    parts = [part.strip() for part in only.split(",")]
+    wanted: set[str] = set()
+    i = 0
+    while i < len(parts):
+        pair = f"{parts[i]}, {parts[i + 1]}" if i + 1 < len(parts) else ""
+        if pair in GOALS:
+            wanted.add(pair)
+            i += 2
+            continue
+        if parts[i]:
+            wanted.add(parts[i])
+        i += 1
     unknown = sorted(wanted - set(GOALS))
     if unknown:
         raise SystemExit(f"scale.py: no command named {', '.join(unknown)}; the commands are: {', '.join(GOALS)}")
@@ -249,7 +261,7 @@ def main() -> int:
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="comma-separated record counts")
     parser.add_argument("--runs", type=int, default=5, help="interleaved rounds")
     parser.add_argument("--slow-runs", type=int, default=1, help="rounds of the cold commands (default 1)")
-    parser.add_argument("--only", help='comma-separated commands to measure, e.g. "status,resume" (floors always run)')
+    parser.add_argument("--only", help='commands to measure, comma-separated: "status,check, cold" (floors always run)')
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--no-gsd", action="store_true", help="skip the side-by-side run against GSD")
     parser.add_argument("--gsd-install", type=Path, help="a folder where get-shit-done-cc is installed already")

@@ -263,8 +263,8 @@ def test_a_cold_read_of_many_records_in_two_processes_finds_what_one_finds(run: 
     from planstate.check.reader import PRIME_AT
 
     paths = add_decisions(project, PRIME_AT + 10)
-    same_size_edit(paths[-1], "status: accepted", "status: accepte!")  # in the other process's half
-    same_size_edit(paths[0], "title:", "titel:")  # in this one's
+    same_size_edit(paths[-1], "status: accepted", "status: accepte!")  # in the last batch of records
+    same_size_edit(paths[0], "title:", "titel:")  # in the first
     (project / CACHE).unlink()
     cold = findings(run, project)
     assert {(f["code"], f["field"]) for f in cold} >= {("unknown-key", "titel"), ("schema-error", "status")}
@@ -273,6 +273,28 @@ def test_a_cold_read_of_many_records_in_two_processes_finds_what_one_finds(run: 
         clean = db.execute("SELECT count(*) FROM files WHERE clean IS NOT NULL").fetchone()[0]
     assert clean == PRIME_AT + 8  # every decision but the two with findings
     assert findings(run, project) == cold
+
+
+def test_what_a_cold_read_keeps_of_the_records_it_judged_is_what_their_rows_give(project: Path) -> None:
+    """A cold read in two processes decodes only the other process's rows: for the records it judged itself it
+    keeps their facts and summary, which must be exactly what their saved rows decode to (dates, lists, nulls)."""
+    from planstate.check.filerules import judge
+    from planstate.check.reader import Reader, _decoded
+
+    extra = [{"supersedes": None, "phase": 2}, {"alternatives": ["a", "b"], "reversible": True}, {"by": "x"}, {}]
+    paths = [write_record(project, "decision", decision(i, **extra[i % 4])) for i in range(8)]
+    paths.append(write_record(project, "decision", {**decision(8), "status": "accepte!"}))  # has a finding
+    ctx = Workspace.find(project).ctx
+    reader, kept = Reader(ctx), {}
+    folder = paths[0].parent
+    reader._judge_all(folder, "decision", [path.name for path in paths], lambda read: judge(ctx, read), kept)
+    assert ctx.save_cache()
+    assert sorted(kept) == sorted(path.name for path in paths[:8])  # the clean ones
+    rows = ctx.cached_rows(folder)
+    for name, pair in kept.items():
+        row = rows[ctx.cache_key(folder / name)]
+        [decoded] = _decoded([(0, name, row.identity, row.facts, row.summary)])
+        assert decoded is not None and same(pair[0], decoded[0]) and pair[1] == decoded[1], name
 
 
 # ---------------------------------------------------------------------------- the fast read path
@@ -311,6 +333,42 @@ def test_cached_data_is_the_round_trip_parsers_data(path: Path) -> None:
         finally:
             again.close()
         assert same(cached, expected)
+
+
+_SCALARS = st.one_of(
+    st.text(max_size=8),
+    st.integers(),
+    st.booleans(),
+    st.floats(),
+    st.none(),
+    st.dates(),
+    st.datetimes(timezones=st.one_of(st.none(), st.timezones())),
+)
+_KEYS = st.one_of(st.sampled_from(["$d", "$dt", "id"]), st.text(max_size=4), st.integers(0, 3))
+_PLAIN = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3))
+
+
+@settings(max_examples=150)
+@given(_PLAIN)
+def test_data_stored_without_decoding_it_again_decodes_to_itself(value: object) -> None:
+    """The cache stores data as JSON without decoding it again when `_exact` vouches for it, else only after the
+    round trip proves it: whatever it stores decodes to the same data."""
+    from planstate.store.cache import _dumps, decode
+
+    text = _dumps(value)
+    if text is not None:
+        assert same(decode(text), value)
+
+
+def test_data_json_cannot_carry_is_not_stored() -> None:
+    """Int keys, a mapping that looks like an encoded date, NaN and tuples are never stored (always parsed)."""
+    from datetime import date
+
+    from planstate.store.cache import _dumps
+
+    for value in ({1: "a"}, {"$d": "2020-01-01"}, {"x": [{"$dt": "2020-01-01T00:00:00"}]}, float("nan"), ("a",)):
+        assert _dumps(value) is None, value
+    assert _dumps({"when": date(2020, 1, 1), "n": [1, 2.5, True, None]}) is not None
 
 
 EXAMPLES = sorted((CORPUS.parent / "examples").rglob("*.md"))

@@ -168,3 +168,31 @@ def test_edits_of_real_files_by_a_seeded_fuzz_agree_or_go_round_trip() -> None:
             text = text[:at] + ("" if cut else rng.choice(PIECES)) + text[at + cut :]
         answered += agrees(text)
     assert answered > 100  # most edits leave plain YAML: the fast path is what is being compared
+
+
+TIMESTAMPS = [
+    "2025-11-21",
+    "2025-11-21T08:30:55Z",
+    "9999-12-31T23:59:59Z",
+    "2025-02-30",  # no such day: the text
+    "2025-02-29T08:00:00Z",
+    "2024-02-29T23:59:60Z",  # a leap second: no such time
+    "2025-11-21T24:00:00Z",
+    "0000-01-01",
+    "2025-11-21t08:30:55z",
+    "2025-11-21T08:30:55.123Z",
+    "2025-11-21 08:30:55",
+    "2025-11-21T08:30:55+02:00",
+    "2025-1-2",
+]
+
+
+@pytest.mark.parametrize("value", TIMESTAMPS)
+def test_a_timestamp_is_made_as_ruamel_makes_it(value: str) -> None:
+    """The two forms planstate writes are made without ruamel's constructor, the rest with it: either way the value
+    is the round-trip parser's, down to its type and zone (a day or time that does not exist stays its text)."""
+    text = f"when: {value}\nlist: [{value}]\n"
+    fast = fastyaml.text_data(text)
+    expected = parser.parse(text, lambda index: (0, 0), None, fast=False).data
+    assert repr(fast) == repr(expected)
+    assert same(fast, expected)

@@ -20,15 +20,17 @@ from planstate.core.errors import PlanstateError
 from planstate.core.files import MAX_FILE_BYTES, read_all, read_bytes
 from planstate.model.kinds import RECORD_KINDS
 from planstate.model.types import Problem
+from planstate.model.validation import problems_for
 from planstate.store import recordfiles
 from planstate.store.cache import Identity, decode, identity_of
 from planstate.text.conflicts import Conflict, conflict_blocks
+from planstate.text.document import Document
+from planstate.text.fastyaml import MISS, front_matter_data
 from planstate.text.paths import shown_path
 
 if TYPE_CHECKING:
     from planstate.check.findings import Finding
     from planstate.store.context import Context
-    from planstate.text.document import Document
 
 
 class FileRead:
@@ -102,8 +104,6 @@ class FileRead:
     def doc(self) -> Document:
         """The parsed document (for locating fields), parsed on first use (a partial read reads its file then)."""
         if self._doc is None:
-            from planstate.text.document import Document
-
             if self.raw is None and self._reader is not None:
                 ctx = self._reader.ctx
                 self.raw = read_bytes(self.path, ctx.root, ctx.root.parent)
@@ -135,6 +135,8 @@ CLEAN = "1"
 Judge = Callable[[FileRead], None]  # runs the per-file rules on a read, noting a clean one in the cache
 PRIME_AT = 200  # records no cache row vouches for from which a folder is read in two processes
 SAVE_EVERY = 2000  # records read in two processes between saves of their cache rows
+BATCH = 100  # records a process takes at a time when two read a folder (the last one it takes, the other may wait for)
+MAX_BATCHES = 2048  # two bytes each in a pipe that must hold them all
 
 
 class Reader:
@@ -247,8 +249,10 @@ class Reader:
                 pending.append((len(out), name, identity))
             out.append(None)
         vouched = self.ctx.vouched_row
+        kept: dict[str, tuple[dict[str, Any], list[Any]]] = {}  # the facts and summary of records this process judged
         if judge is not None and inside and len(pending) >= PRIME_AT:
-            self._prime(folder, kind, [name for _index, name, identity in pending if identity is not None], judge)
+            unread = [name for _index, name, identity in pending if identity is not None]
+            kept = self._prime(folder, kind, unread, judge)
             still: list[tuple[int, str, Identity | None]] = []
             for index, name, identity in pending:
                 row = vouched(prefix + name, identity) if identity is not None else None
@@ -260,7 +264,10 @@ class Reader:
         for index, name, _identity_seen in pending:
             out[index] = self._read(folder / name, kind)
         shown = self.ctx.display(folder) + os.sep
-        for (index, name, identity, _facts, _summary), pair in zip(light, _decoded(light), strict=True):
+        ready = [item for item in light if item[1] in kept]  # their rows are this process's own: nothing to decode
+        light = [item for item in light if item[1] not in kept]
+        pairs = [kept[item[1]] for item in ready] + _decoded(light)
+        for (index, name, identity, _facts, _summary), pair in zip(ready + light, pairs, strict=True):
             if pair is None:  # a row of another shape: read the file
                 found = self._read(folder / name, kind)
             else:
@@ -272,41 +279,99 @@ class Reader:
         self._folder_memo[key] = {found.name: found for found in found_all}
         return found_all
 
-    def _prime(self, folder: Path, kind: str, names: list[str], judge: Judge) -> None:
-        """Read and judge the records `names` of a folder, half in a forked process, each process saving the cache
-        rows of its half, so that they are ready (a cold check of 17,000 records parses on both cores and keeps
-        none of them in memory). Best effort: a record whose row is not there afterwards is read again."""
+    def _prime(
+        self, folder: Path, kind: str, names: list[str], judge: Judge
+    ) -> dict[str, tuple[dict[str, Any], list[Any]]]:
+        """Read and judge the records `names` of a folder in two processes, this one and a forked one, each taking
+        the next batch while there is one (a process the machine runs slower takes fewer) and saving the cache
+        rows of what it took, so that they are ready (a cold check of 17,000 records parses on both cores and
+        keeps none of them in memory). Best effort: a record whose row is not there afterwards is read again.
+        Returns the facts and summary of each clean record this process judged (its rows are in memory: only the
+        other process's are looked up again, and only their facts and summaries are decoded)."""
         import threading
 
         if not hasattr(os, "fork") or threading.active_count() > 1:
-            return  # a fork copies one thread: a lock another one holds (a server's) would never be released
-        half = len(names) // 2
+            return {}  # a fork copies one thread: a lock another one holds (a server's) would never be released
+        size = max(BATCH, -(-len(names) // MAX_BATCHES))
+        batches = [names[start : start + size] for start in range(0, len(names), size)]
+        # Every batch's number, two bytes each, is in a pipe before either process reads it (at most 4 KiB: the
+        # pipe holds them all); a read of two bytes takes one batch, whichever process makes it.
+        numbers = b"".join(number.to_bytes(2, "big") for number in range(len(batches)))
         try:
-            pid = os.fork()
+            queue, feed = os.pipe()
         except OSError:
-            return
+            return {}
+        try:
+            written = os.write(feed, numbers)
+        except OSError:
+            written = 0
+        os.close(feed)
+        try:
+            pid = os.fork() if written == len(numbers) else -1
+        except OSError:
+            pid = -1
+        if pid < 0:
+            os.close(queue)
+            return {}
         if pid == 0:  # the other process: saves through its own connection to the cache; never returns
             status = 1
             try:
                 self.ctx.detach_cache()
-                self._judge_all(folder, kind, names[half:], judge)
+                self._judge_batches(folder, kind, batches, queue, judge, None)
                 status = 0 if self.ctx.save_cache() else 1
             finally:
                 os._exit(status)
+        kept: dict[str, tuple[dict[str, Any], list[Any]]] = {}
         try:
-            self._judge_all(folder, kind, names[:half], judge)
+            mine = self._judge_batches(folder, kind, batches, queue, judge, kept)
         finally:
+            os.close(queue)
             os.waitpid(pid, 0)
         self.ctx.save_cache()
-        self.ctx.reload_cache(folder)
+        for number, batch in enumerate(batches):
+            if number not in mine:
+                self.ctx.reload_cache(folder, batch[0], batch[-1])  # names are in order: the other process's rows
+        return kept
 
-    def _judge_all(self, folder: Path, kind: str, names: list[str], judge: Judge) -> None:
-        """Read and judge records of a folder, keeping only their cache rows, saved every `SAVE_EVERY` (saved rows
-        drop their JSON text: memory stays flat however many there are)."""
-        for count, name in enumerate(names, 1):
-            judge(self._read(folder / name, kind))
+    def _judge_batches(
+        self,
+        folder: Path,
+        kind: str,
+        batches: list[list[str]],
+        queue: int,
+        judge: Judge,
+        kept: dict[str, tuple[dict[str, Any], list[Any]]] | None,
+    ) -> set[int]:
+        """Take batches of records by their numbers from `queue` until none is left, reading and judging them
+        (`_judge_all`); return the numbers taken."""
+        taken: set[int] = set()
+        done = 0
+        while len(number := os.read(queue, 2)) == 2:
+            taken.add(int.from_bytes(number, "big"))
+            done = self._judge_all(folder, kind, batches[int.from_bytes(number, "big")], judge, kept, done)
+        return taken
+
+    def _judge_all(
+        self,
+        folder: Path,
+        kind: str,
+        names: list[str],
+        judge: Judge,
+        kept: dict[str, tuple[dict[str, Any], list[Any]]] | None = None,
+        done: int = 0,
+    ) -> int:
+        """Read and judge records of a folder, keeping only their cache rows, saved every `SAVE_EVERY` (`done`:
+        how many were read before; saved rows drop their JSON text: memory stays flat however many there are),
+        and in `kept` the facts and summary of each clean one (what its row holds, decoded). Returns how many
+        are read now."""
+        for count, name in enumerate(names, done + 1):
+            found = self._read(folder / name, kind)
+            judge(found)
+            if kept is not None and found.findings == [] and found.summary is not None and found.mapping is not None:
+                kept[name] = (recordfiles.facts(found.mapping), found.summary)
             if count % SAVE_EVERY == 0:
                 self.ctx.save_cache()
+        return done + len(names)
 
     def _read(self, path: Path, kind: str) -> FileRead:
         found = FileRead(path, self.ctx.display(path), kind)
@@ -328,8 +393,6 @@ class Reader:
 
     def _parse(self, found: FileRead) -> None:
         """Parse a file's front matter and validate it."""
-        from planstate.model.validation import problems_for
-
         assert found.raw is not None
         try:
             found.data, found._doc = self._front_matter(found.path, found.raw, found.shown, found.identity)
@@ -353,9 +416,6 @@ class Reader:
         ctx = self.ctx
 
         def parse(data: bytes) -> Any:
-            from planstate.text.document import Document
-            from planstate.text.fastyaml import MISS, front_matter_data
-
             fast = front_matter_data(data)  # the round-trip parser's data, when the fast path vouches for it
             if fast is not MISS:
                 return fast

@@ -6,7 +6,9 @@ docs/format.md is the normative description of these models; tests check the two
 from __future__ import annotations
 
 import enum
+import functools
 import re
+from collections.abc import Callable
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -422,18 +424,26 @@ def is_complete(state: State) -> bool:
 _AS_IS = frozenset({str, int, float, bool, type(None)})
 
 
+@functools.cache
+def _format_datetime() -> Callable[[datetime], str]:
+    """yamltext.format_datetime, imported once (an import inside a function costs microseconds on every call, and
+    a cold check converts the times of 17,000 records)."""
+    from planstate.text.yamltext import format_datetime
+
+    return format_datetime
+
+
 def to_json(value: Any) -> Any:
     """Convert plain data to JSON-ready values (timestamps and dates as ISO strings)."""
     if type(value) in _AS_IS:  # most values: a region item converts every value of 17,000 records
         return value
-    from planstate.text.yamltext import format_datetime
-
-    if isinstance(value, dict):
-        return {str(k): to_json(v) for k, v in value.items()}
+    as_is = _AS_IS
+    if isinstance(value, dict):  # the values that are as they are without a call each (a record's are mostly)
+        return {str(k): v if type(v) in as_is else to_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple | ListView):
-        return [to_json(v) for v in value]
+        return [v if type(v) in as_is else to_json(v) for v in value]
     if isinstance(value, datetime):
-        return format_datetime(value)
+        return _format_datetime()(value)
     if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, Model):

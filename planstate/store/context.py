@@ -7,6 +7,7 @@ the function that re-renders them (`Regions`) instead of this module importing t
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from collections.abc import Callable, Collection, Iterator
@@ -233,9 +234,10 @@ class Context:
         this process reads, through its own (see cache.py)."""
         self._front_matter_cache().detach()
 
-    def reload_cache(self, folder: Path) -> None:
-        """Look the front-matter cache's rows of the files in `folder` up again: another process saved them."""
-        self._front_matter_cache().reload(self.cache_key(folder) + "/")
+    def reload_cache(self, folder: Path, first: str = "", last: str = "\U0010ffff") -> None:
+        """Look the front-matter cache's rows of the files in `folder` (those named from `first` to `last` in name
+        order) up again: another process saved them."""
+        self._front_matter_cache().reload(self.cache_key(folder) + "/", first, last)
 
     def record_summary(self, path: Path) -> list[Any] | None:
         """The summary the cache keeps with a record file's data as last read (recordfiles.summary_text: id, order,
@@ -457,9 +459,17 @@ def _summarizer(path: Path) -> Callable[[Any], tuple[str | None, str | None]] | 
     kind = RECORD_KINDS.get(path.parent.name)
     if kind is None:
         return None
+    summary_text, facts_text = _record_texts()
+    return lambda data: (summary_text(kind, path, data), facts_text(data))
+
+
+@functools.cache
+def _record_texts() -> tuple[Callable[[str, Path, Any], str | None], Callable[[Any], str | None]]:
+    """recordfiles' summary_text and facts_text, imported once (an import inside a function costs microseconds on
+    every call, and a cold check summarizes 17,000 records)."""
     from planstate.store.recordfiles import facts_text, summary_text
 
-    return lambda data: (summary_text(kind, path, data), facts_text(data))
+    return summary_text, facts_text
 
 
 def _front_matter(raw: bytes, shown: str) -> Any:

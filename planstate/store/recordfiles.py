@@ -6,14 +6,18 @@ and shells find it, and a record is found by reading names first and front matte
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.core import ids
+from planstate.core.digests import blake2b_hex
 from planstate.core.errors import PlanstateError, UsageError
-from planstate.model.kinds import KINDS, RECORD_FOLDERS
-from planstate.model.schema import Model
+from planstate.model.kinds import KINDS, RECORD_FOLDERS, to_json
+from planstate.model.schema import ListOf, Model
+from planstate.text.paths import format_path
 
 if TYPE_CHECKING:
     from planstate.store.cache import Identity
@@ -242,9 +246,6 @@ def region_item(kind: str, path: Path, data: dict[str, Any]) -> dict[str, Any]:
     """A valid record as a region shows it: every declared field as JSON-ready data (missing ones as their
     default: null, or an empty list) and a `link` relative to STATE.md's folder, so strict templates can use any
     field. Regions only read these items."""
-    from planstate.model.kinds import to_json
-    from planstate.model.schema import ListOf
-
     item = to_json(data)
     out: dict[str, Any] = {}
     for name, field in KINDS[kind].fields.items():
@@ -262,20 +263,15 @@ def item_fingerprint(item: dict[str, Any]) -> str:
     """A digest of a record's region item: equal exactly when a region would show the record alike."""
     import json
 
-    from planstate.core.digests import blake2b_hex
-
     text = json.dumps(item, sort_keys=True, ensure_ascii=False, default=repr)
     return blake2b_hex(text.encode("utf-8", errors="surrogateescape"), 16)
 
 
 def summarize(kind: str, path: Path, data: Any) -> Summary | None:
     """The summary of a record file's front matter; None when it is not a mapping (it cannot be shown at all)."""
-    from planstate.model.kinds import to_json
-    from planstate.model.validation import problems_for, unknown_keys
-    from planstate.text.paths import format_path
-
     if not isinstance(data, dict):
         return None
+    problems_for, unknown_keys = _validation()
     problems = problems_for(kind, data)
     problem = None
     if problems:
@@ -292,6 +288,23 @@ def summarize(kind: str, path: Path, data: Any) -> Summary | None:
         problem,
         bool(unknown_keys(KINDS[kind], data)),
     )
+
+
+@functools.cache
+def _validation() -> tuple[Callable[..., list[Any]], Callable[..., list[Any]]]:
+    """model.validation's problems_for and unknown_keys, imported once (a cold check summarizes 17,000 records, and
+    an import inside a function costs microseconds on every call)."""
+    from planstate.model.validation import problems_for, unknown_keys
+
+    return problems_for, unknown_keys
+
+
+@functools.cache
+def _encode_known() -> Callable[[Any], str]:
+    """cache.encode_known, imported once (see `_validation`)."""
+    from planstate.store.cache import encode_known
+
+    return encode_known
 
 
 def summary_text(kind: str, path: Path, data: Any) -> str | None:
@@ -328,9 +341,7 @@ def facts(data: dict[str, Any]) -> dict[str, Any]:
 def facts_text(data: Any) -> str | None:
     """A record's facts as the front-matter cache keeps them (its JSON), or None when it is no mapping (the cache
     asks only of data it keeps, which survives its JSON exactly, and so does any part of it)."""
-    from planstate.store.cache import encode_known
-
-    return encode_known(facts(data)) if isinstance(data, dict) else None
+    return _encode_known()(facts(data)) if isinstance(data, dict) else None
 
 
 def summaries(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[Summary], list[PlanstateError]]:

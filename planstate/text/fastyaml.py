@@ -1,22 +1,26 @@
 """A fast read of front matter: libyaml's C parser for the syntax, ruamel's resolver and constructor.
 
-A round-trip parse costs about 1.75 ms a record, nearly all of it ruamel's pure-Python scanner
-and parser; a cold `check` of 17,000 records spent a minute there. Here libyaml (PyYAML's C
-extension) turns the text into events; each plain scalar gets
-the tag ruamel's YAML 1.2 resolver gives it (its own table), strings and nulls are taken as they
-are, and every other scalar (ints, floats, booleans, timestamps) is built by ruamel's round-trip
-constructor, the one `parser.py` uses, then made plain as `parser.py` makes it. So the data is
-the round-trip parser's; `text_nodes` also gives the node tree a write splices into, ruamel's own. This
-path answers only plain YAML: an anchor, alias, explicit tag, merge
-key, duplicate key, directive, tab, a key that is not a scalar, a nesting past the limits, or any
-error gives `MISS`, and the caller parses round trip, which also reports every error at its line
-and column. `tests/test_cache.py` checks over the corpus that whatever this path answers equals
-the round-trip parser's data, and that it answers no file that parser refuses.
+A round-trip parse costs about 1.75 ms a record, nearly all of it ruamel's pure-Python scanner and
+parser; a cold `check` of 17,000 records spent a minute there. Here libyaml (PyYAML's C extension)
+turns the text into events; each plain scalar gets the tag ruamel's YAML 1.2 resolver gives it (its
+own table), strings and nulls are taken as they are, and every other scalar (ints, floats, booleans,
+timestamps) is built by ruamel's round-trip constructor, the one `parser.py` uses, then made plain
+as `parser.py` makes it, except the two timestamp forms planstate writes, made here as that
+constructor makes them (`_timestamp`; a test compares them). Each plain scalar a resolver could take
+is resolved once per process (`_PLAIN`: keys, nulls and dates recur in every record). So the data is
+the round-trip parser's; `text_nodes` also gives the node tree a write splices into, ruamel's own.
+This path answers only plain YAML: an anchor, alias, explicit tag, merge key, duplicate key,
+directive, tab, a key that is not a scalar, a nesting past the limits, or any error gives `MISS`,
+and the caller parses round trip, which also reports every error at its line and column.
+`tests/test_cache.py` checks over the corpus that whatever this path answers equals the round-trip
+parser's data, and that it answers no file that parser refuses.
 """
 
 from __future__ import annotations
 
 import io
+import re
+from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 from planstate.text import envelope
@@ -28,7 +32,9 @@ MISS = object()
 # Characters of YAML from which one read pays for loading this path (importing PyYAML and making ruamel's
 # constructor cost about 17 ms; the round-trip parser reads about 150 characters a millisecond).
 WORTH_LOADING = 4096
-_STATE: list[Any] = []  # (libyaml's parser, its events, ruamel's nodes and marks, a ruamel YAML), made once
+# (libyaml's parser, its events, ruamel's nodes and marks, a ruamel YAML), then the resolvers and the first characters
+# they apply to (`_table`), made once
+_STATE: list[Any] = []
 
 
 def _machinery() -> Any:
@@ -89,10 +95,12 @@ def text_data(text: str) -> Any:
         return MISS
 
 
-# Plain values of the scalars ruamel constructs (ints, floats, booleans, timestamps: all immutable), by tag and
-# text: the same few (`1`, the dates of one file) come back in every read.
-_CONSTRUCTED: dict[tuple[str, str], Any] = {}
+# Plain values of the plain scalars some resolver of ruamel's could take (strings, nulls, ints, floats, booleans,
+# timestamps: all immutable), by text: the same few (`1`, `null`, `true`, keys such as `title`, the dates of one
+# file) come back in every read, and resolving one tries up to three regular expressions.
+_PLAIN: dict[str, Any] = {}
 _REMEMBERED = 4096
+_TAG_OBJECTS: dict[str, Any] = {}  # ruamel's tag object of each tag `_Builder` constructs (its nodes are not kept)
 # Line breaks in YAML 1.1 (libyaml) but not in YAML 1.2 (ruamel): the two would split such a text differently.
 _BREAKS_OF_YAML_1_1 = ("\x85", "\u2028", "\u2029")
 
@@ -124,6 +132,7 @@ class _Builder:
         self.parser = cparser(text)
         self.constructor = loader.constructor
         self.table = _table(loader)
+        self.firsts = _firsts()
         self.count = 0
 
     def document(self) -> Any:
@@ -161,6 +170,8 @@ class _Builder:
             raise _Miss
         get_event = self.parser.get_event
         scalar = events.ScalarEvent
+        inner = depth + 1
+        flat = inner <= MAX_DEPTH  # a scalar child is within the depth limit: taken here, without `_value`'s call
         if kind is events.SequenceStartEvent:
             items: list[Any] = []
             end = events.SequenceEndEvent
@@ -169,10 +180,13 @@ class _Builder:
                 kind = type(child)
                 if kind is end:
                     return items
-                if kind is scalar and child.anchor is None and child.tag is None and self._room(depth + 1):
-                    items.append(self._scalar(child))  # what `_value` does with it, without the call
+                if kind is scalar and flat and child.anchor is None and child.tag is None:
+                    self.count += 1  # what `_value` does with it
+                    if self.count > MAX_EXPANDED_NODES:
+                        raise _Miss
+                    items.append(self._scalar(child))
                 else:
-                    items.append(self._value(child, depth + 1))
+                    items.append(self._value(child, inner))
         out: dict[Any, Any] = {}
         end = events.MappingEndEvent
         while True:
@@ -186,23 +200,30 @@ class _Builder:
             if key in out or key == MERGE_TAG:
                 raise _Miss  # a duplicate key (refused round trip)
             child = get_event()
-            if type(child) is scalar and child.anchor is None and child.tag is None and self._room(depth + 1):
-                out[key] = self._scalar(child)  # what `_value` does with it, without the call
+            if type(child) is scalar and flat and child.anchor is None and child.tag is None:
+                self.count += 1  # what `_value` does with it
+                if self.count > MAX_EXPANDED_NODES:
+                    raise _Miss
+                out[key] = self._scalar(child)
             else:
-                out[key] = self._value(child, depth + 1)
-
-    def _room(self, depth: int) -> bool:
-        """Count one more node at `depth`; tell whether it is within the limits (`_value` refuses it if not)."""
-        self.count += 1
-        if depth > MAX_DEPTH or self.count > MAX_EXPANDED_NODES:
-            self.count -= 1  # `_value` counts it again, then refuses it
-            return False
-        return True
+                out[key] = self._value(child, inner)
 
     def _scalar(self, event: Any) -> Any:
         value = event.value
         if not event.implicit[0]:
             return value  # quoted or block: a string
+        if value[:1] not in self.firsts:
+            return value  # no resolver of ruamel's starts with its first character: a string (most values)
+        plain = _PLAIN.get(value, MISS)
+        if plain is MISS:
+            plain = self._resolved(event, value)
+            if len(_PLAIN) >= _REMEMBERED:
+                _PLAIN.clear()
+            _PLAIN[value] = plain
+        return plain
+
+    def _resolved(self, event: Any, value: str) -> Any:
+        """The plain value of a plain scalar: its tag from ruamel's resolver, then ruamel's constructor."""
         tag = _resolve(self.table, value)
         if tag == _STR:
             return value
@@ -210,38 +231,91 @@ class _Builder:
             return None
         if tag == MERGE_TAG:
             return MERGE_TAG  # the caller refuses it as a key; as a value ruamel would not make it plain either
-        plain = _CONSTRUCTED.get((tag, value), MISS)
-        if plain is MISS:
-            start, end = event.start_mark, event.end_mark
-            node = self.nodes.ScalarNode(
-                tag,
-                value,
-                self.mark(None, start.index, start.line, start.column),
-                self.mark(None, end.index, end.line, end.column),
-                style=None,
-            )
-            # Not construct_object: it keeps every node it made until a whole document is constructed, which
-            # never happens here, so a long-lived process (the MCP server) would keep them all.
-            plain = to_plain(self.constructor.construct_non_recursive_object(node))
-            if len(_CONSTRUCTED) >= _REMEMBERED:
-                _CONSTRUCTED.clear()
-            _CONSTRUCTED[(tag, value)] = plain
-        return plain
+        if tag == _TIMESTAMP:
+            plain = _timestamp(value)
+            if plain is not MISS:
+                return plain
+        shared = _TAG_OBJECTS.get(tag)
+        if shared is None:  # a tag object works its text out once (ruamel's makes one per node, and works it out)
+            shared = _TAG_OBJECTS[tag] = self.nodes.ScalarNode(tag, "", None, None).ctag
+        start, end = event.start_mark, event.end_mark
+        node = self.nodes.ScalarNode(
+            shared,
+            value,
+            self.mark(None, start.index, start.line, start.column),
+            self.mark(None, end.index, end.line, end.column),
+            style=None,
+        )
+        # Not construct_object: it keeps every node it made until a whole document is constructed, which never
+        # happens here, so a long-lived process (the MCP server) would keep them all.
+        return to_plain(self.constructor.construct_non_recursive_object(node))
 
 
-def _table(loader: Any) -> dict[Any, list[tuple[str, Any]]]:
-    """ruamel's implicit resolvers for YAML 1.2 by first character (its VersionedResolver's own table)."""
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+# The two forms planstate writes (`2026-11-22`, `2026-11-22T08:00:00Z`), in ASCII digits, made here as ruamel's
+# constructor (parser.constructor_class) and `to_plain` make them: a date, or a time in a UTC zone named "Z";
+# a day or time that does not exist stays its text. Any other form is constructed by ruamel.
+_DAY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
+_UTC_TIME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})Z\Z")
+_ZULU = timezone(timedelta(0), "Z")
+
+
+def _timestamp(value: str) -> Any:
+    """The plain value of a timestamp in one of the two forms planstate writes, or MISS."""
+    try:
+        found = _DAY.match(value)
+        if found is not None:
+            year, month, day = map(int, found.groups())
+            return date(year, month, day)
+        found = _UTC_TIME.match(value)
+        if found is not None:
+            year, month, day, hour, minute, second = map(int, found.groups())
+            return datetime(year, month, day, hour, minute, second, tzinfo=_ZULU)
+    except ValueError:
+        return value
+    return MISS
+
+
+Resolvers = dict[Any, tuple[tuple[str, Any], ...]]  # first character (None: any) -> (tag, its regexp's match)
+
+
+def _table(loader: Any) -> Resolvers:
+    """ruamel's implicit resolvers for YAML 1.2 by first character (its VersionedResolver's own table), each
+    character's followed by those for any character, with each tag as text and each regexp's `match` taken once
+    (ruamel's regexps are compiled lazily, behind an attribute lookup on every use)."""
     if len(_STATE) == 1:
-        _STATE.append(loader.resolver.versioned_resolver)
-    table: dict[Any, list[tuple[str, Any]]] = _STATE[1]
-    return table
+        found = loader.resolver.versioned_resolver
+        anywhere = tuple((str(tag), regexp.match) for tag, regexp in found.get(None, []))
+        table: Resolvers = {
+            first: (*((str(tag), regexp.match) for tag, regexp in pairs), *anywhere)
+            for first, pairs in found.items()
+            if first is not None
+        }
+        table[None] = anywhere
+        _STATE.append(table)
+        _STATE.append(_Everything() if anywhere else frozenset(table))
+    resolvers: Resolvers = _STATE[1]
+    return resolvers
 
 
-def _resolve(table: dict[Any, list[tuple[str, Any]]], value: str) -> str:
+class _Everything:
+    """Contains every first character: when some resolver applies to any (`None` in the table), nothing is skipped."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+def _firsts() -> Any:
+    """The first characters (`""` for an empty value) some implicit resolver applies to (made with `_table`): a
+    plain scalar starting with any other is a string."""
+    return _STATE[2]
+
+
+def _resolve(table: Resolvers, value: str) -> str:
     """The tag ruamel's resolver gives a plain scalar (VersionedResolver.resolve for YAML 1.2)."""
-    for tag, regexp in [*table.get(value[0] if value else "", []), *table.get(None, [])]:
-        if regexp.match(value):
-            return str(tag)
+    for tag, match in table.get(value[:1], table[None]):
+        if match(value):
+            return tag
     return _STR
 
 
