@@ -21,8 +21,9 @@ Missing workspaces are built first (benchmarks/build_scale.py). Writes change th
 on gets it from a setup step before each of its runs, not timed: `task done` a task started, `blocker resolve`
 a blocker added, `phase complete` a phase added at the end (so a pending phase is always left to start and the
 initiative never completes; the current phase is completed), `check, warm` and `validate, warm` a run of the
-same command (warm means nothing changed since it last ran; a run right after a write misses the findings memo and
-judges every file again from the cache's rows). Every round then measures the same thing, and the workspace stays as `planstate check` wants it.
+same command (warm means nothing changed since it last ran; a run right after a write misses the findings memo
+and judges every file again from the cache's rows). Every round then measures the same thing, and the workspace
+stays as `planstate check` wants it.
 """
 
 from __future__ import annotations
