@@ -316,3 +316,55 @@ def test_resume_judges_sessions_by_the_clock_and_the_heartbeats_on_every_hit(run
     assert decisions_total(again) == MARKED and again["last_session"] is None
     assert [s["agent"] for s in again["sessions"]["active"]] == ["w"]  # type: ignore[index]
     assert {**again, "decisions": alive["decisions"]} == cold_brief(run, project, LATER)
+
+
+def decision_page(run: Run, project: Path, *args: str) -> dict[str, object]:
+    """What `decision list --json` answers (with `args`)."""
+    return dict(json_data(exits(run("decision", "list", "--json", *args, cwd=project))))
+
+
+def mark_page(project: Path) -> None:
+    """Say in the memo of every list page that one more older decision matches than there is."""
+    for path in (project / ".planning" / ".local" / "cache").glob(f"memo-list-*-v{VERSION}.json"):
+        head, body = path.read_text(encoding="utf-8").split("\n", 1)
+        page = json.loads(body)
+        page["more"] += 1000
+        path.write_text(f"{head}\n{json.dumps(page)}", encoding="utf-8")
+
+
+def cold_page(run: Run, project: Path, *args: str) -> dict[str, object]:
+    shutil.rmtree(project / ".planning" / ".local" / "cache", ignore_errors=True)
+    return decision_page(run, project, *args)
+
+
+def _edited_title(project: Path) -> None:
+    path = sorted((project / ".planning" / "decisions").glob("*.md"))[-1]
+    same_size_edit(path, "Decision number 4", "Decision NUMBER 4")  # same size, same inode, mtime set back
+    assert "Decision NUMBER 4" in path.read_text(encoding="utf-8")
+
+
+def _new_decision(project: Path) -> None:
+    write_record(project, "decision", decision(5))
+
+
+def _deleted_decision(project: Path) -> None:
+    sorted((project / ".planning" / "decisions").glob("*.md"))[-1].unlink()
+
+
+@pytest.mark.parametrize("change", [_edited_title, _new_decision, _deleted_decision, _deleted_local])
+def test_decision_list_takes_its_page_from_the_memo_until_the_folder_changes(
+    run: Run, project: Path, change: Callable[[Path], None]
+) -> None:
+    """The page (which records, in which order, how many older ones) is kept while the decisions folder is
+    unchanged; the records shown are read; any change to the folder is seen."""
+    for i in range(5):
+        write_record(project, "decision", decision(i))
+    first = cold_page(run, project, "--limit", "3")
+    assert first["more"] == 2 and first == decision_page(run, project, "--limit", "3")
+    mark_page(project)
+    assert decision_page(run, project, "--limit", "3")["more"] == 1002  # the memo answered
+    assert decision_page(run, project)["more"] == 0  # another page size: another memo
+    change(project)
+    after = decision_page(run, project, "--limit", "3")
+    assert after == cold_page(run, project, "--limit", "3")
+    assert after["more"] != 1002

@@ -135,6 +135,7 @@ class DecisionAPI:
             default_status="accepted",
             archived=all,
             limit=limit,
+            memo=None if all else "decisions",  # names `order` and `shown`
         )
 
     def show(self, id: str) -> Entry:
