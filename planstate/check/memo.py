@@ -135,7 +135,7 @@ def _check_memo(checker: Checker, findings: list[Finding]) -> dict[str, Any]:
         "findings": [_finding_data(f) for f in findings if f.code not in FRESH],
         "active": active,
         "resume": resume,
-        "names": checker.names(),
+        "names": checker.names() if checker.check_drivers else [],  # only the drivers' rule reads them
     }
 
 
