@@ -110,7 +110,9 @@ def _tree(
         # Listing order, not sorted: an order that differs only costs a full run, as any other difference does.
         modes = list(map(_MODE, infos))
         identities = list(map(_IDENTITY, infos))
-        parts.append(marshal.dumps((relative, names, modes, identities)))
+        # Format 2: no references between objects, whose bookkeeping costs a third of the marshalling; the bytes
+        # need only be the same for the same entries.
+        parts.append(marshal.dumps((relative, names, modes, identities), 2))
         if listings is not None:
             listings[folder] = (names, identities)
         if infos and max(max(map(_MTIME, infos)), max(map(_CTIME, infos))) > since:
