@@ -243,3 +243,128 @@ def test_a_temp_file_whose_writer_dies_is_seen_though_no_file_changed(run: Run, 
     found = findings(run, project)
     assert MARK in messages(found)
     assert [f["code"] for f in found if f["message"] != MARK] == ["stale-temp-file"]
+
+
+LATER = {"PLANSTATE_NOW": "2026-01-01T03:00:00Z"}  # two and a half hours on: a silent session is stale
+MARKED = 4242  # a count of decisions no workspace here has: a brief that says it came from the memo
+
+
+def resume_brief(run: Run, project: Path, env: dict[str, str] | None = None) -> dict[str, object]:
+    """The resume brief (`--json`), whatever its exit (1: the state is not to be trusted)."""
+    result = run("resume", "--json", cwd=project, env=env or NOW)
+    assert result.returncode in (0, 1), result.stderr
+    return dict(json_data(result))
+
+
+def cold_brief(run: Run, project: Path, env: dict[str, str] | None = None) -> dict[str, object]:
+    """The brief of a run with no cache and no memo at all."""
+    shutil.rmtree(project / ".planning" / ".local" / "cache", ignore_errors=True)
+    return resume_brief(run, project, env)
+
+
+def mark_brief(project: Path) -> None:
+    """Say in the memo of the brief's records that there are MARKED decisions."""
+    (path,) = (project / ".planning" / ".local" / "cache").glob(f"memo-resume-*-v{VERSION}.json")
+    head, body = path.read_text(encoding="utf-8").split("\n", 1)
+    records = json.loads(json.loads(body))  # the records as the front-matter cache encodes data, as a JSON string
+    records["decisions"]["total"] = MARKED
+    path.write_text(f"{head}\n{json.dumps(json.dumps(records))}", encoding="utf-8")
+
+
+def decisions_total(brief: dict[str, object]) -> object:
+    decisions = brief["decisions"]
+    assert isinstance(decisions, dict)
+    return decisions["total"]
+
+
+@pytest.mark.parametrize("change", [_hand_edit, _new_file, _deleted_file, _deleted_local])
+def test_resume_takes_its_records_from_the_memo_until_a_file_changes(
+    run: Run, project: Path, change: Callable[[Path], None]
+) -> None:
+    """On a hit the brief's records (counts, blockers, decisions, sessions) come from the memo, and the brief is
+    the one a run without cache gives; any change to the files is seen."""
+    broken_pair(project)
+    exits(run("blocker", "add", "--description", "Waiting on keys", "--affects", "2", cwd=project, env=NOW))
+    exits(run("session", "start", "--agent", "w", cwd=project, env=NOW))
+    first = cold_brief(run, project)
+    assert resume_brief(run, project) == first
+    mark_brief(project)
+    assert decisions_total(resume_brief(run, project)) == MARKED  # the memo answered
+    change(project)
+    after = resume_brief(run, project)
+    assert decisions_total(after) != MARKED
+    assert after == cold_brief(run, project)
+
+
+def test_resume_judges_sessions_by_the_clock_and_the_heartbeats_on_every_hit(run: Run, project: Path) -> None:
+    """Whether a session is alive (the clock, the machine-local heartbeats) is never memoized: a session going
+    stale as the clock moves, and alive again after a heartbeat, is seen while the memo answers the rest."""
+    exits(run("session", "start", "--agent", "w", cwd=project, env=NOW))
+    alive = cold_brief(run, project)
+    sessions = alive["sessions"]
+    assert isinstance(sessions, dict) and [s["agent"] for s in sessions["active"]] == ["w"]
+    assert alive["last_session"] is None
+    resume_brief(run, project)
+    mark_brief(project)
+    stale = resume_brief(run, project, LATER)
+    assert decisions_total(stale) == MARKED
+    last = stale["last_session"]
+    assert isinstance(last, dict) and last["agent"] == "w" and last["silent_seconds"] == 9000
+    assert stale["sessions"] == {**sessions, "active": []}
+    exits(run("session", "heartbeat", cwd=project, env=LATER))  # machine-local: the memo still answers
+    again = resume_brief(run, project, LATER)
+    assert decisions_total(again) == MARKED and again["last_session"] is None
+    assert [s["agent"] for s in again["sessions"]["active"]] == ["w"]  # type: ignore[index]
+    assert {**again, "decisions": alive["decisions"]} == cold_brief(run, project, LATER)
+
+
+def decision_page(run: Run, project: Path, *args: str) -> dict[str, object]:
+    """What `decision list --json` answers (with `args`)."""
+    return dict(json_data(exits(run("decision", "list", "--json", *args, cwd=project))))
+
+
+def mark_page(project: Path) -> None:
+    """Say in the memo of every list page that one more older decision matches than there is."""
+    for path in (project / ".planning" / ".local" / "cache").glob(f"memo-list-*-v{VERSION}.json"):
+        head, body = path.read_text(encoding="utf-8").split("\n", 1)
+        page = json.loads(body)
+        page["more"] += 1000
+        path.write_text(f"{head}\n{json.dumps(page)}", encoding="utf-8")
+
+
+def cold_page(run: Run, project: Path, *args: str) -> dict[str, object]:
+    shutil.rmtree(project / ".planning" / ".local" / "cache", ignore_errors=True)
+    return decision_page(run, project, *args)
+
+
+def _edited_title(project: Path) -> None:
+    path = sorted((project / ".planning" / "decisions").glob("*.md"))[-1]
+    same_size_edit(path, "Decision number 4", "Decision NUMBER 4")  # same size, same inode, mtime set back
+    assert "Decision NUMBER 4" in path.read_text(encoding="utf-8")
+
+
+def _new_decision(project: Path) -> None:
+    write_record(project, "decision", decision(5))
+
+
+def _deleted_decision(project: Path) -> None:
+    sorted((project / ".planning" / "decisions").glob("*.md"))[-1].unlink()
+
+
+@pytest.mark.parametrize("change", [_edited_title, _new_decision, _deleted_decision, _deleted_local])
+def test_decision_list_takes_its_page_from_the_memo_until_the_folder_changes(
+    run: Run, project: Path, change: Callable[[Path], None]
+) -> None:
+    """The page (which records, in which order, how many older ones) is kept while the decisions folder is
+    unchanged; the records shown are read; any change to the folder is seen."""
+    for i in range(5):
+        write_record(project, "decision", decision(i))
+    first = cold_page(run, project, "--limit", "3")
+    assert first["more"] == 2 and first == decision_page(run, project, "--limit", "3")
+    mark_page(project)
+    assert decision_page(run, project, "--limit", "3")["more"] == 1002  # the memo answered
+    assert decision_page(run, project)["more"] == 0  # another page size: another memo
+    change(project)
+    after = decision_page(run, project, "--limit", "3")
+    assert after == cold_page(run, project, "--limit", "3")
+    assert after["more"] != 1002

@@ -24,6 +24,7 @@ from planstate.model.kinds import RECORD_FOLDERS
 if TYPE_CHECKING:
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
+    from planstate.store.memo import Inputs
 
 # What other modules (and tests) take from here: the entry points, and the findings they return.
 __all__ = ["CODES", "FIXABLE", "STALE_AFTER", "Checker", "Finding", "Report", "check", "run"]
@@ -85,6 +86,10 @@ class Checker:
         self.active: list[recordrules.ActiveSession] = []  # active sessions seen by the last run
         self.reads: dict[Path, FileRead] = {}  # every file but the records the last run read, by path
         self.records: dict[Path, list[FileRead]] = {}  # the records the last run read, by folder
+        # The memo's key and name the last run was answered or kept under (None without one): a caller may keep
+        # what it derives from the same files under the same key (the resume brief's records do).
+        self.memo_key: Inputs | None = None
+        self.memo_label = ""
 
     def run(self, now: datetime | None = None, *, only: Initiative | None = None) -> list[Finding]:
         """Check every file of the workspace (or of the initiative `only`, and the workspace-wide rules); return

@@ -47,6 +47,7 @@ def run(checker: Checker, now: datetime | None, only: Initiative | None) -> list
     label = _label(checker, only)
     listings: dict[str, Any] = {}
     key, kept = _recall(ctx, label, listings)
+    checker.memo_key, checker.memo_label = key, label
     if key is not None:
         checker.reader.listed = listings  # the records' folders are not listed again
     if kept is not None:
@@ -134,7 +135,7 @@ def _check_memo(checker: Checker, findings: list[Finding]) -> dict[str, Any]:
         "findings": [_finding_data(f) for f in findings if f.code not in FRESH],
         "active": active,
         "resume": resume,
-        "names": checker.names(),
+        "names": checker.names() if checker.check_drivers else [],  # only the drivers' rule reads them
     }
 
 

@@ -134,6 +134,7 @@ class DecisionAPI:
             default_status="accepted",
             archived=all,
             limit=limit,
+            memo=None if all else "decisions",  # names `order` and `shown`
         )
 
     def show(self, id: str) -> Entry:

@@ -288,6 +288,7 @@ def listing(
     make: Callable[[Record], Entry] | None = None,
     archived: bool = False,
     limit: int | None = PAGE,
+    memo: str | None = None,
 ) -> Listing:
     """The records of `kind` in the target initiative for a list command (with `archived`, those in the kind's
     `archive/` folder too).
@@ -298,7 +299,8 @@ def listing(
     (0: all; None: `PAGE`), the number left out in `more`. The listing also carries the files that
     could not be read and the records that do not validate. Which records match is decided from
     their summaries (recordfiles.summaries), so only the page's records are read: a list of the
-    newest 50 of 10,000 decisions reads 50.
+    newest 50 of 10,000 decisions reads 50. With `memo` (a name for the caller's `order`, `shown` and
+    `make`), the page is kept in a memo while the kind's folder is unchanged (ops/pages.py).
     """
     from planstate.core.clock import now
 
@@ -307,6 +309,17 @@ def listing(
     start = since(after, now())
     dated = recordfiles.ORDER[kind]
     folders = [ctx.target.folder(kind)] + ([ctx.target.archive(kind)] if archived else [])
+    key = label = None
+    if memo is not None and start is None and not archived and not ctx.pending and not ctx.leaving:
+        from planstate.ops import pages
+
+        label = repr((kind, memo, status, default_status, keep))
+        key, page = pages.recall(ctx, folders[0], label)
+        if page is not None:
+            listed = [_record(ctx, kind, folders[0] / name) for name in page.names]
+            items = [make(record) if make is not None else entry(ctx, record) for record in listed]
+            ctx.save_cache()
+            return Listing(items, [], [], kind, page.more)
     found: list[recordfiles.Summary] = []
     problems: list[PlanstateError] = []
     for folder in folders:
@@ -336,6 +349,10 @@ def listing(
     for _key, _name, summary, record in matched[more:]:
         record = record if record is not None else _record(ctx, kind, summary.path)
         items.append(make(record) if make is not None else entry(ctx, record))
+    if key is not None and label is not None and not problems and not wrong:
+        from planstate.ops import pages
+
+        pages.keep(ctx, folders[0], label, key, pages.Page([row[1] for row in matched[more:]], more))
     ctx.save_cache()
     return Listing(items, problems, wrong, kind, more)
 

@@ -37,6 +37,7 @@ from planstate.store import recordfiles
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from planstate.check.checks import Checker
     from planstate.check.reader import FileRead
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
@@ -156,30 +157,106 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     out.current_phase = _current_phase(state, when, entries)
     out.timing = _timing(state, out.current_phase)
     out.checkpoints = _failed_checkpoints(state)
-    read = dict(checker.records.items())  # the record folders the checks have read (with the memo, maybe none)
-    blockers, blockers_unusable, known = _summaries(ctx, initiative, "blocker", read)
-    open_blockers = _with_facts(ctx, [s for s in blockers if s.status in OPEN_BLOCKERS], known)
-    blocked = _blocked(ctx, state, open_blockers)
+    part = _recalled(ctx, checker)
+    if part is None:
+        part = _records(ctx, initiative, state, dict(checker.records.items()), when)
+        _keep(ctx, checker, part)
+    blocked = [dict(item) for item in part["blocked"]]
     out.escalate = verdicts.escalate(state, blocked)
     out.status = verdicts.status(state, blocked, out.timing["possibly_stalled"])
     for item in blocked:
         item["blockers"] = [{**b, "title": shorten(b["title"], 80)} for b in item["blockers"]]
     out.blocked_phases = blocked
-    out.blockers = _blockers(ctx, open_blockers, len(blockers), blockers_unusable)
-    out.decisions = _decisions(ctx, *_summaries(ctx, initiative, "decision", read)[:2])
-    sessions, sessions_unusable, known = _summaries(ctx, initiative, "session", read)
-    session_items = _with_facts(ctx, sessions, known)
-    out.last_session, out.sessions = _sessions(ctx, session_items, sessions_unusable, when)
+    out.blockers = part["blockers"]
+    out.decisions = part["decisions"]
+    active = [Item(record_id, data, None) for record_id, data in part["active"]]
+    newest = Item(part["newest"][0], part["newest"][1], None) if part["newest"] is not None else None
+    out.last_session, out.sessions = _sessions(ctx, active, newest, part["sessions"], when)
     out.next_action = state.next_action.strip() if state.next_action else None
     out.position = _position(state)
     out.open_questions = list(state.resume_context.open_questions)
     out.files_modified = _files(ctx, state)
     out.key_implementations = [shorten(item) for item in state.resume_context.key_implementations]
     out.notes = notes(state_read.raw or b"")
-    sessions_data = [item.data for item in session_items]
+    open_blockers = [Item(record_id, data, None) for record_id, data in part["open"]]
+    ended = [{"ended": part["ended"]}] if part["ended"] is not None else []
+    sessions_data = [*ended, *(item.data for item in active)]  # the latest end and the active ones: all it reads
     out.verification = doubts.verify(ctx, state, open_blockers, sessions_data) + doubts.typos(findings)
     ctx.save_cache()  # what reading noted (a record read again) serves the next process
     return out
+
+
+def _records(
+    ctx: Context, initiative: Initiative, state: State, read: dict[Path, list[FileRead]], when: datetime
+) -> dict[str, Any]:
+    """What the brief derives from the records (and STATE.md) alone, whatever the clock and the heartbeats say: the
+    blocked phases, the open blockers (and their facts the doubts read), the decisions, the sessions that are
+    `active`, the newest one that is not, and the latest end of any. As plain data: the memo keeps it (`_keep`)."""
+    blockers, blockers_unusable, known = _summaries(ctx, initiative, "blocker", read)
+    open_blockers = _with_facts(ctx, [s for s in blockers if s.status in OPEN_BLOCKERS], known)
+    sessions, sessions_unusable, known = _summaries(ctx, initiative, "session", read)
+    session_items = _with_facts(ctx, sessions, known)
+    earliest = datetime.min.replace(tzinfo=when.tzinfo)
+    active = [_whole(ctx, r) for r in session_items if r.data.get("status") == "active"]
+    over = [r for r in session_items if r.data.get("status") != "active"]
+    newest = _whole(ctx, max(over, key=lambda r: _started(r, earliest))) if over else None
+    ends = [end for r in session_items if (end := parse_datetime(r.data.get("ended"))) is not None]
+    return {
+        "blocked": _blocked(ctx, state, open_blockers),
+        "blockers": _blockers(ctx, open_blockers, len(blockers), blockers_unusable),
+        "open": [[r.id, {k: r.data[k] for k in ("status", "affects") if k in r.data}] for r in open_blockers],
+        "decisions": _decisions(ctx, *_summaries(ctx, initiative, "decision", read)[:2]),
+        "sessions": [len(session_items), sessions_unusable],
+        "active": [[r.id, r.data] for r in active],
+        "newest": [newest.id, newest.data] if newest is not None else None,
+        "ended": max(ends, default=None),
+    }
+
+
+def _memo_name(checker: Checker) -> str:
+    """The name of the memo of the brief's records, kept beside (and under the key of) its checks' findings."""
+    return f"resume-{checker.memo_label}"
+
+
+def _recalled(ctx: Context, checker: Checker) -> dict[str, Any] | None:
+    """The brief's records (`_records`) from their memo, kept under the key the checks just took (so no file changed
+    since); None when it holds none."""
+    from planstate.store import cache, memo
+
+    if checker.memo_key is None:
+        return None
+    kept = memo.recall(ctx.root, _memo_name(checker), checker.memo_key)
+    if not isinstance(kept, str):
+        return None
+    try:
+        part = cache.decode(kept)
+    except ValueError:
+        return None
+    return part if isinstance(part, dict) and part.keys() == _PARTS else None
+
+
+_PARTS = {"blocked", "blockers", "open", "decisions", "sessions", "active", "newest", "ended"}
+
+
+def _keep(ctx: Context, checker: Checker, part: dict[str, Any]) -> None:
+    """Keep the brief's records under the key the checks took before reading any file, when they survive the
+    round trip exactly (dates and times as the front-matter cache keeps them)."""
+    from planstate.store import cache, memo
+    from planstate.text.plaindata import same
+
+    if checker.memo_key is None:
+        return
+    try:
+        text = cache.encode_known(part)
+    except (TypeError, ValueError):
+        return
+    if same(cache.decode(text), part):
+        memo.remember(ctx.root, _memo_name(checker), checker.memo_key, text)
+
+
+def _started(record: Item, earliest: datetime) -> tuple[datetime, str]:
+    """A session's sort key: its start (`earliest` for one without a readable start), then its id."""
+    return parse_datetime(record.data.get("started")) or earliest, record.id
 
 
 class Item(NamedTuple):
@@ -428,24 +505,22 @@ def _decisions(ctx: Context, valid: list[Summary], unusable: int) -> dict[str, A
 
 
 def _sessions(
-    ctx: Context, items: list[Item], unusable: int, when: datetime
+    ctx: Context, active: list[Item], newest: Item | None, counts: list[int], when: datetime
 ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
-    """The last session to pick up from, and the sessions active now.
+    """The last session to pick up from, and the sessions active now, of the sessions whose `counts` are their
+    total and how many cannot be read: `active` are those still `active`, `newest` the newest of the others.
 
     The last session is the most recent one that is over: ended, crashed, or still `active` but silent for longer
     than the stale threshold (its agent probably crashed). Sessions that are alive are listed apart, so an agent
     that has just started its own session still sees the handoff of the one before. Only the heartbeats of the
     sessions still `active` and of the last one are looked at: a session that is over is over whatever its heartbeat
-    says (a year of sessions, each a heartbeat file to look for, cost more than the rest of the brief).
+    says (a year of sessions, each a heartbeat file to look for, cost more than the rest of the brief). The clock
+    and the heartbeats are machine-local: this is computed on every call, never memoized.
     """
     from planstate.check.checks import STALE_AFTER
     from planstate.ops.heartbeats import last_heartbeat
 
     earliest = datetime.min.replace(tzinfo=when.tzinfo)
-
-    def started(record: Item) -> tuple[datetime, str]:
-        """A sort key: the start (the earliest time for a session without a readable one), then the id."""
-        return parse_datetime(record.data.get("started")) or earliest, record.id
 
     def seen(record: Item) -> datetime | None:
         """A session's last sign of life: its heartbeat or its start."""
@@ -453,20 +528,21 @@ def _sessions(
 
     live: list[tuple[Item, datetime | None]] = []
     over: list[Item] = []
-    for record in items:
-        if record.data.get("status") == "active":
-            latest = seen(record)
-            if latest is not None and not verdicts.silent(latest, when, STALE_AFTER):
-                live.append((record, latest))
-                continue
+    for record in active:
+        latest = seen(record)
+        if latest is not None and not verdicts.silent(latest, when, STALE_AFTER):
+            live.append((record, latest))
+            continue
         over.append(record)
-    live.sort(key=lambda pair: started(pair[0]))
-    active = [_live_session(_whole(ctx, r), latest) for r, latest in live]
-    summary = {"total": len(items), "unreadable": unusable, "active": active}
+    if newest is not None:
+        over.append(newest)
+    live.sort(key=lambda pair: _started(pair[0], earliest))
+    total, unusable = counts
+    summary = {"total": total, "unreadable": unusable, "active": [_live_session(r, latest) for r, latest in live]}
     if not over:
         return None, summary
-    last = max(over, key=started)
-    return _last_session(_whole(ctx, last), seen(last), when), summary
+    last = max(over, key=lambda record: _started(record, earliest))
+    return _last_session(last, seen(last), when), summary
 
 
 def _live_session(r: Item, last_seen: datetime | None) -> dict[str, Any]:

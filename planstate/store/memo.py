@@ -53,13 +53,24 @@ def inputs(root: Path, label: str, listings: Listings | None = None) -> Inputs |
     """The key of every input of a whole-workspace command run as `label` on the workspace `root` (`.planning/`);
     None when the tree holds a link or a special file, or cannot be listed (the command then runs in full). Each
     folder's entries and their stat identities go into `listings` (when given): a reader need not take them again."""
+    return _inputs(root, label, LOCAL, listings)
+
+
+def folder_inputs(folder: Path, label: str, *, leave_out: str | None = None) -> Inputs | None:
+    """The key of every entry under one `folder` (but the entry `leave_out` at its top) and of planstate's own files,
+    for what a command run as `label` derives from that folder alone (a list of its records); None as for `inputs`."""
+    return _inputs(folder, label, leave_out, None)
+
+
+def _inputs(root: Path, label: str, top: str | None, listings: Listings | None) -> Inputs | None:
+    """The key of the entries under `root` (but `top` at its top) and of planstate's own files (see `inputs`)."""
     from planstate.core.digests import blake2b_hex
 
     seen = time.time_ns()
     parts = [marshal.dumps((VERSION, str(root), label))]
     recent: list[str] = []
     since = seen - RACY_NS
-    if not _tree(root, parts, recent, since, top=LOCAL, listings=listings) or not _code(parts, recent, since):
+    if not _tree(root, parts, recent, since, top=top, listings=listings) or not _code(parts, recent, since):
         return None
     digests = [(name, _digest(name)) for name in recent]
     return Inputs(blake2b_hex(b"".join(parts), 16), seen, digests)
@@ -99,7 +110,9 @@ def _tree(
         # Listing order, not sorted: an order that differs only costs a full run, as any other difference does.
         modes = list(map(_MODE, infos))
         identities = list(map(_IDENTITY, infos))
-        parts.append(marshal.dumps((relative, names, modes, identities)))
+        # Format 2: no references between objects, whose bookkeeping costs a third of the marshalling; the bytes
+        # need only be the same for the same entries.
+        parts.append(marshal.dumps((relative, names, modes, identities), 2))
         if listings is not None:
             listings[folder] = (names, identities)
         if infos and max(max(map(_MTIME, infos)), max(map(_CTIME, infos))) > since:
