@@ -368,3 +368,48 @@ def test_decision_list_takes_its_page_from_the_memo_until_the_folder_changes(
     after = decision_page(run, project, "--limit", "3")
     assert after == cold_page(run, project, "--limit", "3")
     assert after["more"] != 1002
+
+
+def _list_page(run: Run, project: Path, kind: str, *args: str) -> dict[str, object]:
+    """What `KIND list --json --limit 2` answers (with `args`)."""
+    return dict(json_data(exits(run(kind, "list", "--json", "--limit", "2", *args, cwd=project))))
+
+
+@pytest.mark.parametrize("kind", ["blocker", "session"])
+def test_blocker_and_session_lists_take_their_page_from_the_memo_until_the_folder_changes(
+    run: Run, project: Path, kind: str
+) -> None:
+    """Blocker and session lists keep their page as decision list does; a record ended through the CLI (its file
+    changes) and a session's heartbeat (machine-local, looked up on every call) are both seen."""
+    for i in range(4):
+        if kind == "blocker":
+            exits(run("blocker", "add", "--description", f"Waiting on {i}", cwd=project))
+        else:
+            exits(run("session", "start", "--agent", f"agent-{i}", cwd=project))
+    shutil.rmtree(project / ".planning" / ".local" / "cache", ignore_errors=True)
+    first = _list_page(run, project, kind)
+    assert first["more"] == 2 and first == _list_page(run, project, kind)
+    mark_page(project)
+    assert _list_page(run, project, kind)["more"] == 1002  # the memo answered
+    shown_id = str(first[f"{kind}s"][0]["id"])  # type: ignore[index]
+    if kind == "session":
+        exits(
+            run(
+                "session",
+                "heartbeat",
+                "--session",
+                shown_id,
+                cwd=project,
+                env={"PLANSTATE_NOW": "2031-01-01T00:00:00Z"},
+            )
+        )
+        shown = _list_page(run, project, kind)
+        assert shown["more"] == 1002  # still the memo's page: a heartbeat is not in the files
+        assert "2031-01-01T00:00:00Z" in json.dumps(shown["sessions"])  # but the heartbeat shown is today's
+        exits(run("session", "end", "--session", shown_id, cwd=project))
+    else:
+        exits(run("blocker", "resolve", shown_id, "--resolution", "done", cwd=project))
+    after = _list_page(run, project, kind)
+    assert after["more"] != 1002
+    shutil.rmtree(project / ".planning" / ".local" / "cache", ignore_errors=True)
+    assert after == _list_page(run, project, kind)

@@ -136,6 +136,7 @@ class BlockerAPI:
             shown=lambda current: all or current not in BLOCKER_STATUSES or current in OPEN_BLOCKERS,
             archived=all,
             limit=limit,
+            memo=None if all else "blockers",  # names `order` and `shown`
         )
 
     def show(self, id: str) -> Entry:

@@ -172,6 +172,7 @@ class SessionAPI:
             make=self._entry,
             archived=all,
             limit=limit,
+            memo=None if all else "sessions",  # names `order`; each entry's heartbeat is looked up on every call
         )
 
     def show(self, id: str) -> Entry:
