@@ -1,12 +1,13 @@
 """The page memo of list commands: the newest page of a kind's records, answered again while its folder is unchanged.
 
-`decision list`, `blocker list` and `session list` use it. `decision list` at 10,000 decisions
-spent most of its time ordering every summary to show 50. The page (the names of the records shown, in order, and how many older ones match) depends only on the
-files of the kind's folder (its `archive/` aside) and on the list's options, so it is kept as a
-memo (store/memo.py) keyed by the stat identity of every entry of that folder and of planstate's
-own files, under a label naming the options. A list whose window depends on the clock (`since`),
-that takes archived records, or that met a file it could not read or a record that does not
-validate is not memoized. The records shown are read as a list without memo reads them.
+`decision list`, `blocker list` and `session list` use it. `decision list` at 10,000 decisions spent
+most of its time ordering every summary to show 50. The page (the names of the records shown, in
+order, and how many older ones match) depends only on the files of the kind's folder (its `archive/`
+aside) and on the list's options, so it is kept as a memo (store/memo.py) keyed by the stat identity
+of every entry of that folder and of planstate's own files, under a label naming the options. A list
+whose window depends on the clock (`since`), that takes archived records, or that met a file it
+could not read or a record that does not validate is not memoized. The records shown are read as a
+list without memo reads them.
 """
 
 from __future__ import annotations
