@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 FORMAT = 1  # bump when what a kept head holds changes
 MANY = 64  # more changed files than this: summarizing all of them at once costs less than one by one
+_TYPE, _REGULAR = stat.S_IFMT(0o177777), stat.S_IFREG
 _KEY = attrgetter("order", "id")
 _NAME = attrgetter("name")
 
@@ -66,17 +67,19 @@ def _head(
     ctx: Context, folder: Path, kind: str, region: str, skip: str | None, newest_first: bool, limit: int
 ) -> Head | None:
     """`head`, with the collector off."""
+    kept = _Kept.load(ctx, region, folder, newest_first, 2 * limit, skip)
     seen = time.time_ns()
-    scan = _scan(folder)  # before any summary is taken: a change after this shows next time
-    if scan is None:
+    scanned = _scan(folder, kept.identities)  # before any summary is taken: a change after this shows next time
+    if scanned is None:
         return None
+    scan, changed = scanned
     where = folder.absolute()
     pending = {path.name: data for path, data in ctx.pending.items() if path.parent == where}
-    for path in ctx.leaving:
-        if path.parent == where:
-            scan.pop(path.name, None)
-    kept = _Kept.load(ctx, region, folder, newest_first, 2 * limit, skip)
-    changed = [name for name, _identity in scan.items() - kept.identities.items()]
+    leaving = {path.name for path in ctx.leaving if path.parent == where}
+    if leaving:
+        for name in leaving:
+            scan.pop(name, None)
+        changed = [name for name in changed if name not in leaving]
     if not kept.empty and len(changed) <= MANY:
         answer = _updated(ctx, folder, kind, kept, scan, changed, pending, seen)
         if answer is not None:
@@ -96,8 +99,9 @@ def _updated(
 ) -> Head | None:
     """The head from the kept one and the files changed since (summarized one by one, kept when old enough);
     None when a record cannot be shown or too few of the first records are known."""
-    for name in kept.identities.keys() - scan.keys():
-        kept.drop(name)
+    if len(kept.identities) > len(scan) - sum(1 for name in changed if name not in kept.identities):
+        for name in kept.identities.keys() - scan.keys():  # some are gone
+            kept.drop(name)
     overlay: list[Summary] = []
     for name in changed:
         kept.drop(name)
@@ -122,25 +126,29 @@ def _updated(
     return answer
 
 
-def _scan(folder: Path) -> dict[str, tuple[int, ...]] | None:
-    """The stat identity of every record file of `folder` by name; None when one is not a regular file (the caller
-    reports it)."""
+def _scan(folder: Path, known: dict[str, tuple[int, ...]]) -> tuple[dict[str, tuple[int, ...]], list[str]] | None:
+    """The stat identity of every record file of `folder` by name, and the names whose identity is not the `known`
+    one; None when one is not a regular file (the caller reports it)."""
     out: dict[str, tuple[int, ...]] = {}
+    changed: list[str] = []
+    get, note = known.get, changed.append
     try:
         with os.scandir(folder) as entries:
-            for item in entries:
+            for item in entries:  # once per record file: compared here, not as sets (twice the work)
                 name = item.name
                 if name[-3:] != ".md" or name[0] == ".":
                     continue
                 info = item.stat(follow_symlinks=False)
-                if not stat.S_ISREG(info.st_mode):
+                if info.st_mode & _TYPE != _REGULAR:
                     return None
-                out[name] = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+                identity = out[name] = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+                if get(name) != identity:
+                    note(name)
     except FileNotFoundError:
-        return {}
+        return {}, []
     except OSError:
         return None
-    return out
+    return out, changed
 
 
 def _summary(ctx: Context, kind: str, path: Path) -> Summary | None:
