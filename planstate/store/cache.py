@@ -13,7 +13,8 @@ its last read could keep its identity, so an identity is trusted only when it wa
 the file last changed (`RACY_NS`, as git's index does); before that, the file is read and its
 digest compared. One row per file means a read looks up only the files it needs and a write
 rewrites only its own rows. Losing or corrupting the cache costs only time: any problem with it
-means starting empty, and nothing is ever answered from it that the files do not say.
+means starting empty, and nothing is ever answered from it that the files do not say. A second table,
+`views`, keeps what a record region shows of a folder between writes (store/heads.py), under the same rules.
 """
 
 from __future__ import annotations
