@@ -266,7 +266,7 @@ class _Kept:
             return
         values = [tuple(s[1:]) for s in self.first]
         body = (FORMAT, self.identities, sorted(self.left_out), values)
-        ctx.keep_view(self.key, marshal.dumps(body))
+        ctx.keep_view(self.key, marshal.dumps(body, 2))  # format 2: no reference bookkeeping, far cheaper
 
     def answer(self, overlay: list[Summary], pending: dict[str, Any]) -> Head | None:
         """The head with the files summarized now but not kept (recent ones, a transaction's records), or None
