@@ -225,6 +225,12 @@ def render(name: str, source: str, context: dict[str, Any]) -> str | None:
     return _reproduced(RENDERINGS, name, source, context)
 
 
+def reproduces(name: str, source: str) -> bool:
+    """Tell whether `source` (the template of region `name` in effect) is the built-in one this module renders."""
+    known = RENDERINGS.get(name)
+    return known is not None and sha256_hex(source.encode("utf-8")) == known[0]
+
+
 def _reproduced(
     table: dict[str, tuple[str, Callable[[dict[str, Any]], str]]], name: str, source: str, context: dict[str, Any]
 ) -> str | None:

@@ -171,8 +171,26 @@ class _Job:
 
     @cached_property
     def context(self) -> dict[str, Any]:
-        """What the region is rendered from (a record region reads its records here)."""
-        return self.sources.context(self.region.name)
+        """What the region is rendered from (a record region reads its records here: only its first ones and their
+        count while its template is the built-in one, which shows no more)."""
+        return self.sources.context(self.region.name, limited=self.showing is not None)
+
+    @cached_property
+    def source(self) -> str | Outcome:
+        """The text of the region's template, or the template error of a template that cannot be read."""
+        return self._template_source()
+
+    @cached_property
+    def showing(self) -> int | None:
+        """How many records the region shows at most, when that is all its template shows of them (a record region
+        with its built-in template); None for any other region."""
+        from planstate.render import builtin
+        from planstate.render.sources import LIMITS
+
+        source = self.source
+        if self.region.name not in RECORD_REGIONS or not isinstance(source, str):
+            return None
+        return LIMITS[self.region.name] if builtin.reproduces(self.region.name, source) else None
 
     @cached_property
     def failures(self) -> list[str]:
@@ -187,10 +205,10 @@ class _Job:
         text = self._edit()
         if isinstance(text, Outcome):
             return text
-        source = self._template_source()
+        source = self.source
         if isinstance(source, Outcome):
             return source
-        inputs = input_hash(self.region.name, source, self.context)
+        inputs = input_hash(self.region.name, source, self.context, self.showing)
         if self._fresh(inputs):
             return self._outcome("fresh")
         if self.failures:
@@ -287,17 +305,26 @@ def _blocked(failures: list[str]) -> str:
     return f"cannot re-render: {failures[0]}{more}"
 
 
-def input_hash(name: str, source: str, context: dict[str, Any]) -> str:
-    """The short hash of what a region is rendered from: the renderer version, its template and its context."""
-    payload = json.dumps([RENDERER, name, source, context], sort_keys=True, ensure_ascii=False, default=_hashable)
+def input_hash(name: str, source: str, context: dict[str, Any], shown: int | None = None) -> str:
+    """The short hash of what a region is rendered from: the renderer version, its template and its context.
+    `shown`: the template shows only that many of the region's records and their count, so only those are its
+    input (a write adding the 10,001st decision hashes eleven fingerprints, not 10,001)."""
+    payload = json.dumps(
+        [RENDERER, name, source, context],
+        sort_keys=True,
+        ensure_ascii=False,
+        default=lambda value: _hashable(value, shown),
+    )
     return sha256_hex(payload.encode("utf-8", errors="surrogateescape"))[:HASH_CHARS]
 
 
-def _hashable(value: Any) -> Any:
+def _hashable(value: Any, shown: int | None = None) -> Any:
     """What an input hash takes of a value JSON cannot hold: a region's records by their fingerprints (so the
-    records stay unread), anything else as text."""
+    records stay unread; with `shown`, their count and the first `shown`), anything else as text."""
     fingerprint = getattr(value, "fingerprint", None)
-    return fingerprint() if callable(fingerprint) else str(value)
+    if not callable(fingerprint):
+        return str(value)
+    return fingerprint() if shown is None else fingerprint(shown)
 
 
 def render(name: str, context: dict[str, Any], planning: Path | None = None, source: str | None = None) -> str:

@@ -25,6 +25,12 @@ DAY = 86400  # seconds an unfinished phase is drawn with when no phase has compl
 # them all, and the built-in templates end with a line counting the rest.
 LIMITS = {"blockers": 10, "decisions": 10, "sessions": 5}
 _ORDER = attrgetter("order", "id")  # how a region orders its records (in C: a region may sort 10,000)
+# What each record region shows: (its kind, the status it leaves out, newest first), in the order of `_ORDER`.
+SELECTIONS = {
+    "blockers": ("blocker", "resolved", False),
+    "decisions": ("decision", None, True),
+    "sessions": ("session", None, True),
+}
 
 
 # Reads the records of one kind for the regions: (JSON-ready items of the valid records, each with its `link`;
@@ -45,11 +51,15 @@ class Row(NamedTuple):
 class Records(Sequence[dict[str, Any]]):
     """The valid records of one kind as a region shows them: a sequence of items, each read only when a template
     uses it, so a region showing the newest ten of 10,000 decisions reads ten. Its length, order and fingerprint
-    (what the region's input hash takes) come from summaries (recordfiles.summaries)."""
+    (what the region's input hash takes) come from summaries (recordfiles.summaries). A head (`length` given)
+    knows only its first rows and how many there are: what a built-in template shows (store/heads.py)."""
 
-    def __init__(self, rows: Sequence[Any], load: Callable[[Any], dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self, rows: Sequence[Any], load: Callable[[Any], dict[str, Any]] | None = None, length: int | None = None
+    ) -> None:
         self._rows = rows  # Rows, or any rows with their `order`, `id`, `status` and `fingerprint` and a `load`
         self._load = load  # the item of a row (a Row's own `item` when None): no callable made per row
+        self._length = len(rows) if length is None else length
         self._items: dict[int, dict[str, Any]] = {}
 
     @classmethod
@@ -73,16 +83,23 @@ class Records(Sequence[dict[str, Any]]):
 
     def select(self, keep: Callable[[Row], bool] | None = None, *, newest_first: bool = False) -> Records:
         """The records `keep` keeps, ordered by their region's field then id (newest first when asked)."""
+        if self._length != len(self._rows):
+            raise ValueError("a head of records cannot be selected from")
         rows = [r for r in self._rows if keep is None or keep(r)]
         rows.sort(key=_ORDER, reverse=newest_first)
         return Records(rows, self._load)
 
-    def fingerprint(self) -> list[str]:
-        """What the records a region shows are, in order, for its input hash (items stay unread)."""
+    def fingerprint(self, shown: int | None = None) -> list[Any]:
+        """What the records a region shows are, in order, for its input hash (items stay unread): every record's
+        fingerprint, or with `shown`, how many records there are and the fingerprints of the first `shown`."""
+        if shown is not None:
+            return [self._length, *(r.fingerprint for r in self._rows[:shown])]
+        if self._length != len(self._rows):
+            raise ValueError("a head of records has no fingerprint of them all")
         return [r.fingerprint for r in self._rows]
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return self._length
 
     @overload
     def __getitem__(self, index: int) -> dict[str, Any]: ...
@@ -92,8 +109,8 @@ class Records(Sequence[dict[str, Any]]):
 
     def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
         if isinstance(index, slice):
-            return [self._item(i) for i in range(*index.indices(len(self._rows)))]
-        return self._item(range(len(self._rows))[index])
+            return [self._item(i) for i in range(*index.indices(self._length))]
+        return self._item(range(self._length)[index])
 
     def _item(self, position: int) -> dict[str, Any]:
         item = self._items.get(position)
@@ -103,7 +120,7 @@ class Records(Sequence[dict[str, Any]]):
         return item
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        return (self._item(i) for i in range(len(self._rows)))
+        return (self._item(i) for i in range(self._length))
 
 
 class Sources:
@@ -124,6 +141,7 @@ class Sources:
         self.planning = ctx.root if ctx is not None else planning  # whose template overrides apply
         self._loader = loader
         self._records: dict[str, tuple[Records, list[str]]] = {}
+        self._headed: set[str] = set()  # the kinds whose records came as a head, which shows none unusable
 
     def records(self, kind: str) -> Records:
         """The valid records of `kind` as JSON-ready data, each with a `link` relative to STATE.md's folder."""
@@ -131,7 +149,35 @@ class Sources:
 
     def failures(self, kind: str) -> list[str]:
         """The record files of `kind` that could not be used, each as `FILE does not parse` (or why else)."""
+        if kind in self._headed and kind not in self._records:
+            return []
         return self._load(kind)[1]
+
+    def selection(self, region: str, limited: bool = False) -> tuple[Records, int]:
+        """The records record region `region` shows, in its order, and how many valid records of its kind there
+        are. `limited`: the region's template shows only the first `LIMITS` of them and counts the rest (a built-in
+        one), so a head of them does (store/heads.py), when one can be had."""
+        kind, skip, newest_first = SELECTIONS[region]
+        ctx, initiative = self.ctx, self.initiative
+        loaded = kind in self._records
+        if limited and not loaded and self._loader is None and ctx is not None and initiative is not None:
+            from planstate.store.heads import head
+
+            found = head(
+                ctx,
+                initiative.folder(kind),
+                kind,
+                region,
+                skip=skip,
+                newest_first=newest_first,
+                limit=LIMITS[region],
+            )
+            if found is not None:
+                self._headed.add(kind)
+                return Records(found.first, lambda s: _item(ctx, kind, s.path), found.selected), found.valid
+        items = self.records(kind)
+        chosen = items.select(None if skip is None else lambda r: r.status != skip, newest_first=newest_first)
+        return chosen, len(items)
 
     def _load(self, kind: str) -> tuple[Records, list[str]]:
         loaded = self._records.get(kind)
@@ -146,8 +192,10 @@ class Sources:
             self._records[kind] = loaded
         return loaded
 
-    def context(self, name: str) -> dict[str, Any]:
-        """The context of region `name`."""
+    def context(self, name: str, *, limited: bool = False) -> dict[str, Any]:
+        """The context of region `name` (`limited`: its template shows only the first records, see `selection`)."""
+        if name in SELECTIONS:
+            return record_context(self, name, limited)
         return BUILDERS[name](self)
 
 
@@ -344,23 +392,27 @@ def gantt(src: Sources) -> dict[str, Any]:
     return {"bars": bars, "step_seconds": int(step.total_seconds()), "measured": bool(done)}
 
 
+def record_context(src: Sources, name: str, limited: bool = False) -> dict[str, Any]:
+    """Context of a record region (`limited`: see `Sources.selection`)."""
+    items, valid = src.selection(name, limited)
+    if name == "blockers":
+        return {"blockers": items, "resolved": valid - len(items), "limit": LIMITS["blockers"]}
+    return {name: items, "limit": LIMITS[name]}
+
+
 def blockers(src: Sources) -> dict[str, Any]:
     """Context of `blockers`: every unresolved blocker, oldest first, how many are resolved, and how many to show."""
-    items = src.records("blocker")
-    open_items = items.select(lambda b: b.status != "resolved")
-    return {"blockers": open_items, "resolved": len(items) - len(open_items), "limit": LIMITS["blockers"]}
+    return record_context(src, "blockers")
 
 
 def decisions(src: Sources) -> dict[str, Any]:
     """Context of `decisions`: every decision, newest first."""
-    items = src.records("decision").select(newest_first=True)
-    return {"decisions": items, "limit": LIMITS["decisions"]}
+    return record_context(src, "decisions")
 
 
 def sessions(src: Sources) -> dict[str, Any]:
     """Context of `sessions`: every session, newest first."""
-    items = src.records("session").select(newest_first=True)
-    return {"sessions": items, "limit": LIMITS["sessions"]}
+    return record_context(src, "sessions")
 
 
 def next_action(src: Sources) -> dict[str, Any]:

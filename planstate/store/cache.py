@@ -13,7 +13,8 @@ its last read could keep its identity, so an identity is trusted only when it wa
 the file last changed (`RACY_NS`, as git's index does); before that, the file is read and its
 digest compared. One row per file means a read looks up only the files it needs and a write
 rewrites only its own rows. Losing or corrupting the cache costs only time: any problem with it
-means starting empty, and nothing is ever answered from it that the files do not say.
+means starting empty, and nothing is ever answered from it that the files do not say. A second table,
+`views`, keeps what a record region shows of a folder between writes (store/heads.py), under the same rules.
 """
 
 from __future__ import annotations
@@ -203,6 +204,8 @@ class FrontMatterCache:
                 "mtime INTEGER, ctime INTEGER, seen INTEGER, digest TEXT, data TEXT, summary TEXT, facts TEXT, "
                 "clean TEXT) WITHOUT ROWID"
             )
+            # What a region keeps of a record folder between commands (store/heads.py), by region and folder.
+            db.execute("CREATE TABLE IF NOT EXISTS views (key TEXT PRIMARY KEY, body BLOB) WITHOUT ROWID")
         except (OSError, sqlite3.Error):
             self._discard()
             return None
@@ -479,6 +482,31 @@ class FrontMatterCache:
         row = _Row(identity, time.time_ns(), hashed, text, summary_text, facts, clean)
         self._rows[key] = row
         self._dirty[key] = row
+
+    # ------------------------------------------------------------------ views of folders
+
+    def view(self, key: str) -> bytes | None:
+        """What was kept under `key` by `keep_view` (store/heads.py), or None."""
+        db = self._connect(create=False)
+        if db is None:
+            return None
+        import sqlite3
+
+        try:
+            found = db.execute("SELECT body FROM views WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error:
+            return None
+        return found[0] if found is not None and isinstance(found[0], bytes) else None
+
+    def keep_view(self, key: str, body: bytes) -> None:
+        """Keep `body` under `key` (best effort: a busy or broken database only costs the next call time)."""
+        db = self._connect(create=True)
+        if db is None:
+            return
+        import sqlite3
+
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("INSERT OR REPLACE INTO views VALUES (?, ?)", (key, body))
 
     # ------------------------------------------------------------------ sharing with a forked process
 

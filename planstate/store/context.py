@@ -269,6 +269,14 @@ class Context:
         its bytes `data` are the ones summarized (cache.renewed); else None."""
         return self._front_matter_cache().renewed(self.cache_key(path), identity, data)
 
+    def cached_view(self, key: str) -> bytes | None:
+        """What the front-matter cache keeps under `key` for a region's view of a folder (store/heads.py)."""
+        return self._front_matter_cache().view(key)
+
+    def keep_view(self, key: str, body: bytes) -> None:
+        """Keep a region's view of a folder in the front-matter cache (store/heads.py)."""
+        self._front_matter_cache().keep_view(key, body)
+
     def save_cache(self) -> bool:
         """Write the front-matter cache if reading filled it (best effort); tell whether all of it is saved."""
         return self._cache.save() if self._cache is not None else True

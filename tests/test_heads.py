@@ -1,0 +1,107 @@
+"""The kept head of a record folder (store/heads.py): a region rendered from it is the region every summary gives.
+
+`planstate check` renders the regions from every record it reads (no kept head), so a clean check after each
+change says the head a write rendered from was right. The head keeps only identities older than the
+filesystem's timestamp tick; these tests set that tick to nothing (`RACY_NS`, the one seam), so what a write
+keeps is what the next write trusts, as it would be two seconds later.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from builders import blocker, decision, write_record
+from conftest import Run, exits, state_file
+from test_cache import same_size_edit
+
+from planstate import Workspace
+from planstate.store import heads
+
+
+@pytest.fixture(autouse=True)
+def _no_tick(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(heads, "RACY_NS", 0)
+
+
+def region(project: Path, name: str) -> str:
+    """The text of region `name` in STATE.md."""
+    text = state_file(project).read_text(encoding="utf-8")
+    return text.split(f"planstate:begin {name} ")[1].split(f"planstate:end {name}")[0]
+
+
+def clean(run: Run, project: Path) -> None:
+    """`planstate check` finds nothing: every region is what the records give."""
+    exits(run("check", cwd=project))
+
+
+def add(project: Path, what: str) -> None:
+    Workspace.find(project).decision.add(context="c", decision=what, reason="r")
+
+
+def test_decisions_from_a_kept_head_follow_adds_hand_edits_and_removals(run: Run, project: Path) -> None:
+    paths = [write_record(project, "decision", decision(i)) for i in range(25)]
+    Workspace.find(project).render()  # keeps the head
+    clean(run, project)
+    add(project, "First added")
+    add(project, "Second added")
+    clean(run, project)
+    assert "Second added" in region(project, "decisions")
+    assert "17 older decisions" in region(project, "decisions")
+    # An old decision, not among those shown, edited by hand (same size, mtime set back) to be the newest.
+    same_size_edit(paths[0], "date: 2026-11-01", "date: 2026-12-01")
+    add(project, "Third added")
+    clean(run, project)
+    shown = region(project, "decisions")
+    assert shown.index("Decision number 0") < shown.index("Third added")
+    # The newest one removed: the next is shown in its place, and the count drops.
+    paths[0].unlink()
+    add(project, "Fourth added")
+    clean(run, project)
+    assert "Decision number 0" not in region(project, "decisions")
+    assert "18 older decisions" in region(project, "decisions")
+    # Many of the first ones gone at once: too few are known, so every summary is taken and the head kept anew.
+    for path in sorted((project / ".planning" / "decisions").iterdir())[-12:]:
+        path.unlink()
+    add(project, "Fifth added")
+    clean(run, project)
+    assert "Fifth added" in region(project, "decisions")
+
+
+def test_a_record_that_cannot_be_shown_blocks_the_region_as_before(run: Run, project: Path) -> None:
+    paths = [write_record(project, "decision", decision(i)) for i in range(12)]
+    Workspace.find(project).render()
+    same_size_edit(paths[3], "status: accepted", "status: acceptez")
+    before = region(project, "decisions")
+    result = exits(run("decision", "add", "--context", "c", "--decision", "Blocked", "--reason", "r", cwd=project))
+    assert "region decisions not rendered" in result.stderr
+    assert region(project, "decisions") == before
+    same_size_edit(paths[3], "status: acceptez", "status: accepted")
+    add(project, "Unblocked")
+    clean(run, project)
+    assert "Unblocked" in region(project, "decisions")
+
+
+def test_blockers_from_a_kept_head_follow_resolutions(run: Run, project: Path) -> None:
+    for i in range(14):
+        write_record(project, "blocker", blocker(i))
+    Workspace.find(project).render()
+    ws = Workspace.find(project)
+    ids = [b["id"] for b in ws.blocker.list().to_dict()["blockers"]]
+    for ref in (ids[0], ids[-1], ids[5]):  # the oldest (shown), the newest (not shown), one in between
+        Workspace.find(project).blocker.resolve(ref, resolution="done")
+        clean(run, project)
+    text = region(project, "blockers")
+    assert "3 resolved blockers" in text
+    assert "1 more open blocker in" in text
+
+
+def test_a_deleted_local_folder_rebuilds_the_head(run: Run, project: Path) -> None:
+    for i in range(15):
+        write_record(project, "decision", decision(i))
+    Workspace.find(project).render()
+    shutil.rmtree(project / ".planning" / ".local")
+    add(project, "After the cache")
+    clean(run, project)
+    assert "6 older decisions" in region(project, "decisions")
