@@ -23,7 +23,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from planstate.store.cache import RACY_NS
+from planstate.store.cache import IDENTITY, RACY_NS
 from planstate.store.recordfiles import Summary, summarize
 
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ def _scan(folder: Path, known: dict[str, tuple[int, ...]]) -> tuple[dict[str, tu
     one; None when one is not a regular file (the caller reports it)."""
     out: dict[str, tuple[int, ...]] = {}
     changed: list[str] = []
-    get, note = known.get, changed.append
+    get, note, identity_of = known.get, changed.append, IDENTITY
     try:
         with os.scandir(folder) as entries:
             for item in entries:  # once per record file: compared here, not as sets (twice the work)
@@ -141,7 +141,7 @@ def _scan(folder: Path, known: dict[str, tuple[int, ...]]) -> tuple[dict[str, tu
                 info = item.stat(follow_symlinks=False)
                 if info.st_mode & _TYPE != _REGULAR:
                     return None
-                identity = out[name] = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+                identity = out[name] = identity_of(info)
                 if get(name) != identity:
                     note(name)
     except FileNotFoundError:

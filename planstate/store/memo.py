@@ -29,11 +29,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from planstate.core.layout import LOCAL
-from planstate.store.cache import RACY_NS, Identity
+from planstate.store.cache import IDENTITY, RACY_NS, Identity
 
 VERSION = 1  # bump whenever what a memo holds, or how its key is made, changes
 MISS = object()
-_IDENTITY = attrgetter("st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")  # cache.identity_of's
 Listings = dict[str, tuple[list[str], list[Identity]]]  # a folder's entries and their identities, by its path
 _MTIME = attrgetter("st_mtime_ns")
 _CTIME = attrgetter("st_ctime_ns")
@@ -109,7 +108,7 @@ def _tree(
             os.close(fd)
         # Listing order, not sorted: an order that differs only costs a full run, as any other difference does.
         modes = list(map(_MODE, infos))
-        identities = list(map(_IDENTITY, infos))
+        identities = list(map(IDENTITY, infos))
         # Format 2: no references between objects, whose bookkeeping costs a third of the marshalling; the bytes
         # need only be the same for the same entries.
         parts.append(marshal.dumps((relative, names, modes, identities), 2))
