@@ -17,12 +17,12 @@ from conftest import Run, exits, state_file
 from test_cache import same_size_edit
 
 from planstate import Workspace
-from planstate.store import heads
+from planstate.store import cache
 
 
 @pytest.fixture(autouse=True)
 def _no_tick(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(heads, "RACY_NS", 0)
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # cache.settled: kept heads take in files as soon as they are written
 
 
 def region(project: Path, name: str) -> str:

@@ -41,6 +41,14 @@ VERSION = 6  # bump whenever what a row holds changes (its summary and facts inc
 RACY_NS = 2_000_000_000
 
 Identity = tuple[int, int, int, int, int]  # (device, inode, size, mtime_ns, ctime_ns)
+
+
+def settled(identity: tuple[int, ...], seen: int) -> bool:
+    """Tell whether an identity taken at `seen` (time_ns) was taken long enough after its file last changed
+    (`RACY_NS`) to vouch for the file's bytes alone."""
+    return seen - max(identity[3], identity[4]) >= RACY_NS
+
+
 # A file's front matter -> the summary and the facts kept with it (each JSON, or None).
 Summarize = Callable[[Any], "tuple[str | None, str | None]"]
 MISS = object()
@@ -156,7 +164,7 @@ class _Row:
         """Tell whether a file with `identity` holds the bytes this row was read from, without reading it."""
         if identity is None or self.identity != identity:
             return False
-        return self.seen - max(identity[3], identity[4]) >= RACY_NS
+        return settled(identity, self.seen)
 
     def data(self) -> Any:
         if self.value is MISS:
@@ -390,7 +398,7 @@ class FrontMatterCache:
             self._discard()
             return out
         for key, *identity, seen, facts in found:
-            if tuple(identity) == wanted[key] and seen - max(identity[3], identity[4]) >= RACY_NS:
+            if tuple(identity) == wanted[key] and settled(wanted[key], seen):
                 out[key] = facts
         return out
 

@@ -23,7 +23,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from planstate.store.cache import IDENTITY, RACY_NS
+from planstate.store.cache import IDENTITY, settled
 from planstate.store.recordfiles import Summary, summarize
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ def _updated(
         if found is None:
             return None
         identity = scan[name]
-        if seen - max(identity[3], identity[4]) >= RACY_NS:
+        if settled(identity, seen):
             kept.add(name, identity, found)
         else:
             overlay.append(found)
@@ -182,7 +182,7 @@ def _rebuilt(
     kept.clear()
     for summary in found:
         identity = scan.get(summary.name)
-        if identity is not None and summary.name not in pending and seen - max(identity[3], identity[4]) >= RACY_NS:
+        if identity is not None and summary.name not in pending and settled(identity, seen):
             kept.add(summary.name, identity, summary, ordered=False)
     kept.order()
     kept.save(ctx)

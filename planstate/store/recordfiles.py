@@ -413,7 +413,7 @@ def _vouched(
 ) -> tuple[list[str], dict[str, str], dict[str, Identity]]:
     """The record files of a folder by name; the cached summary (JSON) of each whose stat identity vouches for its
     row; and the identity of each whose row has that identity but was written too recently to vouch alone."""
-    from planstate.store.cache import RACY_NS
+    from planstate.store.cache import IDENTITY, RACY_NS
 
     trusted: dict[str, str] = {}
     recent: dict[str, Identity] = {}
@@ -433,7 +433,7 @@ def _vouched(
                     info = item.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                # The stat identity as cache._Row.trusted compares it, inline: this loop runs once per record file.
+                # cache._Row.trusted (identity, then cache.settled) inline: this loop runs once per record file.
                 mtime, ctime = info.st_mtime_ns, info.st_ctime_ns
                 if (
                     row[3] == mtime
@@ -445,7 +445,7 @@ def _vouched(
                     if row[5] - (mtime if mtime > ctime else ctime) >= RACY_NS:
                         trusted[name] = row[6]
                     else:
-                        recent[name] = (info.st_dev, info.st_ino, info.st_size, mtime, ctime)
+                        recent[name] = IDENTITY(info)
     except (FileNotFoundError, NotADirectoryError):
         pass
     return listed, trusted, recent
