@@ -22,7 +22,7 @@ from planstate.model.kinds import RECORD_KINDS
 from planstate.model.types import Problem
 from planstate.model.validation import problems_for
 from planstate.store import recordfiles
-from planstate.store.cache import Identity, decode, identity_of
+from planstate.store.cache import Identity, decode, identities_in, identity_of
 from planstate.text.conflicts import Conflict, conflict_blocks
 from planstate.text.document import Document
 from planstate.text.fastyaml import MISS, front_matter_data
@@ -232,7 +232,7 @@ class Reader:
             return []
         prefix = self.ctx.cache_key(folder) + "/"
         inside = self._inside(folder)
-        identities = _identities(folder, names) if listed is None else _listed_identities(listed, names)
+        identities = identities_in(folder, names) if listed is None else _listed_identities(listed, names)
         rows = self.ctx.vouched_rows(prefix, names, identities) if inside else [None] * len(names)
         memo = self._folder_memo.get(key, {})
         out: list[FileRead | None] = []
@@ -449,29 +449,6 @@ class Reader:
 
 def _identity(info: os.stat_result) -> Identity:
     return identity_of(info)  # the cache's: a row stored from this read is looked up by the same identity
-
-
-def _identities(folder: Path, names: list[str]) -> list[Identity | None]:
-    """The stat identity of each regular file `names` in `folder` (None for one that is not, or is gone), taken
-    without following a link at its name."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except (OSError, AttributeError):  # no O_DIRECTORY here: by path
-        fd = None
-    base = str(folder) + os.sep
-    out: list[Identity | None] = []
-    try:
-        for name in names:
-            try:
-                info = os.lstat(name, dir_fd=fd) if fd is not None else os.lstat(base + name)
-            except OSError:
-                out.append(None)
-                continue
-            out.append(_identity(info) if stat.S_ISREG(info.st_mode) else None)
-    finally:
-        if fd is not None:
-            os.close(fd)
-    return out
 
 
 def _record_names(listed: tuple[list[str], list[Identity]]) -> list[str]:

@@ -65,6 +65,31 @@ def identity_of(info: os.stat_result) -> Identity:
     return IDENTITY(info)
 
 
+def identities_in(folder: Path, names: list[str]) -> list[Identity | None]:
+    """The stat identity of each regular file `names` in `folder` (None for one that is not, or is gone), taken
+    without following a link at its name, through one descriptor of the folder."""
+    import stat
+
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except (OSError, AttributeError):  # no O_DIRECTORY here: by path
+        fd = None
+    base = str(folder) + os.sep
+    out: list[Identity | None] = []
+    try:
+        for name in names:
+            try:
+                info = os.lstat(name, dir_fd=fd) if fd is not None else os.lstat(base + name)
+            except OSError:
+                out.append(None)
+                continue
+            out.append(IDENTITY(info) if stat.S_ISREG(info.st_mode) else None)
+    finally:
+        if fd is not None:
+            os.close(fd)
+    return out
+
+
 def _encode(value: Any) -> Any:
     if isinstance(value, datetime):
         return {"$dt": value.isoformat()}
