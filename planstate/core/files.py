@@ -171,7 +171,7 @@ def _write_replacing(path: Path, data: bytes, expected: bytes | None, shown: str
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
-    tmp = folder / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    tmp = temp_path(path)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     try:
         os.fchmod(fd, mode)
@@ -240,7 +240,7 @@ def fsync_dir(folder: Path) -> None:
 
 def create_exclusive(path: Path, data: bytes, *, guard: Guard | None = None) -> None:
     """Create a new file with `data`, failing if the name exists; the content appears atomically."""
-    tmp = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    tmp = temp_path(path)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
     try:
         try:
@@ -295,7 +295,14 @@ def remove_stale_temp_files(folder: Path) -> None:
         _unlink(path)
 
 
-_TEMP_NAME = re.compile(r"\..+\.([0-9]+)\.[0-9a-f]{8}\.tmp")
+_TEMP_NAME = re.compile(r"\..+\.([0-9]+)\.[0-9a-f]{8}\.tmp")  # `temp_path`'s names: the writer's pid, then random
+
+
+def temp_path(path: Path) -> Path:
+    """Where a writer of `path` puts the bytes before renaming them into place: beside it, hidden, named by the
+    writing process (so `stale_temp_files` knows when its writer is gone) and a random part (threads of one
+    process, or a reused pid, never share it)."""
+    return path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
 
 
 def _alive(pid: int) -> bool:

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import TracebackType
 
 from planstate.core.errors import ConflictError, LockTimeout, UsageError
+from planstate.core.files import temp_path
 
 # Waiting is fair (first come, first served), so a longer wait is progress, not a gamble: with 32 writers on two
 # busy cores the 99th-percentile wait was about 10.5 s (benchmarks/contention.py), and 30 s leaves three times that.
@@ -242,7 +243,7 @@ class _Queue:
             with contextlib.suppress(FileExistsError, FileNotFoundError):
                 os.mkdir(folder)  # never makes .planning/ itself: the lock's own open refuses a deleted workspace
         name = f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(3).hex()}"
-        temporary = self.folder / f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+        temporary = temp_path(self.folder / name)
         try:
             fd = os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
         except OSError:

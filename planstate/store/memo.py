@@ -191,11 +191,13 @@ def remember(root: Path, name: str, now: Inputs, value: Any) -> None:
 
 def _write(root: Path, name: str, now: Inputs, body: bytes) -> None:
     """Write the memo `name`: its key `now`, then `body` (JSON); best effort."""
+    from planstate.core.files import temp_path
+
     if not root.is_dir():
         return
     target = path(root, name)
     head = json.dumps({"key": now.key, "seen": now.seen, "recent": now.recent}).encode("utf-8")
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    temp = temp_path(target)
     with contextlib.suppress(OSError):
         target.parent.parent.mkdir(exist_ok=True)  # fails when the workspace folder is gone
         target.parent.mkdir(exist_ok=True)
