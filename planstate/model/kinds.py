@@ -10,14 +10,11 @@ import functools
 import re
 from collections.abc import Callable
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from planstate.model.schema import Field, ListOf, ListView, MapOf, Model, Nested
 from planstate.model.types import Bool, Date, DateTime, Enum, Int, Nullable, Number, OneOf, Scalar, Str
 from planstate.text.paths import first_phase
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
 
 SCHEMA_VERSION = 1
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from planstate.core.errors import PlanstateError, UsageError, ValidationError
+from planstate.core.errors import UsageError, ValidationError
 from planstate.model.kinds import (
     BLOCKING,
     READ_ONLY_STATES,
@@ -20,8 +20,6 @@ from planstate.ops import lifecycle
 from planstate.text.paths import format_path, shown_path
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
     from planstate.store.transaction import Transaction
@@ -95,7 +93,7 @@ def blocker_warnings(ctx: Context, initiative: Initiative, state: State, numbers
     affected = []
     for summary in found:
         if summary.status in BLOCKING:
-            data = _data_of(ctx, summary.path)
+            data = recordfiles.mapping(ctx, summary.path, [])
             if data is not None:
                 record = recordfiles.Record("blocker", summary.path, data)
                 affected.append((record.id, set(phases_of(data.get("affects")))))
@@ -105,15 +103,6 @@ def blocker_warnings(ctx: Context, initiative: Initiative, state: State, numbers
         for blocker, named in affected
         if number in named
     ]
-
-
-def _data_of(ctx: Context, path: Path) -> dict[str, Any] | None:
-    """A record file's front matter as a mapping, read through the cache; None when it cannot be read."""
-    try:
-        data = ctx.cached_data(path)
-    except PlanstateError:
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def parse_pairs(items: list[str] | tuple[str, ...], what: str = "evidence") -> dict[str, Any]:

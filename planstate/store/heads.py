@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.store.cache import IDENTITY, settled
-from planstate.store.recordfiles import Summary, summarize
+from planstate.store.recordfiles import Summary, mapping, summarize
 
 if TYPE_CHECKING:
     from planstate.store.context import Context
@@ -153,11 +153,8 @@ def _scan(folder: Path, known: dict[str, tuple[int, ...]]) -> tuple[dict[str, tu
 
 def _summary(ctx: Context, kind: str, path: Path) -> Summary | None:
     """The summary of one record file, read through the cache; None when it cannot be read or shown."""
-    from planstate.core.errors import PlanstateError
-
-    try:
-        data = ctx.cached_data(path)
-    except PlanstateError:
+    data = mapping(ctx, path, [])
+    if data is None:
         return None
     found = summarize(kind, path, data)
     return found if found is not None and found.problem is None else None

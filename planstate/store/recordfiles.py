@@ -96,13 +96,13 @@ def load_all(
         if pending is not None:
             records.append(Record(kind, path, pending))
             continue
-        data = _mapping(ctx, path, problems)
+        data = mapping(ctx, path, problems)
         if data is not None:
             records.append(Record(kind, path, data))
     return records, problems
 
 
-def _mapping(ctx: Context, path: Path, problems: list[PlanstateError]) -> dict[str, Any] | None:
+def mapping(ctx: Context, path: Path, problems: list[PlanstateError]) -> dict[str, Any] | None:
     """A record file's front matter, read through the cache; None, with the problem noted, when it cannot be read
     or is no mapping."""
     try:
@@ -475,7 +475,7 @@ def _summarized(
             if found is not None:
                 out.append(found)
             continue
-        data = _mapping(ctx, path, problems)
+        data = mapping(ctx, path, problems)
         found = summarize(kind, path, data) if data is not None else None
         if found is not None:
             out.append(found)
