@@ -393,26 +393,13 @@ def gantt(src: Sources) -> dict[str, Any]:
 
 
 def record_context(src: Sources, name: str, limited: bool = False) -> dict[str, Any]:
-    """Context of a record region (`limited`: see `Sources.selection`)."""
+    """Context of a record region: `blockers` the unresolved blockers, oldest first, and how many are resolved;
+    `decisions` and `sessions` theirs, newest first; each with how many to show (`limited`: see
+    `Sources.selection`)."""
     items, valid = src.selection(name, limited)
     if name == "blockers":
         return {"blockers": items, "resolved": valid - len(items), "limit": LIMITS["blockers"]}
     return {name: items, "limit": LIMITS[name]}
-
-
-def blockers(src: Sources) -> dict[str, Any]:
-    """Context of `blockers`: every unresolved blocker, oldest first, how many are resolved, and how many to show."""
-    return record_context(src, "blockers")
-
-
-def decisions(src: Sources) -> dict[str, Any]:
-    """Context of `decisions`: every decision, newest first."""
-    return record_context(src, "decisions")
-
-
-def sessions(src: Sources) -> dict[str, Any]:
-    """Context of `sessions`: every session, newest first."""
-    return record_context(src, "sessions")
 
 
 def next_action(src: Sources) -> dict[str, Any]:
@@ -432,14 +419,12 @@ def _whole(seconds: float | None) -> int | None:
     return None if seconds is None else round(seconds)
 
 
+# The regions but the record regions (SELECTIONS: `record_context` builds theirs).
 BUILDERS = {
     "position": position,
     "progress": progress,
     "next": next_action,
-    "blockers": blockers,
     "phases": phases,
     "gantt": gantt,
-    "decisions": decisions,
-    "sessions": sessions,
     "resume": resume,
 }
