@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.store.cache import IDENTITY, settled
-from planstate.store.recordfiles import Summary, mapping, summarize
+from planstate.store.recordfiles import Summary, mapping, summarize, without_collector
 
 if TYPE_CHECKING:
     from planstate.store.context import Context
@@ -45,28 +45,13 @@ class Head(NamedTuple):
     valid: int
 
 
+@without_collector
 def head(
     ctx: Context, folder: Path, kind: str, region: str, *, skip: str | None, newest_first: bool, limit: int
 ) -> Head | None:
     """The head of region `region` over the records of `kind` in `folder`: those whose status is not `skip`,
     ordered by their region field then id (newest first when asked), with a committing transaction's records as
     they will be. None when a record cannot be shown (the caller summarizes them all and reports it)."""
-    import gc
-
-    # Tens of thousands of small objects and no cycles: the collector would walk them all several times over.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _head(ctx, folder, kind, region, skip, newest_first, limit)
-    finally:
-        if collecting:
-            gc.enable()
-
-
-def _head(
-    ctx: Context, folder: Path, kind: str, region: str, skip: str | None, newest_first: bool, limit: int
-) -> Head | None:
-    """`head`, with the collector off."""
     kept = _Kept.load(ctx, region, folder, newest_first, 2 * limit, skip)
     seen = time.time_ns()
     scanned = _scan(folder, kept.identities)  # before any summary is taken: a change after this shows next time
