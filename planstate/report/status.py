@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from planstate.core.errors import PlanstateError
 from planstate.model import verdicts
 from planstate.model.derived import progress_bar, recompute
 from planstate.model.kinds import BLOCKING, State, is_complete, phase_at, to_json
@@ -155,13 +154,11 @@ def _data_of(
 ) -> list[tuple[str, dict[str, Any], Summary]]:
     """(id, data, summary) of the records summarized: their `facts` when given, else their whole front matter (a
     file gone or broken since it was summarized is left out, as one that could not be read is)."""
+    from planstate.store import recordfiles
+
     out: list[tuple[str, dict[str, Any], Summary]] = []
     for summary in summaries:
-        try:
-            data = facts[summary.name] if summary.name in facts else ctx.cached_data(summary.path)
-        except PlanstateError:
-            continue
-        if isinstance(data, dict):
-            value = data.get("id")
-            out.append((value if isinstance(value, str) else summary.path.stem, data, summary))
+        data = facts[summary.name] if summary.name in facts else recordfiles.mapping(ctx, summary.path, [])
+        if data is not None:
+            out.append((recordfiles.Record("blocker", summary.path, data).id, data, summary))
     return out
