@@ -8,10 +8,10 @@ callers, and the time is passed in.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from math import fsum
-from typing import Any
+from typing import Any, TypeVar
 
 from planstate.core.clock import parse_datetime
 from planstate.model.kinds import (
@@ -117,6 +117,20 @@ def blocked(state: State, blockers: Iterable[tuple[str, dict[str, Any]]]) -> lis
         current = state.position.exists() and state.position.phase == number
         out.append({"number": number, "name": phase.name, "current": current, "blockers": items})
     return out
+
+
+Known = TypeVar("Known", bound=tuple[Any, ...])  # a blocker as a caller knows it: (id, its facts or data, ...)
+
+
+def blocked_by_facts(
+    state: State, blockers: Sequence[Known], whole: Callable[[Known], tuple[str, dict[str, Any]] | None]
+) -> list[dict[str, Any]]:
+    """`blocked` of blockers known by their facts (status, affects: what says which phases they block), each made
+    `whole` (its id and whole front matter, None when it can no longer be read) only when it blocks a phase, for
+    its title: a phase's blockers are all those that name it, so judging those alone again gives the same phases."""
+    named = {b["id"] for item in blocked(state, [(r[0], r[1]) for r in blockers]) for b in item["blockers"]}
+    made = (whole(r) for r in blockers if r[0] in named)
+    return blocked(state, [r for r in made if r is not None])
 
 
 def escalate(state: State, blocked_phases: list[dict[str, Any]]) -> bool:

@@ -331,11 +331,8 @@ def _whole(ctx: Context, item: Item) -> Item:
 
 
 def _blocked(ctx: Context, state: State, open_blockers: list[Item]) -> list[dict[str, Any]]:
-    """The blocked phases (verdicts.blocked), judged from the open blockers' facts; only the blockers that block a
-    phase are made whole, for their titles (a phase's blockers are all those that name it, so judging those alone
-    again gives the same phases)."""
-    named = {b["id"] for item in verdicts.blocked(state, [r[:2] for r in open_blockers]) for b in item["blockers"]}
-    return verdicts.blocked(state, [_whole(ctx, r)[:2] for r in open_blockers if r.id in named])
+    """The blocked phases, judged from the open blockers' facts (verdicts.blocked_by_facts)."""
+    return verdicts.blocked_by_facts(state, open_blockers, lambda r: (r.id, _whole(ctx, r).data))
 
 
 # What makes a state untrustworthy, most serious first: a merge left half done, a file that cannot be read, a

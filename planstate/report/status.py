@@ -109,11 +109,13 @@ def status(ctx: Context) -> Status:
     initiative = ctx.target
     summaries, _ = recordfiles.summaries(ctx, initiative, "blocker")
     blocking = [s for s in summaries if s.status in BLOCKING]  # a tenth of them at 17k records
-    # Their facts say which phases they block; only those that block one are read whole, for their titles.
     found = _data_of(ctx, blocking, ctx.cached_facts(initiative.folder("blocker"), [s.name for s in blocking]))
-    named = {b["id"] for item in verdicts.blocked(state, [r[:2] for r in found]) for b in item["blockers"]}
-    whole = _data_of(ctx, [summary for record_id, _data, summary in found if record_id in named], {})
-    blocked = verdicts.blocked(state, [r[:2] for r in whole])
+
+    def whole(known: tuple[str, dict[str, Any], Summary]) -> tuple[str, dict[str, Any]] | None:
+        read = _data_of(ctx, [known[2]], {})  # a file gone or broken since it was summarized is left out
+        return (read[0][0], read[0][1]) if read else None
+
+    blocked = verdicts.blocked_by_facts(state, found, whole)
     entries, _problems = history.read(initiative.history_path, ctx.display(initiative.history_path), ctx.root)
     stalled = verdicts.stalled(verdicts.running_seconds(state, now(), entries), verdicts.completed_durations(state))
     progress = state.progress
