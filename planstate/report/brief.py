@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from planstate.check.findings import CONTRADICTIONS, Finding
 from planstate.core.clock import now as clock_now
 from planstate.core.clock import parse_datetime
-from planstate.core.errors import PlanstateError
 from planstate.model import verdicts
 from planstate.model.derived import percent_of
 from planstate.model.kinds import (
@@ -309,11 +308,8 @@ def _with_facts(ctx: Context, summaries: list[Summary], known: dict[str, dict[st
         if data is not None:
             out.append(Item(summary.id, data, summary))
             continue
-        try:
-            whole = ctx.cached_data(summary.path)
-        except PlanstateError:
-            continue
-        if isinstance(whole, dict):
+        whole = recordfiles.mapping(ctx, summary.path, [])
+        if whole is not None:
             out.append(Item(summary.id, whole, None))
     return out
 
@@ -323,11 +319,8 @@ def _whole(ctx: Context, item: Item) -> Item:
     went)."""
     if item.summary is None:
         return item
-    try:
-        data = ctx.cached_data(item.summary.path)
-    except PlanstateError:
-        return item
-    return Item(item.id, data, None) if isinstance(data, dict) else item
+    data = recordfiles.mapping(ctx, item.summary.path, [])
+    return Item(item.id, data, None) if data is not None else item
 
 
 def _blocked(ctx: Context, state: State, open_blockers: list[Item]) -> list[dict[str, Any]]:
