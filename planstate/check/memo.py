@@ -49,16 +49,38 @@ def run(checker: Checker, now: datetime | None, only: Initiative | None) -> list
     key, kept = _recall(ctx, label, listings)
     checker.memo_key, checker.memo_label = key, label
     if key is not None:
-        checker.reader.listed = listings  # the records' folders are not listed again
+        checker.reader.listed = dict(listings)  # the records' folders are not listed again (it takes each once)
     if kept is not None:
         answer = _answered(checker, kept, now, only, listings)
         if answer is not None:
             return answer
-    findings = checker.run_in_full(now, only=only)
+    found = checker.run_from_rows(now, only, listings, key.seen) if key is not None else None
+    if found is not None:
+        checker.records = _unread(checker, only)[1]
+    else:
+        found = checker.run_in_full(now, only=only)
+        if key is not None:
+            _keep_rows(checker, key.seen, listings)
     checker.reader.listed = {}
     if key is not None:
-        _remember(ctx, label, key, _check_memo(checker, findings))
-    return findings
+        _remember(ctx, label, key, _check_memo(checker, found))
+    return found
+
+
+def _keep_rows(checker: Checker, seen: int, listings: dict[str, Any]) -> None:
+    """Keep the rows of every record folder a run in full read (check/recordmemo.py), so that the next run after a
+    write reads only what changed."""
+    from planstate.check import recordmemo
+    from planstate.store.cache import RACY_NS
+    from planstate.store.memo import code_key
+
+    code = code_key()
+    if code is None:
+        return
+    for folder, reads in checker.records.items():
+        if reads:
+            listed = listings.get(str(folder))
+            recordmemo.keep_reads(checker.ctx, folder, reads[0].kind, reads, listed, code, seen - RACY_NS)
 
 
 def _label(checker: Checker, only: Initiative | None) -> str:
@@ -132,7 +154,7 @@ def _check_memo(checker: Checker, findings: list[Finding]) -> dict[str, Any]:
     ]
     return {
         "files": checker.files,
-        "findings": [_finding_data(f) for f in findings if f.code not in FRESH],
+        "findings": [finding_data(f) for f in findings if f.code not in FRESH],
         "active": active,
         "resume": resume,
         "names": checker.names() if checker.check_drivers else [],  # only the drivers' rule reads them
@@ -151,7 +173,7 @@ def _answered(
     ctx, reader = checker.ctx, checker.reader
     when = now or clock_now()
     try:
-        found = [_finding(item) for item in kept["findings"]]
+        found = [finding(item) for item in kept["findings"]]
         active: list[recordrules.ActiveSession] = []
         for folder, name, shown, record_id, started in kept["active"]:
             read = reader.unread(ctx.root / folder, name, shown, "session", {"id": record_id, "status": "active"})
@@ -245,14 +267,14 @@ class Later(dict[K, V]):
         return dict.__contains__(self, key) or key in self._makers
 
 
-def _finding_data(finding: Finding) -> list[Any]:
+def finding_data(finding: Finding) -> list[Any]:
     """A finding as the memo keeps it."""
     f = finding
     initiative = str(f.initiative) if f.initiative is not None else None
     return [f.code, f.file, f.line, f.column, f.message, f.hint, f.field, initiative, f.can_fix, f.stable]
 
 
-def _finding(item: list[Any]) -> Finding:
+def finding(item: list[Any]) -> Finding:
     """A finding the memo kept."""
     from planstate.check.findings import Finding
 

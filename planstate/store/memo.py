@@ -144,6 +144,18 @@ def _code(parts: list[bytes], recent: list[str], since: int) -> bool:
     return True
 
 
+def code_key() -> str | None:
+    """The key of planstate's own files (as `inputs` takes them), for what is kept of single files between runs;
+    None when they cannot be listed or one changed too recently for its identity to vouch for it."""
+    from planstate.core.digests import blake2b_hex
+
+    parts = [marshal.dumps(VERSION)]
+    recent: list[str] = []
+    if not _code(parts, recent, time.time_ns() - RACY_NS) or recent:
+        return None
+    return blake2b_hex(b"".join(parts), 16)
+
+
 def _digest(name: str) -> str | None:
     """The digest of the bytes of the file `name` (None when it cannot be read: never equal to a digest)."""
     from planstate.store.cache import digest

@@ -1,0 +1,327 @@
+"""What a check keeps of each record file between runs, by its stat identity: after a write, only what changed is read.
+
+When the findings memo (memo.py) misses because some file changed, a check need not judge every
+record again: for each record folder it keeps, in `.planning/.local/cache/rows-<folder>-v1.marshal`,
+each record's name and stat identity with what the rules need of it, by column (`Folder`): its id,
+whether its front matter is a mapping and valid, a decision's phase, its facts when it names another
+record or is an active session, what the per-file rules found in it, and whether its file name starts
+with its id. A record whose identity is the one kept is
+not read; the others are read and judged now. The rules across records (duplicate ids, file names,
+references, active sessions) then run on the few records that could break one (`cross`), which gives
+exactly what running them on every record gives. A row taken less than the filesystem's timestamp tick
+after its file last changed is used once and not kept (its identity cannot vouch for its bytes), and
+the rows are kept under the identity of planstate's own files, so another version judges every record
+again. Losing or corrupting them costs only time.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import marshal
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from planstate.check.reader import FileRead, Reader
+    from planstate.store.cache import Identity
+    from planstate.store.context import Context
+
+VERSION = 1  # bump whenever what a row holds changes
+MAX_CHANGED = 64  # records changed in a folder above which a run in full is faster than judging them one by one
+NO_MAPPING, INVALID, VALID = 0, 1, 2  # a row's front matter: no mapping, a mapping with schema problems, valid
+# The facts that name another record (recordrules.references): a record with any of them keeps its facts.
+_NAMING = ("supersedes", "superseded_by", "resumed_from", "affects")
+
+
+class Unkept(Exception):
+    """What a check needs of a record cannot be had from kept rows: the check runs in full."""
+
+
+class Row(NamedTuple):
+    """What the rules need of one record file: its id (None unless text), how its front matter is (`VALID`...), a
+    decision's phase number (None unless an integer), its facts as the cache's JSON when it names another record or
+    is an active session (else None), the data of what the per-file rules found in it, and whether its file name
+    does not start with its id."""
+
+    id: str | None
+    shape: int
+    phase: int | None
+    facts: str | None
+    findings: list[list[Any]]
+    misnamed: bool
+
+
+class Folder(NamedTuple):
+    """A record folder as a check sees it: its record files' names in name order and, by column, their rows (the
+    rare parts by name)."""
+
+    folder: Path
+    kind: str
+    shown: str  # the folder as findings show it, with a trailing separator
+    names: list[str]
+    ids: list[str | None]
+    shapes: list[int]
+    phases: list[int | None]
+    facts: dict[str, str]
+    findings: dict[str, list[list[Any]]]
+    misnamed: list[str]
+
+    def row(self, index: int) -> Row:
+        """The row of the record at `index`."""
+        name = self.names[index]
+        return Row(
+            self.ids[index],
+            self.shapes[index],
+            self.phases[index],
+            self.facts.get(name),
+            self.findings.get(name, []),
+            name in self.misnamed,
+        )
+
+
+def row_of(read: FileRead) -> Row | None:
+    """The row of a record read (and judged); None when its facts cannot be kept exactly."""
+    from planstate.check.memo import finding_data
+    from planstate.check.recordrules import name_matches
+    from planstate.store import recordfiles
+
+    data = read.mapping
+    findings = [finding_data(f) for f in read.findings or ()]
+    if data is None:
+        return Row(None, NO_MAPPING, None, None, findings, False)
+    record_id = data.get("id")
+    record_id = record_id if isinstance(record_id, str) else None
+    phase = data.get("phase") if read.kind == "decision" else None
+    facts = None
+    if names_another(data) or (read.kind == "session" and data.get("status") == "active"):
+        facts = _facts_text(recordfiles.facts(data))
+        if facts is None:
+            return None
+    return Row(
+        record_id,
+        VALID if read.valid else INVALID,
+        phase if isinstance(phase, int) and not isinstance(phase, bool) else None,
+        facts,
+        findings,
+        record_id is not None and not name_matches(read.name, record_id),
+    )
+
+
+def names_another(data: dict[str, Any]) -> bool:
+    """Whether a record's front matter has a fact that could name another record (or phase, for a blocker)."""
+    affects = data.get("affects")
+    return any(data.get(name) is not None for name in _NAMING[:3]) or (isinstance(affects, list) and bool(affects))
+
+
+def _facts_text(facts: dict[str, Any]) -> str | None:
+    """A record's facts as the cache's JSON, when they survive the round trip exactly."""
+    from planstate.store.cache import decode, encode_known
+    from planstate.text.plaindata import same
+
+    try:
+        text = encode_known(facts)
+    except (TypeError, ValueError):
+        return None
+    return text if same(decode(text), facts) else None
+
+
+def path(ctx: Context, folder: Path) -> Path:
+    """Where the rows of a record folder are kept."""
+    from planstate.core.digests import blake2b_hex
+    from planstate.core.layout import LOCAL
+
+    name = blake2b_hex(ctx.cache_key(folder).encode("utf-8"), 8)
+    return ctx.root / LOCAL / "cache" / f"rows-{name}-v{VERSION}.marshal"
+
+
+Listed = tuple[list[str], list["Identity"]]  # a folder's entries and their identities, in listing order
+
+
+def folder(
+    ctx: Context,
+    reader: Reader,
+    where: Path,
+    kind: str,
+    listed: Listed | None,
+    code: str,
+    since: int,
+    judge: Any,
+) -> Folder:
+    """The rows of a record folder whose entries and identities are `listed` (None: it does not exist): the kept
+    row of each record whose identity is the one kept, the others read and judged (`judge`) now; the rows kept again
+    when any changed. `code` is the key of planstate's own files; an identity changed after `since` (ns) is not
+    kept. Raises Unkept when more than MAX_CHANGED records changed."""
+    from planstate.store import recordfiles
+
+    shown = ctx.display(where) + os.sep
+    if listed is None:
+        if os.path.lexists(where):  # not listed with the others: never take it for empty
+            raise Unkept(f"{where} was not listed")
+        return Folder(where, kind, shown, [], [], [], [], {}, {}, [])
+    target = path(ctx, where)
+    kept = _load(where, target, code, kind, shown)
+    if kept is not None and kept[0] is not None and kept[0][0] == listed[0] and kept[0][1] == listed[1]:
+        return kept[2]  # the same entries with the same identities, in the same order: every row was kept
+    by_name = dict(zip(*listed, strict=True))
+    names = sorted(name for name in by_name if recordfiles.is_record_name(name))
+    identities = [by_name[name] for name in names]
+    old = kept[2] if kept is not None else None
+    old_identities = dict(zip(old.names, kept[3], strict=True)) if kept is not None and old is not None else {}
+    changed = [name for name, identity in zip(names, identities, strict=True) if old_identities.get(name) != identity]
+    if len(changed) > MAX_CHANGED:  # a run in full reads them faster, through the cache's rows all fetched at once
+        raise Unkept(f"{len(changed)} records of {where} changed")
+    fresh: dict[str, tuple[Row, bool]] = {}  # the rows of the records read now, and whether each may be kept
+    for name in changed:
+        read = reader._read(where / name, kind)
+        judge(read)
+        row = row_of(read)
+        if row is None:
+            raise Unkept(f"{where / name}: its facts do not survive the cache's JSON")
+        seen = read.identity
+        fresh[name] = (row, seen is not None and seen == by_name[name] and max(seen[3], seen[4]) <= since)
+    found = _merged(where, kind, shown, names, old, {name: pair[0] for name, pair in fresh.items()})
+    unkept = [name for name, (_row, may) in fresh.items() if not may]
+    save(target, code, listed if not unkept else None, found, identities, unkept)
+    return found
+
+
+def _merged(where: Path, kind: str, shown: str, names: list[str], old: Folder | None, fresh: dict[str, Row]) -> Folder:
+    """The rows of the records `names` (in name order): those `fresh` (read now), the others `old` (kept)."""
+    if old is None:
+        return _columns(where, kind, shown, names, [fresh[name] for name in names])
+    position = {name: i for i, name in enumerate(old.names)}
+    at = [position.get(name, 0) for name in names]  # a fresh one's column values are set below
+    ids, shapes, phases = [old.ids[i] for i in at], [old.shapes[i] for i in at], [old.phases[i] for i in at]
+    present = set(names)
+    facts = {name: text for name, text in old.facts.items() if name in present and name not in fresh}
+    findings = {name: items for name, items in old.findings.items() if name in present and name not in fresh}
+    misnamed = {name for name in old.misnamed if name in present and name not in fresh}
+    for name, row in fresh.items():
+        index = bisect.bisect_left(names, name)
+        ids[index], shapes[index], phases[index] = row.id, row.shape, row.phase
+        if row.facts is not None:
+            facts[name] = row.facts
+        if row.findings:
+            findings[name] = row.findings
+        if row.misnamed:
+            misnamed.add(name)
+    return Folder(where, kind, shown, names, ids, shapes, phases, facts, findings, sorted(misnamed))
+
+
+def _columns(where: Path, kind: str, shown: str, names: list[str], rows: list[Row]) -> Folder:
+    """A folder's rows by column."""
+    return Folder(
+        where,
+        kind,
+        shown,
+        names,
+        [row.id for row in rows],
+        [row.shape for row in rows],
+        [row.phase for row in rows],
+        {name: row.facts for name, row in zip(names, rows, strict=True) if row.facts is not None},
+        {name: row.findings for name, row in zip(names, rows, strict=True) if row.findings},
+        [name for name, row in zip(names, rows, strict=True) if row.misnamed],
+    )
+
+
+def _load(
+    where: Path, target: Path, code: str, kind: str, shown: str
+) -> tuple[Listed | None, Any, Folder, list[Any]] | None:
+    """The listing (when every record of it was kept), the rows and the identities kept at `target` under `code`,
+    `kind` and `shown`; None when none."""
+    try:
+        with open(target, "rb") as handle:
+            kept = marshal.loads(handle.read())  # marshal.load reads a file in small pieces: 10x slower
+        version, kept_code, kept_kind, kept_shown, listed, names, identities, *columns = kept
+        if (version, kept_code, kept_kind, kept_shown) != (VERSION, code, kind, shown):
+            return None
+        ids, shapes, phases, facts, findings, misnamed = columns
+        if not (len(names) == len(identities) == len(ids) == len(shapes) == len(phases)):
+            return None
+        found = Folder(where, kind, shown, names, ids, shapes, phases, facts, findings, misnamed)
+        return (listed[0], listed[1]) if listed is not None else None, None, found, identities
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+
+
+def save(
+    target: Path, code: str, listed: Listed | None, found: Folder, identities: list[Any], unkept: list[str]
+) -> None:
+    """Keep the rows of a folder but those `unkept` (their identity cannot vouch for them), with its `listed` entries
+    (None when some are unkept); best effort, and never bringing back a workspace folder deleted meanwhile."""
+    from planstate.core.files import temp_path
+
+    if unkept:
+        left_out = set(unkept)
+        chosen = [i for i, name in enumerate(found.names) if name not in left_out]
+        found = Folder(
+            found.folder,
+            found.kind,
+            found.shown,
+            [found.names[i] for i in chosen],
+            [found.ids[i] for i in chosen],
+            [found.shapes[i] for i in chosen],
+            [found.phases[i] for i in chosen],
+            {name: text for name, text in found.facts.items() if name not in left_out},
+            {name: items for name, items in found.findings.items() if name not in left_out},
+            [name for name in found.misnamed if name not in left_out],
+        )
+        identities = [identities[i] for i in chosen]
+    columns = (found.ids, found.shapes, found.phases, found.facts, found.findings, found.misnamed)
+    data = (VERSION, code, found.kind, found.shown, listed, found.names, identities, *columns)
+    cache = target.parent
+    if not cache.parent.parent.is_dir():  # .planning/ is gone
+        return
+    temp = temp_path(target)
+    with contextlib.suppress(OSError, ValueError):
+        cache.parent.mkdir(exist_ok=True)
+        cache.mkdir(exist_ok=True)
+        temp.write_bytes(marshal.dumps(data, 2))
+        os.replace(temp, target)  # a cache: no fsync, a torn file is a miss
+    with contextlib.suppress(OSError):
+        temp.unlink(missing_ok=True)
+
+
+def keep_reads(
+    ctx: Context, where: Path, kind: str, reads: list[FileRead], listed: Listed | None, code: str, since: int
+) -> None:
+    """Keep the rows of a folder a check read in full (`reads`, in name order, of the entries `listed`), those
+    whose identity can vouch for them."""
+    shown = ctx.display(where) + os.sep
+    names: list[str] = []
+    identities: list[Any] = []
+    rows: list[Row] = []
+    for read in reads:
+        row = row_of(read) if read.findings is not None else None
+        identity = read.identity
+        if row is None or identity is None or max(identity[3], identity[4]) > since:
+            continue
+        names.append(read.name)
+        identities.append(identity)
+        rows.append(row)
+    complete = listed is not None and len(names) == len(reads)
+    found = _columns(where, kind, shown, names, rows)
+    save(path(ctx, where), code, listed if complete else None, found, identities, [])
+
+
+def reads_of(reader: Reader, found: Folder, names: Iterable[str]) -> list[FileRead]:
+    """Reads of some records of a folder that hold only their facts (each reads its file if a finding about it must
+    be located), in the order of `names`."""
+    from planstate.store.cache import decode
+
+    position = {name: i for i, name in enumerate(found.names)} if found.names else {}
+    out: list[FileRead] = []
+    for name in names:
+        text = found.facts.get(name)
+        data: dict[str, Any] = decode(text) if text is not None else {}
+        if text is None:
+            index = position[name]
+            if found.ids[index] is not None:
+                data["id"] = found.ids[index]
+            if found.phases[index] is not None:
+                data["phase"] = found.phases[index]
+        out.append(reader.unread(found.folder, name, found.shown + name, found.kind, data))
+    return out
