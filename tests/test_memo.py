@@ -413,3 +413,87 @@ def test_blocker_and_session_lists_take_their_page_from_the_memo_until_the_folde
     assert after["more"] != 1002
     shutil.rmtree(project / ".planning" / ".local" / "cache", ignore_errors=True)
     assert after == _list_page(run, project, kind)
+
+
+# ---------------------------------------------------------------------------- the rows kept of each record
+
+
+def _rows(project: Path) -> list[Path]:
+    return sorted((project / ".planning" / ".local" / "cache").glob("rows-*.marshal"))
+
+
+def mark_row(project: Path, record: Path) -> None:
+    """Add a made-up finding to the row kept of `record`: a check that shows it took that row instead of reading
+    the file."""
+    import marshal
+
+    for path in _rows(project):
+        kept = list(marshal.loads(path.read_bytes()))
+        if record.name in kept[5]:
+            kept[11].setdefault(record.name, []).append(
+                ["unknown-key", f".planning/decisions/{record.name}", 1, 1, MARK, "a hint", "x", None, None, None]
+            )
+            path.write_bytes(marshal.dumps(tuple(kept), 2))
+            return
+    raise AssertionError(f"no row kept of {record.name}")
+
+
+def same_as_without_cache(run: Run, project: Path, tmp_path: Path) -> list[dict[str, object]]:
+    """The findings of `check --json` in `project`, asserted equal to those of a copy of it without `.local/`."""
+    found = findings(run, project)
+    other = tmp_path / "copy" / project.name
+    shutil.rmtree(other.parent, ignore_errors=True)
+    shutil.copytree(project, other, symlinks=True)
+    shutil.rmtree(other / ".planning" / ".local", ignore_errors=True)
+    assert found == findings(run, other)
+    return found
+
+
+def test_after_writes_and_edits_the_kept_rows_give_what_a_run_without_cache_finds(
+    run: Run, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a write, a check reads only the records whose stat identity changed and takes the others from the rows
+    it kept (check/recordmemo.py); the rules across records then run on the few that could break one. Through CLI
+    writes, hand edits (same size, mtime set back), a deleted file and a `git checkout`, each check finds what a
+    check of a copy without `.local/` finds. The timestamp tick is set to nothing (the one seam), so rows are kept
+    of files just written, as they would be two seconds later."""
+    from builders import blocker, session
+
+    from planstate.store import cache
+
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+    repo = new_repo(project)
+    paths = broken_pair(repo)  # a duplicate id and a decision superseding one that does not exist
+    write_record(repo, "decision", decision(20, phase=7))  # a phase outside the phases
+    misnamed = write_record(repo, "decision", decision(21))
+    misnamed.rename(misnamed.with_name("dec-renamed.md"))
+    write_record(repo, "blocker", blocker(1, affects=["phase-9", "dec-0000000000000", "phase-1"]))
+    write_record(repo, "session", session(1, resumed_from="ses-0000000000000"))
+    write_record(repo, "session", session(2, status="active", ended=None))
+    write_record(repo, "session", session(3, status="active", ended=None))
+    write_record(repo, "decision", decision(22, titel="A typo"))  # an unknown key
+    Workspace.find(repo).render()
+    commit_all(repo, "records")
+    first = same_as_without_cache(run, repo, tmp_path)
+    codes = {f["code"] for f in first}
+    assert {"duplicate-id", "missing-reference", "filename-id-mismatch", "unknown-key"} <= codes
+    assert {"multiple-active-sessions", "stale-session"} <= codes
+    assert _rows(repo)  # the run in full kept its rows
+
+    exits(run("decision", "add", "--context", "c", "--decision", "Use a queue", "--reason", "r", cwd=repo))
+    same_as_without_cache(run, repo, tmp_path)
+    mark_row(repo, paths[3])
+    exits(run("set", "next_action", "Write the tests", cwd=repo))
+    assert MARK in messages(findings(run, repo))  # the row kept of an unchanged record answered for it
+    same_size_edit(paths[3], "option 3", "option X")  # the same size and mtime: read again all the same
+    assert MARK not in messages(same_as_without_cache(run, repo, tmp_path))
+    exits(run("phase", "add", "Four", cwd=repo))  # more phases: another decision's phase may now exist
+    same_as_without_cache(run, repo, tmp_path)
+    same_size_edit(paths[4], "status: accepted", "status: accepte!")  # a record that does not validate
+    assert "schema-error" in {f["code"] for f in same_as_without_cache(run, repo, tmp_path)}
+    paths[6].unlink()  # the twin: no duplicate id any more
+    assert "duplicate-id" not in {f["code"] for f in same_as_without_cache(run, repo, tmp_path)}
+    git(repo, "checkout", "--quiet", "--", ".planning")  # the files as committed, behind our back
+    assert "duplicate-id" in {f["code"] for f in same_as_without_cache(run, repo, tmp_path)}
+    exits(run("blocker", "add", "--description", "Waiting", "--affects", "dec-0000000000001", cwd=repo))
+    same_as_without_cache(run, repo, tmp_path)

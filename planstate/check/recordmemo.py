@@ -167,9 +167,13 @@ def folder(
         return kept[2]  # the same entries with the same identities, in the same order: every row was kept
     by_name = dict(zip(*listed, strict=True))
     names = sorted(name for name in by_name if recordfiles.is_record_name(name))
+    if not names:
+        return Folder(where, kind, shown, [], [], [], [], {}, {}, [])
+    if kept is None:  # none kept (a cold check, another version): a run in full reads them all faster, and keeps them
+        raise Unkept(f"no rows kept of {where}")
     identities = [by_name[name] for name in names]
-    old = kept[2] if kept is not None else None
-    old_identities = dict(zip(old.names, kept[3], strict=True)) if kept is not None and old is not None else {}
+    old = kept[2]
+    old_identities = dict(zip(old.names, kept[3], strict=True))
     changed = [name for name, identity in zip(names, identities, strict=True) if old_identities.get(name) != identity]
     if len(changed) > MAX_CHANGED:  # a run in full reads them faster, through the cache's rows all fetched at once
         raise Unkept(f"{len(changed)} records of {where} changed")
@@ -188,13 +192,14 @@ def folder(
     return found
 
 
-def _merged(where: Path, kind: str, shown: str, names: list[str], old: Folder | None, fresh: dict[str, Row]) -> Folder:
+def _merged(where: Path, kind: str, shown: str, names: list[str], old: Folder, fresh: dict[str, Row]) -> Folder:
     """The rows of the records `names` (in name order): those `fresh` (read now), the others `old` (kept)."""
-    if old is None:
-        return _columns(where, kind, shown, names, [fresh[name] for name in names])
     position = {name: i for i, name in enumerate(old.names)}
-    at = [position.get(name, 0) for name in names]  # a fresh one's column values are set below
-    ids, shapes, phases = [old.ids[i] for i in at], [old.shapes[i] for i in at], [old.phases[i] for i in at]
+    if old.names:
+        at = [position.get(name, 0) for name in names]  # a fresh one's column values are set below
+        ids, shapes, phases = [old.ids[i] for i in at], [old.shapes[i] for i in at], [old.phases[i] for i in at]
+    else:
+        ids, shapes, phases = [None] * len(names), [NO_MAPPING] * len(names), [None] * len(names)
     present = set(names)
     facts = {name: text for name, text in old.facts.items() if name in present and name not in fresh}
     findings = {name: items for name, items in old.findings.items() if name in present and name not in fresh}
