@@ -263,8 +263,8 @@ def cold_brief(run: Run, project: Path, env: dict[str, str] | None = None) -> di
 
 
 def mark_brief(project: Path) -> None:
-    """Say in the memo of the brief's records that there are MARKED decisions."""
-    (path,) = (project / ".planning" / ".local" / "cache").glob(f"memo-resume-*-v{VERSION}.json")
+    """Say in the memo of the brief's decisions that there are MARKED of them."""
+    (path,) = (project / ".planning" / ".local" / "cache").glob(f"memo-resume-decision-*-v{VERSION}.json")
     head, body = path.read_text(encoding="utf-8").split("\n", 1)
     records = json.loads(json.loads(body))  # the records as the front-matter cache encodes data, as a JSON string
     records["decisions"]["total"] = MARKED
@@ -422,6 +422,17 @@ def _rows(project: Path) -> list[Path]:
     return sorted((project / ".planning" / ".local" / "cache").glob("rows-*.marshal"))
 
 
+def age_rows(project: Path) -> None:
+    """Say that every row kept of a record was read long after its file last changed (a check trusts an identity only
+    once it is older than the filesystem's timestamp tick, and the files of a test are all that recent)."""
+    import marshal
+
+    for path in _rows(project):
+        kept = list(marshal.loads(path.read_bytes()))
+        kept[5] = {name: at + 3_600_000_000_000 for name, at in kept[5].items()}
+        path.write_bytes(marshal.dumps(tuple(kept), 2))
+
+
 def mark_row(project: Path, record: Path) -> None:
     """Add a made-up finding to the row kept of `record`: a check that shows it took that row instead of reading
     the file."""
@@ -429,8 +440,8 @@ def mark_row(project: Path, record: Path) -> None:
 
     for path in _rows(project):
         kept = list(marshal.loads(path.read_bytes()))
-        if record.name in kept[5]:
-            kept[11].setdefault(record.name, []).append(
+        if record.name in kept[6]:
+            kept[12].setdefault(record.name, []).append(
                 ["unknown-key", f".planning/decisions/{record.name}", 1, 1, MARK, "a hint", "x", None, None, None]
             )
             path.write_bytes(marshal.dumps(tuple(kept), 2))
@@ -439,7 +450,9 @@ def mark_row(project: Path, record: Path) -> None:
 
 
 def same_as_without_cache(run: Run, project: Path, tmp_path: Path) -> list[dict[str, object]]:
-    """The findings of `check --json` in `project`, asserted equal to those of a copy of it without `.local/`."""
+    """The findings of `check --json` in `project` (its kept rows aged first), asserted equal to those of a copy of
+    it without `.local/`."""
+    age_rows(project)
     found = findings(run, project)
     other = tmp_path / "copy" / project.name
     shutil.rmtree(other.parent, ignore_errors=True)
@@ -450,18 +463,15 @@ def same_as_without_cache(run: Run, project: Path, tmp_path: Path) -> list[dict[
 
 
 def test_after_writes_and_edits_the_kept_rows_give_what_a_run_without_cache_finds(
-    run: Run, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    run: Run, project: Path, tmp_path: Path
 ) -> None:
     """After a write, a check reads only the records whose stat identity changed and takes the others from the rows
     it kept (check/recordmemo.py); the rules across records then run on the few that could break one. Through CLI
     writes, hand edits (same size, mtime set back), a deleted file and a `git checkout`, each check finds what a
-    check of a copy without `.local/` finds. The timestamp tick is set to nothing (the one seam), so rows are kept
-    of files just written, as they would be two seconds later."""
+    check of a copy without `.local/` finds. The kept rows are aged before each check, as if it ran two seconds
+    later (else a row of a file just written is read again)."""
     from builders import blocker, session
 
-    from planstate.store import cache
-
-    monkeypatch.setattr(cache, "RACY_NS", 0)
     repo = new_repo(project)
     paths = broken_pair(repo)  # a duplicate id and a decision superseding one that does not exist
     write_record(repo, "decision", decision(20, phase=7))  # a phase outside the phases
@@ -480,10 +490,17 @@ def test_after_writes_and_edits_the_kept_rows_give_what_a_run_without_cache_find
     assert {"multiple-active-sessions", "stale-session"} <= codes
     assert _rows(repo)  # the run in full kept its rows
 
-    exits(run("decision", "add", "--context", "c", "--decision", "Use a queue", "--reason", "r", cwd=repo))
+    words = ("--context", "c", "--decision", "Use a queue", "--reason", "r", "--json")
+    added = json_data(exits(run("decision", "add", *words, cwd=repo)))
+    findings(run, repo)  # keeps the row of the decision just added with when it was read: too soon to vouch for it
+    (new,) = (repo / ".planning" / "decisions").glob(f"{added['id']}*.md")
+    mark_row(repo, new)
+    exits(run("set", "next_action", "Review the queue", cwd=repo))
+    assert MARK not in messages(findings(run, repo))  # read again: its row was not aged
     same_as_without_cache(run, repo, tmp_path)
     mark_row(repo, paths[3])
     exits(run("set", "next_action", "Write the tests", cwd=repo))
+    age_rows(repo)
     assert MARK in messages(findings(run, repo))  # the row kept of an unchanged record answered for it
     same_size_edit(paths[3], "option 3", "option X")  # the same size and mtime: read again all the same
     assert MARK not in messages(same_as_without_cache(run, repo, tmp_path))

@@ -92,6 +92,7 @@ class Checker:
         # what it derives from the same files under the same key (the resume brief's records do).
         self.memo_key: Inputs | None = None
         self.memo_label = ""
+        self.listings: Listings = {}  # each folder's entries and identities, as the memo's key took them
 
     def run(self, now: datetime | None = None, *, only: Initiative | None = None) -> list[Finding]:
         """Check every file of the workspace (or of the initiative `only`, and the workspace-wide rules); return
@@ -138,7 +139,6 @@ class Checker:
         taken at `seen`, ns); None when that cannot be done (then run in full). `records` is made when asked for."""
         from planstate.check import recordmemo
         from planstate.core.clock import now as clock_now
-        from planstate.store.cache import RACY_NS
         from planstate.store.initiatives import discover
         from planstate.store.memo import code_key
 
@@ -157,7 +157,7 @@ class Checker:
         try:
             for initiative in initiatives:
                 if only is None or initiative.dir == only.dir:
-                    self.initiative_from_rows(initiative, listings, code, seen - RACY_NS, names)
+                    self.initiative_from_rows(initiative, listings, code, seen, names)
         except recordmemo.Unkept:
             return None
         self.record_names = names
@@ -171,7 +171,7 @@ class Checker:
         return ordered(self.findings)
 
     def initiative_from_rows(
-        self, initiative: Initiative, listings: Listings, code: str, since: int, names: list[str]
+        self, initiative: Initiative, listings: Listings, code: str, seen: int, names: list[str]
     ) -> None:
         """Check an initiative as `initiative` does, from the rows kept of its records (see `run_from_rows`); add
         its records' names to `names`."""
@@ -186,7 +186,7 @@ class Checker:
             folders[kind] = []
             for where in (initiative.folder(kind), initiative.archive(kind)):
                 found = recordmemo.folder(
-                    ctx, self.reader, where, kind, listings.get(str(where)), code, since, self.judge
+                    ctx, self.reader, where, kind, listings.get(str(where)), code, seen, self.judge
                 )
                 folders[kind].append(found)
                 self.files += len(found.names)

@@ -47,7 +47,7 @@ def run(checker: Checker, now: datetime | None, only: Initiative | None) -> list
     label = _label(checker, only)
     listings: dict[str, Any] = {}
     key, kept = _recall(ctx, label, listings)
-    checker.memo_key, checker.memo_label = key, label
+    checker.memo_key, checker.memo_label, checker.listings = key, label, listings
     if key is not None:
         checker.reader.listed = dict(listings)  # the records' folders are not listed again (it takes each once)
     if kept is not None:
@@ -71,7 +71,6 @@ def _keep_rows(checker: Checker, seen: int, listings: dict[str, Any]) -> None:
     """Keep the rows of every record folder a run in full read (check/recordmemo.py), so that the next run after a
     write reads only what changed."""
     from planstate.check import recordmemo
-    from planstate.store.cache import RACY_NS
     from planstate.store.memo import code_key
 
     code = code_key()
@@ -80,7 +79,7 @@ def _keep_rows(checker: Checker, seen: int, listings: dict[str, Any]) -> None:
     for folder, reads in checker.records.items():
         if reads:
             listed = listings.get(str(folder))
-            recordmemo.keep_reads(checker.ctx, folder, reads[0].kind, reads, listed, code, seen - RACY_NS)
+            recordmemo.keep_reads(checker.ctx, folder, reads[0].kind, reads, listed, code, seen)
 
 
 def _label(checker: Checker, only: Initiative | None) -> str:

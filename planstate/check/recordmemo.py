@@ -5,13 +5,15 @@ record again: for each record folder it keeps, in `.planning/.local/cache/rows-<
 each record's name and stat identity with what the rules need of it, by column (`Folder`): its id,
 whether its front matter is a mapping and valid, a decision's phase, its facts when it names another
 record or is an active session, what the per-file rules found in it, and whether its file name starts
-with its id. A record whose identity is the one kept is
-not read; the others are read and judged now. The rules across records (duplicate ids, file names,
-references, active sessions) then run on the few records that could break one (`cross`), which gives
-exactly what running them on every record gives. A row taken less than the filesystem's timestamp tick
-after its file last changed is used once and not kept (its identity cannot vouch for its bytes), and
-the rows are kept under the identity of planstate's own files, so another version judges every record
-again. Losing or corrupting them costs only time.
+with its id. A record whose identity is the one kept is not read; the others are read and judged now.
+The rules across records (duplicate ids, file names, references, active sessions) then run on the few
+records that could break one (recordrules.cross), which finds exactly what running them on every record
+finds. As for the front-matter cache's rows, an identity taken less than the filesystem's timestamp tick
+after its file last changed does not vouch for the bytes read (cache.settled): such a row is kept with
+when it was read and read again next time. The rows are kept under the identity of planstate's own
+files, so another version judges every record again; with none kept, or many records changed, the check
+runs in full (through the cache's rows, all fetched at once) and keeps them. Losing or corrupting them
+costs only time.
 """
 
 from __future__ import annotations
@@ -147,13 +149,13 @@ def folder(
     kind: str,
     listed: Listed | None,
     code: str,
-    since: int,
+    seen: int,
     judge: Any,
 ) -> Folder:
-    """The rows of a record folder whose entries and identities are `listed` (None: it does not exist): the kept
-    row of each record whose identity is the one kept, the others read and judged (`judge`) now; the rows kept again
-    when any changed. `code` is the key of planstate's own files; an identity changed after `since` (ns) is not
-    kept. Raises Unkept when more than MAX_CHANGED records changed."""
+    """The rows of a record folder whose entries and identities are `listed` (None: it does not exist), taken at
+    `seen` (ns): the kept row of each record whose identity is the one kept and vouches for it, the others read and
+    judged (`judge`) now; the rows kept again when any changed. `code` is the key of planstate's own files. Raises
+    Unkept when none were kept or more than MAX_CHANGED records changed (a run in full is faster then)."""
     from planstate.store import recordfiles
 
     shown = ctx.display(where) + os.sep
@@ -163,8 +165,14 @@ def folder(
         return Folder(where, kind, shown, [], [], [], [], {}, {}, [])
     target = path(ctx, where)
     kept = _load(where, target, code, kind, shown)
-    if kept is not None and kept[0] is not None and kept[0][0] == listed[0] and kept[0][1] == listed[1]:
-        return kept[2]  # the same entries with the same identities, in the same order: every row was kept
+    known: dict[str, Identity] = {}
+    if kept is not None:
+        kept_listed, old, old_identities, unsettled = kept
+        if unsettled:
+            known = dict(zip(old.names, old_identities, strict=True))
+            unsettled = _unsettled(unsettled, known)
+        if not unsettled and kept_listed is not None and kept_listed[0] == listed[0] and kept_listed[1] == listed[1]:
+            return old  # the same entries with the same identities, in the same order, each vouching for its row
     by_name = dict(zip(*listed, strict=True))
     names = sorted(name for name in by_name if recordfiles.is_record_name(name))
     if not names:
@@ -172,24 +180,44 @@ def folder(
     if kept is None:  # none kept (a cold check, another version): a run in full reads them all faster, and keeps them
         raise Unkept(f"no rows kept of {where}")
     identities = [by_name[name] for name in names]
-    old = kept[2]
-    old_identities = dict(zip(old.names, kept[3], strict=True))
-    changed = [name for name, identity in zip(names, identities, strict=True) if old_identities.get(name) != identity]
-    if len(changed) > MAX_CHANGED:  # a run in full reads them faster, through the cache's rows all fetched at once
+    known = known or dict(zip(old.names, old_identities, strict=True))
+    changed = [
+        name
+        for name, identity in zip(names, identities, strict=True)
+        if known.get(name) != identity or name in unsettled
+    ]
+    if len(changed) > MAX_CHANGED:
         raise Unkept(f"{len(changed)} records of {where} changed")
-    fresh: dict[str, tuple[Row, bool]] = {}  # the rows of the records read now, and whether each may be kept
+    fresh: dict[str, Row] = {}
+    unkept: list[str] = []
+    recent: dict[str, int] = {}
     for name in changed:
         read = reader._read(where / name, kind)
         judge(read)
         row = row_of(read)
         if row is None:
             raise Unkept(f"{where / name}: its facts do not survive the cache's JSON")
-        seen = read.identity
-        fresh[name] = (row, seen is not None and seen == by_name[name] and max(seen[3], seen[4]) <= since)
-    found = _merged(where, kind, shown, names, old, {name: pair[0] for name, pair in fresh.items()})
-    unkept = [name for name, (_row, may) in fresh.items() if not may]
-    save(target, code, listed if not unkept else None, found, identities, unkept)
+        fresh[name] = row
+        if read.identity != by_name[name]:  # it changed since it was listed: its row is used now, not kept
+            unkept.append(name)
+        elif not _settled(by_name[name], seen):
+            recent[name] = seen
+    found = _merged(where, kind, shown, names, old, fresh)
+    save(target, code, None if unkept or recent else listed, found, identities, unkept, recent)
     return found
+
+
+def _settled(identity: Identity, seen: int) -> bool:
+    """Whether an identity taken at `seen` (ns) vouches for the bytes of its file (cache.settled)."""
+    from planstate.store.cache import settled
+
+    return settled(identity, seen)
+
+
+def _unsettled(kept: dict[str, int], identities: dict[str, Identity]) -> dict[str, int]:
+    """The kept rows read too soon after their file last changed for its identity to vouch for them: each is read
+    again (unless its read is known to have come late enough after all)."""
+    return {name: at for name, at in kept.items() if name in identities and not _settled(identities[name], at)}
 
 
 def _merged(where: Path, kind: str, shown: str, names: list[str], old: Folder, fresh: dict[str, Row]) -> Folder:
@@ -234,29 +262,37 @@ def _columns(where: Path, kind: str, shown: str, names: list[str], rows: list[Ro
 
 def _load(
     where: Path, target: Path, code: str, kind: str, shown: str
-) -> tuple[Listed | None, Any, Folder, list[Any]] | None:
-    """The listing (when every record of it was kept), the rows and the identities kept at `target` under `code`,
-    `kind` and `shown`; None when none."""
+) -> tuple[Listed | None, Folder, list[Identity], dict[str, int]] | None:
+    """What is kept at `target` under `code`, `kind` and `shown`: the folder's listing (when every row of it was kept
+    and settled), its rows, their identities, and when each row whose identity did not yet vouch for it was read;
+    None when nothing is."""
     try:
         with open(target, "rb") as handle:
             kept = marshal.loads(handle.read())  # marshal.load reads a file in small pieces: 10x slower
-        version, kept_code, kept_kind, kept_shown, listed, names, identities, *columns = kept
+        version, kept_code, kept_kind, kept_shown, listed, unsettled, names, identities, *columns = kept
         if (version, kept_code, kept_kind, kept_shown) != (VERSION, code, kind, shown):
             return None
         ids, shapes, phases, facts, findings, misnamed = columns
         if not (len(names) == len(identities) == len(ids) == len(shapes) == len(phases)):
             return None
         found = Folder(where, kind, shown, names, ids, shapes, phases, facts, findings, misnamed)
-        return (listed[0], listed[1]) if listed is not None else None, None, found, identities
+        return (listed[0], listed[1]) if listed is not None else None, found, identities, dict(unsettled)
     except (OSError, EOFError, ValueError, TypeError):
         return None
 
 
 def save(
-    target: Path, code: str, listed: Listed | None, found: Folder, identities: list[Any], unkept: list[str]
+    target: Path,
+    code: str,
+    listed: Listed | None,
+    found: Folder,
+    identities: list[Any],
+    unkept: list[str],
+    unsettled: dict[str, int],
 ) -> None:
-    """Keep the rows of a folder but those `unkept` (their identity cannot vouch for them), with its `listed` entries
-    (None when some are unkept); best effort, and never bringing back a workspace folder deleted meanwhile."""
+    """Keep the rows of a folder but those `unkept`, with its `listed` entries (None unless every row is kept and
+    settled) and when each row `unsettled` was read; best effort, and never bringing back a workspace folder deleted
+    meanwhile."""
     from planstate.core.files import temp_path
 
     if unkept:
@@ -276,7 +312,7 @@ def save(
         )
         identities = [identities[i] for i in chosen]
     columns = (found.ids, found.shapes, found.phases, found.facts, found.findings, found.misnamed)
-    data = (VERSION, code, found.kind, found.shown, listed, found.names, identities, *columns)
+    data = (VERSION, code, found.kind, found.shown, listed, unsettled, found.names, identities, *columns)
     cache = target.parent
     if not cache.parent.parent.is_dir():  # .planning/ is gone
         return
@@ -291,25 +327,28 @@ def save(
 
 
 def keep_reads(
-    ctx: Context, where: Path, kind: str, reads: list[FileRead], listed: Listed | None, code: str, since: int
+    ctx: Context, where: Path, kind: str, reads: list[FileRead], listed: Listed | None, code: str, seen: int
 ) -> None:
-    """Keep the rows of a folder a check read in full (`reads`, in name order, of the entries `listed`), those
-    whose identity can vouch for them."""
+    """Keep the rows of a folder a check read in full (`reads`, in name order, of the entries `listed` at `seen`)."""
     shown = ctx.display(where) + os.sep
+    by_name = dict(zip(*listed, strict=True)) if listed is not None else {}
     names: list[str] = []
     identities: list[Any] = []
     rows: list[Row] = []
+    unsettled: dict[str, int] = {}
     for read in reads:
         row = row_of(read) if read.findings is not None else None
         identity = read.identity
-        if row is None or identity is None or max(identity[3], identity[4]) > since:
-            continue
+        if row is None or identity is None or by_name.get(read.name) != identity:
+            continue  # not judged, or changed since it was listed
         names.append(read.name)
         identities.append(identity)
         rows.append(row)
-    complete = listed is not None and len(names) == len(reads)
+        if not _settled(identity, seen):  # type: ignore[arg-type]
+            unsettled[read.name] = seen
+    complete = listed is not None and len(names) == len(reads) and not unsettled
     found = _columns(where, kind, shown, names, rows)
-    save(path(ctx, where), code, listed if complete else None, found, identities, [])
+    save(path(ctx, where), code, listed if complete else None, found, identities, [], unsettled)
 
 
 def reads_of(reader: Reader, found: Folder, names: Iterable[str]) -> list[FileRead]:

@@ -144,6 +144,26 @@ def _code(parts: list[bytes], recent: list[str], since: int) -> bool:
     return True
 
 
+def listed_inputs(folder: str, label: str, listed: tuple[list[str], list[Identity]], seen: int) -> Inputs | None:
+    """The key of one folder's entries as `inputs` listed them at `seen` (ns; `listed`, from its `listings`) and of
+    planstate's own files, for what a command run as `label` derives from that folder alone; its recent files are
+    those of the folder changed within the timestamp tick of `seen` (and planstate's own files changed since); None
+    when planstate's own files cannot be listed."""
+    from planstate.core.digests import blake2b_hex
+
+    names, identities = listed
+    parts = [marshal.dumps((VERSION, folder, label)), marshal.dumps((names, identities), 2)]
+    since = seen - RACY_NS
+    recent = [
+        f"{folder}{os.sep}{name}"
+        for name, identity in zip(names, identities, strict=True)
+        if max(identity[3], identity[4]) > since
+    ]
+    if not _code(parts, recent, since):
+        return None
+    return Inputs(blake2b_hex(b"".join(parts), 16), seen, [(name, _digest(name)) for name in recent])
+
+
 def code_key() -> str | None:
     """The key of planstate's own files (as `inputs` takes them), for what is kept of single files between runs;
     None when they cannot be listed or one changed too recently for its identity to vouch for it."""
