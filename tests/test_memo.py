@@ -450,14 +450,16 @@ def mark_row(project: Path, record: Path) -> None:
 
 
 def same_as_without_cache(run: Run, project: Path, tmp_path: Path) -> list[dict[str, object]]:
-    """The findings of `check --json` in `project` (its kept rows aged first), asserted equal to those of a copy of
-    it without `.local/`."""
+    """The findings of `check --json` in `project` (its kept rows aged first), and its resume brief, asserted equal
+    to those of a copy of it without `.local/`."""
     age_rows(project)
+    brief = resume_brief(run, project)
     found = findings(run, project)
     other = tmp_path / "copy" / project.name
     shutil.rmtree(other.parent, ignore_errors=True)
     shutil.copytree(project, other, symlinks=True)
     shutil.rmtree(other / ".planning" / ".local", ignore_errors=True)
+    assert brief == resume_brief(run, other)
     assert found == findings(run, other)
     return found
 
