@@ -22,6 +22,7 @@ from planstate.check.reader import FileRead, Reader
 from planstate.model.kinds import RECORD_FOLDERS
 
 if TYPE_CHECKING:
+    from planstate.check import recordmemo
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
     from planstate.store.memo import Inputs, Listings
@@ -93,6 +94,7 @@ class Checker:
         self.memo_key: Inputs | None = None
         self.memo_label = ""
         self.listings: Listings = {}  # each folder's entries and identities, as the memo's key took them
+        self.rows: dict[Path, recordmemo.Folder] = {}  # the rows of each record folder the last run took
 
     def run(self, now: datetime | None = None, *, only: Initiative | None = None) -> list[Finding]:
         """Check every file of the workspace (or of the initiative `only`, and the workspace-wide rules); return
@@ -189,6 +191,7 @@ class Checker:
                     ctx, self.reader, where, kind, listings.get(str(where)), code, seen, self.judge
                 )
                 folders[kind].append(found)
+                self.rows[where] = found
                 self.files += len(found.names)
                 prefix = ctx.cache_key(where) + "/"
                 names += [prefix + name for name in found.names]

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
+    from planstate.check.checks import Checker
     from planstate.check.reader import FileRead, Reader
     from planstate.store.cache import Identity
     from planstate.store.context import Context
@@ -46,7 +47,7 @@ class Row(NamedTuple):
     """What the rules need of one record file: its id (None unless text), how its front matter is (`VALID`...), a
     decision's phase number (None unless an integer), its facts as the cache's JSON when it names another record or
     is an active session (else None), the data of what the per-file rules found in it, and whether its file name
-    does not start with its id."""
+    does not start with its id; and its status and order, as its summary has them."""
 
     id: str | None
     shape: int
@@ -54,6 +55,8 @@ class Row(NamedTuple):
     facts: str | None
     findings: list[list[Any]]
     misnamed: bool
+    status: str | None  # its status, when text
+    order: str  # what the regions order it by (its summary's order: recordfiles.ORDER)
 
 
 class Folder(NamedTuple):
@@ -70,6 +73,8 @@ class Folder(NamedTuple):
     facts: dict[str, str]
     findings: dict[str, list[list[Any]]]
     misnamed: list[str]
+    statuses: list[str | None]
+    orders: list[str]
 
     def row(self, index: int) -> Row:
         """The row of the record at `index`."""
@@ -81,6 +86,8 @@ class Folder(NamedTuple):
             self.facts.get(name),
             self.findings.get(name, []),
             name in self.misnamed,
+            self.statuses[index],
+            self.orders[index],
         )
 
 
@@ -88,12 +95,13 @@ def row_of(read: FileRead) -> Row | None:
     """The row of a record read (and judged); None when its facts cannot be kept exactly."""
     from planstate.check.memo import finding_data
     from planstate.check.recordrules import name_matches
+    from planstate.model.kinds import to_json
     from planstate.store import recordfiles
 
     data = read.mapping
     findings = [finding_data(f) for f in read.findings or ()]
     if data is None:
-        return Row(None, NO_MAPPING, None, None, findings, False)
+        return Row(None, NO_MAPPING, None, None, findings, False, None, "")
     record_id = data.get("id")
     record_id = record_id if isinstance(record_id, str) else None
     phase = data.get("phase") if read.kind == "decision" else None
@@ -109,6 +117,8 @@ def row_of(read: FileRead) -> Row | None:
         facts,
         findings,
         record_id is not None and not name_matches(read.name, record_id),
+        status if isinstance(status := data.get("status"), str) else None,
+        str(to_json(data.get(recordfiles.ORDER[read.kind]))),
     )
 
 
@@ -162,7 +172,7 @@ def folder(
     if listed is None:
         if os.path.lexists(where):  # not listed with the others: never take it for empty
             raise Unkept(f"{where} was not listed")
-        return Folder(where, kind, shown, [], [], [], [], {}, {}, [])
+        return Folder(where, kind, shown, [], [], [], [], {}, {}, [], [], [])
     target = path(ctx, where)
     kept = _load(where, target, code, kind, shown)
     known: dict[str, Identity] = {}
@@ -176,7 +186,7 @@ def folder(
     by_name = dict(zip(*listed, strict=True))
     names = sorted(name for name in by_name if recordfiles.is_record_name(name))
     if not names:
-        return Folder(where, kind, shown, [], [], [], [], {}, {}, [])
+        return Folder(where, kind, shown, [], [], [], [], {}, {}, [], [], [])
     if kept is None:  # none kept (a cold check, another version): a run in full reads them all faster, and keeps them
         raise Unkept(f"no rows kept of {where}")
     identities = [by_name[name] for name in names]
@@ -207,6 +217,26 @@ def folder(
     return found
 
 
+def current(checker: Checker, where: Path, kind: str) -> Folder | None:
+    """The rows of a record folder as they are now (see `folder`): those the checker's last run took, else from the
+    listing its memo's key took; None when they cannot be had that way (none kept, many changed, no key)."""
+    from planstate.store.memo import code_key
+
+    taken = checker.rows.get(where)
+    if taken is not None or checker.memo_key is None:
+        return taken
+    code = code_key()
+    if code is None:
+        return None
+    listed = checker.listings.get(str(where))
+    try:
+        found = folder(checker.ctx, checker.reader, where, kind, listed, code, checker.memo_key.seen, checker.judge)
+    except Unkept:
+        return None
+    checker.rows[where] = found
+    return found
+
+
 def _settled(identity: Identity, seen: int) -> bool:
     """Whether an identity taken at `seen` (ns) vouches for the bytes of its file (cache.settled)."""
     from planstate.store.cache import settled
@@ -226,8 +256,10 @@ def _merged(where: Path, kind: str, shown: str, names: list[str], old: Folder, f
     if old.names:
         at = [position.get(name, 0) for name in names]  # a fresh one's column values are set below
         ids, shapes, phases = [old.ids[i] for i in at], [old.shapes[i] for i in at], [old.phases[i] for i in at]
+        statuses, orders = [old.statuses[i] for i in at], [old.orders[i] for i in at]
     else:
         ids, shapes, phases = [None] * len(names), [NO_MAPPING] * len(names), [None] * len(names)
+        statuses, orders = [None] * len(names), [""] * len(names)
     present = set(names)
     facts = {name: text for name, text in old.facts.items() if name in present and name not in fresh}
     findings = {name: items for name, items in old.findings.items() if name in present and name not in fresh}
@@ -235,13 +267,14 @@ def _merged(where: Path, kind: str, shown: str, names: list[str], old: Folder, f
     for name, row in fresh.items():
         index = bisect.bisect_left(names, name)
         ids[index], shapes[index], phases[index] = row.id, row.shape, row.phase
+        statuses[index], orders[index] = row.status, row.order
         if row.facts is not None:
             facts[name] = row.facts
         if row.findings:
             findings[name] = row.findings
         if row.misnamed:
             misnamed.add(name)
-    return Folder(where, kind, shown, names, ids, shapes, phases, facts, findings, sorted(misnamed))
+    return Folder(where, kind, shown, names, ids, shapes, phases, facts, findings, sorted(misnamed), statuses, orders)
 
 
 def _columns(where: Path, kind: str, shown: str, names: list[str], rows: list[Row]) -> Folder:
@@ -257,6 +290,8 @@ def _columns(where: Path, kind: str, shown: str, names: list[str], rows: list[Ro
         {name: row.facts for name, row in zip(names, rows, strict=True) if row.facts is not None},
         {name: row.findings for name, row in zip(names, rows, strict=True) if row.findings},
         [name for name, row in zip(names, rows, strict=True) if row.misnamed],
+        [row.status for row in rows],
+        [row.order for row in rows],
     )
 
 
@@ -272,10 +307,10 @@ def _load(
         version, kept_code, kept_kind, kept_shown, listed, unsettled, names, identities, *columns = kept
         if (version, kept_code, kept_kind, kept_shown) != (VERSION, code, kind, shown):
             return None
-        ids, shapes, phases, facts, findings, misnamed = columns
-        if not (len(names) == len(identities) == len(ids) == len(shapes) == len(phases)):
+        ids, shapes, phases, facts, findings, misnamed, statuses, orders = columns
+        if not (len(names) == len(identities) == len(ids) == len(shapes) == len(phases) == len(orders)):
             return None
-        found = Folder(where, kind, shown, names, ids, shapes, phases, facts, findings, misnamed)
+        found = Folder(where, kind, shown, names, ids, shapes, phases, facts, findings, misnamed, statuses, orders)
         return (listed[0], listed[1]) if listed is not None else None, found, identities, dict(unsettled)
     except (OSError, EOFError, ValueError, TypeError):
         return None
@@ -309,9 +344,11 @@ def save(
             {name: text for name, text in found.facts.items() if name not in left_out},
             {name: items for name, items in found.findings.items() if name not in left_out},
             [name for name in found.misnamed if name not in left_out],
+            [found.statuses[i] for i in chosen],
+            [found.orders[i] for i in chosen],
         )
         identities = [identities[i] for i in chosen]
-    columns = (found.ids, found.shapes, found.phases, found.facts, found.findings, found.misnamed)
+    columns = found[4:]  # every column, in the order of Folder's fields
     data = (VERSION, code, found.kind, found.shown, listed, unsettled, found.names, identities, *columns)
     cache = target.parent
     if not cache.parent.parent.is_dir():  # .planning/ is gone

@@ -194,7 +194,10 @@ def _parts(ctx: Context, checker: Checker, initiative: Initiative, when: datetim
         name, key = _part_key(ctx, checker, initiative, kind)
         found = _recalled(ctx, name, key, _KEYS[kind])
         if found is None:
-            found = part(ctx, initiative, read, when)
+            rows = kind == "decision" and initiative.folder(kind) not in read  # else the checks read it whole
+            found = _decisions_from_rows(ctx, checker, initiative) if rows else None
+            if found is None:
+                found = part(ctx, initiative, read, when)
             _keep(ctx, name, key, found)
         out.update(found)
     return out
@@ -244,6 +247,25 @@ def _decision_part(
 ) -> dict[str, Any]:
     """The decisions that still hold, newest first, and the counts."""
     return {"decisions": _decisions(ctx, *_summaries(ctx, initiative, "decision", read)[:2])}
+
+
+def _decisions_from_rows(ctx: Context, checker: Checker, initiative: Initiative) -> dict[str, Any] | None:
+    """The decisions part from the rows the checks keep of the decisions folder (check/recordmemo.py: after a write,
+    only the records it changed are read); None when they cannot be had."""
+    from planstate.check.recordmemo import VALID, current
+
+    found = current(checker, initiative.folder("decision"), "decision")
+    if found is None:
+        return None
+    make = recordfiles.Summary
+    rows = zip(found.names, found.ids, found.shapes, found.statuses, found.orders, strict=True)
+    where = found.folder
+    valid = [
+        make(where, name, str(i), order, status, "", None, False)
+        for name, i, shape, status, order in rows
+        if shape == VALID
+    ]
+    return {"decisions": _decisions(ctx, valid, len(found.names) - len(valid))}
 
 
 _PARTS = {"blocker": _blocker_part, "session": _session_part, "decision": _decision_part}
