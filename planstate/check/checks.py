@@ -201,7 +201,8 @@ class Checker:
             if any(shape != recordmemo.VALID for found in live for shape in set(found.shapes)):
                 # the regions would name what is wrong with them as a run in full names it: run in full
                 raise recordmemo.Unkept("a record is not valid")
-        self.findings += workspacerules.temp_files(ctx, initiative)
+        if any(name.endswith(".tmp") for names, _identities in listings.values() for name in names):
+            self.findings += workspacerules.temp_files(ctx, initiative)  # else the memo's scan saw none to judge
         log_path = initiative.history_path
         log = self.file(log_path, "history") if log_path.exists() else None
         self.findings += staterules.history(initiative, log, ctx.display(log_path), data)

@@ -257,15 +257,14 @@ def _decisions_from_rows(ctx: Context, checker: Checker, initiative: Initiative)
     found = current(checker, initiative.folder("decision"), "decision")
     if found is None:
         return None
-    make = recordfiles.Summary
-    rows = zip(found.names, found.ids, found.shapes, found.statuses, found.orders, strict=True)
-    where = found.folder
-    valid = [
-        make(where, name, str(i), order, status, "", None, False)
-        for name, i, shape, status, order in rows
-        if shape == VALID
-    ]
-    return {"decisions": _decisions(ctx, valid, len(found.names) - len(valid))}
+    valid = [i for i, shape in enumerate(found.shapes) if shape == VALID]
+    status = [str(found.statuses[i]) for i in valid]
+    live = [i for i, current in zip(valid, status, strict=True) if current not in HIDDEN_DECISIONS]
+    orders, ids, names = found.orders, found.ids, found.names
+    newest = heapq.nlargest(RECENT_DECISIONS, live, key=lambda i: (orders[i], str(ids[i])))
+    make, where = recordfiles.Summary, found.folder
+    shown = [make(where, names[i], str(ids[i]), orders[i], found.statuses[i], "", None, False) for i in newest]
+    return {"decisions": _decisions_shown(ctx, shown, status, len(found.names) - len(valid))}
 
 
 _PARTS = {"blocker": _blocker_part, "session": _session_part, "decision": _decision_part}
@@ -561,6 +560,12 @@ def _decisions(ctx: Context, valid: list[Summary], unusable: int) -> dict[str, A
     status = [str(summary.status) for summary in valid]
     live = [summary for summary, current in zip(valid, status, strict=True) if current not in HIDDEN_DECISIONS]
     newest = heapq.nlargest(RECENT_DECISIONS, live, key=lambda summary: (summary.order, summary.id))
+    return _decisions_shown(ctx, newest, status, unusable)
+
+
+def _decisions_shown(ctx: Context, newest: list[Summary], status: list[str], unusable: int) -> dict[str, Any]:
+    """The decisions part: the `newest` decisions that still hold (each read whole), and the counts of the valid
+    ones by `status` (one each) and of those that cannot be used."""
     shown = [
         {
             "id": r.id,
@@ -574,7 +579,7 @@ def _decisions(ctx: Context, valid: list[Summary], unusable: int) -> dict[str, A
         for r in (_whole(ctx, Item(summary.id, {}, summary)) for summary in newest)
     ]
     return {
-        "total": len(valid),
+        "total": len(status),
         "superseded": status.count("superseded"),
         "rejected": status.count("rejected"),
         "unreadable": unusable,
