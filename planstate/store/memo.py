@@ -135,13 +135,34 @@ def _tree(
 def _code(parts: list[bytes], recent: list[str], since: int) -> bool:
     """Add to `parts` the identities of planstate's own files (its rules and built-in templates: an install of
     another version changes them, and so does an edit of an editable install), and to `recent` those changed after
-    `since`; tell whether they could all be listed."""
-    package = Path(__file__).parent.parent  # planstate/, above this module's store/
-    for folder in (package, package.parent / "templates"):
-        # bytecode comes and goes beside the sources
-        if folder.is_dir() and not _tree(folder, parts, recent, since, anywhere="__pycache__"):
-            return False
+    `since`; tell whether they could all be listed. Listed once per process (a command keys several memos)."""
+    global _CODE
+    if _CODE is None:
+        listed: list[bytes] = []
+        changed: list[str] = []
+        first = time.time_ns() - 60 * RACY_NS  # what is older than this is not recent for any key this process takes
+        package = Path(__file__).parent.parent  # planstate/, above this module's store/
+        for folder in (package, package.parent / "templates"):
+            # bytecode comes and goes beside the sources
+            if folder.is_dir() and not _tree(folder, listed, changed, first, anywhere="__pycache__"):
+                return False
+        _CODE = (listed, [(name, _changed_at(name)) for name in changed])
+    listed, changed_at = _CODE
+    parts += listed
+    recent += [name for name, at in changed_at if at > since]
     return True
+
+
+_CODE: tuple[list[bytes], list[tuple[str, int]]] | None = None  # planstate's own files as `_code` listed them
+
+
+def _changed_at(name: str) -> int:
+    """When the file `name` last changed (ns; now, when it cannot be looked at)."""
+    try:
+        info = os.lstat(name)
+    except OSError:
+        return time.time_ns()
+    return max(info.st_mtime_ns, info.st_ctime_ns)
 
 
 def listed_inputs(folder: str, label: str, listed: tuple[list[str], list[Identity]], seen: int) -> Inputs | None:
