@@ -117,6 +117,7 @@ class Checker:
         self.reads = {}
         self.records = {}
         self.record_names = None
+        self.rows = {}
         self.reader.begin()
         self.ctx.prefetch_cache()  # one query instead of one per file
         initiatives = discover(self.ctx.root)
@@ -153,6 +154,7 @@ class Checker:
         self.active = []
         self.reads = {}
         self.records = {}
+        self.rows = {}
         names: list[str] = []
         self.reader.begin()
         initiatives = discover(self.ctx.root)
@@ -201,7 +203,7 @@ class Checker:
             if any(shape != recordmemo.VALID for found in live for shape in set(found.shapes)):
                 # the regions would name what is wrong with them as a run in full names it: run in full
                 raise recordmemo.Unkept("a record is not valid")
-        if any(name.endswith(".tmp") for names, _identities in listings.values() for name in names):
+        if any(name.endswith(".tmp") for entries, _identities in listings.values() for name in entries):
             self.findings += workspacerules.temp_files(ctx, initiative)  # else the memo's scan saw none to judge
         log_path = initiative.history_path
         log = self.file(log_path, "history") if log_path.exists() else None
