@@ -94,6 +94,7 @@ class Checker:
         self.memo_key: Inputs | None = None
         self.memo_label = ""
         self.listings: Listings = {}  # each folder's entries and identities, as the memo's key took them
+        self.listing_keys: dict[str, str] = {}  # the key of each folder's entries alone
         self.rows: dict[Path, recordmemo.Folder] = {}  # the rows of each record folder the last run took
 
     def run(self, now: datetime | None = None, *, only: Initiative | None = None) -> list[Finding]:
@@ -189,9 +190,8 @@ class Checker:
         for kind in RECORD_FOLDERS:
             folders[kind] = []
             for where in (initiative.folder(kind), initiative.archive(kind)):
-                found = recordmemo.folder(
-                    ctx, self.reader, where, kind, listings.get(str(where)), code, seen, self.judge
-                )
+                listed, listing = listings.get(str(where)), self.listing_keys.get(str(where))
+                found = recordmemo.folder(ctx, self.reader, where, kind, listed, code, seen, self.judge, listing)
                 folders[kind].append(found)
                 self.rows[where] = found
                 self.files += len(found.names)

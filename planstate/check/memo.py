@@ -46,8 +46,9 @@ def run(checker: Checker, now: datetime | None, only: Initiative | None) -> list
     ctx = checker.ctx
     label = _label(checker, only)
     listings: dict[str, Any] = {}
-    key, kept = _recall(ctx, label, listings)
-    checker.memo_key, checker.memo_label, checker.listings = key, label, listings
+    keys: dict[str, str] = {}
+    key, kept = _recall(ctx, label, listings, keys)
+    checker.memo_key, checker.memo_label, checker.listings, checker.listing_keys = key, label, listings, keys
     if key is not None:
         checker.reader.listed = dict(listings)  # the records' folders are not listed again (it takes each once)
     if kept is not None:
@@ -78,8 +79,8 @@ def _keep_rows(checker: Checker, seen: int, listings: dict[str, Any]) -> None:
         return
     for folder, reads in checker.records.items():
         if reads:
-            listed = listings.get(str(folder))
-            recordmemo.keep_reads(checker.ctx, folder, reads[0].kind, reads, listed, code, seen)
+            listed, listing = listings.get(str(folder)), checker.listing_keys.get(str(folder))
+            recordmemo.keep_reads(checker.ctx, folder, reads[0].kind, reads, listed, code, seen, listing)
 
 
 def _label(checker: Checker, only: Initiative | None) -> str:
@@ -111,12 +112,14 @@ def validated(ctx: Context, run: Callable[[Context, dict[str, Any]], Validation]
     return result
 
 
-def _recall(ctx: Context, name: str, listings: dict[str, Any] | None = None) -> tuple[Inputs | None, Any]:
+def _recall(
+    ctx: Context, name: str, listings: dict[str, Any] | None = None, keys: dict[str, str] | None = None
+) -> tuple[Inputs | None, Any]:
     """The key of the workspace's inputs now (None when it has none), and what the memo `name` holds under it
     (None when it holds nothing that can be trusted); each folder's entries go into `listings` (see memo.inputs)."""
     from planstate.store import memo
 
-    key = memo.inputs(ctx.root, name, listings)
+    key = memo.inputs(ctx.root, name, listings, keys)
     if key is None:
         return None, None
     kept = memo.recall(ctx.root, name, key)

@@ -161,11 +161,14 @@ def folder(
     code: str,
     seen: int,
     judge: Any,
+    listing: str | None = None,
 ) -> Folder:
     """The rows of a record folder whose entries and identities are `listed` (None: it does not exist), taken at
     `seen` (ns): the kept row of each record whose identity is the one kept and vouches for it, the others read and
-    judged (`judge`) now; the rows kept again when any changed. `code` is the key of planstate's own files. Raises
-    Unkept when none were kept or more than MAX_CHANGED records changed (a run in full is faster then)."""
+    judged (`judge`) now; the rows kept again when any changed. `listing` is the key of those entries (memo.inputs'
+    `keys`): when it is the one kept with the rows, and each vouched for its row, they are taken as they are. `code`
+    is the key of planstate's own files. Raises Unkept when none were kept or more than MAX_CHANGED records changed
+    (a run in full is faster then)."""
     from planstate.store import recordfiles
 
     shown = ctx.display(where) + os.sep
@@ -181,7 +184,7 @@ def folder(
         if unsettled:
             known = dict(zip(old.names, old_identities, strict=True))
             unsettled = _unsettled(unsettled, known)
-        if not unsettled and kept_listed is not None and kept_listed[0] == listed[0] and kept_listed[1] == listed[1]:
+        if not unsettled and kept_listed is not None and kept_listed == listing:
             return old  # the same entries with the same identities, in the same order, each vouching for its row
     by_name = dict(zip(*listed, strict=True))
     names = sorted(name for name in by_name if recordfiles.is_record_name(name))
@@ -213,7 +216,7 @@ def folder(
         elif not _settled(by_name[name], seen):
             recent[name] = seen
     found = _merged(where, kind, shown, names, old, fresh)
-    save(target, code, None if unkept or recent else listed, found, identities, unkept, recent)
+    save(target, code, None if unkept or recent else listing, found, identities, unkept, recent)
     return found
 
 
@@ -228,9 +231,10 @@ def current(checker: Checker, where: Path, kind: str) -> Folder | None:
     code = code_key()
     if code is None:
         return None
-    listed = checker.listings.get(str(where))
+    listed, listing = checker.listings.get(str(where)), checker.listing_keys.get(str(where))
+    seen = checker.memo_key.seen
     try:
-        found = folder(checker.ctx, checker.reader, where, kind, listed, code, checker.memo_key.seen, checker.judge)
+        found = folder(checker.ctx, checker.reader, where, kind, listed, code, seen, checker.judge, listing)
     except Unkept:
         return None
     checker.rows[where] = found
@@ -297,10 +301,10 @@ def _columns(where: Path, kind: str, shown: str, names: list[str], rows: list[Ro
 
 def _load(
     where: Path, target: Path, code: str, kind: str, shown: str
-) -> tuple[Listed | None, Folder, list[Identity], dict[str, int]] | None:
-    """What is kept at `target` under `code`, `kind` and `shown`: the folder's listing (when every row of it was kept
-    and settled), its rows, their identities, and when each row whose identity did not yet vouch for it was read;
-    None when nothing is."""
+) -> tuple[str | None, Folder, list[Identity], dict[str, int]] | None:
+    """What is kept at `target` under `code`, `kind` and `shown`: the key of the folder's listing (when every row of
+    it was kept and settled), its rows, their identities, and when each row whose identity did not yet vouch for it
+    was read; None when nothing is."""
     try:
         with open(target, "rb") as handle:
             kept = marshal.loads(handle.read())  # marshal.load reads a file in small pieces: 10x slower
@@ -311,7 +315,7 @@ def _load(
         if not (len(names) == len(identities) == len(ids) == len(shapes) == len(phases) == len(orders)):
             return None
         found = Folder(where, kind, shown, names, ids, shapes, phases, facts, findings, misnamed, statuses, orders)
-        return (listed[0], listed[1]) if listed is not None else None, found, identities, dict(unsettled)
+        return listed if isinstance(listed, str) else None, found, identities, dict(unsettled)
     except (OSError, EOFError, ValueError, TypeError):
         return None
 
@@ -319,15 +323,15 @@ def _load(
 def save(
     target: Path,
     code: str,
-    listed: Listed | None,
+    listing: str | None,
     found: Folder,
     identities: list[Any],
     unkept: list[str],
     unsettled: dict[str, int],
 ) -> None:
-    """Keep the rows of a folder but those `unkept`, with its `listed` entries (None unless every row is kept and
-    settled) and when each row `unsettled` was read; best effort, and never bringing back a workspace folder deleted
-    meanwhile."""
+    """Keep the rows of a folder but those `unkept`, with the key of its entries, `listing` (None unless every row is
+    kept and settled) and when each row `unsettled` was read; best effort, and never bringing back a workspace
+    folder deleted meanwhile."""
     from planstate.core.files import temp_path
 
     if unkept:
@@ -349,7 +353,7 @@ def save(
         )
         identities = [identities[i] for i in chosen]
     columns = found[4:]  # every column, in the order of Folder's fields
-    data = (VERSION, code, found.kind, found.shown, listed, unsettled, found.names, identities, *columns)
+    data = (VERSION, code, found.kind, found.shown, listing, unsettled, found.names, identities, *columns)
     cache = target.parent
     if not cache.parent.parent.is_dir():  # .planning/ is gone
         return
@@ -364,9 +368,17 @@ def save(
 
 
 def keep_reads(
-    ctx: Context, where: Path, kind: str, reads: list[FileRead], listed: Listed | None, code: str, seen: int
+    ctx: Context,
+    where: Path,
+    kind: str,
+    reads: list[FileRead],
+    listed: Listed | None,
+    code: str,
+    seen: int,
+    listing: str | None = None,
 ) -> None:
-    """Keep the rows of a folder a check read in full (`reads`, in name order, of the entries `listed` at `seen`)."""
+    """Keep the rows of a folder a check read in full (`reads`, in name order, of the entries `listed` at `seen`,
+    whose key is `listing`)."""
     shown = ctx.display(where) + os.sep
     by_name = dict(zip(*listed, strict=True)) if listed is not None else {}
     names: list[str] = []
@@ -385,7 +397,7 @@ def keep_reads(
             unsettled[read.name] = seen
     complete = listed is not None and len(names) == len(reads) and not unsettled
     found = _columns(where, kind, shown, names, rows)
-    save(path(ctx, where), code, listed if complete else None, found, identities, [], unsettled)
+    save(path(ctx, where), code, listing if complete else None, found, identities, [], unsettled)
 
 
 def reads_of(reader: Reader, found: Folder, names: Iterable[str]) -> list[FileRead]:

@@ -286,7 +286,8 @@ def _part_key(ctx: Context, checker: Checker, initiative: Initiative, kind: str)
     listed = checker.listings.get(str(folder))
     if checker.memo_key is None or listed is None:
         return name, None
-    return name, memo.listed_inputs(str(folder), name, listed, checker.memo_key.seen)
+    key = checker.listing_keys.get(str(folder))
+    return name, memo.listed_inputs(str(folder), name, listed, checker.memo_key.seen, key)
 
 
 def _recalled(ctx: Context, name: str, key: Inputs | None, keys: set[str]) -> dict[str, Any] | None:

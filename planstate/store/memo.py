@@ -24,7 +24,7 @@ import marshal
 import os
 import stat
 import time
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -37,6 +37,7 @@ Listings = dict[str, tuple[list[str], list[Identity]]]  # a folder's entries and
 _MTIME = attrgetter("st_mtime_ns")
 _CTIME = attrgetter("st_ctime_ns")
 _MODE = attrgetter("st_mode")
+_AT = (itemgetter(3), itemgetter(4))  # an identity's mtime and ctime
 
 
 class Inputs(NamedTuple):
@@ -48,20 +49,25 @@ class Inputs(NamedTuple):
     recent: list[tuple[str, str | None]]
 
 
-def inputs(root: Path, label: str, listings: Listings | None = None) -> Inputs | None:
+def inputs(
+    root: Path, label: str, listings: Listings | None = None, keys: dict[str, str] | None = None
+) -> Inputs | None:
     """The key of every input of a whole-workspace command run as `label` on the workspace `root` (`.planning/`);
     None when the tree holds a link or a special file, or cannot be listed (the command then runs in full). Each
-    folder's entries and their stat identities go into `listings` (when given): a reader need not take them again."""
-    return _inputs(root, label, LOCAL, listings)
+    folder's entries and their stat identities go into `listings` (when given): a reader need not take them again;
+    and the key of those of each folder alone into `keys` (when given: see `listed_inputs`)."""
+    return _inputs(root, label, LOCAL, listings, keys)
 
 
 def folder_inputs(folder: Path, label: str, *, leave_out: str | None = None) -> Inputs | None:
     """The key of every entry under one `folder` (but the entry `leave_out` at its top) and of planstate's own files,
     for what a command run as `label` derives from that folder alone (a list of its records); None as for `inputs`."""
-    return _inputs(folder, label, leave_out, None)
+    return _inputs(folder, label, leave_out, None, None)
 
 
-def _inputs(root: Path, label: str, top: str | None, listings: Listings | None) -> Inputs | None:
+def _inputs(
+    root: Path, label: str, top: str | None, listings: Listings | None, keys: dict[str, str] | None
+) -> Inputs | None:
     """The key of the entries under `root` (but `top` at its top) and of planstate's own files (see `inputs`)."""
     from planstate.core.digests import blake2b_hex
 
@@ -69,7 +75,7 @@ def _inputs(root: Path, label: str, top: str | None, listings: Listings | None) 
     parts = [marshal.dumps((VERSION, str(root), label))]
     recent: list[str] = []
     since = seen - RACY_NS
-    if not _tree(root, parts, recent, since, top=top, listings=listings) or not _code(parts, recent, since):
+    if not _tree(root, parts, recent, since, top=top, listings=listings, keys=keys) or not _code(parts, recent, since):
         return None
     digests = [(name, _digest(name)) for name in recent]
     return Inputs(blake2b_hex(b"".join(parts), 16), seen, digests)
@@ -84,6 +90,7 @@ def _tree(
     top: str | None = None,
     anywhere: str | None = None,
     listings: Listings | None = None,
+    keys: dict[str, str] | None = None,
 ) -> bool:
     """Add to `parts` the names, modes and stat identities of every entry under `root` (but the entry `top` at its
     top, and entries named `anywhere` at any depth), folder by folder, through one descriptor each, and to `recent`
@@ -114,6 +121,8 @@ def _tree(
         parts.append(marshal.dumps((relative, names, modes, identities), 2))
         if listings is not None:
             listings[folder] = (names, identities)
+        if keys is not None:
+            keys[folder] = _hash(parts[-1])
         if infos and max(max(map(_MTIME, infos)), max(map(_CTIME, infos))) > since:
             recent += [
                 f"{folder}{os.sep}{name}"
@@ -165,21 +174,34 @@ def _changed_at(name: str) -> int:
     return max(info.st_mtime_ns, info.st_ctime_ns)
 
 
-def listed_inputs(folder: str, label: str, listed: tuple[list[str], list[Identity]], seen: int) -> Inputs | None:
+def _hash(data: bytes) -> str:
+    """The digest of some bytes, as keys are made."""
+    from planstate.core.digests import blake2b_hex
+
+    return blake2b_hex(data, 16)
+
+
+def listed_inputs(
+    folder: str, label: str, listed: tuple[list[str], list[Identity]], seen: int, key: str | None = None
+) -> Inputs | None:
     """The key of one folder's entries as `inputs` listed them at `seen` (ns; `listed`, from its `listings`) and of
     planstate's own files, for what a command run as `label` derives from that folder alone; its recent files are
     those of the folder changed within the timestamp tick of `seen` (and planstate's own files changed since); None
-    when planstate's own files cannot be listed."""
+    when planstate's own files cannot be listed. `key`, the key `inputs` took of that listing, spares digesting it
+    again."""
     from planstate.core.digests import blake2b_hex
 
     names, identities = listed
-    parts = [marshal.dumps((VERSION, folder, label)), marshal.dumps((names, identities), 2)]
+    listing = key.encode("ascii") if key is not None else marshal.dumps((names, identities), 2)
+    parts = [marshal.dumps((VERSION, folder, label)), listing]
     since = seen - RACY_NS
-    recent = [
-        f"{folder}{os.sep}{name}"
-        for name, identity in zip(names, identities, strict=True)
-        if max(identity[3], identity[4]) > since
-    ]
+    recent = []
+    if identities and max(max(map(_AT[0], identities)), max(map(_AT[1], identities))) > since:
+        recent = [
+            f"{folder}{os.sep}{name}"
+            for name, identity in zip(names, identities, strict=True)
+            if max(identity[3], identity[4]) > since
+        ]
     if not _code(parts, recent, since):
         return None
     return Inputs(blake2b_hex(b"".join(parts), 16), seen, [(name, _digest(name)) for name in recent])
