@@ -19,6 +19,7 @@ from gitutil import commit_all, git, new_repo
 from test_cache import broken_pair, findings, same_size_edit
 
 from planstate import Workspace
+from planstate.check.recordmemo import ROWS_FROM
 from planstate.store.memo import VERSION
 
 MARK = "made up, so that only the memo can have said it"
@@ -475,6 +476,8 @@ def test_after_writes_and_edits_the_kept_rows_give_what_a_run_without_cache_find
     from builders import blocker, session
 
     repo = new_repo(project)
+    for i in range(100, 100 + ROWS_FROM):  # enough records for rows to be kept (fewer are read in full)
+        write_record(repo, "decision", decision(i))
     paths = broken_pair(repo)  # a duplicate id and a decision superseding one that does not exist
     write_record(repo, "decision", decision(20, phase=7))  # a phase outside the phases
     misnamed = write_record(repo, "decision", decision(21))

@@ -55,12 +55,15 @@ def run(checker: Checker, now: datetime | None, only: Initiative | None) -> list
         answer = _answered(checker, kept, now, only, listings)
         if answer is not None:
             return answer
-    found = checker.run_from_rows(now, only, listings, key.seen) if key is not None else None
+    from planstate.check.recordmemo import worth_keeping
+
+    rows = key is not None and worth_keeping(listings)
+    found = checker.run_from_rows(now, only, listings, key.seen) if key is not None and rows else None
     if found is not None:
         checker.records = _unread(checker, only)[1]
     else:
         found = checker.run_in_full(now, only=only)
-        if key is not None:
+        if key is not None and rows:
             _keep_rows(checker, key.seen, listings)
     checker.reader.listed = {}
     if key is not None:
