@@ -19,7 +19,7 @@ from gitutil import commit_all, git, new_repo
 from test_cache import broken_pair, findings, same_size_edit
 
 from planstate import Workspace
-from planstate.check.recordmemo import ROWS_FROM
+from planstate.check.memo import ROWS_FROM
 from planstate.store.memo import VERSION
 
 MARK = "made up, so that only the memo can have said it"

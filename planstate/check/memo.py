@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 # git config (the drivers) or which processes are alive (a temp file is left behind once its writer is gone):
 # computed afresh on every call, never memoized.
 FRESH = frozenset({"stale-session", "missing-file", "merge-driver-missing", "diff-driver-missing", "stale-temp-file"})
+ROWS_FROM = 100  # entries under `.planning/` from which a check keeps rows of its records (`worth_keeping`)
 # The error classes a memoized validation may hold (any other: the validation is not memoized).
 _ERRORS: dict[str, type[errors.PlanstateError]] = {
     cls.__name__: cls
@@ -55,8 +56,6 @@ def run(checker: Checker, now: datetime | None, only: Initiative | None) -> list
         answer = _answered(checker, kept, now, only, listings)
         if answer is not None:
             return answer
-    from planstate.check.recordmemo import worth_keeping
-
     rows = key is not None and worth_keeping(listings)
     found = checker.run_from_rows(now, only, listings, key.seen) if key is not None and rows else None
     if found is not None:
@@ -69,6 +68,12 @@ def run(checker: Checker, now: datetime | None, only: Initiative | None) -> list
     if key is not None:
         _remember(ctx, label, key, _check_memo(checker, found))
     return found
+
+
+def worth_keeping(listings: dict[str, Any]) -> bool:
+    """Whether a workspace whose folders list these entries has enough of them to keep rows of its records
+    (check/recordmemo.py): below ROWS_FROM, reading its records costs less than loading and keeping rows."""
+    return sum(len(entries) for entries, _identities in listings.values()) >= ROWS_FROM
 
 
 def _keep_rows(checker: Checker, seen: int, listings: dict[str, Any]) -> None:

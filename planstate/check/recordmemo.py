@@ -33,9 +33,6 @@ if TYPE_CHECKING:
     from planstate.store.context import Context
 
 VERSION = 1  # bump whenever what a row holds changes
-# Entries under `.planning/` below which a check after a write runs in full and keeps no rows: reading that few
-# records costs less than loading and keeping rows.
-ROWS_FROM = 100
 MAX_CHANGED = 64  # records changed in a folder above which a run in full is faster than judging them one by one
 NO_MAPPING, INVALID, VALID = 0, 1, 2  # a row's front matter: no mapping, a mapping with schema problems, valid
 # The facts that name another record (recordrules.references): a record with any of them keeps its facts.
@@ -223,14 +220,10 @@ def folder(
     return found
 
 
-def worth_keeping(listings: dict[str, Listed]) -> bool:
-    """Whether a workspace whose folders list these entries has enough of them to keep rows of its records."""
-    return sum(len(entries) for entries, _identities in listings.values()) >= ROWS_FROM
-
-
 def current(checker: Checker, where: Path, kind: str) -> Folder | None:
     """The rows of a record folder as they are now (see `folder`): those the checker's last run took, else from the
     listing its memo's key took; None when they cannot be had that way (none kept, many changed, no key)."""
+    from planstate.check.memo import worth_keeping
     from planstate.store.memo import code_key
 
     taken = checker.rows.get(where)
