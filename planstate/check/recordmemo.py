@@ -26,6 +26,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from planstate.check.memo import finding_data
+from planstate.check.recordrules import name_matches
+from planstate.model.kinds import to_json
+from planstate.store import recordfiles
+from planstate.store.cache import settled
+
 if TYPE_CHECKING:
     from planstate.check.checks import Checker
     from planstate.check.reader import FileRead, Reader
@@ -35,8 +41,6 @@ if TYPE_CHECKING:
 VERSION = 1  # bump whenever what a row holds changes
 MAX_CHANGED = 64  # records changed in a folder above which a run in full is faster than judging them one by one
 NO_MAPPING, INVALID, VALID = 0, 1, 2  # a row's front matter: no mapping, a mapping with schema problems, valid
-# The facts that name another record (recordrules.references): a record with any of them keeps its facts.
-_NAMING = ("supersedes", "superseded_by", "resumed_from", "affects")
 
 
 class Unkept(Exception):
@@ -93,11 +97,6 @@ class Folder(NamedTuple):
 
 def row_of(read: FileRead) -> Row | None:
     """The row of a record read (and judged); None when its facts cannot be kept exactly."""
-    from planstate.check.memo import finding_data
-    from planstate.check.recordrules import name_matches
-    from planstate.model.kinds import to_json
-    from planstate.store import recordfiles
-
     data = read.mapping
     findings = [finding_data(f) for f in read.findings or ()]
     if data is None:
@@ -117,15 +116,26 @@ def row_of(read: FileRead) -> Row | None:
         facts,
         findings,
         record_id is not None and not name_matches(read.name, record_id),
-        status if isinstance(status := data.get("status"), str) else None,
-        str(to_json(data.get(recordfiles.ORDER[read.kind]))),
+        *_status_order(read, data),
     )
+
+
+def _status_order(read: FileRead, data: dict[str, Any]) -> tuple[str | None, str]:
+    """A record's status (when text) and order as its summary has them (the one the cache keeps, when it was had)."""
+    known = read.summary  # as the cache keeps it: id, order, status, fingerprint, problem, unknown keys
+    if known is not None:
+        return known[2], known[1]
+    status = data.get("status")
+    return status if isinstance(status, str) else None, str(to_json(data.get(recordfiles.ORDER[read.kind])))
 
 
 def names_another(data: dict[str, Any]) -> bool:
     """Whether a record's front matter has a fact that could name another record (or phase, for a blocker)."""
-    affects = data.get("affects")
-    return any(data.get(name) is not None for name in _NAMING[:3]) or (isinstance(affects, list) and bool(affects))
+    get = data.get
+    if get("supersedes") is not None or get("superseded_by") is not None or get("resumed_from") is not None:
+        return True
+    affects = get("affects")
+    return isinstance(affects, list) and bool(affects)
 
 
 def _facts_text(facts: dict[str, Any]) -> str | None:
@@ -169,7 +179,6 @@ def folder(
     `keys`): when it is the one kept with the rows, and each vouched for its row, they are taken as they are. `code`
     is the key of planstate's own files. Raises Unkept when none were kept or more than MAX_CHANGED records changed
     (a run in full is faster then)."""
-    from planstate.store import recordfiles
 
     shown = ctx.display(where) + os.sep
     if listed is None:
@@ -244,8 +253,6 @@ def current(checker: Checker, where: Path, kind: str) -> Folder | None:
 
 def _settled(identity: Identity, seen: int) -> bool:
     """Whether an identity taken at `seen` (ns) vouches for the bytes of its file (cache.settled)."""
-    from planstate.store.cache import settled
-
     return settled(identity, seen)
 
 
