@@ -8,11 +8,12 @@ record or is an active session, what the per-file rules found in it, whether its
 with its id, and its status and order (the resume brief's decisions come from those). A record whose
 identity is the one kept is not read; the others are read and judged now. The rules across records
 (duplicate ids, file names, references, active sessions) then run on the few records that could break
-one (recordrules.cross), which finds exactly what running them on every record finds. As for the front-matter cache's rows, an identity taken less than the filesystem's timestamp tick
-after its file last changed does not vouch for the bytes read (cache.settled): such a row is kept with
-when it was read and read again next time. The rows are kept under the identity of planstate's own
-files, so another version judges every record again; with none kept, or many records changed, the check
-runs in full (through the cache's rows, all fetched at once) and keeps them. Losing or corrupting them
+one (recordrules.cross), which finds exactly what running them on every record finds. As for the
+front-matter cache's rows, an identity taken less than the filesystem's timestamp tick after its file
+last changed does not vouch for the bytes read (cache.settled): such a row is kept with when it was
+read and read again next time. The rows are kept under the identity of planstate's own files, so
+another version judges every record again; with none kept, or many records changed, the check runs in
+full (through the cache's rows, all fetched at once) and keeps them. Losing or corrupting them
 costs only time.
 """
 
