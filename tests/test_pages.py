@@ -61,9 +61,9 @@ def same_as_cold(project: Path, kind: str = "decision", **options: Any) -> list[
 
 
 def kept_pages(project: Path) -> Iterator[tuple[str, Any]]:
-    """The kept pages of lists in the cache, by key, as they are kept."""
+    """The small parts of the kept pages of lists in the cache (what every list reads), by key, as they are kept."""
     with sqlite3.connect(project / CACHE) as db:
-        rows = db.execute("SELECT key, body FROM views WHERE key LIKE 'list:%'").fetchall()
+        rows = db.execute("SELECT key, body FROM views WHERE key LIKE 'list:%' AND key NOT LIKE '%|whole'").fetchall()
     for key, body in rows:
         yield key, marshal.loads(body)
 
@@ -72,9 +72,10 @@ def doctor_pages(project: Path) -> None:
     """Say in every kept page that its newest record does not match: a page shown without it is proof that it
     came from what was kept."""
     with sqlite3.connect(project / CACHE) as db:
-        for key, (version, identities, left_out, first) in list(kept_pages(project)):
-            body = (version, identities, [*left_out, first[0][1]], first[1:])
-            db.execute("UPDATE views SET body = ? WHERE key = ?", (marshal.dumps(body), key))
+        for key, body in list(kept_pages(project)):
+            version, since, digest, based, based_left_out, taken, taken_left_out, first = body
+            doctored = (version, since, digest, based, based_left_out + 1, taken, taken_left_out, first[1:])
+            db.execute("UPDATE views SET body = ? WHERE key = ?", (marshal.dumps(doctored), key))
 
 
 def add(run: Run, project: Path, what: str) -> None:
