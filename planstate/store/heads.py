@@ -145,12 +145,6 @@ def _summary(ctx: Context, kind: str, path: Path) -> Summary | None:
     return found if found is not None and found.problem is None else None
 
 
-def scan(folder: Path, known: dict[str, tuple[int, ...]]) -> tuple[dict[str, tuple[int, ...]], list[str]] | None:
-    """The stat identity of every record file of `folder` by name, and the names whose identity is not the `known`
-    one; None when one is not a regular file. List pages are kept with it too (ops/pages.py)."""
-    return _scan(folder, known)
-
-
 def summary(ctx: Context, kind: str, path: Path) -> Summary | None:
     """The summary of one record file, read through the cache; None when it cannot be read or shown (ops/pages.py
     summarizes the files changed since a list's page was kept with it)."""
