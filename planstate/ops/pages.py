@@ -1,19 +1,20 @@
 """The pages of list commands, kept between commands and brought up to date from the files changed since.
 
 `decision list`, `blocker list` and `session list` show the newest page of a kind's records that match their
-options. What a page is (the names of the records shown, in order, and how many older ones match) depends only
-on the record files of the kind's folder (its `archive/` aside) and on the list's options, so each list (by
-label: kind, status filter, page size) keeps in the front-matter cache's `views` table, as a record region keeps
-its head (store/heads.py): the stat identity of every record file it was made from, the names of those it does
-not match, and the newest matching records (twice the page: sort key and name). A later call scans the folder
-(one `lstat` per file, the floor that keeps a hand edit visible), and only the files new or changed since are
-summarized (through the cache) and merged in, so a list run right after a write reads the new record, not all
-of them. Too many changed files, too few newest records left (those shown were removed or stopped matching), a
-kept page that is missing or unreadable, a record that does not validate or a file that cannot be read mean the
-list takes every summary, as it does without a kept page; it keeps the page anew unless it met such a record or
-file. As with the cache's rows, an identity is kept only when it was seen `RACY_NS` after its file last changed:
-a file written in the same timestamp tick as a scan is summarized again until it is older. A list whose window
-depends on the clock (`since`), that takes archived records, or that runs inside a transaction keeps no page.
+options. What a page is (the names of the records shown, in order, and how many older ones match) depends only on
+the record files of the kind's folder (its `archive/` aside) and on the list's options, so each list (by label: kind
+and status filter, any page size up to the default) keeps in the front-matter cache's `views` table, as a record
+region keeps its head (store/heads.py): the stat identity of every record file it was made from, the names of those
+it does not match, and the newest matching records (twice the default page: sort key and name), in two parts
+(`_Kept`). A later call scans the folder (one `lstat` per file, the floor that keeps a hand edit visible), and only
+the files new or changed since are summarized (through the cache) and merged in, so a list run right after a write
+reads the new record, not all of them. Too many changed files, too few newest records left (those shown were removed
+or stopped matching), a kept page that is missing or unreadable, a record that does not validate or a file that
+cannot be read mean the list takes every summary, as it does without a kept page; it keeps the page anew unless it
+met such a record or file. As with the cache's rows, an identity is kept only when it was seen `RACY_NS` after its
+file last changed: a file written in the same timestamp tick as a scan is summarized again until it is older. A list
+whose window depends on the clock (`since`), that takes archived records, that shows more than the default page, or
+that runs inside a transaction keeps no page.
 """
 
 from __future__ import annotations
@@ -57,11 +58,12 @@ class Page(NamedTuple):
 
 
 @without_collector
-def page(ctx: Context, folder: Path, kind: str, label: str, size: int, judge: Judge) -> Page | None:
+def page(ctx: Context, folder: Path, kind: str, label: str, size: int, judge: Judge, *, room: int) -> Page | None:
     """The page of `size` records the list `label` shows of the records of `kind` in `folder`, from its kept page
-    and the files changed since (kept again for next time), else from every summary (kept anew); None when a
-    file cannot be read or a record does not validate (the caller lists in full and reports them)."""
-    kept = _Kept.load(ctx, f"list:{label}:{ctx.cache_key(folder)}", 2 * size)
+    (holding the newest `room` matching records, at least twice `size`) and the files changed since (kept again
+    for next time), else from every summary (kept anew); None when a file cannot be read or a record does not
+    validate (the caller lists in full and reports them)."""
+    kept = _Kept.load(ctx, f"list:{label}:{ctx.cache_key(folder)}", room)
     seen = time.time_ns()
     scanned = _scan(folder)  # before any summary is taken: a change after this shows next time
     if scanned is None:

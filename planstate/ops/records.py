@@ -323,7 +323,7 @@ def listing(
     def make_entry(record: Record) -> Entry:
         return make(record) if make is not None else entry(ctx, record)
 
-    if memo is not None and keep and start is None and not archived and not ctx.pending and not ctx.leaving:
+    if memo is not None and 0 < keep <= PAGE and start is None and not archived and not ctx.pending and not ctx.leaving:
         from planstate.ops import pages
 
         def judge(summary: recordfiles.Summary) -> tuple[bool, Any] | None:
@@ -332,8 +332,10 @@ def listing(
             _record_read, value, current = judged(summary)
             return matches(current), order(value)
 
-        label = repr((kind, memo, status, default_status, keep))
-        page = pages.page(ctx, folders[0], kind, label, keep, judge)
+        # One kept page per filter, whatever the page size up to the default (each holds a file's identity for
+        # every record of the folder): a larger page is listed from every summary.
+        label = repr((kind, memo, status, default_status))
+        page = pages.page(ctx, folders[0], kind, label, keep, judge, room=2 * PAGE)
         if page is not None:
             items = [make_entry(_record(ctx, kind, folders[0] / name)) for name in page.names]
             ctx.save_cache()
