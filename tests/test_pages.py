@@ -180,3 +180,16 @@ def test_a_session_heartbeat_is_looked_up_while_the_kept_page_answers(run: Run, 
     exits(run("session", "heartbeat", "--session", older, cwd=project, env=later))
     found = Workspace.find(project).session.list(status="active", limit=1)
     assert [entry.extra["heartbeat"] for entry in found] == ["2031-01-01T00:00:00Z"]
+
+
+def test_a_lost_whole_part_makes_the_page_anew(project: Path) -> None:
+    paths = [write_record(project, "decision", decision(i)) for i in range(8)]
+    same_as_cold(project, limit=3)
+    with sqlite3.connect(project / CACHE) as db:
+        assert db.execute("DELETE FROM views WHERE key LIKE 'list:%|whole'").rowcount == 1
+    same_size_edit(paths[0], "date: 2026-11-01", "date: 2026-12-01")  # the digest no longer vouches: it is needed
+    assert same_as_cold(project, limit=3)[-1] == paths[0].stem
+    with sqlite3.connect(project / CACHE) as db:
+        db.execute("UPDATE views SET body = X'00' WHERE key LIKE 'list:%'")  # unreadable: as if none were kept
+    paths[1].unlink()
+    assert paths[1].stem not in same_as_cold(project, limit=3)
