@@ -38,7 +38,9 @@ if TYPE_CHECKING:
     from planstate.store.context import Context
     from planstate.store.recordfiles import Summary
 
-FORMAT = 1  # bump when what a kept page holds, or which records a list shows in which order, changes
+# Bump when what a kept page holds, or which records a list shows in which order, changes (as cache.VERSION for
+# rows): a kept page is trusted by its files' identities alone, never by planstate's own files.
+FORMAT = 1
 MANY = 64  # more changed files than this: taking every summary costs less than summarizing them one by one
 REBASE = 256  # more files taken in since the whole part was kept than this: keep the whole part anew
 WHOLE = "|whole"  # the key of a page's whole part: the key of its small part and this
@@ -63,10 +65,7 @@ def page(ctx: Context, folder: Path, kind: str, label: str, size: int, judge: Ju
     (holding the newest `room` matching records, at least twice `size`) and the files changed since (kept again
     for next time), else from every summary (kept anew); None when a file cannot be read or a record does not
     validate (the caller lists in full and reports them)."""
-    from planstate import __version__
-
-    # Another version of planstate may judge records otherwise (`judge`): its own pages.
-    kept = _Kept.load(ctx, f"list:{__version__}:{label}:{ctx.cache_key(folder)}", room)
+    kept = _Kept.load(ctx, f"list:{FORMAT}:{label}:{ctx.cache_key(folder)}", room)
     seen = time.time_ns()
     scanned = _scan(folder)  # before any summary is taken: a change after this shows next time
     if scanned is None:
