@@ -279,3 +279,9 @@ def _merged(first: list[Summary], more: list[Summary], newest_first: bool) -> li
     out = sorted([*first, *more], key=_NAME)
     out.sort(key=_KEY, reverse=newest_first)
     return out
+
+
+def summary(ctx: Context, kind: str, path: Path) -> Summary | None:
+    """The summary of one record file, read through the cache; None when it cannot be read or shown (ops/pages.py
+    summarizes the files changed since a list's page was kept with it)."""
+    return _summary(ctx, kind, path)
