@@ -26,8 +26,9 @@ import marshal
 import os
 import stat
 import time
+from collections.abc import Iterable
 from itertools import compress
-from operator import attrgetter, not_
+from operator import attrgetter, itemgetter, not_
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -45,7 +46,8 @@ REBASE = 256  # more files taken in since the whole part was kept than this: kee
 WHOLE = "|whole"  # the key of a head's whole part: the key of its small part and this
 _KEY = attrgetter("order", "id")
 _NAME = attrgetter("name")
-_MODE = attrgetter("st_mode")
+_MODE, _INODE, _SIZE, _CTIME = map(attrgetter, ("st_mode", "st_ino", "st_size", "st_ctime_ns"))
+_AT = [itemgetter(i) for i in range(5)]  # the fields of an identity (cache.IDENTITY)
 
 
 class Head(NamedTuple):
@@ -69,24 +71,24 @@ def head(
     scanned = _scan(folder)  # before any summary is taken: a change after this shows next time
     if scanned is None:
         return None
-    names, identities = scanned
+    names, infos = scanned
     where = folder.absolute()
     pending = {path.name: data for path, data in ctx.pending.items() if path.parent == where}
     leaving = {path.name for path in ctx.leaving if path.parent == where}
     if leaving:
         staying = [name not in leaving for name in names]
-        names, identities = list(compress(names, staying)), list(compress(identities, staying))
-    changed = kept.compare(ctx, names, identities, pending)
+        names, infos = list(compress(names, staying)), list(compress(infos, staying))
+    changed = kept.compare(ctx, names, infos, pending)
     if changed is not None and len(changed) <= MANY:
         answer = _updated(ctx, folder, kind, kept, names, changed, pending, seen)
         if answer is not None:
             return answer
-    return _rebuilt(ctx, folder, kind, kept, names, identities, pending, seen)
+    return _rebuilt(ctx, folder, kind, kept, names, infos, pending, seen)
 
 
-def _scan(folder: Path) -> tuple[list[str], list[Identity]] | None:
-    """The names of the record files of `folder` in listing order and the stat identity of each; None when one
-    is not a regular file or vanished meanwhile (the caller reports it, or takes every summary)."""
+def _scan(folder: Path) -> tuple[list[str], list[os.stat_result]] | None:
+    """The names of the record files of `folder` in listing order and the `lstat` of each; None when one is not a
+    regular file or vanished meanwhile (the caller reports it, or takes every summary)."""
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:
@@ -94,26 +96,43 @@ def _scan(folder: Path) -> tuple[list[str], list[Identity]] | None:
     except (OSError, AttributeError):  # AttributeError: no O_DIRECTORY on this system
         return None
     try:
-        # `recordfiles.is_record_name` inline, and a stat through the folder's descriptor: the two cost least
-        # of every way measured (scandir's entries take half as long again) at 10,000 files.
-        names = [name for name in os.listdir(fd) if name[-3:] == ".md" and name[:1] != "."]
+        names = _records(os.listdir(fd))
         lstat = os.lstat
-        infos = [lstat(name, dir_fd=fd) for name in names]
+        infos = [lstat(name, dir_fd=fd) for name in names]  # through the folder's descriptor: the cheapest stat
     except OSError:
         return None
     finally:
         os.close(fd)
-    if not all(map(stat.S_ISREG, map(_MODE, infos))):
+    if not all(map(stat.S_ISREG, set(map(_MODE, infos)))):
         return None
-    return names, list(map(IDENTITY, infos))
+    return names, infos
 
 
-def _digest(names: list[str], identities: list[Identity]) -> str:
-    """A digest of names and their identities, in order. The identities are hashed by Python's tuple hash: it is
-    the same in every process (integers hash to themselves), one identity changed always changes it, and it costs
-    a tenth of hashing their bytes; another Python that hashes otherwise only costs a full comparison."""
+def _records(names: list[str]) -> list[str]:
+    """The names of record files among a folder's `names` (`recordfiles.is_record_name`), found by searches in C
+    over all of them: a folder of records holds few other names (`.gitkeep`), and a loop costs a millisecond."""
+    joined = "\0" + "\0".join(names) + "\0"
+    hidden: list[str] = []
+    at = joined.find("\0.")
+    while at >= 0:
+        end = joined.index("\0", at + 1)
+        hidden.append(joined[at + 1 : end])
+        at = joined.find("\0.", end)
+    if joined.count(".md\0") - sum(name[-3:] == ".md" for name in hidden) != len(names) - len(hidden):
+        return [name for name in names if name[-3:] == ".md" and name[:1] != "."]  # other names: look at each
+    for name in hidden:
+        names.remove(name)
+    return names
+
+
+def _digest(names: list[str], inodes: Iterable[int], sizes: Iterable[int], ctimes: Iterable[int]) -> str:
+    """A digest of files by name, inode, size and ctime, in order: a file's ctime is set to the time of any change
+    of it (of its bytes, its mtime, its name), so these tell every change of a file kept (whose ctime is older).
+    The numbers are hashed by Python's tuple hash: it is the same in every process (integers hash to themselves),
+    one number changed always changes it, and it costs a tenth of hashing their bytes; another Python that hashes
+    otherwise only costs a comparison file by file."""
     joined = "\0".join(names).encode("utf-8", "surrogateescape")
-    return f"{blake2b_hex(joined, 16)}-{hash(tuple(identities)):x}"
+    return f"{blake2b_hex(joined, 16)}-{hash((tuple(inodes), tuple(sizes), tuple(ctimes))):x}"
 
 
 def _updated(
@@ -166,7 +185,7 @@ def _rebuilt(
     kind: str,
     kept: _Kept,
     names: list[str],
-    identities: list[Identity],
+    infos: list[os.stat_result],
     pending: dict[str, Any],
     seen: int,
 ) -> Head | None:
@@ -177,7 +196,7 @@ def _rebuilt(
     found, problems = folder_summaries(ctx, folder, kind)
     if problems or any(s.problem is not None for s in found):
         return None
-    scan = dict(zip(names, identities, strict=True))
+    scan = dict(zip(names, map(IDENTITY, infos), strict=True))
     kept.clear()
     for summary in found:
         identity = scan.get(summary.name)
@@ -232,21 +251,28 @@ class _Kept:
         return self.valid - self.based_left_out - len(self.left_out)
 
     def compare(
-        self, ctx: Context, names: list[str], identities: list[Identity], pending: dict[str, Any]
+        self, ctx: Context, names: list[str], infos: list[os.stat_result], pending: dict[str, Any]
     ) -> list[tuple[str, Identity]] | None:
-        """The files of a scan (names and identities in listing order) that are new or changed since the head was
+        """The files of a scan (names and `lstat`s in listing order) that are new or changed since the head was
         kept, those gone forgotten; None when no head is kept (or its whole part is lost)."""
         if self.empty:
             return None
         if not self.whole:
             taken = self.identities
             cutoff = self.since - cache.RACY_NS
-            # The files unchanged since the whole part was made: neither changed after it nor taken in since.
-            old = [i[3] <= cutoff and i[4] <= cutoff and n not in taken for n, i in zip(names, identities, strict=True)]
+            # The files unchanged since the whole part was made: any change of a file (its bytes, its name, a new
+            # file in its place) sets its ctime to the time it is made. Every file of the whole part was older than
+            # the cutoff then; those taken in since, newer (else they were in it), so only a digest of the whole
+            # part's size tells whether they are exactly the old ones.
+            ctimes = list(map(_CTIME, infos))
+            old = [ctime <= cutoff for ctime in ctimes]
             same = list(compress(names, old))
-            if len(same) == self.based and _digest(same, list(compress(identities, old))) == self.digest:
+            those = list(compress(infos, old))
+            if len(same) == self.based and self.digest == _digest(
+                same, map(_INODE, those), map(_SIZE, those), compress(ctimes, old)
+            ):
                 new = list(map(not_, old))
-                rest = dict(zip(compress(names, new), compress(identities, new), strict=True))
+                rest = dict(zip(compress(names, new), map(IDENTITY, compress(infos, new)), strict=True))
                 # A pending file of the whole part needs it: whether the region leaves the file out is kept there.
                 if all(name in rest or name not in names for name in pending):
                     for name in [name for name in taken if name not in rest]:  # gone
@@ -254,8 +280,9 @@ class _Kept:
                     return [(name, identity) for name, identity in rest.items() if taken.get(name) != identity]
             if not self._read_whole(ctx):
                 return None
-        scan = dict(zip(names, identities, strict=True))
+        scan = dict(zip(names, map(IDENTITY, infos), strict=True))
         known = self.identities
+        self.changed = True  # kept again, with its digest, even when no file changed: its listing order did
         if scan == known:
             return []
         for name in [name for name in known if name not in scan]:  # gone
@@ -329,7 +356,8 @@ class _Kept:
             held = [name for name in names if name in known]
             if len(held) != len(known):
                 return  # cannot happen (every file kept is one scanned): keep nothing rather than a wrong digest
-            self.since, self.digest = seen, _digest(held, [known[name] for name in held])
+            ids = [known[name] for name in held]
+            self.since, self.digest = seen, _digest(held, map(_AT[1], ids), map(_AT[2], ids), map(_AT[4], ids))
             self.based, self.based_left_out = len(known), len(self.left_out)
             # Format 2: no reference bookkeeping, far cheaper. The whole part first: a small part naming it after
             # a crash between the two would otherwise name one that is not there.
