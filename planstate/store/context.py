@@ -66,6 +66,9 @@ class Context:
         self.pending: dict[Path, dict[str, Any]] = {}
         # The record files it is about to move to an archive folder (absolute paths): the regions no longer show them.
         self.leaving: set[Path] = set()
+        # The names in the folders it listed (absolute folder -> every entry's name, as listed under the lock, before
+        # it writes): its region refresh lists a folder of 10,000 records no second time (store/heads.py).
+        self.listed: dict[Path, list[str]] = {}
         timeout = lock_timeout
         if timeout is None and os.environ.get("PLANSTATE_LOCK_TIMEOUT"):
             try:

@@ -68,11 +68,12 @@ def head(
     they will be. None when a record cannot be shown (the caller summarizes them all and reports it)."""
     kept = _Kept.load(ctx, region, folder, newest_first, 2 * limit, skip)
     seen = time.time_ns()
-    scanned = _scan(folder)  # before any summary is taken: a change after this shows next time
+    where = folder.absolute()
+    # Before any summary is taken: a change after this (or after the transaction listed the folder) shows next time.
+    scanned = _scan(folder, ctx.listed.get(where))
     if scanned is None:
         return None
     names, infos = scanned
-    where = folder.absolute()
     pending = {path.name: data for path, data in ctx.pending.items() if path.parent == where}
     leaving = {path.name for path in ctx.leaving if path.parent == where}
     if leaving:
@@ -86,9 +87,10 @@ def head(
     return _rebuilt(ctx, folder, kind, kept, names, infos, pending, seen)
 
 
-def _scan(folder: Path) -> tuple[list[str], list[os.stat_result]] | None:
-    """The names of the record files of `folder` in listing order and the `lstat` of each; None when one is not a
-    regular file or vanished meanwhile (the caller reports it, or takes every summary)."""
+def _scan(folder: Path, listed: list[str] | None = None) -> tuple[list[str], list[os.stat_result]] | None:
+    """The names of the record files of `folder` in listing order (those `listed`, when given) and the `lstat` of
+    each; None when one is not a regular file or vanished meanwhile (the caller reports it, or takes every
+    summary)."""
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:
@@ -96,7 +98,7 @@ def _scan(folder: Path) -> tuple[list[str], list[os.stat_result]] | None:
     except (OSError, AttributeError):  # AttributeError: no O_DIRECTORY on this system
         return None
     try:
-        names = _records(os.listdir(fd))
+        names = _records(os.listdir(fd) if listed is None else list(listed))
         lstat = os.lstat
         infos = [lstat(name, dir_fd=fd) for name in names]  # through the folder's descriptor: the cheapest stat
     except OSError:
