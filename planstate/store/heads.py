@@ -46,8 +46,11 @@ REBASE = 256  # more files taken in since the whole part was kept than this: kee
 WHOLE = "|whole"  # the key of a head's whole part: the key of its small part and this
 _KEY = attrgetter("order", "id")
 _NAME = attrgetter("name")
-_MODE, _INODE, _SIZE, _CTIME = map(attrgetter, ("st_mode", "st_ino", "st_size", "st_ctime_ns"))
-_AT = [itemgetter(i) for i in range(5)]  # the fields of an identity (cache.IDENTITY)
+# A stat result is a tuple of its first fields (mode, inode, ...): an item of it costs less than an attribute, which
+# counts at 10,000 files. Nanoseconds are attributes only.
+_MODE = itemgetter(0)
+_CTIME = attrgetter("st_ctime_ns")
+_CTIME_OF = itemgetter(4)  # of an identity (cache.IDENTITY)
 
 
 class Head(NamedTuple):
@@ -127,14 +130,15 @@ def _records(names: list[str]) -> list[str]:
     return names
 
 
-def _digest(names: list[str], inodes: Iterable[int], sizes: Iterable[int], ctimes: Iterable[int]) -> str:
-    """A digest of files by name, inode, size and ctime, in order: a file's ctime is set to the time of any change
-    of it (of its bytes, its mtime, its name), so these tell every change of a file kept (whose ctime is older).
-    The numbers are hashed by Python's tuple hash: it is the same in every process (integers hash to themselves),
-    one number changed always changes it, and it costs a tenth of hashing their bytes; another Python that hashes
-    otherwise only costs a comparison file by file."""
+def _digest(names: list[str], ctimes: Iterable[int]) -> str:
+    """A digest of files by name and ctime (ns), in order. A file's ctime is set to the time of any change of it (of
+    its bytes, size, mtime or name; a new file in its place has its own), so with the name it tells every change of
+    a file kept, as its whole identity would, even after the clock was set back. The ctimes are hashed by Python's
+    tuple hash: it is the same in every process (integers hash to themselves), one number changed always changes
+    it, and it costs a tenth of hashing their bytes; another Python that hashes otherwise only costs a comparison
+    file by file."""
     joined = "\0".join(names).encode("utf-8", "surrogateescape")
-    return f"{blake2b_hex(joined, 16)}-{hash((tuple(inodes), tuple(sizes), tuple(ctimes))):x}"
+    return f"{blake2b_hex(joined, 16)}-{hash(tuple(ctimes)):x}"
 
 
 def _updated(
@@ -269,10 +273,7 @@ class _Kept:
             ctimes = list(map(_CTIME, infos))
             old = [ctime <= cutoff for ctime in ctimes]
             same = list(compress(names, old))
-            those = list(compress(infos, old))
-            if len(same) == self.based and self.digest == _digest(
-                same, map(_INODE, those), map(_SIZE, those), compress(ctimes, old)
-            ):
+            if len(same) == self.based and self.digest == _digest(same, compress(ctimes, old)):
                 new = list(map(not_, old))
                 rest = dict(zip(compress(names, new), map(IDENTITY, compress(infos, new)), strict=True))
                 # A pending file of the whole part needs it: whether the region leaves the file out is kept there.
@@ -359,7 +360,7 @@ class _Kept:
             if len(held) != len(known):
                 return  # cannot happen (every file kept is one scanned): keep nothing rather than a wrong digest
             ids = [known[name] for name in held]
-            self.since, self.digest = seen, _digest(held, map(_AT[1], ids), map(_AT[2], ids), map(_AT[4], ids))
+            self.since, self.digest = seen, _digest(held, map(_CTIME_OF, ids))
             self.based, self.based_left_out = len(known), len(self.left_out)
             # Format 2: no reference bookkeeping, far cheaper. The whole part first: a small part naming it after
             # a crash between the two would otherwise name one that is not there.
