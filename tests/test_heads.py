@@ -167,3 +167,21 @@ def test_files_taken_in_since_are_folded_into_the_whole_part_and_edits_of_them_a
     add(project, "After the edits")
     clean(run, project)
     assert "rejected" in region(project, "decisions")
+
+
+def test_a_fifo_named_like_a_record_blocks_the_region_from_a_kept_head(run: Run, project: Path) -> None:
+    import os
+
+    for i in range(12):
+        write_record(project, "decision", decision(i))
+    Workspace.find(project).render()
+    before = region(project, "decisions")
+    odd = project / ".planning" / "decisions" / "odd.md"
+    os.mkfifo(odd)
+    result = exits(run("decision", "add", "--context", "c", "--decision", "Blocked", "--reason", "r", cwd=project))
+    assert "not a regular file" in result.stderr
+    assert region(project, "decisions") == before
+    odd.unlink()
+    add(project, "Unblocked")
+    clean(run, project)
+    assert "Unblocked" in region(project, "decisions")

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import marshal
 import os
-import stat
 import time
 from collections.abc import Iterable
 from itertools import compress
@@ -46,9 +45,6 @@ REBASE = 256  # more files taken in since the whole part was kept than this: kee
 WHOLE = "|whole"  # the key of a head's whole part: the key of its small part and this
 _KEY = attrgetter("order", "id")
 _NAME = attrgetter("name")
-# A stat result is a tuple of its first fields (mode, inode, ...): an item of it costs less than an attribute, which
-# counts at 10,000 files. Nanoseconds are attributes only.
-_MODE = itemgetter(0)
 _CTIME = attrgetter("st_ctime_ns")
 _CTIME_OF = itemgetter(4)  # of an identity (cache.IDENTITY)
 
@@ -92,8 +88,9 @@ def head(
 
 def _scan(folder: Path, listed: list[str] | None = None) -> tuple[list[str], list[os.stat_result]] | None:
     """The names of the record files of `folder` in listing order (those `listed`, when given) and the `lstat` of
-    each; None when one is not a regular file or vanished meanwhile (the caller reports it, or takes every
-    summary)."""
+    each; None when one vanished meanwhile (the caller takes every summary). One that is not a regular file is not
+    told here: it was not one when kept (its ctime says so), so it is summarized as new, which refuses it, and the
+    caller reports it."""
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:
@@ -108,8 +105,6 @@ def _scan(folder: Path, listed: list[str] | None = None) -> tuple[list[str], lis
         return None
     finally:
         os.close(fd)
-    if not all(map(stat.S_ISREG, set(map(_MODE, infos)))):
-        return None
     return names, infos
 
 
