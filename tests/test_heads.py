@@ -185,3 +185,20 @@ def test_a_fifo_named_like_a_record_blocks_the_region_from_a_kept_head(run: Run,
     add(project, "Unblocked")
     clean(run, project)
     assert "Unblocked" in region(project, "decisions")
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["a.md", ".gitkeep", "b.md"],
+        ["a.md", "notes.txt", ".hidden.md", "b.md.bak", "c.mdx", ".md"],
+        [".gitkeep"],
+        [],
+        ["a.md"],
+    ],
+)
+def test_record_names_found_by_searching_all_names_at_once_are_those_one_by_one_gives(names: list[str]) -> None:
+    from planstate.store.heads import _records
+    from planstate.store.recordfiles import is_record_name
+
+    assert _records(list(names)) == [name for name in names if is_record_name(name)]
