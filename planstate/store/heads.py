@@ -5,8 +5,8 @@ that renders it (`decision add` over 10,000 decisions) needs no summary of every
 are the first ones, and the counts. The front-matter cache keeps that per region (`FrontMatterCache.view`), in
 two parts. The whole part, read only when needed: the stat identity of every record file the head was made
 from and the names of those the region leaves out. The small part, read by every call: the first records in
-order (twice the region's limit), the counts, a digest of the whole part's names and identities in listing
-order with the time it was made, and the files taken in since (names, identities, which ones are left out).
+order (twice the region's limit), the counts, a digest of the whole part's names and ctimes in listing order
+with the time it was made, and the files taken in since (names, identities, which ones are left out).
 
 A call scans the folder (one `lstat` per file, the floor that keeps a hand edit visible). A file that changed
 in any way since the whole part was made has a ctime after it (or is one taken in since); the other files must
@@ -89,8 +89,8 @@ def head(
 def _scan(folder: Path, listed: list[str] | None = None) -> tuple[list[str], list[os.stat_result]] | None:
     """The names of the record files of `folder` in listing order (those `listed`, when given) and the `lstat` of
     each; None when one vanished meanwhile (the caller takes every summary). One that is not a regular file is not
-    told here: it was not one when kept (its ctime says so), so it is summarized as new, which refuses it, and the
-    caller reports it."""
+    told here: every file kept was a regular one, and another in its place has a newer ctime, so it is summarized
+    as new, which refuses it, and the caller reports it."""
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:
