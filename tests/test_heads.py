@@ -147,9 +147,9 @@ def test_a_write_keeps_only_the_small_part_and_a_lost_whole_part_makes_the_head_
 def test_files_taken_in_since_are_folded_into_the_whole_part_and_edits_of_them_are_seen(
     run: Run, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from planstate.store import heads
+    from planstate.store import kept
 
-    monkeypatch.setattr(heads, "REBASE", 2)
+    monkeypatch.setattr(kept, "REBASE", 2)
     for i in range(15):
         write_record(project, "decision", decision(i))
     Workspace.find(project).render()
@@ -198,7 +198,7 @@ def test_a_fifo_named_like_a_record_blocks_the_region_from_a_kept_head(run: Run,
     ],
 )
 def test_record_names_found_by_searching_all_names_at_once_are_those_one_by_one_gives(names: list[str]) -> None:
-    from planstate.store.heads import _records
+    from planstate.store.kept import record_names
     from planstate.store.recordfiles import is_record_name
 
-    assert _records(list(names)) == [name for name in names if is_record_name(name)]
+    assert record_names(list(names)) == [name for name in names if is_record_name(name)]
