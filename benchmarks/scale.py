@@ -19,11 +19,13 @@ from npm, or says why it cannot.
 Missing workspaces are built first (benchmarks/build_scale.py). Writes change the workspaces (each
 `decision add` adds a decision), so later runs see a few more records. A command that needs something to act
 on gets it from a setup step before each of its runs, not timed: `task done` a task started, `blocker resolve`
-a blocker added, `phase complete` a phase added at the end (so a pending phase is always left to start and the
-initiative never completes; the current phase is completed), `check, warm` and `validate, warm` a run of the
-same command (warm means nothing changed since it last ran), `check, after a write` a `decision add` (which changes
-STATE.md and one record folder: the check judges again only what changed). Every round then measures the same
-thing, and the workspace stays as `planstate check` wants it.
+a blocker added, `blocker list` and `session list` a record of their kind written (a blocker added and resolved, a
+session started and ended: a list runs right after a write to its folder, as `decision list` does in a round),
+`phase complete` a phase added at the end (so a pending phase is always left to start and the initiative never
+completes; the current phase is completed), `check, warm` and `validate, warm` a run of the same command (warm
+means nothing changed since it last ran), `check, after a write` a `decision add` (which changes STATE.md and one
+record folder: the check judges again only what changed). Every round then measures the same thing, and the
+workspace stays as `planstate check` wants it.
 """
 
 from __future__ import annotations
@@ -72,6 +74,8 @@ GOALS = {
     "blocker resolve": ("single", False),
     "phase complete": ("single", False),
     "decision list": ("page", False),
+    "blocker list": ("page", False),
+    "session list": ("page", False),
     "resume": ("page", False),
     "check, warm": ("warm", False),
     "check, after a write": ("warm", False),
@@ -114,6 +118,14 @@ def commands(project: Path, show_id: str) -> dict[str, tuple[list[str], Setup | 
         added = setup([*ps, "blocker", "add", "--description", "A blocker to resolve", "--json"], project)
         return {"@ID@": json.loads(added)["data"]["id"]}
 
+    def blocker_written() -> None:
+        found = blocker()["@ID@"]
+        setup([*ps, "blocker", "resolve", found, "--resolution", "listed"], project)
+
+    def session_written() -> None:
+        setup([*ps, "session", "start", "--agent", "bench"], project)
+        setup([*ps, "session", "end"], project)
+
     def phase() -> dict[str, str]:
         current = json.loads(setup([*ps, "get", "position.phase", "--json"], project))["data"]
         setup([*ps, "phase", "add", "A phase to complete"], project)
@@ -137,6 +149,8 @@ def commands(project: Path, show_id: str) -> dict[str, tuple[list[str], Setup | 
         "blocker resolve": ([*ps, "blocker", "resolve", "@ID@", "--resolution", "@TEXT@"], blocker),
         "phase complete": ([*ps, "phase", "complete", "@N@"], phase),
         "decision list": ([*ps, "decision", "list"], None),
+        "blocker list": ([*ps, "blocker", "list"], blocker_written),
+        "session list": ([*ps, "session", "list"], session_written),
         "resume": ([*ps, "resume"], None),
         "check, warm": ([*ps, "check"], warmed("check")),
         "check, after a write": ([*ps, "check"], written),

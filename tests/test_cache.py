@@ -120,8 +120,8 @@ def test_a_recent_row_vouches_for_its_summary_only_while_the_bytes_have_its_dige
             )
 
     def listed() -> list[str]:
-        for memo in (project / ".planning" / ".local" / "cache").glob("memo-list-*"):
-            memo.unlink()  # the page memo (its folder unchanged) would answer before any row is looked at
+        with sqlite3.connect(project / CACHE) as db:  # the kept list pages would summarize the file from its data
+            db.execute("DELETE FROM views WHERE key LIKE 'list:%'")
         found = json_data(exits(run("decision", "list", "--json", cwd=project)))["decisions"]
         return [d["id"] for d in found]
 
@@ -438,6 +438,30 @@ def test_a_warm_get_or_status_imports_no_yaml_parser_and_no_jinja(run: Run, proj
         imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time")}
         assert "planstate.store.cache" in imported  # it did read through the cache...
         assert not any(name.split(".")[0] in ("ruamel", "jinja2", "yaml") for name in imported), command  # ...only
+
+
+def test_a_render_that_changes_nothing_imports_no_yaml_parser_and_no_jinja(run: Run, project: Path) -> None:
+    """`render` of a STATE.md whose regions are current takes its front matter from the cache, as a write's region
+    refresh does, and leaves the file as it was."""
+    import subprocess
+    import sys
+
+    exits(run("render", cwd=project))
+    age_the_cache(project)
+    before = state_file(project).read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "planstate", "render"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PLANSTATE_ACTOR": "tester"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "up to date" in done.stdout
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time")}
+    assert "planstate.store.cache" in imported
+    assert not any(name.split(".")[0] in ("ruamel", "jinja2", "yaml") for name in imported)
+    assert state_file(project).read_bytes() == before
 
 
 def test_status_takes_open_blockers_from_their_facts_and_sees_a_hand_edit_of_one(run: Run, project: Path) -> None:

@@ -105,3 +105,100 @@ def test_a_deleted_local_folder_rebuilds_the_head(run: Run, project: Path) -> No
     add(project, "After the cache")
     clean(run, project)
     assert "6 older decisions" in region(project, "decisions")
+
+
+def views(project: Path) -> dict[str, int]:
+    """The kept heads in the front-matter cache: each key and the size of what it holds."""
+    import sqlite3
+
+    [path] = (project / ".planning" / ".local" / "cache").glob("front-matter-*.sqlite")
+    with sqlite3.connect(path) as db:
+        return dict(db.execute("SELECT key, length(body) FROM views").fetchall())
+
+
+def drop_view(project: Path, key: str) -> None:
+    """Delete one kept head's part from the cache, as a crash between two writes of it might leave it."""
+    import sqlite3
+
+    [path] = (project / ".planning" / ".local" / "cache").glob("front-matter-*.sqlite")
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM views WHERE key = ?", (key,))
+
+
+def test_a_write_keeps_only_the_small_part_and_a_lost_whole_part_makes_the_head_anew(run: Run, project: Path) -> None:
+    paths = [write_record(project, "decision", decision(i)) for i in range(25)]
+    Workspace.find(project).render()  # keeps both parts
+    whole = views(project)["decisions:decisions|whole"]
+    add(project, "First added")
+    add(project, "Second added")
+    assert views(project)["decisions:decisions|whole"] == whole  # only the small part was written again
+    clean(run, project)
+    # The whole part lost, and an old decision edited by hand (same size, mtime set back) to be the newest: the
+    # small part alone cannot say which file changed, so the head is made anew.
+    drop_view(project, "decisions:decisions|whole")
+    same_size_edit(paths[0], "date: 2026-11-01", "date: 2026-12-01")
+    add(project, "Third added")
+    clean(run, project)
+    shown = region(project, "decisions")
+    assert shown.index("Decision number 0") < shown.index("Third added")
+    assert "decisions:decisions|whole" in views(project)
+
+
+def test_files_taken_in_since_are_folded_into_the_whole_part_and_edits_of_them_are_seen(
+    run: Run, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from planstate.store import kept
+
+    monkeypatch.setattr(kept, "REBASE", 2)
+    for i in range(15):
+        write_record(project, "decision", decision(i))
+    Workspace.find(project).render()
+    whole = views(project)["decisions:decisions|whole"]
+    for n in range(4):
+        add(project, f"Added {n}")
+        clean(run, project)
+    assert views(project)["decisions:decisions|whole"] > whole  # more than REBASE taken in: kept whole again
+    # One taken in since, edited by hand; one of the whole part renamed behind our back (its ctime changes).
+    folder = project / ".planning" / "decisions"
+    [added] = [p for p in folder.iterdir() if "Added 3" in p.read_text(encoding="utf-8")]
+    same_size_edit(added, "status: accepted", "status: rejected")
+    [old] = [p for p in folder.iterdir() if "Decision number 4\n" in p.read_text(encoding="utf-8")]
+    old.rename(old.with_name(old.name.replace(".md", "-renamed.md")))
+    add(project, "After the edits")
+    clean(run, project)
+    assert "rejected" in region(project, "decisions")
+
+
+def test_a_fifo_named_like_a_record_blocks_the_region_from_a_kept_head(run: Run, project: Path) -> None:
+    import os
+
+    for i in range(12):
+        write_record(project, "decision", decision(i))
+    Workspace.find(project).render()
+    before = region(project, "decisions")
+    odd = project / ".planning" / "decisions" / "odd.md"
+    os.mkfifo(odd)
+    result = exits(run("decision", "add", "--context", "c", "--decision", "Blocked", "--reason", "r", cwd=project))
+    assert "not a regular file" in result.stderr
+    assert region(project, "decisions") == before
+    odd.unlink()
+    add(project, "Unblocked")
+    clean(run, project)
+    assert "Unblocked" in region(project, "decisions")
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["a.md", ".gitkeep", "b.md"],
+        ["a.md", "notes.txt", ".hidden.md", "b.md.bak", "c.mdx", ".md"],
+        [".gitkeep"],
+        [],
+        ["a.md"],
+    ],
+)
+def test_record_names_found_by_searching_all_names_at_once_are_those_one_by_one_gives(names: list[str]) -> None:
+    from planstate.store.kept import record_names
+    from planstate.store.recordfiles import is_record_name
+
+    assert record_names(list(names)) == [name for name in names if is_record_name(name)]

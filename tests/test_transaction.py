@@ -94,3 +94,19 @@ def test_a_decision_add_renders_the_regions_without_parsing_yaml(run: Run, proje
     assert done.stdout.strip().splitlines()[-1] == "[]"
     assert "Use jose" in (project / ".planning" / "STATE.md").read_text(encoding="utf-8")
     exits(run("check", cwd=project))
+
+
+def test_a_transaction_lists_a_record_folder_once_and_a_new_record_is_named_against_that_listing(
+    run: Run, project: Path
+) -> None:
+    ws = Workspace.find(project)
+    folder = project / ".planning" / "decisions"
+    with ws.ctx.transaction(state=False) as tx:
+        listed = tx.names(folder)
+        assert tx.names(folder) is listed  # listed once: the region refresh at commit scans the same names
+        assert sorted(listed) == sorted(p.name for p in folder.iterdir())
+        assert tx.names(folder / "missing") == []
+    ws.decision.add(context="c", decision="Named against the listing", reason="r")
+    exits(run("check", cwd=project))
+    records = [p for p in folder.iterdir() if p.name.endswith(".md")]
+    assert len(records) == len([name for name in listed if name.endswith(".md")]) + 1

@@ -96,7 +96,7 @@ class BlockerAPI:
             made = records.retried(ctx, initiative, KIND, key)
             if made is not None and key is not None:
                 return records.entry(ctx, made).warned(records.retry_warning(KIND, made, key))
-            record_id, path = recordfiles.new_path(initiative, KIND, name)
+            record_id, path = recordfiles.new_path(initiative, KIND, name, names=tx.names(initiative.folder(KIND)))
             data: dict[str, Any] = {
                 "schema_version": SCHEMA_VERSION,
                 "id": record_id,

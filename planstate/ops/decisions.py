@@ -89,7 +89,7 @@ class DecisionAPI:
             if made is not None and key is not None:
                 return records.entry(ctx, made).warned(records.retry_warning(KIND, made, key))
             old = _supersedable(tx, initiative, supersedes) if supersedes is not None else None
-            record_id, path = recordfiles.new_path(initiative, KIND, name)
+            record_id, path = recordfiles.new_path(initiative, KIND, name, names=tx.names(initiative.folder(KIND)))
             data: dict[str, Any] = {
                 "schema_version": SCHEMA_VERSION,
                 "id": record_id,

@@ -1,60 +1,168 @@
-"""The page memo of list commands: the newest page of a kind's records, answered again while its folder is unchanged.
+"""The pages of list commands, kept between commands and brought up to date from the files changed since.
 
-`decision list`, `blocker list` and `session list` use it. `decision list` at 10,000 decisions spent
-most of its time ordering every summary to show 50. The page (the names of the records shown, in
-order, and how many older ones match) depends only on the files of the kind's folder (its `archive/`
-aside) and on the list's options, so it is kept as a memo (store/memo.py) keyed by the stat identity
-of every entry of that folder and of planstate's own files, under a label naming the options. A list
-whose window depends on the clock (`since`), that takes archived records, or that met a file it
-could not read or a record that does not validate is not memoized. The records shown are read as a
-list without memo reads them.
+`decision list`, `blocker list` and `session list` show the newest page of a kind's records that match their
+options. What a page is (the names of the records shown, in order, and how many older ones match) depends only on
+the record files of the kind's folder (its `archive/` aside) and on the list's options, so each list (by label: kind
+and status filter, any page size up to the default) keeps a view of its folder as a record region keeps its head
+(store/kept.py): its rows are the newest matching records (twice the default page: sort key and name), and only the
+files new or changed since it was kept are summarized (through the cache) and merged in, so a list run right after
+a write reads the new record, not all of them. Too many changed files, too few newest records left (those shown were
+removed or stopped matching), a kept page that is missing or unreadable, a record that does not validate or a file
+that cannot be read mean the list takes every summary, as it does without a kept page; it keeps the page anew unless
+it met such a record or file. A list whose window depends on the clock (`since`), that takes archived records, that
+shows more than the default page, or that runs inside a transaction keeps no page.
 """
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from planstate.store.cache import Identity
+from planstate.store.kept import MANY, Kept, read, scan
+from planstate.store.recordfiles import without_collector
+
 if TYPE_CHECKING:
     from planstate.store.context import Context
-    from planstate.store.memo import Inputs
+    from planstate.store.recordfiles import Summary
+
+# Bump when what a kept page holds, or which records a list shows in which order, changes (as cache.VERSION for
+# rows): a kept page is trusted by its files' identities alone, never by planstate's own files.
+FORMAT = 2
+
+Row = tuple[Any, str]  # a matching record's sort key (the caller's `order` of its date) and its file name
+# A record's summary judged by the list: whether it matches and its sort key; None when the summary cannot say
+# (a record that does not validate: the list reads it to warn about it).
+Judge = Callable[["Summary"], "tuple[bool, Any] | None"]
 
 
 class Page(NamedTuple):
-    """The records a list shows (file names, in order) and how many older ones match."""
+    """The records a list shows (file names, oldest first) and how many older ones match."""
 
     names: list[str]
     more: int
 
 
-def _name(folder: Path, label: str) -> str:
-    """The memo of the list `label` of one folder."""
-    from planstate.core.digests import blake2b_hex
-
-    return "list-" + blake2b_hex(repr((str(folder), label)).encode("utf-8"), 6)
-
-
-def recall(ctx: Context, folder: Path, label: str) -> tuple[Inputs | None, Page | None]:
-    """The key of `folder` now (None when it cannot have one), and the page the memo of the list `label` keeps
-    under it (None when it keeps none that can be trusted)."""
-    from planstate.core.layout import ARCHIVE
-    from planstate.store import memo
-
-    key = memo.folder_inputs(folder, label, leave_out=ARCHIVE)
-    if key is None:
-        return None, None
-    kept: Any = memo.recall(ctx.root, _name(folder, label), key)
-    try:
-        names, more = kept["names"], kept["more"]
-    except (KeyError, TypeError):
-        return key, None
-    if not isinstance(more, int) or not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        return key, None
-    return key, Page(names, more)
+@without_collector
+def page(ctx: Context, folder: Path, kind: str, label: str, size: int, judge: Judge, *, room: int) -> Page | None:
+    """The page of `size` records the list `label` shows of the records of `kind` in `folder`, from its kept page
+    (holding the newest `room` matching records, at least twice `size`) and the files changed since (kept again
+    for next time), else from every summary (kept anew); None when a file cannot be read or a record does not
+    validate (the caller lists in full and reports them)."""
+    kept = _Kept.load(ctx, f"list:{FORMAT}:{label}:{ctx.cache_key(folder)}", room)
+    seen = time.time_ns()
+    scanned = scan(folder)  # before any summary is taken: a change after this shows next time
+    if scanned is None:
+        return None
+    names, infos = scanned
+    changed = kept.compare(ctx, names, infos)
+    if changed is not None and len(changed) <= MANY:
+        answer = _updated(ctx, folder, kind, kept, names, changed, seen, size, judge)
+        if isinstance(answer, Page):
+            return answer
+        if answer is False:
+            return None
+    return _rebuilt(ctx, folder, kind, kept, names, infos, seen, size, judge)
 
 
-def keep(ctx: Context, folder: Path, label: str, key: Inputs, page: Page) -> None:
-    """Keep `page` as the memo of the list `label` of `folder` under the key taken before the folder was read."""
-    from planstate.store import memo
+def _updated(
+    ctx: Context,
+    folder: Path,
+    kind: str,
+    kept: _Kept,
+    names: list[str],
+    changed: list[tuple[str, Identity]],
+    seen: int,
+    size: int,
+    judge: Judge,
+) -> Page | bool | None:
+    """The page from the kept one and the files changed since (summarized one by one, kept when old enough); False
+    when a file cannot be read or a record does not validate, None when too few of the newest records are known."""
+    from planstate.store.heads import summary
 
-    memo.remember(ctx.root, _name(folder, label), key, {"names": page.names, "more": page.more})
+    def row_of(name: str) -> tuple[Row | None] | None:
+        found = summary(ctx, kind, folder / name)
+        judged = judge(found) if found is not None else None
+        if judged is None:
+            return None
+        matches, key = judged
+        return ((key, name) if matches else None,)
+
+    taken = kept.take_in(changed, seen, row_of)
+    if taken is None:
+        return False
+    overlay, _unkept = taken
+    answer = kept.answer(overlay, size)
+    if answer is not None:
+        kept.save(ctx, names, seen)
+    return answer
+
+
+def _rebuilt(
+    ctx: Context,
+    folder: Path,
+    kind: str,
+    kept: _Kept,
+    names: list[str],
+    infos: list[os.stat_result],
+    seen: int,
+    size: int,
+    judge: Judge,
+) -> Page | None:
+    """The page from every summary, kept anew for next time; None when a file cannot be read or a record does not
+    validate."""
+    from planstate.store.recordfiles import folder_summaries
+
+    found, problems = folder_summaries(ctx, folder, kind)
+    if problems:
+        return None
+    judged_rows: list[tuple[str, Row | None]] = []
+    for each in found:
+        judged = judge(each)
+        if judged is None:
+            return None
+        matches, key = judged
+        judged_rows.append((each.name, (key, each.name) if matches else None))
+    kept.take_all(names, infos, judged_rows, seen)
+    kept.save(ctx, names, seen)
+    rows = kept.ordered([row for _name, row in judged_rows if row is not None])
+    shown = rows[:size]
+    return Page([name for _key, name in reversed(shown)], len(rows) - len(shown))
+
+
+class _Kept(Kept[Row]):
+    """A list's page as kept in the cache (store/kept.py): its rows are the newest matching records (sort key and
+    file name), newest first; it leaves out the records that do not match."""
+
+    FORMAT = FORMAT
+
+    @classmethod
+    def load(cls, ctx: Context, key: str, room: int) -> _Kept:
+        """The page kept under `key` (an empty one when none is, or it cannot be read)."""
+        return cls(key, room, read(ctx, key))
+
+    def name(self, row: Row) -> str:
+        return row[1]
+
+    def encode(self, row: Row) -> tuple[Any, ...]:
+        return row
+
+    def decode(self, values: Any) -> Row:
+        key, name = values
+        return key, str(name)
+
+    def ordered(self, rows: list[Row]) -> list[Row]:
+        return sorted(rows, reverse=True)
+
+    def answer(self, overlay: list[Row], size: int) -> Page | None:
+        """The page with the matching records summarized now but not kept (recent ones), or None when too few of
+        the newest records are known."""
+        found = self.window(overlay, (), size)
+        if found is None:
+            return None
+        rows, total, _valid = found
+        shown = rows[:size]
+        return Page([name for _key, name in reversed(shown)], total - len(shown))

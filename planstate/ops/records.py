@@ -300,7 +300,7 @@ def listing(
     could not be read and the records that do not validate. Which records match is decided from
     their summaries (recordfiles.summaries), so only the page's records are read: a list of the
     newest 50 of 10,000 decisions reads 50. With `memo` (a name for the caller's `order`, `shown` and
-    `make`), the page is kept in a memo while the kind's folder is unchanged (ops/pages.py).
+    `make`), the page is kept between calls and brought up to date from the files changed since (ops/pages.py).
     """
     from planstate.core.clock import now
 
@@ -309,15 +309,35 @@ def listing(
     start = since(after, now())
     dated = recordfiles.ORDER[kind]
     folders = [ctx.target.folder(kind)] + ([ctx.target.archive(kind)] if archived else [])
-    key = label = None
-    if memo is not None and start is None and not archived and not ctx.pending and not ctx.leaving:
+
+    def judged(summary: recordfiles.Summary) -> tuple[Record | None, Any, Any]:
+        """The record when its summary cannot say exactly what the list needs (read), its date and its status."""
+        if summary.problem is None and summary.order != "None":
+            return None, summary.order, summary.status if summary.status is not None else default_status
+        record = _record(ctx, kind, summary.path)
+        return record, record.data.get(dated), record.data.get("status", default_status)
+
+    def matches(current: Any) -> bool:
+        return (current == status) if status is not None else shown(current)
+
+    def make_entry(record: Record) -> Entry:
+        return make(record) if make is not None else entry(ctx, record)
+
+    if memo is not None and 0 < keep <= PAGE and start is None and not archived and not ctx.pending and not ctx.leaving:
         from planstate.ops import pages
 
-        label = repr((kind, memo, status, default_status, keep))
-        key, page = pages.recall(ctx, folders[0], label)
+        def judge(summary: recordfiles.Summary) -> tuple[bool, Any] | None:
+            if summary.problem is not None:
+                return None
+            _record_read, value, current = judged(summary)
+            return matches(current), order(value)
+
+        # One kept page per filter, whatever the page size up to the default (each holds a file's identity for
+        # every record of the folder): a larger page is listed from every summary.
+        label = repr((kind, memo, status, default_status))
+        page = pages.page(ctx, folders[0], kind, label, keep, judge, room=2 * PAGE)
         if page is not None:
-            listed = [_record(ctx, kind, folders[0] / name) for name in page.names]
-            items = [make(record) if make is not None else entry(ctx, record) for record in listed]
+            items = [make_entry(_record(ctx, kind, folders[0] / name)) for name in page.names]
             ctx.save_cache()
             return Listing(items, [], [], kind, page.more)
     found: list[recordfiles.Summary] = []
@@ -329,16 +349,10 @@ def listing(
     wrong: list[PlanstateError] = []
     matched: list[tuple[Any, str, recordfiles.Summary, Record | None]] = []
     for summary in found:
-        record = None
-        value: Any = summary.order
-        current: Any = summary.status if summary.status is not None else default_status
-        if summary.problem is not None or summary.order == "None":  # read what the summary cannot say exactly
-            record = _record(ctx, kind, summary.path)
-            if summary.problem is not None:
-                wrong.append(_located_problem(ctx, kind, record))
-            value = record.data.get(dated)
-            current = record.data.get("status", default_status)
-        if (current != status) if status is not None else not shown(current):
+        record, value, current = judged(summary)
+        if record is not None and summary.problem is not None:
+            wrong.append(_located_problem(ctx, kind, record))
+        if not matches(current):
             continue
         if start is not None and not at_or_after(value, start):
             continue
@@ -347,12 +361,7 @@ def listing(
     more = max(len(matched) - keep, 0) if keep else 0
     items = []
     for _key, _name, summary, record in matched[more:]:
-        record = record if record is not None else _record(ctx, kind, summary.path)
-        items.append(make(record) if make is not None else entry(ctx, record))
-    if key is not None and label is not None and not problems and not wrong:
-        from planstate.ops import pages
-
-        pages.keep(ctx, folders[0], label, key, pages.Page([row[1] for row in matched[more:]], more))
+        items.append(make_entry(record if record is not None else _record(ctx, kind, summary.path)))
     ctx.save_cache()
     return Listing(items, problems, wrong, kind, more)
 

@@ -69,7 +69,7 @@ class SessionAPI:
                     argument="exclusive",
                 )
             previous = _previous(found)
-            record_id, path = recordfiles.new_path(initiative, KIND, who)
+            record_id, path = recordfiles.new_path(initiative, KIND, who, names=tx.names(initiative.folder(KIND)))
             when = now()
             data = _new_session(record_id, who, when, doing, previous)
             if key is not None:

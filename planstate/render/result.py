@@ -139,7 +139,9 @@ def render_file(ctx: Context, initiative: Initiative, *, force: bool = False, wr
             for first, last in refused
         ]
         return RenderedFile(path, shown, before, before, None, False, problems)
-    doc = Document.from_bytes(text, shown)
+    # Without conflicts, the front matter comes through the cache as for a write's region refresh: no YAML is parsed
+    # unless a problem is to be located.
+    doc = Document.from_bytes(text, shown) if touched else ctx.read_known_document(path, before)
     if not doc.has_front_matter:
         raise UsageError("has no front matter (it must start with a '---' line)", file=doc.path, line=1)
     check(doc, "state")

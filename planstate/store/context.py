@@ -66,6 +66,9 @@ class Context:
         self.pending: dict[Path, dict[str, Any]] = {}
         # The record files it is about to move to an archive folder (absolute paths): the regions no longer show them.
         self.leaving: set[Path] = set()
+        # The names in the folders it listed (absolute folder -> every entry's name, as listed under the lock, before
+        # it writes): its region refresh lists a folder of 10,000 records no second time (store/heads.py).
+        self.listed: dict[Path, list[str]] = {}
         timeout = lock_timeout
         if timeout is None and os.environ.get("PLANSTATE_LOCK_TIMEOUT"):
             try:
@@ -127,11 +130,12 @@ class Context:
             return early[2]  # parsed before the lock was taken, from the very bytes read now
         return Document.from_bytes(data, self.display(path), repair=oversize)
 
-    def read_known_document(self, path: Path) -> Document:
+    def read_known_document(self, path: Path, data: bytes | None = None) -> Document:
         """Read one workspace file whose front matter comes through the cache (`cached_parse`): its body can be
         changed and written, and its YAML is parsed only if its front matter is edited or located (a record write
-        that renders STATE.md's regions parses no YAML)."""
-        data = read_bytes(path, self.root, self.root.parent)
+        that renders STATE.md's regions parses no YAML). `data`: its bytes, when the caller has read them."""
+        if data is None:
+            data = read_bytes(path, self.root, self.root.parent)
         shown = self.display(path)
         known = self.cached_parse(path, data, lambda raw: _front_matter(raw, shown))
         return Document.from_bytes(data, shown, known=known)

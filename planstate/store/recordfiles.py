@@ -221,11 +221,14 @@ def _match(ctx: Context, kind: str, ref: str, candidates: list[Record]) -> Recor
     return None
 
 
-def new_path(initiative: Initiative, kind: str, title: str, when: float | None = None) -> tuple[str, Path]:
-    """A fresh id for a new record and its file path; retried until no file in the folder uses the id."""
+def new_path(
+    initiative: Initiative, kind: str, title: str, when: float | None = None, names: list[str] | None = None
+) -> tuple[str, Path]:
+    """A fresh id for a new record and its file path; retried until no file in the folder uses the id. `names`:
+    the folder's entries, as a transaction listed them (`Transaction.names`); else it is listed here."""
     folder = initiative.folder(kind)
     try:  # every name counts as taken, record or not; one string searched in C, so 10,000 names cost no loop
-        taken = "\n" + "\n".join(os.listdir(folder)) + "\n"
+        taken = "\n" + "\n".join(os.listdir(folder) if names is None else names) + "\n"
     except (FileNotFoundError, NotADirectoryError):
         taken = ""
     for _ in range(100):

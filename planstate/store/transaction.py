@@ -105,6 +105,7 @@ class Transaction:
         self._targets: set[Path] = set()  # where the moves go (absolute)
         self._repairs: set[Path] = set()
         self._touched: set[str] = set()  # the kinds of the records the commit writes
+        self._listed: dict[Path, list[str]] = {}  # folder (absolute) -> its entries' names, listed once (`names`)
         self.written = Written()
 
     def repair(self, initiative: Initiative) -> None:
@@ -173,6 +174,20 @@ class Transaction:
         original = read_bytes(path, self.ctx.root, self.ctx.root.parent)
         self._moves[path.absolute()] = Moving(kind, path, target, original, self.ctx.cached_data(path))
 
+    def names(self, folder: Path) -> list[str]:
+        """The name of every entry of `folder` (none when it is missing), listed once in this transaction: a new
+        record's id is checked against them, and the commit's region refresh reads the folder's records from the
+        same listing."""
+        key = folder.absolute()
+        listed = self._listed.get(key)
+        if listed is None:
+            try:
+                listed = os.listdir(folder)
+            except (FileNotFoundError, NotADirectoryError):
+                listed = []
+            self._listed[key] = listed
+        return listed
+
     def log(self, initiative: Initiative, item: dict[str, Any]) -> None:
         """Stage one history entry for an initiative."""
         self._history.setdefault(initiative.history_path, []).append(item)
@@ -191,6 +206,7 @@ class Transaction:
                 raise frozen
         self.ctx.pending = {s.path.absolute(): s.data for s in changed if s.kind != "state"}
         self.ctx.leaving = set(self._moves)
+        self.ctx.listed = self._listed
         # the record regions this write renders: those of the kinds of records it writes or moves
         self._touched = {s.kind for s in changed if s.kind != "state"} | {m.kind for m in self._moves.values()}
         try:
@@ -199,6 +215,7 @@ class Transaction:
         finally:
             self.ctx.pending = {}
             self.ctx.leaving = set()
+            self.ctx.listed = {}
         order = {"created": 0, "record": 1, "state": 2}
         pending.sort(
             key=lambda item: order["created" if item[0].created else "state" if item[0].kind == "state" else "record"]
