@@ -118,11 +118,13 @@ def _tree(
         identities = list(map(IDENTITY, infos))
         # Format 2: no references between objects, whose bookkeeping costs a third of the marshalling; the bytes
         # need only be the same for the same entries.
-        parts.append(marshal.dumps((relative, names, modes, identities), 2))
+        listed = marshal.dumps((relative, names, modes, identities), 2)
+        if keys is not None:  # the key then takes the folder's own key: its bytes are digested once
+            keys[folder] = _hash(listed)
+            listed = keys[folder].encode("ascii")
+        parts.append(listed)
         if listings is not None:
             listings[folder] = (names, identities)
-        if keys is not None:
-            keys[folder] = _hash(parts[-1])
         if infos and max(max(map(_MTIME, infos)), max(map(_CTIME, infos))) > since:
             recent += [
                 f"{folder}{os.sep}{name}"
