@@ -22,10 +22,10 @@ on gets it from a setup step before each of its runs, not timed: `task done` a t
 a blocker added, `blocker list` and `session list` a record of their kind written (a blocker added and resolved, a
 session started and ended: a list runs right after a write to its folder, as `decision list` does in a round),
 `phase complete` a phase added at the end (so a pending phase is always left to start and the initiative never
-completes; the current phase is completed), `check, warm` and `validate, warm` a run of the
-same command (warm means nothing changed since it last ran; a run right after a write misses the findings memo
-and judges every file again from the cache's rows). Every round then measures the same thing, and the workspace
-stays as `planstate check` wants it.
+completes; the current phase is completed), `check, warm` and `validate, warm` a run of the same command (warm
+means nothing changed since it last ran), `check, after a write` a `decision add` (which changes STATE.md and one
+record folder: the check judges again only what changed). Every round then measures the same thing, and the
+workspace stays as `planstate check` wants it.
 """
 
 from __future__ import annotations
@@ -78,6 +78,7 @@ GOALS = {
     "session list": ("page", False),
     "resume": ("page", False),
     "check, warm": ("warm", False),
+    "check, after a write": ("warm", False),
     "validate, warm": ("warm", False),
     "check, cold": ("cold", True),
     "validate, cold": ("cold", True),
@@ -105,6 +106,10 @@ def commands(project: Path, show_id: str) -> dict[str, tuple[list[str], Setup | 
             setup([*ps, *words], project, exits=(0, 1))
 
         return warm
+
+    def written() -> None:  # a record added (and STATE.md's regions rendered) just before: the memo's key changed
+        words = ["--context", "bench", "--decision", "A decision before a check", "--reason", "measuring"]
+        setup([*ps, "decision", "add", *words], project)
 
     def task() -> None:
         setup([*ps, "task", "start", "A task to finish"], project)
@@ -148,6 +153,7 @@ def commands(project: Path, show_id: str) -> dict[str, tuple[list[str], Setup | 
         "session list": ([*ps, "session", "list"], session_written),
         "resume": ([*ps, "resume"], None),
         "check, warm": ([*ps, "check"], warmed("check")),
+        "check, after a write": ([*ps, "check"], written),
         "validate, warm": ([*ps, "validate"], warmed("validate")),
         "check, cold": ([*ps, "check"], cold),
         "validate, cold": ([*ps, "validate"], cold),

@@ -19,6 +19,7 @@ from gitutil import commit_all, git, new_repo
 from test_cache import broken_pair, findings, same_size_edit
 
 from planstate import Workspace
+from planstate.check.memo import ROWS_FROM
 from planstate.store.memo import VERSION
 
 MARK = "made up, so that only the memo can have said it"
@@ -263,8 +264,8 @@ def cold_brief(run: Run, project: Path, env: dict[str, str] | None = None) -> di
 
 
 def mark_brief(project: Path) -> None:
-    """Say in the memo of the brief's records that there are MARKED decisions."""
-    (path,) = (project / ".planning" / ".local" / "cache").glob(f"memo-resume-*-v{VERSION}.json")
+    """Say in the memo of the brief's decisions that there are MARKED of them."""
+    (path,) = (project / ".planning" / ".local" / "cache").glob(f"memo-resume-decision-*-v{VERSION}.json")
     head, body = path.read_text(encoding="utf-8").split("\n", 1)
     records = json.loads(json.loads(body))  # the records as the front-matter cache encodes data, as a JSON string
     records["decisions"]["total"] = MARKED
@@ -316,3 +317,108 @@ def test_resume_judges_sessions_by_the_clock_and_the_heartbeats_on_every_hit(run
     assert decisions_total(again) == MARKED and again["last_session"] is None
     assert [s["agent"] for s in again["sessions"]["active"]] == ["w"]  # type: ignore[index]
     assert {**again, "decisions": alive["decisions"]} == cold_brief(run, project, LATER)
+
+
+# ---------------------------------------------------------------------------- the rows kept of each record
+
+
+def _rows(project: Path) -> list[Path]:
+    return sorted((project / ".planning" / ".local" / "cache").glob("rows-*.marshal"))
+
+
+def age_rows(project: Path) -> None:
+    """Say that every row kept of a record was read long after its file last changed (a check trusts an identity only
+    once it is older than the filesystem's timestamp tick, and the files of a test are all that recent)."""
+    import marshal
+
+    for path in _rows(project):
+        kept = list(marshal.loads(path.read_bytes()))
+        kept[5] = {name: at + 3_600_000_000_000 for name, at in kept[5].items()}
+        path.write_bytes(marshal.dumps(tuple(kept), 2))
+
+
+def mark_row(project: Path, record: Path) -> None:
+    """Add a made-up finding to the row kept of `record`: a check that shows it took that row instead of reading
+    the file."""
+    import marshal
+
+    for path in _rows(project):
+        kept = list(marshal.loads(path.read_bytes()))
+        if record.name in kept[6]:
+            kept[12].setdefault(record.name, []).append(
+                ["unknown-key", f".planning/decisions/{record.name}", 1, 1, MARK, "a hint", "x", None, None, None]
+            )
+            path.write_bytes(marshal.dumps(tuple(kept), 2))
+            return
+    raise AssertionError(f"no row kept of {record.name}")
+
+
+def same_as_without_cache(run: Run, project: Path, tmp_path: Path) -> list[dict[str, object]]:
+    """The findings of `check --json` in `project` (its kept rows aged first), and its resume brief, asserted equal
+    to those of a copy of it without `.local/`."""
+    age_rows(project)
+    brief = resume_brief(run, project)
+    found = findings(run, project)
+    other = tmp_path / "copy" / project.name
+    shutil.rmtree(other.parent, ignore_errors=True)
+    shutil.copytree(project, other, symlinks=True)
+    shutil.rmtree(other / ".planning" / ".local", ignore_errors=True)
+    assert brief == resume_brief(run, other)
+    assert found == findings(run, other)
+    return found
+
+
+def test_after_writes_and_edits_the_kept_rows_give_what_a_run_without_cache_finds(
+    run: Run, project: Path, tmp_path: Path
+) -> None:
+    """After a write, a check reads only the records whose stat identity changed and takes the others from the rows
+    it kept (check/recordmemo.py); the rules across records then run on the few that could break one. Through CLI
+    writes, hand edits (same size, mtime set back), a deleted file and a `git checkout`, each check finds what a
+    check of a copy without `.local/` finds. The kept rows are aged before each check, as if it ran two seconds
+    later (else a row of a file just written is read again)."""
+    from builders import blocker, session
+
+    repo = new_repo(project)
+    for i in range(100, 100 + ROWS_FROM):  # enough records for rows to be kept (fewer are read in full)
+        write_record(repo, "decision", decision(i))
+    paths = broken_pair(repo)  # a duplicate id and a decision superseding one that does not exist
+    write_record(repo, "decision", decision(20, phase=7))  # a phase outside the phases
+    misnamed = write_record(repo, "decision", decision(21))
+    misnamed.rename(misnamed.with_name("dec-renamed.md"))
+    write_record(repo, "blocker", blocker(1, affects=["phase-9", "dec-0000000000000", "phase-1"]))
+    write_record(repo, "session", session(1, resumed_from="ses-0000000000000"))
+    write_record(repo, "session", session(2, status="active", ended=None))
+    write_record(repo, "session", session(3, status="active", ended=None))
+    write_record(repo, "decision", decision(22, titel="A typo"))  # an unknown key
+    Workspace.find(repo).render()
+    commit_all(repo, "records")
+    first = same_as_without_cache(run, repo, tmp_path)
+    codes = {f["code"] for f in first}
+    assert {"duplicate-id", "missing-reference", "filename-id-mismatch", "unknown-key"} <= codes
+    assert {"multiple-active-sessions", "stale-session"} <= codes
+    assert _rows(repo)  # the run in full kept its rows
+
+    words = ("--context", "c", "--decision", "Use a queue", "--reason", "r", "--json")
+    added = json_data(exits(run("decision", "add", *words, cwd=repo)))
+    findings(run, repo)  # keeps the row of the decision just added with when it was read: too soon to vouch for it
+    (new,) = (repo / ".planning" / "decisions").glob(f"{added['id']}*.md")
+    mark_row(repo, new)
+    exits(run("set", "next_action", "Review the queue", cwd=repo))
+    assert MARK not in messages(findings(run, repo))  # read again: its row was not aged
+    same_as_without_cache(run, repo, tmp_path)
+    mark_row(repo, paths[3])
+    exits(run("set", "next_action", "Write the tests", cwd=repo))
+    age_rows(repo)
+    assert MARK in messages(findings(run, repo))  # the row kept of an unchanged record answered for it
+    same_size_edit(paths[3], "option 3", "option X")  # the same size and mtime: read again all the same
+    assert MARK not in messages(same_as_without_cache(run, repo, tmp_path))
+    exits(run("phase", "add", "Four", cwd=repo))  # more phases: another decision's phase may now exist
+    same_as_without_cache(run, repo, tmp_path)
+    same_size_edit(paths[4], "status: accepted", "status: accepte!")  # a record that does not validate
+    assert "schema-error" in {f["code"] for f in same_as_without_cache(run, repo, tmp_path)}
+    paths[6].unlink()  # the twin: no duplicate id any more
+    assert "duplicate-id" not in {f["code"] for f in same_as_without_cache(run, repo, tmp_path)}
+    git(repo, "checkout", "--quiet", "--", ".planning")  # the files as committed, behind our back
+    assert "duplicate-id" in {f["code"] for f in same_as_without_cache(run, repo, tmp_path)}
+    exits(run("blocker", "add", "--description", "Waiting", "--affects", "dec-0000000000001", cwd=repo))
+    same_as_without_cache(run, repo, tmp_path)

@@ -22,9 +22,10 @@ from planstate.check.reader import FileRead, Reader
 from planstate.model.kinds import RECORD_FOLDERS
 
 if TYPE_CHECKING:
+    from planstate.check import recordmemo
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
-    from planstate.store.memo import Inputs
+    from planstate.store.memo import Inputs, Listings
 
 # What other modules (and tests) take from here: the entry points, and the findings they return.
 __all__ = ["CODES", "FIXABLE", "STALE_AFTER", "Checker", "Finding", "Report", "check", "run"]
@@ -86,10 +87,15 @@ class Checker:
         self.active: list[recordrules.ActiveSession] = []  # active sessions seen by the last run
         self.reads: dict[Path, FileRead] = {}  # every file but the records the last run read, by path
         self.records: dict[Path, list[FileRead]] = {}  # the records the last run read, by folder
+        # The records' names when the last run took them from kept rows (recordmemo.py), not from `records`.
+        self.record_names: list[str] | None = None
         # The memo's key and name the last run was answered or kept under (None without one): a caller may keep
         # what it derives from the same files under the same key (the resume brief's records do).
         self.memo_key: Inputs | None = None
         self.memo_label = ""
+        self.listings: Listings = {}  # each folder's entries and identities, as the memo's key took them
+        self.listing_keys: dict[str, str] = {}  # the key of each folder's entries alone
+        self.rows: dict[Path, recordmemo.Folder] = {}  # the rows of each record folder the last run took
 
     def run(self, now: datetime | None = None, *, only: Initiative | None = None) -> list[Finding]:
         """Check every file of the workspace (or of the initiative `only`, and the workspace-wide rules); return
@@ -111,6 +117,8 @@ class Checker:
         self.active = []
         self.reads = {}
         self.records = {}
+        self.record_names = None
+        self.rows = {}
         self.reader.begin()
         self.ctx.prefetch_cache()  # one query instead of one per file
         initiatives = discover(self.ctx.root)
@@ -126,6 +134,88 @@ class Checker:
         if self.ctx.root.is_dir():
             self.ctx.save_cache()
         return ordered(self.findings)
+
+    def run_from_rows(
+        self, now: datetime | None, only: Initiative | None, listings: Listings, seen: int
+    ) -> list[Finding] | None:
+        """Check as `run_in_full` does, from the rows kept of each record folder (check/recordmemo.py): only the
+        records whose stat identity changed since are read (`listings` holds every folder's entries and identities,
+        taken at `seen`, ns); None when that cannot be done (then run in full). `records` is made when asked for."""
+        from planstate.check import recordmemo
+        from planstate.core.clock import now as clock_now
+        from planstate.store.initiatives import discover
+        from planstate.store.memo import code_key
+
+        code = code_key()
+        if code is None:
+            return None
+        self.now = now or clock_now()
+        self.findings = []
+        self.files = 0
+        self.active = []
+        self.reads = {}
+        self.records = {}
+        self.rows = {}
+        names: list[str] = []
+        self.reader.begin()
+        initiatives = discover(self.ctx.root)
+        try:
+            for initiative in initiatives:
+                if only is None or initiative.dir == only.dir:
+                    self.initiative_from_rows(initiative, listings, code, seen, names)
+        except recordmemo.Unkept:
+            return None
+        self.record_names = names
+        if len(initiatives) > 1:
+            self.workspace_rules()
+        if self.check_drivers:
+            self.findings += workspacerules.drivers(self.ctx, self.names())
+        self.reader.end()
+        if self.ctx.root.is_dir():
+            self.ctx.save_cache()  # the rows of the records read now serve the next process
+        return ordered(self.findings)
+
+    def initiative_from_rows(
+        self, initiative: Initiative, listings: Listings, code: str, seen: int, names: list[str]
+    ) -> None:
+        """Check an initiative as `initiative` does, from the rows kept of its records (see `run_from_rows`); add
+        its records' names to `names`."""
+        from planstate.check import recordmemo
+        from planstate.check.memo import finding
+
+        ctx = self.ctx
+        state = self.file(initiative.state_path, "state")
+        data = state.mapping if state.valid else None
+        folders: dict[str, list[recordmemo.Folder]] = {}
+        for kind in RECORD_FOLDERS:
+            folders[kind] = []
+            for where in (initiative.folder(kind), initiative.archive(kind)):
+                listed, listing = listings.get(str(where)), self.listing_keys.get(str(where))
+                found = recordmemo.folder(ctx, self.reader, where, kind, listed, code, seen, self.judge, listing)
+                folders[kind].append(found)
+                self.rows[where] = found
+                self.files += len(found.names)
+                prefix = ctx.cache_key(where) + "/"
+                names += [prefix + name for name in found.names]
+                self.findings += [finding(item) for items in found.findings.values() for item in items]
+        if self.check_regions and data is not None and not state.conflicts:
+            live = (folders[kind][0] for kind in RECORD_FOLDERS)
+            if any(shape != recordmemo.VALID for found in live for shape in set(found.shapes)):
+                # the regions would name what is wrong with them as a run in full names it: run in full
+                raise recordmemo.Unkept("a record is not valid")
+        if any(name.endswith(".tmp") for entries, _identities in listings.values() for name in entries):
+            self.findings += workspacerules.temp_files(ctx, initiative)  # else the memo's scan saw none to judge
+        log_path = initiative.history_path
+        log = self.file(log_path, "history") if log_path.exists() else None
+        self.findings += staterules.history(initiative, log, ctx.display(log_path), data)
+        assert self.now is not None
+        found_across, active = recordrules.cross(
+            ctx, initiative, folders, data, self.reader, self.now, self.stale_after
+        )
+        self.findings += found_across
+        self.active += active
+        if data is not None:
+            self.state_rules(initiative, state, data, None)
 
     def timed(self, now: datetime | None = None) -> list[Finding]:
         """The findings that depend on the clock (stale sessions) as of `now`, for the sessions the last run saw
@@ -164,6 +254,8 @@ class Checker:
     def names(self) -> list[str]:
         """Every file the last run read, by its path inside the workspace."""
         out = [self.ctx.cache_key(path) for path in self.reads]
+        if self.record_names is not None:
+            return out + self.record_names
         for folder, found in self.records.items():
             prefix = self.ctx.cache_key(folder) + "/"
             out += [prefix + read.name for read in found]
@@ -193,9 +285,10 @@ class Checker:
             self.state_rules(initiative, state, data, records)
 
     def state_rules(
-        self, initiative: Initiative, state: FileRead, data: dict[str, Any], records: dict[str, list[FileRead]]
+        self, initiative: Initiative, state: FileRead, data: dict[str, Any], records: dict[str, list[FileRead]] | None
     ) -> None:
-        """The rules of a valid STATE.md: derived copies, completion, resume files and regions."""
+        """The rules of a valid STATE.md: derived copies, completion, resume files and regions (planned from the
+        `records` read, else from the record files as a render plans them)."""
         self.findings += staterules.derived(initiative, state, data)
         self.findings += staterules.structure(initiative, state, data)
         self.findings += staterules.completion(state, data)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 # git config (the drivers) or which processes are alive (a temp file is left behind once its writer is gone):
 # computed afresh on every call, never memoized.
 FRESH = frozenset({"stale-session", "missing-file", "merge-driver-missing", "diff-driver-missing", "stale-temp-file"})
+ROWS_FROM = 100  # entries under `.planning/` from which a check keeps rows of its records (`worth_keeping`)
 # The error classes a memoized validation may hold (any other: the validation is not memoized).
 _ERRORS: dict[str, type[errors.PlanstateError]] = {
     cls.__name__: cls
@@ -46,19 +47,48 @@ def run(checker: Checker, now: datetime | None, only: Initiative | None) -> list
     ctx = checker.ctx
     label = _label(checker, only)
     listings: dict[str, Any] = {}
-    key, kept = _recall(ctx, label, listings)
-    checker.memo_key, checker.memo_label = key, label
+    keys: dict[str, str] = {}
+    key, kept = _recall(ctx, label, listings, keys)
+    checker.memo_key, checker.memo_label, checker.listings, checker.listing_keys = key, label, listings, keys
     if key is not None:
-        checker.reader.listed = listings  # the records' folders are not listed again
+        checker.reader.listed = dict(listings)  # the records' folders are not listed again (it takes each once)
     if kept is not None:
         answer = _answered(checker, kept, now, only, listings)
         if answer is not None:
             return answer
-    findings = checker.run_in_full(now, only=only)
+    rows = key is not None and worth_keeping(listings)
+    found = checker.run_from_rows(now, only, listings, key.seen) if key is not None and rows else None
+    if found is not None:
+        checker.records = _unread(checker, only)[1]
+    else:
+        found = checker.run_in_full(now, only=only)
+        if key is not None and rows:
+            _keep_rows(checker, key.seen, listings)
     checker.reader.listed = {}
     if key is not None:
-        _remember(ctx, label, key, _check_memo(checker, findings))
-    return findings
+        _remember(ctx, label, key, _check_memo(checker, found))
+    return found
+
+
+def worth_keeping(listings: dict[str, Any]) -> bool:
+    """Whether a workspace whose folders list these entries has enough of them to keep rows of its records
+    (check/recordmemo.py): below ROWS_FROM, reading its records costs less than loading and keeping rows."""
+    return sum(len(entries) for entries, _identities in listings.values()) >= ROWS_FROM
+
+
+def _keep_rows(checker: Checker, seen: int, listings: dict[str, Any]) -> None:
+    """Keep the rows of every record folder a run in full read (check/recordmemo.py), so that the next run after a
+    write reads only what changed."""
+    from planstate.check import recordmemo
+    from planstate.store.memo import code_key
+
+    code = code_key()
+    if code is None:
+        return
+    for folder, reads in checker.records.items():
+        if reads:
+            listed, listing = listings.get(str(folder)), checker.listing_keys.get(str(folder))
+            recordmemo.keep_reads(checker.ctx, folder, reads[0].kind, reads, listed, code, seen, listing)
 
 
 def _label(checker: Checker, only: Initiative | None) -> str:
@@ -90,12 +120,14 @@ def validated(ctx: Context, run: Callable[[Context, dict[str, Any]], Validation]
     return result
 
 
-def _recall(ctx: Context, name: str, listings: dict[str, Any] | None = None) -> tuple[Inputs | None, Any]:
+def _recall(
+    ctx: Context, name: str, listings: dict[str, Any] | None = None, keys: dict[str, str] | None = None
+) -> tuple[Inputs | None, Any]:
     """The key of the workspace's inputs now (None when it has none), and what the memo `name` holds under it
     (None when it holds nothing that can be trusted); each folder's entries go into `listings` (see memo.inputs)."""
     from planstate.store import memo
 
-    key = memo.inputs(ctx.root, name, listings)
+    key = memo.inputs(ctx.root, name, listings, keys)
     if key is None:
         return None, None
     kept = memo.recall(ctx.root, name, key)
@@ -132,7 +164,7 @@ def _check_memo(checker: Checker, findings: list[Finding]) -> dict[str, Any]:
     ]
     return {
         "files": checker.files,
-        "findings": [_finding_data(f) for f in findings if f.code not in FRESH],
+        "findings": [finding_data(f) for f in findings if f.code not in FRESH],
         "active": active,
         "resume": resume,
         "names": checker.names() if checker.check_drivers else [],  # only the drivers' rule reads them
@@ -151,7 +183,7 @@ def _answered(
     ctx, reader = checker.ctx, checker.reader
     when = now or clock_now()
     try:
-        found = [_finding(item) for item in kept["findings"]]
+        found = [finding(item) for item in kept["findings"]]
         active: list[recordrules.ActiveSession] = []
         for folder, name, shown, record_id, started in kept["active"]:
             read = reader.unread(ctx.root / folder, name, shown, "session", {"id": record_id, "status": "active"})
@@ -245,14 +277,14 @@ class Later(dict[K, V]):
         return dict.__contains__(self, key) or key in self._makers
 
 
-def _finding_data(finding: Finding) -> list[Any]:
+def finding_data(finding: Finding) -> list[Any]:
     """A finding as the memo keeps it."""
     f = finding
     initiative = str(f.initiative) if f.initiative is not None else None
     return [f.code, f.file, f.line, f.column, f.message, f.hint, f.field, initiative, f.can_fix, f.stable]
 
 
-def _finding(item: list[Any]) -> Finding:
+def finding(item: list[Any]) -> Finding:
     """A finding the memo kept."""
     from planstate.check.findings import Finding
 

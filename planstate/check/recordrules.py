@@ -5,6 +5,7 @@ Sessions are checked against the clock too: an active session whose heartbeat is
 
 from __future__ import annotations
 
+from collections.abc import Container
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,8 @@ from planstate.model import verdicts
 from planstate.model.kinds import State, phase_numbers, phase_reference, record_reference
 
 if TYPE_CHECKING:
+    from planstate.check.reader import Reader
+    from planstate.check.recordmemo import Folder
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
 
@@ -56,10 +59,15 @@ def identities(ctx: Context, records: Records) -> tuple[list[Finding], dict[str,
     return out, ids
 
 
+def name_matches(name: str, record_id: str) -> bool:
+    """Whether a record's file name is `<id>.md` or `<id>-<slug>.md`."""
+    return name == f"{record_id}.md" or name.startswith(f"{record_id}-")
+
+
 def _file_name(found: FileRead, record_id: str) -> list[Finding]:
     """A record whose file name is neither `<id>.md` nor `<id>-<slug>.md`."""
     name = found.name
-    if name == f"{record_id}.md" or name.startswith(f"{record_id}-"):
+    if name_matches(name, record_id):
         return []
     message = f"the file name {name} does not start with its id {record_id}"
     hint = f"rename the file to start with '{record_id}-' (`git mv`), or correct the id"
@@ -67,7 +75,7 @@ def _file_name(found: FileRead, record_id: str) -> list[Finding]:
 
 
 def decision_references(
-    found: FileRead, decisions: dict[str, FileRead], numbers: range | None, folder: str
+    found: FileRead, decisions: Container[str], numbers: range | None, folder: str
 ) -> list[Finding]:
     """A decision's `supersedes` or `superseded_by` naming a missing decision (of `folder`), and a `phase` outside
     the phase `numbers`."""
@@ -86,7 +94,7 @@ def decision_references(
     return out
 
 
-def session_references(found: FileRead, sessions: dict[str, FileRead]) -> list[Finding]:
+def session_references(found: FileRead, sessions: Container[str]) -> list[Finding]:
     """A session's `resumed_from` naming a missing session."""
     target = found.data.get("resumed_from")
     if not isinstance(target, str) or target in sessions:
@@ -119,6 +127,72 @@ def _affected(found: FileRead, index: int, item: str, numbers: range | None, eve
         message = f"affects names record {record_id}, which does not exist in this initiative"
         out.append(found.finding("missing-reference", ["affects", index], message, "correct the id or remove the item"))
     return out
+
+
+def cross(
+    ctx: Context,
+    initiative: Initiative,
+    folders: dict[str, list[Folder]],
+    state: dict[str, Any] | None,
+    reader: Reader,
+    now: datetime,
+    stale_after: float,
+) -> tuple[list[Finding], list[ActiveSession]]:
+    """What `references` and `sessions` find, from the rows a check kept of each record folder (live, then archived,
+    by kind; check/recordmemo.py): each rule runs on the records that could break it alone (a repeated id or a file
+    name that does not start with it, a decision's phase outside the phases, a record naming another, an active
+    session), which finds what running it on every record finds."""
+    from collections import Counter
+
+    from planstate.check.recordmemo import NO_MAPPING, reads_of
+
+    made: dict[tuple[int, str], FileRead] = {}
+
+    def reads(found: Folder, names: list[str]) -> list[FileRead]:
+        missing = [name for name in names if (id(found), name) not in made]
+        for name, read in zip(missing, reads_of(reader, found, missing), strict=True):
+            made[id(found), name] = read
+        return [made[id(found), name] for name in names]
+
+    suspects: dict[str, list[FileRead]] = {}
+    ids: dict[str, set[str]] = {}
+    for kind, found_all in folders.items():
+        usable: list[str | None] = []
+        for found in found_all:
+            if NO_MAPPING in found.shapes:
+                usable += [i for i, shape in zip(found.ids, found.shapes, strict=True) if shape != NO_MAPPING]
+            else:
+                usable += found.ids
+        present = [i for i in usable if i is not None] if None in usable else usable
+        ids[kind] = unique = {i for i in present if i is not None}
+        repeated = {i for i, count in Counter(present).items() if count > 1} if len(unique) < len(present) else set()
+        suspects[kind] = []
+        for found in found_all:
+            picked = set(found.misnamed)
+            if repeated:
+                rows = zip(found.names, found.ids, found.shapes, strict=True)
+                picked |= {name for name, i, shape in rows if i in repeated and shape != NO_MAPPING}
+            suspects[kind] += reads(found, sorted(picked))
+    out, _ids = identities(ctx, suspects)
+    every_id = {record_id for by_kind in ids.values() for record_id in by_kind}
+    numbers = phase_numbers(State(state)) if state is not None else None
+    folder = ctx.display(initiative.folder("decision")) + "/"
+    for found in folders["decision"]:
+        chosen = set(found.facts)
+        outside = {p for p in set(found.phases) if p is not None and p not in numbers} if numbers is not None else ()
+        if outside:
+            chosen |= {name for name, p in zip(found.names, found.phases, strict=True) if p in outside}
+        for read in reads(found, sorted(chosen)):
+            out += decision_references(read, ids["decision"], numbers, folder)
+    for found in folders["session"]:
+        for read in reads(found, sorted(found.facts)):
+            out += session_references(read, ids["session"])
+    for found in folders["blocker"]:
+        for read in reads(found, sorted(found.facts)):
+            out += blocker_references(read, numbers, every_id)
+    active = [read for found in folders["session"] for read in reads(found, sorted(found.facts))]
+    more, seen = sessions(ctx, [read for read in active if read.data.get("status") == "active"], now, stale_after)
+    return out + more, seen
 
 
 # ---------------------------------------------------------------------------- sessions

@@ -21,9 +21,14 @@ Loader = Callable[[str], tuple[Sequence[dict[str, Any]], list[str]]]
 
 
 def regions(
-    ctx: Context, initiative: Initiative, state: FileRead, data: dict[str, Any], records: dict[str, list[FileRead]]
+    ctx: Context,
+    initiative: Initiative,
+    state: FileRead,
+    data: dict[str, Any],
+    records: dict[str, list[FileRead]] | None,
 ) -> list[Finding]:
-    """Plan a render of STATE.md's regions from the files this check read, and report what it would do or cannot."""
+    """Plan a render of STATE.md's regions from the records this check read (None: from the record files, as a
+    render plans it), and report what it would do or cannot."""
     from planstate.render.bodies import split_body
     from planstate.render.regions import plan
     from planstate.render.sources import Sources
@@ -33,7 +38,8 @@ def regions(
     body, body_line = split_body(state.raw)
     if not has_markers(body):
         return []
-    result = plan(Sources(data, ctx, initiative, loader=_loader(ctx, records)), body, body_line)
+    loader = _loader(ctx, records) if records is not None else None
+    result = plan(Sources(data, ctx, initiative, loader=loader), body, body_line)
     hint = "fix or delete the marker lines; planstate leaves the text around them alone until then"
     out = [Finding("malformed-region", state.shown, line, None, message, hint) for line, message in result.troubles]
     for outcome in result.outcomes:

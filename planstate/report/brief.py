@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from planstate.check.reader import FileRead
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
+    from planstate.store.memo import Inputs
     from planstate.store.recordfiles import Summary
 
 RECENT_DECISIONS = 5
@@ -156,10 +157,8 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     out.current_phase = _current_phase(state, when, entries)
     out.timing = _timing(state, out.current_phase)
     out.checkpoints = _failed_checkpoints(state)
-    part = _recalled(ctx, checker)
-    if part is None:
-        part = _records(ctx, initiative, state, dict(checker.records.items()), when)
-        _keep(ctx, checker, part)
+    part = _parts(ctx, checker, initiative, when)
+    part["blocked"] = _blocked(ctx, state, [_Open(*item) for item in part["open"]], initiative.folder("blocker"))
     blocked = [dict(item) for item in part["blocked"]]
     out.escalate = verdicts.escalate(state, blocked)
     out.status = verdicts.status(state, blocked, out.timing["possibly_stalled"])
@@ -177,7 +176,7 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     out.files_modified = _files(ctx, state)
     out.key_implementations = [shorten(item) for item in state.resume_context.key_implementations]
     out.notes = notes(state_read.raw or b"")
-    open_blockers = [Item(record_id, data, None) for record_id, data in part["open"]]
+    open_blockers = [Item(record_id, data, None) for record_id, _name, data, _identified in part["open"]]
     ended = [{"ended": part["ended"]}] if part["ended"] is not None else []
     sessions_data = [*ended, *(item.data for item in active)]  # the latest end and the active ones: all it reads
     out.verification = doubts.verify(ctx, state, open_blockers, sessions_data) + doubts.typos(findings)
@@ -185,14 +184,49 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     return out
 
 
-def _records(
-    ctx: Context, initiative: Initiative, state: State, read: dict[Path, list[FileRead]], when: datetime
+def _parts(ctx: Context, checker: Checker, initiative: Initiative, when: datetime) -> dict[str, Any]:
+    """What the brief derives from each kind of record alone (`_PARTS`), whatever STATE.md, the clock and the
+    heartbeats say, each from its memo (kept under the key of its folder's entries, as the checks just listed them:
+    a write to one folder leaves the others' parts as they were), else computed now and kept."""
+    read = dict(checker.records.items())  # the folders the checks read whole (none when they answered from memos)
+    out: dict[str, Any] = {}
+    for kind, part in _PARTS.items():
+        name, key = _part_key(ctx, checker, initiative, kind)
+        found = _recalled(ctx, name, key, _KEYS[kind])
+        if found is None:
+            rows = kind == "decision" and initiative.folder(kind) not in read  # else the checks read it whole
+            found = _decisions_from_rows(ctx, checker, initiative) if rows else None
+            if found is None:
+                found = part(ctx, initiative, read, when)
+            _keep(ctx, name, key, found)
+        out.update(found)
+    return out
+
+
+def _blocker_part(
+    ctx: Context, initiative: Initiative, read: dict[Path, list[FileRead]], when: datetime
 ) -> dict[str, Any]:
-    """What the brief derives from the records (and STATE.md) alone, whatever the clock and the heartbeats say: the
-    blocked phases, the open blockers (and their facts the doubts read), the decisions, the sessions that are
-    `active`, the newest one that is not, and the latest end of any. As plain data: the memo keeps it (`_keep`)."""
+    """The open blockers (and the facts of each that say which phases it blocks), as plain data."""
     blockers, blockers_unusable, known = _summaries(ctx, initiative, "blocker", read)
     open_blockers = _with_facts(ctx, [s for s in blockers if s.status in OPEN_BLOCKERS], known)
+    return {
+        "blockers": _blockers(ctx, open_blockers, len(blockers), blockers_unusable),
+        "open": [
+            [
+                r.id,
+                r.summary.name if r.summary is not None else r.name,
+                {k: r.data[k] for k in ("status", "affects") if k in r.data},
+                r.data.get("identified"),
+            ]
+            for r in open_blockers
+        ],
+    }
+
+
+def _session_part(
+    ctx: Context, initiative: Initiative, read: dict[Path, list[FileRead]], when: datetime
+) -> dict[str, Any]:
+    """The sessions that are `active`, the newest one that is not, the latest end of any, and the counts."""
     sessions, sessions_unusable, known = _summaries(ctx, initiative, "session", read)
     session_items = _with_facts(ctx, sessions, known)
     earliest = datetime.min.replace(tzinfo=when.tzinfo)
@@ -201,10 +235,6 @@ def _records(
     newest = _whole(ctx, max(over, key=lambda r: _started(r, earliest))) if over else None
     ends = [end for r in session_items if (end := parse_datetime(r.data.get("ended"))) is not None]
     return {
-        "blocked": _blocked(ctx, state, open_blockers),
-        "blockers": _blockers(ctx, open_blockers, len(blockers), blockers_unusable),
-        "open": [[r.id, {k: r.data[k] for k in ("status", "affects") if k in r.data}] for r in open_blockers],
-        "decisions": _decisions(ctx, *_summaries(ctx, initiative, "decision", read)[:2]),
         "sessions": [len(session_items), sessions_unusable],
         "active": [[r.id, r.data] for r in active],
         "newest": [newest.id, newest.data] if newest is not None else None,
@@ -212,45 +242,85 @@ def _records(
     }
 
 
-def _memo_name(checker: Checker) -> str:
-    """The name of the memo of the brief's records, kept beside (and under the key of) its checks' findings."""
-    return f"resume-{checker.memo_label}"
+def _decision_part(
+    ctx: Context, initiative: Initiative, read: dict[Path, list[FileRead]], when: datetime
+) -> dict[str, Any]:
+    """The decisions that still hold, newest first, and the counts."""
+    return {"decisions": _decisions(ctx, *_summaries(ctx, initiative, "decision", read)[:2])}
 
 
-def _recalled(ctx: Context, checker: Checker) -> dict[str, Any] | None:
-    """The brief's records (`_records`) from their memo, kept under the key the checks just took (so no file changed
-    since); None when it holds none."""
+def _decisions_from_rows(ctx: Context, checker: Checker, initiative: Initiative) -> dict[str, Any] | None:
+    """The decisions part from the rows the checks keep of the decisions folder (check/recordmemo.py: after a write,
+    only the records it changed are read); None when they cannot be had."""
+    from planstate.check.recordmemo import VALID, current
+
+    found = current(checker, initiative.folder("decision"), "decision")
+    if found is None:
+        return None
+    valid = [i for i, shape in enumerate(found.shapes) if shape == VALID]
+    status = [str(found.statuses[i]) for i in valid]
+    live = [i for i, current in zip(valid, status, strict=True) if current not in HIDDEN_DECISIONS]
+    orders, ids, names = found.orders, found.ids, found.names
+    newest = heapq.nlargest(RECENT_DECISIONS, live, key=lambda i: (orders[i], str(ids[i])))
+    make, where = recordfiles.Summary, found.folder
+    shown = [make(where, names[i], str(ids[i]), orders[i], found.statuses[i], "", None, False) for i in newest]
+    return {"decisions": _decisions_shown(ctx, shown, status, len(found.names) - len(valid))}
+
+
+_PARTS = {"blocker": _blocker_part, "session": _session_part, "decision": _decision_part}
+_KEYS = {
+    "blocker": {"blockers", "open"},
+    "session": {"sessions", "active", "newest", "ended"},
+    "decision": {"decisions"},
+}
+
+
+def _part_key(ctx: Context, checker: Checker, initiative: Initiative, kind: str) -> tuple[str, Inputs | None]:
+    """The name of the memo of the brief's part about `kind` and the key of its folder's entries as the checks
+    listed them (None when they did not: the part is then computed, and not kept)."""
+    from planstate.core.digests import blake2b_hex
+    from planstate.store import memo
+
+    folder = initiative.folder(kind)
+    name = f"resume-{kind}-{blake2b_hex(ctx.cache_key(folder).encode('utf-8'), 6)}"
+    listed = checker.listings.get(str(folder))
+    if checker.memo_key is None or listed is None:
+        return name, None
+    key = checker.listing_keys.get(str(folder))
+    return name, memo.listed_inputs(str(folder), name, listed, checker.memo_key.seen, key)
+
+
+def _recalled(ctx: Context, name: str, key: Inputs | None, keys: set[str]) -> dict[str, Any] | None:
+    """A part of the brief from its memo `name`, kept under `key` (so no file of its folder changed since); None
+    when it holds none of the shape `keys` say."""
     from planstate.store import cache, memo
 
-    if checker.memo_key is None:
+    if key is None:
         return None
-    kept = memo.recall(ctx.root, _memo_name(checker), checker.memo_key)
+    kept = memo.recall(ctx.root, name, key)
     if not isinstance(kept, str):
         return None
     try:
         part = cache.decode(kept)
     except ValueError:
         return None
-    return part if isinstance(part, dict) and part.keys() == _PARTS else None
+    return part if isinstance(part, dict) and part.keys() == keys else None
 
 
-_PARTS = {"blocked", "blockers", "open", "decisions", "sessions", "active", "newest", "ended"}
-
-
-def _keep(ctx: Context, checker: Checker, part: dict[str, Any]) -> None:
-    """Keep the brief's records under the key the checks took before reading any file, when they survive the
-    round trip exactly (dates and times as the front-matter cache keeps them)."""
+def _keep(ctx: Context, name: str, key: Inputs | None, part: dict[str, Any]) -> None:
+    """Keep a part of the brief as the memo `name` under the key taken before any of its files was read, when it
+    survives the round trip exactly (dates and times as the front-matter cache keeps them)."""
     from planstate.store import cache, memo
     from planstate.text.plaindata import same
 
-    if checker.memo_key is None:
+    if key is None:
         return
     try:
         text = cache.encode_known(part)
     except (TypeError, ValueError):
         return
     if same(cache.decode(text), part):
-        memo.remember(ctx.root, _memo_name(checker), checker.memo_key, text)
+        memo.remember(ctx.root, name, key, text)
 
 
 def _started(record: Item, earliest: datetime) -> tuple[datetime, str]:
@@ -265,6 +335,7 @@ class Item(NamedTuple):
     id: str
     data: dict[str, Any]
     summary: Summary | None
+    name: str | None = None  # its file's name, when `summary` is None
 
 
 def _summaries(
@@ -310,7 +381,7 @@ def _with_facts(ctx: Context, summaries: list[Summary], known: dict[str, dict[st
             continue
         whole = recordfiles.mapping(ctx, summary.path, [])
         if whole is not None:
-            out.append(Item(summary.id, whole, None))
+            out.append(Item(summary.id, whole, None, summary.name))
     return out
 
 
@@ -320,12 +391,29 @@ def _whole(ctx: Context, item: Item) -> Item:
     if item.summary is None:
         return item
     data = recordfiles.mapping(ctx, item.summary.path, [])
-    return Item(item.id, data, None) if data is not None else item
+    return Item(item.id, data, None, item.summary.name) if data is not None else item
 
 
-def _blocked(ctx: Context, state: State, open_blockers: list[Item]) -> list[dict[str, Any]]:
-    """The blocked phases, judged from the open blockers' facts (verdicts.blocked_by_facts)."""
-    return verdicts.blocked_by_facts(state, open_blockers, lambda r: (r.id, _whole(ctx, r).data))
+class _Open(NamedTuple):
+    """An open blocker as the brief's memo keeps it: its id, its file's name, the facts that say which phases it
+    blocks (status, affects), and when it was identified (the order of a phase's blockers)."""
+
+    id: str
+    name: str | None
+    facts: dict[str, Any]
+    identified: Any
+
+
+def _blocked(ctx: Context, state: State, open_blockers: list[_Open], folder: Path) -> list[dict[str, Any]]:
+    """The blocked phases, judged from the open blockers' facts (verdicts.blocked_by_facts); a blocker that blocks
+    one is read whole (for its title), or stays its facts when it can no longer be read."""
+
+    def whole(r: _Open) -> tuple[str, dict[str, Any]]:
+        data = recordfiles.mapping(ctx, folder / r.name, []) if r.name is not None else None
+        return r.id, data if data is not None else {**r.facts, "identified": r.identified}
+
+    known = [(r.id, {**r.facts, "identified": r.identified}, r) for r in open_blockers]
+    return verdicts.blocked_by_facts(state, known, lambda k: whole(k[2]))
 
 
 # What makes a state untrustworthy, most serious first: a merge left half done, a file that cannot be read, a
@@ -473,6 +561,12 @@ def _decisions(ctx: Context, valid: list[Summary], unusable: int) -> dict[str, A
     status = [str(summary.status) for summary in valid]
     live = [summary for summary, current in zip(valid, status, strict=True) if current not in HIDDEN_DECISIONS]
     newest = heapq.nlargest(RECENT_DECISIONS, live, key=lambda summary: (summary.order, summary.id))
+    return _decisions_shown(ctx, newest, status, unusable)
+
+
+def _decisions_shown(ctx: Context, newest: list[Summary], status: list[str], unusable: int) -> dict[str, Any]:
+    """The decisions part: the `newest` decisions that still hold (each read whole), and the counts of the valid
+    ones by `status` (one each) and of those that cannot be used."""
     shown = [
         {
             "id": r.id,
@@ -486,7 +580,7 @@ def _decisions(ctx: Context, valid: list[Summary], unusable: int) -> dict[str, A
         for r in (_whole(ctx, Item(summary.id, {}, summary)) for summary in newest)
     ]
     return {
-        "total": len(valid),
+        "total": len(status),
         "superseded": status.count("superseded"),
         "rejected": status.count("rejected"),
         "unreadable": unusable,

@@ -24,7 +24,7 @@ import marshal
 import os
 import stat
 import time
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -37,6 +37,7 @@ Listings = dict[str, tuple[list[str], list[Identity]]]  # a folder's entries and
 _MTIME = attrgetter("st_mtime_ns")
 _CTIME = attrgetter("st_ctime_ns")
 _MODE = attrgetter("st_mode")
+_AT = (itemgetter(3), itemgetter(4))  # an identity's mtime and ctime
 
 
 class Inputs(NamedTuple):
@@ -48,20 +49,25 @@ class Inputs(NamedTuple):
     recent: list[tuple[str, str | None]]
 
 
-def inputs(root: Path, label: str, listings: Listings | None = None) -> Inputs | None:
+def inputs(
+    root: Path, label: str, listings: Listings | None = None, keys: dict[str, str] | None = None
+) -> Inputs | None:
     """The key of every input of a whole-workspace command run as `label` on the workspace `root` (`.planning/`);
     None when the tree holds a link or a special file, or cannot be listed (the command then runs in full). Each
-    folder's entries and their stat identities go into `listings` (when given): a reader need not take them again."""
-    return _inputs(root, label, LOCAL, listings)
+    folder's entries and their stat identities go into `listings` (when given): a reader need not take them again;
+    and the key of those of each folder alone into `keys` (when given: see `listed_inputs`)."""
+    return _inputs(root, label, LOCAL, listings, keys)
 
 
 def folder_inputs(folder: Path, label: str, *, leave_out: str | None = None) -> Inputs | None:
     """The key of every entry under one `folder` (but the entry `leave_out` at its top) and of planstate's own files,
     for what a command run as `label` derives from that folder alone (a list of its records); None as for `inputs`."""
-    return _inputs(folder, label, leave_out, None)
+    return _inputs(folder, label, leave_out, None, None)
 
 
-def _inputs(root: Path, label: str, top: str | None, listings: Listings | None) -> Inputs | None:
+def _inputs(
+    root: Path, label: str, top: str | None, listings: Listings | None, keys: dict[str, str] | None
+) -> Inputs | None:
     """The key of the entries under `root` (but `top` at its top) and of planstate's own files (see `inputs`)."""
     from planstate.core.digests import blake2b_hex
 
@@ -69,7 +75,7 @@ def _inputs(root: Path, label: str, top: str | None, listings: Listings | None) 
     parts = [marshal.dumps((VERSION, str(root), label))]
     recent: list[str] = []
     since = seen - RACY_NS
-    if not _tree(root, parts, recent, since, top=top, listings=listings) or not _code(parts, recent, since):
+    if not _tree(root, parts, recent, since, top=top, listings=listings, keys=keys) or not _code(parts, recent, since):
         return None
     digests = [(name, _digest(name)) for name in recent]
     return Inputs(blake2b_hex(b"".join(parts), 16), seen, digests)
@@ -84,6 +90,7 @@ def _tree(
     top: str | None = None,
     anywhere: str | None = None,
     listings: Listings | None = None,
+    keys: dict[str, str] | None = None,
 ) -> bool:
     """Add to `parts` the names, modes and stat identities of every entry under `root` (but the entry `top` at its
     top, and entries named `anywhere` at any depth), folder by folder, through one descriptor each, and to `recent`
@@ -111,7 +118,11 @@ def _tree(
         identities = list(map(IDENTITY, infos))
         # Format 2: no references between objects, whose bookkeeping costs a third of the marshalling; the bytes
         # need only be the same for the same entries.
-        parts.append(marshal.dumps((relative, names, modes, identities), 2))
+        listed = marshal.dumps((relative, names, modes, identities), 2)
+        if keys is not None:  # the key then takes the folder's own key: its bytes are digested once
+            keys[folder] = _hash(listed)
+            listed = keys[folder].encode("ascii")
+        parts.append(listed)
         if listings is not None:
             listings[folder] = (names, identities)
         if infos and max(max(map(_MTIME, infos)), max(map(_CTIME, infos))) > since:
@@ -135,13 +146,79 @@ def _tree(
 def _code(parts: list[bytes], recent: list[str], since: int) -> bool:
     """Add to `parts` the identities of planstate's own files (its rules and built-in templates: an install of
     another version changes them, and so does an edit of an editable install), and to `recent` those changed after
-    `since`; tell whether they could all be listed."""
-    package = Path(__file__).parent.parent  # planstate/, above this module's store/
-    for folder in (package, package.parent / "templates"):
-        # bytecode comes and goes beside the sources
-        if folder.is_dir() and not _tree(folder, parts, recent, since, anywhere="__pycache__"):
-            return False
+    `since`; tell whether they could all be listed. Listed once per process (a command keys several memos)."""
+    global _CODE
+    if _CODE is None:
+        listed: list[bytes] = []
+        changed: list[str] = []
+        first = time.time_ns() - 60 * RACY_NS  # what is older than this is not recent for any key this process takes
+        package = Path(__file__).parent.parent  # planstate/, above this module's store/
+        for folder in (package, package.parent / "templates"):
+            # bytecode comes and goes beside the sources
+            if folder.is_dir() and not _tree(folder, listed, changed, first, anywhere="__pycache__"):
+                return False
+        _CODE = (listed, [(name, _changed_at(name)) for name in changed])
+    listed, changed_at = _CODE
+    parts += listed
+    recent += [name for name, at in changed_at if at > since]
     return True
+
+
+_CODE: tuple[list[bytes], list[tuple[str, int]]] | None = None  # planstate's own files as `_code` listed them
+
+
+def _changed_at(name: str) -> int:
+    """When the file `name` last changed (ns; now, when it cannot be looked at)."""
+    try:
+        info = os.lstat(name)
+    except OSError:
+        return time.time_ns()
+    return max(info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _hash(data: bytes) -> str:
+    """The digest of some bytes, as keys are made."""
+    from planstate.core.digests import blake2b_hex
+
+    return blake2b_hex(data, 16)
+
+
+def listed_inputs(
+    folder: str, label: str, listed: tuple[list[str], list[Identity]], seen: int, key: str | None = None
+) -> Inputs | None:
+    """The key of one folder's entries as `inputs` listed them at `seen` (ns; `listed`, from its `listings`) and of
+    planstate's own files, for what a command run as `label` derives from that folder alone; its recent files are
+    those of the folder changed within the timestamp tick of `seen` (and planstate's own files changed since); None
+    when planstate's own files cannot be listed. `key`, the key `inputs` took of that listing, spares digesting it
+    again."""
+    from planstate.core.digests import blake2b_hex
+
+    names, identities = listed
+    listing = key.encode("ascii") if key is not None else marshal.dumps((names, identities), 2)
+    parts = [marshal.dumps((VERSION, folder, label)), listing]
+    since = seen - RACY_NS
+    recent = []
+    if identities and max(max(map(_AT[0], identities)), max(map(_AT[1], identities))) > since:
+        recent = [
+            f"{folder}{os.sep}{name}"
+            for name, identity in zip(names, identities, strict=True)
+            if max(identity[3], identity[4]) > since
+        ]
+    if not _code(parts, recent, since):
+        return None
+    return Inputs(blake2b_hex(b"".join(parts), 16), seen, [(name, _digest(name)) for name in recent])
+
+
+def code_key() -> str | None:
+    """The key of planstate's own files (as `inputs` takes them), for what is kept of single files between runs;
+    None when they cannot be listed or one changed too recently for its identity to vouch for it."""
+    from planstate.core.digests import blake2b_hex
+
+    parts = [marshal.dumps(VERSION)]
+    recent: list[str] = []
+    if not _code(parts, recent, time.time_ns() - RACY_NS) or recent:
+        return None
+    return blake2b_hex(b"".join(parts), 16)
 
 
 def _digest(name: str) -> str | None:

@@ -1,0 +1,429 @@
+"""What a check keeps of each record file between runs, by its stat identity: after a write, only what changed is read.
+
+When the findings memo (memo.py) misses because some file changed, a check need not judge every
+record again: for each record folder it keeps, in `.planning/.local/cache/rows-<folder>-v1.marshal`,
+each record's name and stat identity with what the rules need of it, by column (`Folder`): its id,
+whether its front matter is a mapping and valid, a decision's phase, its facts when it names another
+record or is an active session, what the per-file rules found in it, whether its file name starts
+with its id, and its status and order (the resume brief's decisions come from those). A record whose
+identity is the one kept is not read; the others are read and judged now. The rules across records
+(duplicate ids, file names, references, active sessions) then run on the few records that could break
+one (recordrules.cross), which finds exactly what running them on every record finds. As for the
+front-matter cache's rows, an identity taken less than the filesystem's timestamp tick after its file
+last changed does not vouch for the bytes read (cache.settled): such a row is kept with when it was
+read and read again next time. The rows are kept under the identity of planstate's own files, so
+another version judges every record again; with none kept, or many records changed, the check runs in
+full (through the cache's rows, all fetched at once) and keeps them. Losing or corrupting them
+costs only time.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import marshal
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from planstate.check.memo import finding_data
+from planstate.check.recordrules import name_matches
+from planstate.model.kinds import to_json
+from planstate.store import recordfiles
+from planstate.store.cache import settled
+
+if TYPE_CHECKING:
+    from planstate.check.checks import Checker
+    from planstate.check.reader import FileRead, Reader
+    from planstate.store.cache import Identity
+    from planstate.store.context import Context
+
+VERSION = 1  # bump whenever what a row holds changes
+MAX_CHANGED = 64  # records changed in a folder above which a run in full is faster than judging them one by one
+NO_MAPPING, INVALID, VALID = 0, 1, 2  # a row's front matter: no mapping, a mapping with schema problems, valid
+
+
+class Unkept(Exception):
+    """What a check needs of a record cannot be had from kept rows: the check runs in full."""
+
+
+class Row(NamedTuple):
+    """What the rules need of one record file: its id (None unless text), how its front matter is (`VALID`...), a
+    decision's phase number (None unless an integer), its facts as the cache's JSON when it names another record or
+    is an active session (else None), the data of what the per-file rules found in it, and whether its file name
+    does not start with its id; and its status and order, as its summary has them."""
+
+    id: str | None
+    shape: int
+    phase: int | None
+    facts: str | None
+    findings: list[list[Any]]
+    misnamed: bool
+    status: str | None  # its status, when text
+    order: str  # what the regions order it by (its summary's order: recordfiles.ORDER)
+
+
+class Folder(NamedTuple):
+    """A record folder as a check sees it: its record files' names in name order and, by column, their rows (the
+    rare parts by name)."""
+
+    folder: Path
+    kind: str
+    shown: str  # the folder as findings show it, with a trailing separator
+    names: list[str]
+    ids: list[str | None]
+    shapes: list[int]
+    phases: list[int | None]
+    facts: dict[str, str]
+    findings: dict[str, list[list[Any]]]
+    misnamed: list[str]
+    statuses: list[str | None]
+    orders: list[str]
+
+    def row(self, index: int) -> Row:
+        """The row of the record at `index`."""
+        name = self.names[index]
+        return Row(
+            self.ids[index],
+            self.shapes[index],
+            self.phases[index],
+            self.facts.get(name),
+            self.findings.get(name, []),
+            name in self.misnamed,
+            self.statuses[index],
+            self.orders[index],
+        )
+
+
+def row_of(read: FileRead) -> Row | None:
+    """The row of a record read (and judged); None when its facts cannot be kept exactly."""
+    data = read.mapping
+    findings = [finding_data(f) for f in read.findings or ()]
+    if data is None:
+        return Row(None, NO_MAPPING, None, None, findings, False, None, "")
+    record_id = data.get("id")
+    record_id = record_id if isinstance(record_id, str) else None
+    phase = data.get("phase") if read.kind == "decision" else None
+    facts = None
+    if names_another(data) or (read.kind == "session" and data.get("status") == "active"):
+        facts = _facts_text(recordfiles.facts(data))
+        if facts is None:
+            return None
+    return Row(
+        record_id,
+        VALID if read.valid else INVALID,
+        phase if isinstance(phase, int) and not isinstance(phase, bool) else None,
+        facts,
+        findings,
+        record_id is not None and not name_matches(read.name, record_id),
+        *_status_order(read, data),
+    )
+
+
+def _status_order(read: FileRead, data: dict[str, Any]) -> tuple[str | None, str]:
+    """A record's status (when text) and order as its summary has them (the one the cache keeps, when it was had)."""
+    known = read.summary  # as the cache keeps it: id, order, status, fingerprint, problem, unknown keys
+    if known is not None:
+        return known[2], known[1]
+    status = data.get("status")
+    return status if isinstance(status, str) else None, str(to_json(data.get(recordfiles.ORDER[read.kind])))
+
+
+def names_another(data: dict[str, Any]) -> bool:
+    """Whether a record's front matter has a fact that could name another record (or phase, for a blocker)."""
+    get = data.get
+    if get("supersedes") is not None or get("superseded_by") is not None or get("resumed_from") is not None:
+        return True
+    affects = get("affects")
+    return isinstance(affects, list) and bool(affects)
+
+
+def _facts_text(facts: dict[str, Any]) -> str | None:
+    """A record's facts as the cache's JSON, when they survive the round trip exactly."""
+    from planstate.store.cache import decode, encode_known
+    from planstate.text.plaindata import same
+
+    try:
+        text = encode_known(facts)
+    except (TypeError, ValueError):
+        return None
+    return text if same(decode(text), facts) else None
+
+
+def path(ctx: Context, folder: Path) -> Path:
+    """Where the rows of a record folder are kept."""
+    from planstate.core.digests import blake2b_hex
+    from planstate.core.layout import LOCAL
+
+    name = blake2b_hex(ctx.cache_key(folder).encode("utf-8"), 8)
+    return ctx.root / LOCAL / "cache" / f"rows-{name}-v{VERSION}.marshal"
+
+
+Listed = tuple[list[str], list["Identity"]]  # a folder's entries and their identities, in listing order
+
+
+def folder(
+    ctx: Context,
+    reader: Reader,
+    where: Path,
+    kind: str,
+    listed: Listed | None,
+    code: str,
+    seen: int,
+    judge: Any,
+    listing: str | None = None,
+) -> Folder:
+    """The rows of a record folder whose entries and identities are `listed` (None: it does not exist), taken at
+    `seen` (ns): the kept row of each record whose identity is the one kept and vouches for it, the others read and
+    judged (`judge`) now; the rows kept again when any changed. `listing` is the key of those entries (memo.inputs'
+    `keys`): when it is the one kept with the rows, and each vouched for its row, they are taken as they are. `code`
+    is the key of planstate's own files. Raises Unkept when none were kept or more than MAX_CHANGED records changed
+    (a run in full is faster then)."""
+
+    shown = ctx.display(where) + os.sep
+    if listed is None:
+        if os.path.lexists(where):  # not listed with the others: never take it for empty
+            raise Unkept(f"{where} was not listed")
+        return Folder(where, kind, shown, [], [], [], [], {}, {}, [], [], [])
+    target = path(ctx, where)
+    kept = _load(where, target, code, kind, shown)
+    known: dict[str, Identity] = {}
+    if kept is not None:
+        kept_listed, old, old_identities, unsettled = kept
+        if unsettled:
+            known = dict(zip(old.names, old_identities, strict=True))
+            unsettled = _unsettled(unsettled, known)
+        if not unsettled and kept_listed is not None and kept_listed == listing:
+            return old  # the same entries with the same identities, in the same order, each vouching for its row
+    by_name = dict(zip(*listed, strict=True))
+    names = sorted(name for name in by_name if recordfiles.is_record_name(name))
+    if not names:
+        return Folder(where, kind, shown, [], [], [], [], {}, {}, [], [], [])
+    if kept is None:  # none kept (a cold check, another version): a run in full reads them all faster, and keeps them
+        raise Unkept(f"no rows kept of {where}")
+    identities = [by_name[name] for name in names]
+    known = known or dict(zip(old.names, old_identities, strict=True))
+    changed = [
+        name
+        for name, identity in zip(names, identities, strict=True)
+        if known.get(name) != identity or name in unsettled
+    ]
+    if len(changed) > MAX_CHANGED:
+        raise Unkept(f"{len(changed)} records of {where} changed")
+    fresh: dict[str, Row] = {}
+    unkept: list[str] = []
+    recent: dict[str, int] = {}
+    for name in changed:
+        read = reader._read(where / name, kind)
+        judge(read)
+        row = row_of(read)
+        if row is None:
+            raise Unkept(f"{where / name}: its facts do not survive the cache's JSON")
+        fresh[name] = row
+        if read.identity != by_name[name]:  # it changed since it was listed: its row is used now, not kept
+            unkept.append(name)
+        elif not _settled(by_name[name], seen):
+            recent[name] = seen
+    found = _merged(where, kind, shown, names, old, fresh)
+    save(target, code, None if unkept or recent else listing, found, identities, unkept, recent)
+    return found
+
+
+def current(checker: Checker, where: Path, kind: str) -> Folder | None:
+    """The rows of a record folder as they are now (see `folder`): those the checker's last run took, else from the
+    listing its memo's key took; None when they cannot be had that way (none kept, many changed, no key)."""
+    from planstate.check.memo import worth_keeping
+    from planstate.store.memo import code_key
+
+    taken = checker.rows.get(where)
+    if taken is not None or checker.memo_key is None or not worth_keeping(checker.listings):
+        return taken
+    code = code_key()
+    if code is None:
+        return None
+    listed, listing = checker.listings.get(str(where)), checker.listing_keys.get(str(where))
+    seen = checker.memo_key.seen
+    try:
+        found = folder(checker.ctx, checker.reader, where, kind, listed, code, seen, checker.judge, listing)
+    except Unkept:
+        return None
+    checker.rows[where] = found
+    return found
+
+
+def _settled(identity: Identity, seen: int) -> bool:
+    """Whether an identity taken at `seen` (ns) vouches for the bytes of its file (cache.settled)."""
+    return settled(identity, seen)
+
+
+def _unsettled(kept: dict[str, int], identities: dict[str, Identity]) -> dict[str, int]:
+    """The kept rows read too soon after their file last changed for its identity to vouch for them: each is read
+    again (unless its read is known to have come late enough after all)."""
+    return {name: at for name, at in kept.items() if name in identities and not _settled(identities[name], at)}
+
+
+def _merged(where: Path, kind: str, shown: str, names: list[str], old: Folder, fresh: dict[str, Row]) -> Folder:
+    """The rows of the records `names` (in name order): those `fresh` (read now), the others `old` (kept)."""
+    position = {name: i for i, name in enumerate(old.names)}
+    if old.names:
+        at = [position.get(name, 0) for name in names]  # a fresh one's column values are set below
+        ids, shapes, phases = [old.ids[i] for i in at], [old.shapes[i] for i in at], [old.phases[i] for i in at]
+        statuses, orders = [old.statuses[i] for i in at], [old.orders[i] for i in at]
+    else:
+        ids, shapes, phases = [None] * len(names), [NO_MAPPING] * len(names), [None] * len(names)
+        statuses, orders = [None] * len(names), [""] * len(names)
+    present = set(names)
+    facts = {name: text for name, text in old.facts.items() if name in present and name not in fresh}
+    findings = {name: items for name, items in old.findings.items() if name in present and name not in fresh}
+    misnamed = {name for name in old.misnamed if name in present and name not in fresh}
+    for name, row in fresh.items():
+        index = bisect.bisect_left(names, name)
+        ids[index], shapes[index], phases[index] = row.id, row.shape, row.phase
+        statuses[index], orders[index] = row.status, row.order
+        if row.facts is not None:
+            facts[name] = row.facts
+        if row.findings:
+            findings[name] = row.findings
+        if row.misnamed:
+            misnamed.add(name)
+    return Folder(where, kind, shown, names, ids, shapes, phases, facts, findings, sorted(misnamed), statuses, orders)
+
+
+def _columns(where: Path, kind: str, shown: str, names: list[str], rows: list[Row]) -> Folder:
+    """A folder's rows by column."""
+    return Folder(
+        where,
+        kind,
+        shown,
+        names,
+        [row.id for row in rows],
+        [row.shape for row in rows],
+        [row.phase for row in rows],
+        {name: row.facts for name, row in zip(names, rows, strict=True) if row.facts is not None},
+        {name: row.findings for name, row in zip(names, rows, strict=True) if row.findings},
+        [name for name, row in zip(names, rows, strict=True) if row.misnamed],
+        [row.status for row in rows],
+        [row.order for row in rows],
+    )
+
+
+def _load(
+    where: Path, target: Path, code: str, kind: str, shown: str
+) -> tuple[str | None, Folder, list[Identity], dict[str, int]] | None:
+    """What is kept at `target` under `code`, `kind` and `shown`: the key of the folder's listing (when every row of
+    it was kept and settled), its rows, their identities, and when each row whose identity did not yet vouch for it
+    was read; None when nothing is."""
+    try:
+        with open(target, "rb") as handle:
+            kept = marshal.loads(handle.read())  # marshal.load reads a file in small pieces: 10x slower
+        version, kept_code, kept_kind, kept_shown, listed, unsettled, names, identities, *columns = kept
+        if (version, kept_code, kept_kind, kept_shown) != (VERSION, code, kind, shown):
+            return None
+        ids, shapes, phases, facts, findings, misnamed, statuses, orders = columns
+        if not (len(names) == len(identities) == len(ids) == len(shapes) == len(phases) == len(orders)):
+            return None
+        found = Folder(where, kind, shown, names, ids, shapes, phases, facts, findings, misnamed, statuses, orders)
+        return listed if isinstance(listed, str) else None, found, identities, dict(unsettled)
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+
+
+def save(
+    target: Path,
+    code: str,
+    listing: str | None,
+    found: Folder,
+    identities: list[Any],
+    unkept: list[str],
+    unsettled: dict[str, int],
+) -> None:
+    """Keep the rows of a folder but those `unkept`, with the key of its entries, `listing` (None unless every row is
+    kept and settled) and when each row `unsettled` was read; best effort, and never bringing back a workspace
+    folder deleted meanwhile."""
+    from planstate.core.files import temp_path
+
+    if unkept:
+        left_out = set(unkept)
+        chosen = [i for i, name in enumerate(found.names) if name not in left_out]
+        found = Folder(
+            found.folder,
+            found.kind,
+            found.shown,
+            [found.names[i] for i in chosen],
+            [found.ids[i] for i in chosen],
+            [found.shapes[i] for i in chosen],
+            [found.phases[i] for i in chosen],
+            {name: text for name, text in found.facts.items() if name not in left_out},
+            {name: items for name, items in found.findings.items() if name not in left_out},
+            [name for name in found.misnamed if name not in left_out],
+            [found.statuses[i] for i in chosen],
+            [found.orders[i] for i in chosen],
+        )
+        identities = [identities[i] for i in chosen]
+    columns = found[4:]  # every column, in the order of Folder's fields
+    data = (VERSION, code, found.kind, found.shown, listing, unsettled, found.names, identities, *columns)
+    cache = target.parent
+    if not cache.parent.parent.is_dir():  # .planning/ is gone
+        return
+    temp = temp_path(target)
+    with contextlib.suppress(OSError, ValueError):
+        cache.parent.mkdir(exist_ok=True)
+        cache.mkdir(exist_ok=True)
+        temp.write_bytes(marshal.dumps(data, 2))
+        os.replace(temp, target)  # a cache: no fsync, a torn file is a miss
+    with contextlib.suppress(OSError):
+        temp.unlink(missing_ok=True)
+
+
+def keep_reads(
+    ctx: Context,
+    where: Path,
+    kind: str,
+    reads: list[FileRead],
+    listed: Listed | None,
+    code: str,
+    seen: int,
+    listing: str | None = None,
+) -> None:
+    """Keep the rows of a folder a check read in full (`reads`, in name order, of the entries `listed` at `seen`,
+    whose key is `listing`)."""
+    shown = ctx.display(where) + os.sep
+    by_name = dict(zip(*listed, strict=True)) if listed is not None else {}
+    names: list[str] = []
+    identities: list[Any] = []
+    rows: list[Row] = []
+    unsettled: dict[str, int] = {}
+    for read in reads:
+        row = row_of(read) if read.findings is not None else None
+        identity = read.identity
+        if row is None or identity is None or by_name.get(read.name) != identity:
+            continue  # not judged, or changed since it was listed
+        names.append(read.name)
+        identities.append(identity)
+        rows.append(row)
+        if not _settled(identity, seen):  # type: ignore[arg-type]
+            unsettled[read.name] = seen
+    complete = listed is not None and len(names) == len(reads) and not unsettled
+    found = _columns(where, kind, shown, names, rows)
+    save(path(ctx, where), code, listing if complete else None, found, identities, [], unsettled)
+
+
+def reads_of(reader: Reader, found: Folder, names: Iterable[str]) -> list[FileRead]:
+    """Reads of some records of a folder that hold only their facts (each reads its file if a finding about it must
+    be located), in the order of `names`."""
+    from planstate.store.cache import decode
+
+    position = {name: i for i, name in enumerate(found.names)} if found.names else {}
+    out: list[FileRead] = []
+    for name in names:
+        text = found.facts.get(name)
+        data: dict[str, Any] = decode(text) if text is not None else {}
+        if text is None:
+            index = position[name]
+            if found.ids[index] is not None:
+                data["id"] = found.ids[index]
+            if found.phases[index] is not None:
+                data["phase"] = found.phases[index]
+        out.append(reader.unread(found.folder, name, found.shown + name, found.kind, data))
+    return out
