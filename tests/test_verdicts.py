@@ -115,6 +115,18 @@ def test_status_shows_the_blocker_of_the_current_phase(run: Run, tmp_path: Path)
     assert json_data(exits(run("resume", "--json")))["status"] == "blocked"
 
 
+def test_a_blocker_that_does_not_validate_blocks_in_no_view(run: Run, tmp_path: Path) -> None:
+    exits(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT"))
+    made = json_data(exits(run("blocker", "add", "--description", "Waiting", "--affects", "phase 1", "--json")))
+    path = tmp_path / made["path"]
+    path.write_text(path.read_text().replace(f"identified: {made['identified']}", "identified: someday"))
+    status = json_data(exits(run("status", "--json")))
+    brief = json_data(exits(run("resume", "--json"), 1))  # exit 1: an untrusted brief
+    assert status["status"] == brief["status"] == "active" and status["blockers"] == []
+    assert not brief["trusted"] and brief["blockers"]["unreadable"] == 1
+    assert "schema-error" in exits(run("check"), 1).stdout  # and check names it
+
+
 def test_a_silent_session_is_stale_in_check_over_in_resume_and_reaped_alike(run: Run, tmp_path: Path) -> None:
     start = "2026-03-01T10:00:00Z"
     exits(run("init", "--title", "Auth", "--phase", "Schema", env={"PLANSTATE_NOW": start}))

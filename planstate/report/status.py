@@ -108,7 +108,9 @@ def status(ctx: Context) -> Status:
     current = phase_at(state, position.phase) if position.exists() else None
     initiative = ctx.target
     summaries, _ = recordfiles.summaries(ctx, initiative, "blocker")
-    blocking = [s for s in summaries if s.status in BLOCKING]  # a tenth of them at 17k records
+    # Only blockers that validate judge phases, as in the resume brief (it counts the others as unreadable and is
+    # untrusted): a hand-broken blocker must not make status say `blocked` while resume says `active`.
+    blocking = [s for s in summaries if s.status in BLOCKING and s.problem is None]  # a tenth of them at 17k records
     found = _data_of(ctx, blocking, ctx.cached_facts(initiative.folder("blocker"), [s.name for s in blocking]))
 
     def whole(known: tuple[str, dict[str, Any], Summary]) -> tuple[str, dict[str, Any]] | None:
