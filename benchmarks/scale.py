@@ -16,16 +16,17 @@ After the table, the side-by-side run against GSD's node tool (benchmarks/gsd_si
 add-decision, interleaved) prints its own table with its goals, unless --no-gsd; it installs GSD
 from npm, or says why it cannot.
 
-Missing workspaces are built first (benchmarks/build_scale.py). Writes change the workspaces (each
-`decision add` adds a decision), so later runs see a few more records. A command that needs something to act
-on gets it from a setup step before each of its runs, not timed: `task done` a task started, `blocker resolve`
-a blocker added, `blocker list` and `session list` a record of their kind written (a blocker added and resolved, a
-session started and ended: a list runs right after a write to its folder, as `decision list` does in a round),
-`phase complete` a phase added at the end (so a pending phase is always left to start and the initiative never
-completes; the current phase is completed), `check, warm` and `validate, warm` a run of the same command (warm
-means nothing changed since it last ran), `check, after a write` a `decision add` (which changes STATE.md and one
-record folder: the check judges again only what changed). Every round then measures the same thing, and the
-workspace stays as `planstate check` wants it.
+Missing workspaces are built first (benchmarks/build_scale.py). Writes change the workspaces (each `decision add`
+adds a decision), so later runs see a few more records. A command that needs something to act on gets it from a
+setup step before each of its runs, not timed: `task done` a task started, `blocker resolve` a blocker added,
+`blocker list` and `session list` a record of their kind written (a blocker added and resolved, a session started
+and ended: a list runs right after a write to its folder, as `decision list` does in a round), `phase complete` a
+phase added at the end (so a pending phase is always left to start and the initiative never completes; the current
+phase is completed), `check, warm` and `validate, warm` a run of the same command (warm means nothing changed since
+it last ran), `check, cold` and `validate, cold` the cache set aside (put back after the run: the rows after them
+run with the cache they had, as in use, not rebuilding every kept view), `check, after a write` a `decision add`
+(which changes STATE.md and one record folder: the check judges again only what changed). Every round then measures
+the same thing, and the workspace stays as `planstate check` wants it.
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ GOALS = {
     "render": ("page", False),
 }
 GROWTH = {"single": 1.2, "page": 1.5}
+ASIDE = "cache-set-aside"  # where a cold row keeps the cache while it runs without one (see `put_back`)
 WARM_MS = 300
 MEMORY_MIB = 100
 
@@ -99,7 +101,10 @@ def commands(project: Path, show_id: str) -> dict[str, tuple[list[str], Setup | 
     planning = project / ".planning"
 
     def cold() -> None:
-        shutil.rmtree(planning / ".local" / "cache", ignore_errors=True)
+        cache, aside = planning / ".local" / "cache", planning / ".local" / ASIDE
+        shutil.rmtree(aside, ignore_errors=True)
+        if cache.exists():
+            cache.rename(aside)  # put back after the run (`put_back`): a cold row must not make the next rows cold
 
     def warmed(*words: str) -> Setup:
         def warm() -> None:  # "warm" means nothing changed since the command last ran: the run before is untimed
@@ -161,6 +166,15 @@ def commands(project: Path, show_id: str) -> dict[str, tuple[list[str], Setup | 
     }
 
 
+def put_back(project: Path) -> None:
+    """The cache a cold row set aside, put back in place of the one its run made (untimed): the cold rows measure
+    a command with no cache, and the commands after them run with the cache they had, as they would in use."""
+    local = project / ".planning" / ".local"
+    if (local / ASIDE).exists():
+        shutil.rmtree(local / "cache", ignore_errors=True)
+        (local / ASIDE).rename(local / "cache")
+
+
 def setup(cmd: list[str], cwd: Path, exits: tuple[int, ...] = (0,)) -> bytes:
     """Run a setup command (untimed) that must exit with one of `exits`; its standard output."""
     done = subprocess.run(cmd, cwd=cwd, capture_output=True, env=ENV, check=False)
@@ -211,6 +225,7 @@ def measure(
                 for word, value in words.items():
                     cmd = [part.replace(word, value) for part in cmd]
                 ms, mib = run_once(cmd, project)
+                put_back(project)
                 times[name][size].append(ms)
                 peaks[name][size] = max(peaks[name][size], mib)
         print(f"round {round_ + 1} of {runs} done", file=sys.stderr)
