@@ -59,12 +59,6 @@ def inputs(
     return _inputs(root, label, LOCAL, listings, keys)
 
 
-def folder_inputs(folder: Path, label: str, *, leave_out: str | None = None) -> Inputs | None:
-    """The key of every entry under one `folder` (but the entry `leave_out` at its top) and of planstate's own files,
-    for what a command run as `label` derives from that folder alone (a list of its records); None as for `inputs`."""
-    return _inputs(folder, label, leave_out, None, None)
-
-
 def _inputs(
     root: Path, label: str, top: str | None, listings: Listings | None, keys: dict[str, str] | None
 ) -> Inputs | None:
