@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from builders import decision, write_record
@@ -422,3 +423,43 @@ def test_after_writes_and_edits_the_kept_rows_give_what_a_run_without_cache_find
     assert "duplicate-id" in {f["code"] for f in same_as_without_cache(run, repo, tmp_path)}
     exits(run("blocker", "add", "--description", "Waiting", "--affects", "dec-0000000000001", cwd=repo))
     same_as_without_cache(run, repo, tmp_path)
+
+
+def test_a_check_plans_its_regions_from_the_scan_its_memo_key_took(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A check after a write that judges only what changed (check/recordmemo.py) plans STATE.md's record regions
+    from the stat identities its memo key took of every folder (`Context.scanned`), not from a second `lstat` of
+    every record file; it finds what a check with the scan finds (a hand edit that makes a region stale is seen)."""
+    from planstate.store import cache, heads
+
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # cache.settled: what was just written is kept (in rows, in heads)
+    for i in range(100, 100 + ROWS_FROM):  # enough records for rows to be kept (fewer are read in full)
+        write_record(project, "decision", decision(i))
+    ws = Workspace.find(project)
+    ws.render()
+    assert ws.check().to_dict()["error_count"] == 0  # in full: keeps the rows
+    added = ws.decision.add(context="c", decision="One more", reason="r")
+    newest = next((project / ".planning" / "decisions").glob(f"{added.id}*.md"))
+    newest.write_text(newest.read_text().replace("title: One more", "title: One mOre"))
+
+    scans: list[object] = []
+    planned: list[object] = []
+    scan, head = heads.scan, heads.head
+
+    def scanning(*args: Any, **kwargs: Any) -> Any:
+        scans.append(args)
+        return scan(*args, **kwargs)
+
+    def planning(*args: Any, **kwargs: Any) -> Any:
+        planned.append(args)
+        return head(*args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(heads, "scan", scanning)
+        patched.setattr(heads, "head", planning)
+        codes = [f["code"] for f in Workspace.find(project).check().to_dict()["findings"]]
+    assert len(planned) == 3 and scans == []  # each record region planned from a kept head, with no scan of its own
+    assert "stale-region" in codes
+    shutil.rmtree(project / ".planning" / ".local")
+    assert codes == [f["code"] for f in Workspace.find(project).check().to_dict()["findings"]]

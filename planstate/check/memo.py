@@ -57,13 +57,18 @@ def run(checker: Checker, now: datetime | None, only: Initiative | None) -> list
         if answer is not None:
             return answer
     rows = key is not None and worth_keeping(listings)
-    found = checker.run_from_rows(now, only, listings, key.seen) if key is not None and rows else None
-    if found is not None:
-        checker.records = _unread(checker, only)[1]
-    else:
-        found = checker.run_in_full(now, only=only)
-        if key is not None and rows:
-            _keep_rows(checker, key.seen, listings)
+    if key is not None:  # the region rules plan from this scan: no second `lstat` of every record (store/heads.py)
+        ctx.scanned, ctx.scanned_at = listings, key.seen
+    try:
+        found = checker.run_from_rows(now, only, listings, key.seen) if key is not None and rows else None
+        if found is not None:
+            checker.records = _unread(checker, only)[1]
+        else:
+            found = checker.run_in_full(now, only=only)
+            if key is not None and rows:
+                _keep_rows(checker, key.seen, listings)
+    finally:
+        ctx.scanned, ctx.scanned_at = {}, 0
     checker.reader.listed = {}
     if key is not None:
         _remember(ctx, label, key, _check_memo(checker, found))

@@ -15,7 +15,6 @@ shows more than the default page, or that runs inside a transaction keeps no pag
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -57,15 +56,15 @@ def page(ctx: Context, folder: Path, kind: str, label: str, size: int, judge: Ju
     scanned = scan(folder)  # before any summary is taken: a change after this shows next time
     if scanned is None:
         return None
-    names, infos = scanned
-    changed = kept.compare(ctx, names, infos)
+    names, identities = scanned
+    changed = kept.compare(ctx, names, identities)
     if changed is not None and len(changed) <= MANY:
         answer = _updated(ctx, folder, kind, kept, names, changed, seen, size, judge)
         if isinstance(answer, Page):
             return answer
         if answer is False:
             return None
-    return _rebuilt(ctx, folder, kind, kept, names, infos, seen, size, judge)
+    return _rebuilt(ctx, folder, kind, kept, names, identities, seen, size, judge)
 
 
 def _updated(
@@ -107,7 +106,7 @@ def _rebuilt(
     kind: str,
     kept: _Kept,
     names: list[str],
-    infos: list[os.stat_result],
+    identities: list[Identity],
     seen: int,
     size: int,
     judge: Judge,
@@ -126,7 +125,7 @@ def _rebuilt(
             return None
         matches, key = judged
         judged_rows.append((each.name, (key, each.name) if matches else None))
-    kept.take_all(names, infos, judged_rows, seen)
+    kept.take_all(names, identities, judged_rows, seen)
     kept.save(ctx, names, seen)
     rows = kept.ordered([row for _name, row in judged_rows if row is not None])
     shown = rows[:size]

@@ -26,6 +26,7 @@ from planstate.text.document import Document
 if TYPE_CHECKING:
     from planstate.store.cache import FrontMatterCache, Identity
     from planstate.store.initiatives import Initiative, Summary
+    from planstate.store.memo import Listings
     from planstate.store.transaction import Transaction
 
 
@@ -69,6 +70,11 @@ class Context:
         # The names in the folders it listed (absolute folder -> every entry's name, as listed under the lock, before
         # it writes): its region refresh lists a folder of 10,000 records no second time (store/heads.py).
         self.listed: dict[Path, list[str]] = {}
+        # Every folder's entries and their identities as a check's memo scan took them (store/memo.py `Listings`),
+        # and when it began (ns): the check's region rules plan from that scan instead of a second `lstat` of every
+        # record file (store/heads.py). Empty outside a check.
+        self.scanned: Listings = {}
+        self.scanned_at = 0
         timeout = lock_timeout
         if timeout is None and os.environ.get("PLANSTATE_LOCK_TIMEOUT"):
             try:

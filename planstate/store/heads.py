@@ -12,7 +12,6 @@ again.
 
 from __future__ import annotations
 
-import os
 import time
 from itertools import compress
 from operator import attrgetter
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.store.cache import Identity
 from planstate.store.kept import MANY, Kept, read, scan
+from planstate.store.kept import scanned as kept_scanned
 from planstate.store.recordfiles import Summary, mapping, summarize, without_collector
 
 if TYPE_CHECKING:
@@ -47,24 +47,29 @@ def head(
     ordered by their region field then id (newest first when asked), with a committing transaction's records as
     they will be. None when a record cannot be shown (the caller summarizes them all and reports it)."""
     kept = _Kept.load(ctx, region, folder, newest_first, 2 * limit, skip)
-    seen = time.time_ns()
     where = folder.absolute()
-    # Before any summary is taken: a change after this (or after the transaction listed the folder) shows next time.
-    scanned = scan(folder, ctx.listed.get(where))
-    if scanned is None:
-        return None
-    names, infos = scanned
+    taken = ctx.scanned.get(str(where))  # a check's scan of every folder, taken at `ctx.scanned_at`
+    if taken is not None:
+        seen, (names, identities) = ctx.scanned_at, kept_scanned(*taken)
+    else:
+        seen = time.time_ns()
+        # Before any summary is taken: a change after this (or after the transaction listed the folder) shows next
+        # time.
+        found = scan(folder, ctx.listed.get(where))
+        if found is None:
+            return None
+        names, identities = found
     pending = {path.name: data for path, data in ctx.pending.items() if path.parent == where}
     leaving = {path.name for path in ctx.leaving if path.parent == where}
     if leaving:
         staying = [name not in leaving for name in names]
-        names, infos = list(compress(names, staying)), list(compress(infos, staying))
-    changed = kept.compare(ctx, names, infos, pending)
+        names, identities = list(compress(names, staying)), list(compress(identities, staying))
+    changed = kept.compare(ctx, names, identities, pending)
     if changed is not None and len(changed) <= MANY:
         answer = _updated(ctx, folder, kind, kept, names, changed, pending, seen)
         if answer is not None:
             return answer
-    return _rebuilt(ctx, folder, kind, kept, names, infos, pending, seen)
+    return _rebuilt(ctx, folder, kind, kept, names, identities, pending, seen)
 
 
 def _updated(
@@ -108,7 +113,7 @@ def _rebuilt(
     kind: str,
     kept: _Kept,
     names: list[str],
-    infos: list[os.stat_result],
+    identities: list[Identity],
     pending: dict[str, Any],
     seen: int,
 ) -> Head | None:
@@ -119,7 +124,7 @@ def _rebuilt(
     found, problems = folder_summaries(ctx, folder, kind)
     if problems or any(s.problem is not None for s in found):
         return None
-    kept.take_all(names, infos, [(s.name, kept.shows(s)) for s in found], seen, pending)
+    kept.take_all(names, identities, [(s.name, kept.shows(s)) for s in found], seen, pending)
     kept.save(ctx, names, seen)
     shown = kept.ordered([s for s in found if kept.shows(s) is not None])
     return Head(shown[: kept.room], len(shown), len(found))

@@ -26,7 +26,7 @@ import marshal
 import os
 from collections.abc import Callable, Collection, Iterable
 from itertools import compress
-from operator import attrgetter, itemgetter, not_
+from operator import itemgetter, not_
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -40,15 +40,14 @@ if TYPE_CHECKING:
 MANY = 64  # more changed files than this: summarizing all of them at once costs less than one by one
 REBASE = 256  # more files taken in since the whole part was kept than this: keep the whole part anew
 WHOLE = "|whole"  # the key of a view's whole part: the key of its small part and this
-_CTIME = attrgetter("st_ctime_ns")
 _CTIME_OF = itemgetter(4)  # of an identity (cache.IDENTITY)
 
 Row = TypeVar("Row")  # what a view keeps of each of its first records
 
 
-def scan(folder: Path, listed: list[str] | None = None) -> tuple[list[str], list[os.stat_result]] | None:
-    """The names of the record files of `folder` in listing order (those `listed`, when given) and the `lstat` of
-    each; None when one vanished meanwhile (the caller takes every summary). One that is not a regular file is not
+def scan(folder: Path, listed: list[str] | None = None) -> tuple[list[str], list[Identity]] | None:
+    """The names of the record files of `folder` in listing order (those `listed`, when given) and the stat identity
+    of each; None when one vanished meanwhile (the caller takes every summary). One that is not a regular file is not
     told here: every file kept was a regular one, and another in its place has a newer ctime, so it is summarized
     as new, which refuses it, and the caller reports it."""
     try:
@@ -65,7 +64,14 @@ def scan(folder: Path, listed: list[str] | None = None) -> tuple[list[str], list
         return None
     finally:
         os.close(fd)
-    return names, infos
+    return names, list(map(IDENTITY, infos))
+
+
+def scanned(names: list[str], identities: list[Identity]) -> tuple[list[str], list[Identity]]:
+    """What `scan` gives, from a folder's entries and their identities as another scan took them (store/memo.py's:
+    a check lists every folder once): its record files' names and identities."""
+    keep = [name[-3:] == ".md" and name[:1] != "." for name in names]  # recordfiles.is_record_name
+    return list(compress(names, keep)), list(compress(identities, keep))
 
 
 def record_names(names: list[str]) -> list[str]:
@@ -154,9 +160,9 @@ class Kept(Generic[Row]):
         return self.valid - self.based_left_out - len(self.left_out)
 
     def compare(
-        self, ctx: Context, names: list[str], infos: list[os.stat_result], pending: Collection[str] = ()
+        self, ctx: Context, names: list[str], identities: list[Identity], pending: Collection[str] = ()
     ) -> list[tuple[str, Identity]] | None:
-        """The files of a scan (names and `lstat`s in listing order) that are new or changed since the view was
+        """The files of a scan (names and identities in listing order) that are new or changed since the view was
         kept, those gone forgotten; None when no view is kept (or its whole part is lost). `pending`: the names of
         files a committing transaction is about to write."""
         if self.empty:
@@ -168,12 +174,12 @@ class Kept(Generic[Row]):
             # file in its place) sets its ctime to the time it is made. Every file of the whole part was older than
             # the cutoff then; those taken in since, newer (else they were in it), so only a digest of the whole
             # part's size tells whether they are exactly the old ones.
-            ctimes = list(map(_CTIME, infos))
+            ctimes = list(map(_CTIME_OF, identities))
             old = [ctime <= cutoff for ctime in ctimes]
             same = list(compress(names, old))
             if len(same) == self.based and self.digest == digest(same, compress(ctimes, old)):
                 new = list(map(not_, old))
-                rest = dict(zip(compress(names, new), map(IDENTITY, compress(infos, new)), strict=True))
+                rest = dict(zip(compress(names, new), compress(identities, new), strict=True))
                 # A pending file of the whole part needs it: whether the view leaves the file out is kept there.
                 if all(name in rest or name not in names for name in pending):
                     for name in [name for name in taken if name not in rest]:  # gone
@@ -181,14 +187,14 @@ class Kept(Generic[Row]):
                     return [(name, identity) for name, identity in rest.items() if taken.get(name) != identity]
             if not self._read_whole(ctx):
                 return None
-        scanned = dict(zip(names, map(IDENTITY, infos), strict=True))
+        now = dict(zip(names, identities, strict=True))
         known = self.identities
         self.changed = True  # kept again, with its digest, even when no file changed: its listing order did
-        if scanned == known:
+        if now == known:
             return []
-        for name in [name for name in known if name not in scanned]:  # gone
+        for name in [name for name in known if name not in now]:  # gone
             self.drop(name)
-        return [(name, identity) for name, identity in scanned.items() if known.get(name) != identity]
+        return [(name, identity) for name, identity in now.items() if known.get(name) != identity]
 
     def _read_whole(self, ctx: Context) -> bool:
         """Merge the whole part into `identities` and `left_out`; False (the view is then empty) when it is missing
@@ -266,18 +272,18 @@ class Kept(Generic[Row]):
     def take_all(
         self,
         names: list[str],
-        infos: list[os.stat_result],
+        identities: list[Identity],
         rows: Iterable[tuple[str, Row | None]],
         seen: int,
         leave: Collection[str] = (),
     ) -> None:
-        """Hold anew the files of a scan (names and `lstat`s) whose rows are given (file name and row, None for one
+        """Hold anew the files of a scan (names and identities) whose rows are given (file name and row, None for one
         the view leaves out: every record of the folder), each but those changed too recently to be kept and those
         `leave` names (about to change); then order the first rows."""
-        identities = dict(zip(names, map(IDENTITY, infos), strict=True))
+        by_name = dict(zip(names, identities, strict=True))
         self.clear()
         for name, row in rows:
-            identity = identities.get(name)
+            identity = by_name.get(name)
             if identity is not None and name not in leave and cache.settled(identity, seen):
                 self.add(name, identity, row, ordered=False)
         self.order()
