@@ -106,10 +106,9 @@ class Checker:
             return memo.run(self, now, only)
         return self.run_in_full(now, only=only)
 
-    def run_in_full(self, now: datetime | None = None, *, only: Initiative | None = None) -> list[Finding]:
-        """Check every file as `run` does, without the memo."""
+    def _begin(self, now: datetime | None) -> None:
+        """Forget what the last run found and read, and begin reading as of `now` (None: the clock's time)."""
         from planstate.core.clock import now as clock_now
-        from planstate.store.initiatives import discover
 
         self.now = now or clock_now()
         self.findings = []
@@ -120,6 +119,12 @@ class Checker:
         self.record_names = None
         self.rows = {}
         self.reader.begin()
+
+    def run_in_full(self, now: datetime | None = None, *, only: Initiative | None = None) -> list[Finding]:
+        """Check every file as `run` does, without the memo."""
+        from planstate.store.initiatives import discover
+
+        self._begin(now)
         self.ctx.prefetch_cache()  # one query instead of one per file
         initiatives = discover(self.ctx.root)
         for initiative in initiatives:
@@ -142,22 +147,14 @@ class Checker:
         records whose stat identity changed since are read (`listings` holds every folder's entries and identities,
         taken at `seen`, ns); None when that cannot be done (then run in full). `records` is made when asked for."""
         from planstate.check import recordmemo
-        from planstate.core.clock import now as clock_now
         from planstate.store.initiatives import discover
         from planstate.store.memo import code_key
 
         code = code_key()
         if code is None:
             return None
-        self.now = now or clock_now()
-        self.findings = []
-        self.files = 0
-        self.active = []
-        self.reads = {}
-        self.records = {}
-        self.rows = {}
+        self._begin(now)
         names: list[str] = []
-        self.reader.begin()
         initiatives = discover(self.ctx.root)
         try:
             for initiative in initiatives:
