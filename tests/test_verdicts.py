@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import Completed, exits, json_data, json_envelope, state_file
@@ -125,6 +126,62 @@ def test_a_blocker_that_does_not_validate_blocks_in_no_view(run: Run, tmp_path: 
     assert status["status"] == brief["status"] == "active" and status["blockers"] == []
     assert not brief["trusted"] and brief["blockers"]["unreadable"] == 1
     assert "schema-error" in exits(run("check"), 1).stdout  # and check names it
+
+
+def test_status_takes_the_blocking_blockers_from_a_kept_view_that_hand_edits_never_make_stale(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Status keeps a view of the blockers that block (store/heads.py) and reads only the files changed since; after
+    same-size hand edits (mtime set back), a new blocker, a blocker that stops validating and a deletion, it gives
+    the status a copy of the workspace without a cache gives."""
+    import shutil
+
+    from test_cache import same_size_edit
+
+    from planstate.store import cache, heads
+
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # cache.settled: files just written are kept in the view at once
+    project = tmp_path / "project"
+    project.mkdir()
+    exits(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT", cwd=project))
+
+    def add(phase: int) -> Path:
+        words = ("--description", f"Waiting {phase}", "--affects", f"phase {phase}", "--json")
+        return project / json_data(exits(run("blocker", "add", *words, cwd=project)))["path"]
+
+    views: list[object] = []
+    head = heads.head
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        views.append(found := head(*args, **kwargs))
+        return found
+
+    monkeypatch.setattr(heads, "head", counted)
+
+    def same_as_without_cache() -> dict[str, Any]:
+        """The status in this process (where the tick is nothing), and the same of a copy with no cache."""
+        kept = Workspace.find(project).status().to_dict()
+        copy = tmp_path / "copy"
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(project, copy, ignore=shutil.ignore_patterns(".local"))
+        assert kept == Workspace.find(copy).status().to_dict()
+        return kept
+
+    first, second = add(1), add(2)
+    assert same_as_without_cache()["status"] == "blocked"
+    same_size_edit(first, "phase 1", "phase 2")  # it blocks the next phase instead
+    assert same_as_without_cache()["status"] == "active"
+    third = add(1)
+    assert same_as_without_cache()["status"] == "blocked"
+    same_size_edit(third, "status: new", "status: nix")  # it does not validate: every summary is taken
+    assert same_as_without_cache()["status"] == "active"
+    third.unlink()
+    exits(run("phase", "complete", "1", cwd=project))  # phase 2 is current: the first two blockers name it
+    found = same_as_without_cache()
+    assert found["status"] == "blocked" and len(found["blockers"]) == 2
+    second.unlink()
+    assert len(same_as_without_cache()["blockers"]) == 1
+    assert sum(view is not None for view in views) >= 4  # answered from the kept view, not only from every summary
 
 
 def test_a_silent_session_is_stale_in_check_over_in_resume_and_reaped_alike(run: Run, tmp_path: Path) -> None:

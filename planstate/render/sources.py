@@ -168,7 +168,7 @@ class Sources:
                 initiative.folder(kind),
                 kind,
                 region,
-                skip=skip,
+                shows=None if skip is None else lambda status: status != skip,
                 newest_first=newest_first,
                 limit=LIMITS[region],
             )

@@ -13,6 +13,7 @@ again.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from itertools import compress
 from operator import attrgetter
 from pathlib import Path
@@ -41,12 +42,20 @@ class Head(NamedTuple):
 
 @without_collector
 def head(
-    ctx: Context, folder: Path, kind: str, region: str, *, skip: str | None, newest_first: bool, limit: int
+    ctx: Context,
+    folder: Path,
+    kind: str,
+    region: str,
+    *,
+    shows: Callable[[Any], bool] | None,
+    newest_first: bool,
+    limit: int,
 ) -> Head | None:
-    """The head of region `region` over the records of `kind` in `folder`: those whose status is not `skip`,
-    ordered by their region field then id (newest first when asked), with a committing transaction's records as
-    they will be. None when a record cannot be shown (the caller summarizes them all and reports it)."""
-    kept = _Kept.load(ctx, region, folder, newest_first, 2 * limit, skip)
+    """The head of the view `region` (a record region's name, or another reader's) over the records of `kind` in
+    `folder`: those whose status `shows` keeps (None: all), ordered by their region field then id (newest first when
+    asked), with a committing transaction's records as they will be. None when a record cannot be shown (the
+    caller summarizes them all and reports it). `shows` must be the same for every call with the same `region`."""
+    kept = _Kept.load(ctx, region, folder, newest_first, 2 * limit, shows)
     where = folder.absolute()
     taken = ctx.scanned.get(str(where))  # a check's scan of every folder, taken at `ctx.scanned_at`
     if taken is not None:
@@ -132,19 +141,23 @@ def _rebuilt(
 
 class _Kept(Kept[Summary]):
     """A region's head as kept in the cache (store/kept.py): its rows are the summaries of its first records, in
-    the region's order; it leaves out the records whose status is `skip`."""
+    the region's order; it leaves out the records whose status `shows` does not keep."""
 
     FORMAT = 2  # bump when what a kept head holds changes
 
-    def __init__(self, key: str, folder: Path, newest_first: bool, room: int, skip: str | None, body: Any) -> None:
-        self.folder, self.newest_first, self.skip = folder, newest_first, skip
+    def __init__(
+        self, key: str, folder: Path, newest_first: bool, room: int, shows: Callable[[Any], bool] | None, body: Any
+    ) -> None:
+        self.folder, self.newest_first, self.keeps = folder, newest_first, shows
         super().__init__(key, room, body)
 
     @classmethod
-    def load(cls, ctx: Context, region: str, folder: Path, newest_first: bool, room: int, skip: str | None) -> _Kept:
+    def load(
+        cls, ctx: Context, region: str, folder: Path, newest_first: bool, room: int, shows: Callable[[Any], bool] | None
+    ) -> _Kept:
         """The head kept for `region` over `folder` (an empty one when none is, or it cannot be read)."""
         key = f"{region}:{ctx.cache_key(folder)}"
-        return cls(key, folder, newest_first, room, skip, read(ctx, key))
+        return cls(key, folder, newest_first, room, shows, read(ctx, key))
 
     def name(self, row: Summary) -> str:
         return row.name
@@ -160,7 +173,7 @@ class _Kept(Kept[Summary]):
 
     def shows(self, summary: Summary) -> Summary | None:
         """The row of a record the region shows; None for one it leaves out."""
-        return None if self.skip is not None and summary.status == self.skip else summary
+        return summary if self.keeps is None or self.keeps(summary.status) else None
 
     def answer(self, shown: list[Summary], unkept: int, pending: dict[str, Any]) -> Head | None:
         """The head with the records summarized now but not kept that the region shows (recent ones, a
