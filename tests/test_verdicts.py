@@ -133,7 +133,7 @@ def test_status_takes_the_blocking_blockers_from_a_kept_view_that_hand_edits_nev
 ) -> None:
     """Status keeps a view of the blockers that block (store/heads.py) and reads only the files changed since; after
     same-size hand edits (mtime set back), a new blocker, a blocker that stops validating and a deletion, it gives
-    the status a copy of the workspace without a cache gives."""
+    the status a copy of the workspace without a cache gives, and agrees with the resume brief."""
     import shutil
 
     from test_cache import same_size_edit
@@ -141,6 +141,7 @@ def test_status_takes_the_blocking_blockers_from_a_kept_view_that_hand_edits_nev
     from planstate.store import cache, heads
 
     monkeypatch.setattr(cache, "RACY_NS", 0)  # cache.settled: files just written are kept in the view at once
+    monkeypatch.setenv("PLANSTATE_NOW", "2026-03-01T10:00:00Z")  # both briefs at the same time
     project = tmp_path / "project"
     project.mkdir()
     exits(run("init", "--title", "Auth", "--phase", "Schema", "--phase", "JWT", cwd=project))
@@ -160,11 +161,12 @@ def test_status_takes_the_blocking_blockers_from_a_kept_view_that_hand_edits_nev
 
     def same_as_without_cache() -> dict[str, Any]:
         """The status in this process (where the tick is nothing), and the same of a copy with no cache."""
-        kept = Workspace.find(project).status().to_dict()
+        kept, brief = Workspace.find(project).status().to_dict(), Workspace.find(project).brief().to_dict()
         copy = tmp_path / "copy"
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(project, copy, ignore=shutil.ignore_patterns(".local"))
         assert kept == Workspace.find(copy).status().to_dict()
+        assert brief == Workspace.find(copy).brief().to_dict()
         return kept
 
     first, second = add(1), add(2)
