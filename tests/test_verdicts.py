@@ -166,7 +166,7 @@ def test_status_takes_the_blocking_blockers_from_a_kept_view_that_hand_edits_nev
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(project, copy, ignore=shutil.ignore_patterns(".local"))
         assert kept == Workspace.find(copy).status().to_dict()
-        assert brief == Workspace.find(copy).brief().to_dict()
+        assert brief == Workspace.find(copy).brief().to_dict() and brief["status"] == kept["status"]
         return kept
 
     first, second = add(1), add(2)
