@@ -70,7 +70,8 @@ def scan(folder: Path, listed: list[str] | None = None) -> tuple[list[str], list
 def scanned(names: list[str], identities: list[Identity]) -> tuple[list[str], list[Identity]]:
     """What `scan` gives, from a folder's entries and their identities as another scan took them (store/memo.py's:
     a check lists every folder once): its record files' names and identities."""
-    keep = [name[-3:] == ".md" and name[:1] != "." for name in names]  # recordfiles.is_record_name
+    chosen = set(record_names(list(names)))
+    keep = [name in chosen for name in names]
     return list(compress(names, keep)), list(compress(identities, keep))
 
 
