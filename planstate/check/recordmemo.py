@@ -223,7 +223,7 @@ def folder(
         fresh[name] = row
         if read.identity != by_name[name]:  # it changed since it was listed: its row is used now, not kept
             unkept.append(name)
-        elif not _settled(by_name[name], seen):
+        elif not settled(by_name[name], seen):
             recent[name] = seen
     found = _merged(where, kind, shown, names, old, fresh)
     save(target, code, None if unkept or recent else listing, found, identities, unkept, recent)
@@ -252,15 +252,10 @@ def current(checker: Checker, where: Path, kind: str) -> Folder | None:
     return found
 
 
-def _settled(identity: Identity, seen: int) -> bool:
-    """Whether an identity taken at `seen` (ns) vouches for the bytes of its file (cache.settled)."""
-    return settled(identity, seen)
-
-
 def _unsettled(kept: dict[str, int], identities: dict[str, Identity]) -> dict[str, int]:
     """The kept rows read too soon after their file last changed for its identity to vouch for them: each is read
     again (unless its read is known to have come late enough after all)."""
-    return {name: at for name, at in kept.items() if name in identities and not _settled(identities[name], at)}
+    return {name: at for name, at in kept.items() if name in identities and not settled(identities[name], at)}
 
 
 def _merged(where: Path, kind: str, shown: str, names: list[str], old: Folder, fresh: dict[str, Row]) -> Folder:
@@ -402,7 +397,7 @@ def keep_reads(
         names.append(read.name)
         identities.append(identity)
         rows.append(row)
-        if not _settled(identity, seen):  # type: ignore[arg-type]
+        if not settled(identity, seen):  # type: ignore[arg-type]
             unsettled[read.name] = seen
     complete = listed is not None and len(names) == len(reads) and not unsettled
     found = _columns(where, kind, shown, names, rows)
