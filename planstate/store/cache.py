@@ -14,7 +14,8 @@ the file last changed (`RACY_NS`, as git's index does); before that, the file is
 digest compared. One row per file means a read looks up only the files it needs and a write
 rewrites only its own rows. Losing or corrupting the cache costs only time: any problem with it
 means starting empty, and nothing is ever answered from it that the files do not say. A second table,
-`views`, keeps what a record region shows of a folder between writes (store/heads.py), under the same rules.
+`views`, keeps the kept views of record folders between commands (store/kept.py: region heads, list pages,
+status's blockers), under the same rules.
 """
 
 from __future__ import annotations
@@ -242,7 +243,7 @@ class FrontMatterCache:
                 "mtime INTEGER, ctime INTEGER, seen INTEGER, digest TEXT, data TEXT, summary TEXT, facts TEXT, "
                 "clean TEXT) WITHOUT ROWID"
             )
-            # What a region keeps of a record folder between commands (store/heads.py), by region and folder.
+            # The kept views of record folders between commands (store/kept.py), by view and folder.
             db.execute("CREATE TABLE IF NOT EXISTS views (key TEXT PRIMARY KEY, body BLOB) WITHOUT ROWID")
         except (OSError, sqlite3.Error):
             self._discard()
@@ -524,7 +525,7 @@ class FrontMatterCache:
     # ------------------------------------------------------------------ views of folders
 
     def view(self, key: str) -> bytes | None:
-        """What was kept under `key` by `keep_view` (store/heads.py), or None."""
+        """What was kept under `key` by `keep_view` (store/kept.py), or None."""
         db = self._connect(create=False)
         if db is None:
             return None

@@ -272,11 +272,11 @@ class Context:
         return self._front_matter_cache().renewed(self.cache_key(path), identity, data)
 
     def cached_view(self, key: str) -> bytes | None:
-        """What the front-matter cache keeps under `key` for a region's view of a folder (store/heads.py)."""
+        """What the front-matter cache keeps under `key` for a kept view of a folder (store/kept.py)."""
         return self._front_matter_cache().view(key)
 
     def keep_view(self, key: str, body: bytes) -> None:
-        """Keep a region's view of a folder in the front-matter cache (store/heads.py)."""
+        """Keep a kept view of a folder in the front-matter cache (store/kept.py)."""
         self._front_matter_cache().keep_view(key, body)
 
     def save_cache(self) -> bool:
