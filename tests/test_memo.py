@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from datetime import timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -463,3 +464,65 @@ def test_a_check_plans_its_regions_from_the_scan_its_memo_key_took(
     assert "stale-region" in codes
     shutil.rmtree(project / ".planning" / ".local")
     assert codes == [f["code"] for f in Workspace.find(project).check().to_dict()["findings"]]
+
+
+def test_a_resume_after_writes_takes_each_records_part_from_the_kept_rows(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After writes to every record folder (and a hand edit of when a session ended), the resume brief takes its
+    blockers, sessions and decisions parts from the rows the check kept (report/brief.py `_FROM_ROWS`), reading no
+    folder whole; the brief is the one a copy without `.local/` gives. Among the records: open blockers with and
+    without `affects`, a resolved one, an active session, and two sessions that ended last at the same instant
+    written in two offsets (the first in file-name order is the one a brief without rows takes: the brief shows it as
+    the time since which a change in git is work the state may not know of)."""
+    from builders import T0, blocker, session
+
+    from planstate.report import brief
+    from planstate.store import cache
+
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # cache.settled: what was just written is kept (in rows, in memos)
+    monkeypatch.setenv("PLANSTATE_NOW", "2026-12-01T00:00:00Z")
+    new_repo(project)
+    for i in range(100, 100 + ROWS_FROM):  # enough records for rows to be kept (fewer are read in full)
+        write_record(project, "decision", decision(i))
+    write_record(project, "blocker", blocker(1))
+    write_record(project, "blocker", blocker(2, status="new", affects=["phase-1"]))
+    write_record(project, "blocker", blocker(3, status="bypassed", workaround="mock it", affects=["phase-2"]))
+    last = T0 + timedelta(hours=30)
+    write_record(project, "session", session(20, ended=last))
+    write_record(project, "session", session(21, ended=last.astimezone(timezone(timedelta(hours=2)))))
+    edited = write_record(project, "session", session(5))
+    write_record(project, "session", session(40, status="active", ended=None))
+    ws = Workspace.find(project)
+    ws.render()
+    assert ws.check().to_dict()["error_count"] == 0  # in full: keeps the rows
+    ws.brief()  # keeps each part under the key of its folder
+    commit_all(project, "records")
+
+    ws.decision.add(context="c", decision="One more", reason="r")
+    resolved = ws.blocker.add(description="Soon resolved", affects=["phase 1"]).id
+    ws.blocker.resolve(resolved, resolution="done")
+    ws.blocker.add(description="Waiting on the vendor")
+    ws.session.end(ws.session.start(agent="short").id)
+    text = edited.read_text()
+    edited.write_text(text.replace("ended: 2026-11-01T16:00:00Z", "ended: 2026-12-01T02:00:00+02:00"))  # ties the last
+    (project / "unrecorded.txt").write_text("work the state does not mention\n")
+    assert edited.read_text() != text
+
+    def whole(*args: Any) -> dict[str, Any]:
+        raise AssertionError("a part computed from its folder read whole, not from the kept rows")
+
+    ws = Workspace.find(project)
+    ws.check()
+    with monkeypatch.context() as patched:
+        for kind in brief._PARTS:
+            patched.setitem(brief._PARTS, kind, whole)
+        got = ws.brief().to_dict()
+    assert got["blockers"]["open"] == 4 and got["sessions"]["total"] == 5
+    assert got["last_session"]["agent"] == "short"
+    (unrecorded,) = [doubt for doubt in got["verification"] if doubt.get("since_event") == "session_ended"]
+    assert unrecorded["since"] == "2026-12-01T02:00:00+02:00"  # the end of the session first in file-name order
+    other = tmp_path / "copy"
+    shutil.copytree(project, other, symlinks=True)
+    shutil.rmtree(other / ".planning" / ".local")
+    assert got == Workspace.find(other).brief().to_dict()

@@ -1,20 +1,20 @@
 """What a check keeps of each record file between runs, by its stat identity: after a write, only what changed is read.
 
 When the findings memo (memo.py) misses because some file changed, a check need not judge every
-record again: for each record folder it keeps, in `.planning/.local/cache/rows-<folder>-v1.marshal`,
+record again: for each record folder it keeps, in `.planning/.local/cache/rows-<folder>-v2.marshal`,
 each record's name and stat identity with what the rules need of it, by column (`Folder`): its id,
 whether its front matter is a mapping and valid, a decision's phase, its facts when it names another
-record or is an active session, what the per-file rules found in it, whether its file name starts
-with its id, and its status and order (the resume brief's decisions come from those). A record whose
-identity is the one kept is not read; the others are read and judged now. The rules across records
-(duplicate ids, file names, references, active sessions) then run on the few records that could break
-one (recordrules.cross), which finds exactly what running them on every record finds. As for the
-front-matter cache's rows, an identity taken less than the filesystem's timestamp tick after its file
-last changed does not vouch for the bytes read (cache.settled): such a row is kept with when it was
-read and read again next time. The rows are kept under the identity of planstate's own files, so
-another version judges every record again; with none kept, or many records changed, the check runs in
-full (through the cache's rows, all fetched at once) and keeps them. Losing or corrupting them
-costs only time.
+record or is an active session or an open blocker, what the per-file rules found in it, whether its
+file name starts with its id, its status and order, and a session's start and end (the resume brief's
+records come from those). A record whose identity is the one kept is not read; the others are read
+and judged now. The rules across records (duplicate ids, file names, references, active sessions)
+then run on the few records that could break one (recordrules.cross), which finds exactly what
+running them on every record finds. As for the front-matter cache's rows, an identity taken less
+than the filesystem's timestamp tick after its file last changed does not vouch for the bytes read
+(cache.settled): such a row is kept with when it was read and read again next time. The rows are
+kept under the identity of planstate's own files, so another version judges every record again;
+with none kept, or many records changed, the check runs in full (through the cache's rows, all
+fetched at once) and keeps them. Losing or corrupting them costs only time.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.check.memo import finding_data
 from planstate.check.recordrules import name_matches
-from planstate.model.kinds import to_json
+from planstate.core.clock import instant
+from planstate.model.kinds import OPEN_BLOCKERS, to_json
 from planstate.store import recordfiles
 from planstate.store.cache import settled
 
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from planstate.store.cache import Identity
     from planstate.store.context import Context
 
-VERSION = 1  # bump whenever what a row holds changes
+VERSION = 2  # bump whenever what a row holds changes
 MAX_CHANGED = 64  # records changed in a folder above which a run in full is faster than judging them one by one
 NO_MAPPING, INVALID, VALID = 0, 1, 2  # a row's front matter: no mapping, a mapping with schema problems, valid
 
@@ -51,8 +52,9 @@ class Unkept(Exception):
 class Row(NamedTuple):
     """What the rules need of one record file: its id (None unless text), how its front matter is (`VALID`...), a
     decision's phase number (None unless an integer), its facts as the cache's JSON when it names another record or
-    is an active session (else None), the data of what the per-file rules found in it, and whether its file name
-    does not start with its id; and its status and order, as its summary has them."""
+    is an active session or an open blocker (else None), the data of what the per-file rules found in it, and
+    whether its file name does not start with its id; and its status and order, as its summary has them, and a
+    session's start and end (clock.instant: None for other records)."""
 
     id: str | None
     shape: int
@@ -62,6 +64,8 @@ class Row(NamedTuple):
     misnamed: bool
     status: str | None  # its status, when text
     order: str  # what the regions order it by (its summary's order: recordfiles.ORDER)
+    started: int | None
+    ended: int | None
 
 
 class Folder(NamedTuple):
@@ -80,6 +84,8 @@ class Folder(NamedTuple):
     misnamed: list[str]
     statuses: list[str | None]
     orders: list[str]
+    starts: list[int | None]
+    ends: list[int | None]
 
     def row(self, index: int) -> Row:
         """The row of the record at `index`."""
@@ -93,6 +99,8 @@ class Folder(NamedTuple):
             name in self.misnamed,
             self.statuses[index],
             self.orders[index],
+            self.starts[index],
+            self.ends[index],
         )
 
 
@@ -101,15 +109,17 @@ def row_of(read: FileRead) -> Row | None:
     data = read.mapping
     findings = [finding_data(f) for f in read.findings or ()]
     if data is None:
-        return Row(None, NO_MAPPING, None, None, findings, False, None, "")
+        return Row(None, NO_MAPPING, None, None, findings, False, None, "", None, None)
     record_id = data.get("id")
     record_id = record_id if isinstance(record_id, str) else None
-    phase = data.get("phase") if read.kind == "decision" else None
+    kind = read.kind
+    phase = data.get("phase") if kind == "decision" else None
     facts = None
-    if names_another(data) or (read.kind == "session" and data.get("status") == "active"):
+    if names_another(data) or _kept_whole(kind, data.get("status")):
         facts = _facts_text(recordfiles.facts(data))
         if facts is None:
             return None
+    session = kind == "session"
     return Row(
         record_id,
         VALID if read.valid else INVALID,
@@ -118,7 +128,15 @@ def row_of(read: FileRead) -> Row | None:
         findings,
         record_id is not None and not name_matches(read.name, record_id),
         *_status_order(read, data),
+        instant(data.get("started")) if session else None,
+        instant(data.get("ended")) if session else None,
     )
+
+
+def _kept_whole(kind: str, status: Any) -> bool:
+    """Whether a record's facts are kept whatever they name: an active session's (the rules on active sessions and the
+    brief read them) and an open blocker's (the brief judges which phases it blocks from them)."""
+    return (kind == "session" and status == "active") or (kind == "blocker" and status in OPEN_BLOCKERS)
 
 
 def _status_order(read: FileRead, data: dict[str, Any]) -> tuple[str | None, str]:
@@ -185,7 +203,7 @@ def folder(
     if listed is None:
         if os.path.lexists(where):  # not listed with the others: never take it for empty
             raise Unkept(f"{where} was not listed")
-        return Folder(where, kind, shown, [], [], [], [], {}, {}, [], [], [])
+        return _columns(where, kind, shown, [], [])
     target = path(ctx, where)
     kept = _load(where, target, code, kind, shown)
     known: dict[str, Identity] = {}
@@ -199,7 +217,7 @@ def folder(
     by_name = dict(zip(*listed, strict=True))
     names = sorted(name for name in by_name if recordfiles.is_record_name(name))
     if not names:
-        return Folder(where, kind, shown, [], [], [], [], {}, {}, [], [], [])
+        return _columns(where, kind, shown, [], [])
     if kept is None:  # none kept (a cold check, another version): a run in full reads them all faster, and keeps them
         raise Unkept(f"no rows kept of {where}")
     identities = [by_name[name] for name in names]
@@ -265,9 +283,11 @@ def _merged(where: Path, kind: str, shown: str, names: list[str], old: Folder, f
         at = [position.get(name, 0) for name in names]  # a fresh one's column values are set below
         ids, shapes, phases = [old.ids[i] for i in at], [old.shapes[i] for i in at], [old.phases[i] for i in at]
         statuses, orders = [old.statuses[i] for i in at], [old.orders[i] for i in at]
+        starts, ends = [old.starts[i] for i in at], [old.ends[i] for i in at]
     else:
         ids, shapes, phases = [None] * len(names), [NO_MAPPING] * len(names), [None] * len(names)
         statuses, orders = [None] * len(names), [""] * len(names)
+        starts, ends = [None] * len(names), [None] * len(names)
     present = set(names)
     facts = {name: text for name, text in old.facts.items() if name in present and name not in fresh}
     findings = {name: items for name, items in old.findings.items() if name in present and name not in fresh}
@@ -276,13 +296,15 @@ def _merged(where: Path, kind: str, shown: str, names: list[str], old: Folder, f
         index = bisect.bisect_left(names, name)
         ids[index], shapes[index], phases[index] = row.id, row.shape, row.phase
         statuses[index], orders[index] = row.status, row.order
+        starts[index], ends[index] = row.started, row.ended
         if row.facts is not None:
             facts[name] = row.facts
         if row.findings:
             findings[name] = row.findings
         if row.misnamed:
             misnamed.add(name)
-    return Folder(where, kind, shown, names, ids, shapes, phases, facts, findings, sorted(misnamed), statuses, orders)
+    columns = (ids, shapes, phases, facts, findings, sorted(misnamed), statuses, orders, starts, ends)
+    return Folder(where, kind, shown, names, *columns)
 
 
 def _columns(where: Path, kind: str, shown: str, names: list[str], rows: list[Row]) -> Folder:
@@ -300,6 +322,8 @@ def _columns(where: Path, kind: str, shown: str, names: list[str], rows: list[Ro
         [name for name, row in zip(names, rows, strict=True) if row.misnamed],
         [row.status for row in rows],
         [row.order for row in rows],
+        [row.started for row in rows],
+        [row.ended for row in rows],
     )
 
 
@@ -315,10 +339,10 @@ def _load(
         version, kept_code, kept_kind, kept_shown, listed, unsettled, names, identities, *columns = kept
         if (version, kept_code, kept_kind, kept_shown) != (VERSION, code, kind, shown):
             return None
-        ids, shapes, phases, facts, findings, misnamed, statuses, orders = columns
-        if not (len(names) == len(identities) == len(ids) == len(shapes) == len(phases) == len(orders)):
+        found = Folder(where, kind, shown, names, *columns)
+        lists = (identities, found.ids, found.shapes, found.phases, found.statuses, found.orders, found.starts)
+        if any(len(column) != len(names) for column in (*lists, found.ends)):
             return None
-        found = Folder(where, kind, shown, names, ids, shapes, phases, facts, findings, misnamed, statuses, orders)
         return listed if isinstance(listed, str) else None, found, identities, dict(unsettled)
     except (OSError, EOFError, ValueError, TypeError):
         return None
@@ -354,6 +378,8 @@ def save(
             [name for name in found.misnamed if name not in left_out],
             [found.statuses[i] for i in chosen],
             [found.orders[i] for i in chosen],
+            [found.starts[i] for i in chosen],
+            [found.ends[i] for i in chosen],
         )
         identities = [identities[i] for i in chosen]
     columns = found[4:]  # every column, in the order of Folder's fields

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
 
 
 def now() -> datetime:
@@ -34,3 +37,10 @@ def parse_datetime(value: Any) -> datetime | None:
             return None
         return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
     return None
+
+
+def instant(value: Any) -> int | None:
+    """A timestamp (as `parse_datetime` reads it) in whole microseconds since the epoch: these integers order as the
+    timestamps do, exactly; None when it is no timestamp."""
+    parsed = parse_datetime(value)
+    return None if parsed is None else (parsed - _EPOCH) // _MICROSECOND

@@ -15,8 +15,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.check.findings import CONTRADICTIONS, Finding
+from planstate.core.clock import instant, parse_datetime
 from planstate.core.clock import now as clock_now
-from planstate.core.clock import parse_datetime
 from planstate.model import verdicts
 from planstate.model.derived import percent_of
 from planstate.model.kinds import (
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
     from planstate.check.checks import Checker
     from planstate.check.reader import FileRead
+    from planstate.check.recordmemo import Folder
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
     from planstate.store.memo import Inputs
@@ -194,8 +195,8 @@ def _parts(ctx: Context, checker: Checker, initiative: Initiative, when: datetim
         name, key = _part_key(ctx, checker, initiative, kind)
         found = _recalled(ctx, name, key, _KEYS[kind])
         if found is None:
-            rows = kind == "decision" and initiative.folder(kind) not in read  # else the checks read it whole
-            found = _decisions_from_rows(ctx, checker, initiative) if rows else None
+            if initiative.folder(kind) not in read:  # else the checks read it whole
+                found = _FROM_ROWS[kind](ctx, checker, initiative, when)
             if found is None:
                 found = part(ctx, initiative, read, when)
             _keep(ctx, name, key, found)
@@ -209,8 +210,13 @@ def _blocker_part(
     """The open blockers (and the facts of each that say which phases it blocks), as plain data."""
     blockers, blockers_unusable, known = _summaries(ctx, initiative, "blocker", read)
     open_blockers = _with_facts(ctx, [s for s in blockers if s.status in OPEN_BLOCKERS], known)
+    return _open_part(ctx, open_blockers, len(blockers), blockers_unusable)
+
+
+def _open_part(ctx: Context, open_blockers: list[Item], total: int, unusable: int) -> dict[str, Any]:
+    """The blockers part: the `open_blockers` (by their facts, in file-name order) of the `total` valid ones."""
     return {
-        "blockers": _blockers(ctx, open_blockers, len(blockers), blockers_unusable),
+        "blockers": _blockers(ctx, open_blockers, total, unusable),
         "open": [
             [
                 r.id,
@@ -249,25 +255,113 @@ def _decision_part(
     return {"decisions": _decisions(ctx, *_summaries(ctx, initiative, "decision", read)[:2])}
 
 
-def _decisions_from_rows(ctx: Context, checker: Checker, initiative: Initiative) -> dict[str, Any] | None:
-    """The decisions part from the rows the checks keep of the decisions folder (check/recordmemo.py: after a write,
-    only the records it changed are read); None when they cannot be had."""
+def _rows(checker: Checker, initiative: Initiative, kind: str) -> tuple[Folder, list[int]] | None:
+    """The rows the checks keep of the folder of `kind` (check/recordmemo.py: after a write, only the records it
+    changed are read) and the positions of the valid records among them; None when they cannot be had."""
     from planstate.check.recordmemo import VALID, current
 
-    found = current(checker, initiative.folder("decision"), "decision")
+    found = current(checker, initiative.folder(kind), kind)
     if found is None:
         return None
-    valid = [i for i, shape in enumerate(found.shapes) if shape == VALID]
+    return found, [i for i, shape in enumerate(found.shapes) if shape == VALID]
+
+
+def _summary_of(found: Folder, index: int) -> Summary:
+    """The summary of the record at `index` of some rows, as far as the brief needs one (where its file is, its id,
+    order and status)."""
+    ids = found.ids
+    return recordfiles.Summary(
+        found.folder, found.names[index], str(ids[index]), found.orders[index], found.statuses[index], "", None, False
+    )
+
+
+def _decisions_from_rows(
+    ctx: Context, checker: Checker, initiative: Initiative, when: datetime
+) -> dict[str, Any] | None:
+    """The decisions part from the rows the checks keep (`_rows`); None when they cannot be had."""
+    got = _rows(checker, initiative, "decision")
+    if got is None:
+        return None
+    found, valid = got
     status = [str(found.statuses[i]) for i in valid]
     live = [i for i, current in zip(valid, status, strict=True) if current not in HIDDEN_DECISIONS]
-    orders, ids, names = found.orders, found.ids, found.names
+    orders, ids = found.orders, found.ids
     newest = heapq.nlargest(RECENT_DECISIONS, live, key=lambda i: (orders[i], str(ids[i])))
-    make, where = recordfiles.Summary, found.folder
-    shown = [make(where, names[i], str(ids[i]), orders[i], found.statuses[i], "", None, False) for i in newest]
+    shown = [_summary_of(found, i) for i in newest]
     return {"decisions": _decisions_shown(ctx, shown, status, len(found.names) - len(valid))}
 
 
+def _blockers_from_rows(
+    ctx: Context, checker: Checker, initiative: Initiative, when: datetime
+) -> dict[str, Any] | None:
+    """The blockers part from the rows the checks keep (`_rows`: each open blocker's facts are kept); None when they
+    cannot be had."""
+    from planstate.store.cache import decode
+
+    got = _rows(checker, initiative, "blocker")
+    if got is None:
+        return None
+    found, valid = got
+    items: list[Item] = []
+    for i in valid:
+        if found.statuses[i] in OPEN_BLOCKERS:
+            text = found.facts.get(found.names[i])
+            if text is None:
+                return None
+            items.append(Item(str(found.ids[i]), decode(text), _summary_of(found, i)))
+    return _open_part(ctx, items, len(valid), len(found.names) - len(valid))
+
+
+def _sessions_from_rows(
+    ctx: Context, checker: Checker, initiative: Initiative, when: datetime
+) -> dict[str, Any] | None:
+    """The sessions part from the rows the checks keep (`_rows`: each active session's facts, and every session's
+    start and end, are kept); None when they cannot be had. The newest session that is not active, and the one that
+    ended last, are the first in file-name order of those with the greatest start (then id) or end, as `max` picks
+    them from the summaries; each is read whole."""
+    from planstate.store.cache import decode
+
+    got = _rows(checker, initiative, "session")
+    if got is None:
+        return None
+    found, valid = got
+    ids, statuses, starts, ends = found.ids, found.statuses, found.starts, found.ends
+    active: list[Item] = []
+    for i in valid:
+        if statuses[i] == "active":
+            text = found.facts.get(found.names[i])
+            if text is None:
+                return None
+            active.append(_whole(ctx, Item(str(ids[i]), decode(text), _summary_of(found, i))))
+    over = [i for i in valid if statuses[i] != "active"]
+    if any(starts[i] is None for i in over):  # a valid session has a start: these rows cannot be right
+        return None
+    read: dict[int, Item] = {}
+
+    def whole(index: int) -> Item | None:
+        if index not in read:
+            read[index] = _whole(ctx, Item(str(ids[index]), {}, _summary_of(found, index)))
+        item = read[index]
+        return item if item.summary is None else None  # None: it could not be read whole
+
+    newest = whole(max(over, key=lambda i: (starts[i], str(ids[i])))) if over else None
+    ending = {i: end for i in valid if (end := ends[i]) is not None}
+    last = whole(max(ending, key=ending.__getitem__)) if ending else None
+    if (over and newest is None) or (ending and last is None):
+        return None
+    ended = parse_datetime(last.data.get("ended")) if last is not None else None
+    if ending and (ended is None or instant(ended) != max(ending.values())):
+        return None  # its file changed since the rows were taken
+    return {
+        "sessions": [len(valid), len(found.names) - len(valid)],
+        "active": [[r.id, r.data] for r in active],
+        "newest": [newest.id, newest.data] if newest is not None else None,
+        "ended": ended,
+    }
+
+
 _PARTS = {"blocker": _blocker_part, "session": _session_part, "decision": _decision_part}
+_FROM_ROWS = {"blocker": _blockers_from_rows, "session": _sessions_from_rows, "decision": _decisions_from_rows}
 _KEYS = {
     "blocker": {"blockers", "open"},
     "session": {"sessions", "active", "newest", "ended"},
