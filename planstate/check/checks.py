@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from planstate.check import filerules, recordrules, regionrules, staterules, workspacerules
 from planstate.check.findings import CODES, FIXABLE, Finding, Report, ordered
 from planstate.check.reader import FileRead, Reader
+from planstate.core.files import any_temp_name
 from planstate.model.kinds import RECORD_FOLDERS
 
 if TYPE_CHECKING:
@@ -200,7 +201,7 @@ class Checker:
             if any(shape != recordmemo.VALID for found in live for shape in set(found.shapes)):
                 # the regions would name what is wrong with them as a run in full names it: run in full
                 raise recordmemo.Unkept("a record is not valid")
-        if any(name.endswith(".tmp") for entries, _identities in listings.values() for name in entries):
+        if any_temp_name(entries for entries, _identities in listings.values()):
             self.findings += workspacerules.temp_files(ctx, initiative)  # else the memo's scan saw none to judge
         log_path = initiative.history_path
         log = self.file(log_path, "history") if log_path.exists() else None

@@ -184,6 +184,7 @@ def _answered(
     from planstate.check import recordrules, staterules, workspacerules
     from planstate.check.findings import ordered
     from planstate.core.clock import now as clock_now
+    from planstate.core.files import any_temp_name
 
     ctx, reader = checker.ctx, checker.reader
     when = now or clock_now()
@@ -202,7 +203,7 @@ def _answered(
                 data = {"resume_context": {"files_modified": list(items)}}
                 read = reader.unread(path.parent, path.name, shown, "state", data)
                 found += staterules.resume_files(ctx, read, data)
-        if any(name.endswith(".tmp") for names, _identities in listings.values() for name in names):
+        if any_temp_name(names for names, _identities in listings.values()):
             for initiative in _checked(ctx, only):  # a temp file: is its writer still alive?
                 found += workspacerules.temp_files(ctx, initiative)
         if checker.check_drivers:

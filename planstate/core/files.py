@@ -7,7 +7,7 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from planstate.core.errors import ConflictError, ParseError, UsageError
@@ -269,6 +269,12 @@ def move_exclusive(source: Path, target: Path, *, guard: Guard | None = None, fl
         fsync_dir(source.parent)
 
 
+def any_temp_name(listings: Iterable[Sequence[str]]) -> bool:
+    """Whether a name in any of these folder listings ends as a temp file's (`temp_path`) does: the quick test before
+    `stale_temp_files` looks closer, one scan of each listing's joined names (no call per name: 17,000 of them)."""
+    return any(f"{TEMP_SUFFIX}\0" in "\0".join((*names, "")) for names in listings)
+
+
 def stale_temp_files(folder: Path) -> list[Path]:
     """The temp files in `folder` left by planstate writers that were killed (their process is gone), by name.
 
@@ -295,14 +301,16 @@ def remove_stale_temp_files(folder: Path) -> None:
         _unlink(path)
 
 
-_TEMP_NAME = re.compile(r"\..+\.([0-9]+)\.[0-9a-f]{8}\.tmp")  # `temp_path`'s names: the writer's pid, then random
+TEMP_SUFFIX = ".tmp"  # how `temp_path`'s names end
+# `temp_path`'s names: the writer's pid, then random
+_TEMP_NAME = re.compile(r"\..+\.([0-9]+)\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX))
 
 
 def temp_path(path: Path) -> Path:
     """Where a writer of `path` puts the bytes before renaming them into place: beside it, hidden, named by the
     writing process (so `stale_temp_files` knows when its writer is gone) and a random part (threads of one
     process, or a reused pid, never share it)."""
-    return path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    return path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}{TEMP_SUFFIX}"
 
 
 def _alive(pid: int) -> bool:

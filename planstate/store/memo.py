@@ -123,7 +123,7 @@ def _tree(
             recent += [
                 f"{folder}{os.sep}{name}"
                 for name, info in zip(names, infos, strict=True)
-                if stat.S_ISREG(info.st_mode) and max(info.st_mtime_ns, info.st_ctime_ns) > since
+                if stat.S_ISREG(info.st_mode) and (info.st_mtime_ns > since or info.st_ctime_ns > since)
             ]
         for mode in set(modes):
             if stat.S_ISDIR(mode):
@@ -196,7 +196,7 @@ def listed_inputs(
         recent = [
             f"{folder}{os.sep}{name}"
             for name, identity in zip(names, identities, strict=True)
-            if max(identity[3], identity[4]) > since
+            if identity[3] > since or identity[4] > since  # no call of max: this runs once per entry
         ]
     if not _code(parts, recent, since):
         return None
