@@ -109,6 +109,7 @@ def test_add_active_and_through_the_api(project: Path, monkeypatch: pytest.Monke
         ((), "the following arguments are required: --description"),
         (("--description", "  "), "description: must not be empty"),
         (("--description", "d", "--affects", ""), "affects[0]: must not be empty"),
+        (("--description", "d", "--affects", "phase 1", "--affects", " 2"), "affects[1]: '2' is a bare number"),
         (("--description", "d", "--blocked-task", " "), "blocked_tasks[0]: must not be empty"),
     ],
 )

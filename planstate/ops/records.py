@@ -460,9 +460,18 @@ def known_phases(ctx: Context) -> range | None:
 
 def refuse_unknown_phases(ctx: Context, affects: Sequence[str]) -> None:
     """Refuse `affects` items that name a phase the initiative does not have (`phase 4` of three): check would
-    report the record as a missing reference, and no command may leave the workspace failing check."""
+    report the record as a missing reference, and no command may leave the workspace failing check. A bare number
+    (`2`) is refused too: it names no phase (`phase 2` does), and a blocker meant to block phase 2 would block
+    nothing, silently."""
     from planstate.model.kinds import phase_reference
 
+    for index, item in enumerate(affects):
+        if item.strip().isascii() and item.strip().isdecimal():
+            number = item.strip()
+            raise UsageError(
+                f"{number!r} is a bare number, which names no phase: write 'phase {number}' for phase {number}",
+                field=f"affects[{index}]",
+            )
     numbers = known_phases(ctx)
     if numbers is None or not len(numbers):
         return
