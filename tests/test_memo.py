@@ -287,7 +287,7 @@ def test_resume_takes_its_records_from_the_memo_until_a_file_changes(
     """On a hit the brief's records (counts, blockers, decisions, sessions) come from the memo, and the brief is
     the one a run without cache gives; any change to the files is seen."""
     broken_pair(project)
-    exits(run("blocker", "add", "--description", "Waiting on keys", "--affects", "2", cwd=project, env=NOW))
+    exits(run("blocker", "add", "--description", "Waiting on keys", "--affects", "phase 2", cwd=project, env=NOW))
     exits(run("session", "start", "--agent", "w", cwd=project, env=NOW))
     first = cold_brief(run, project)
     assert resume_brief(run, project) == first

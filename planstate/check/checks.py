@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from planstate.check import filerules, recordrules, regionrules, staterules, workspacerules
 from planstate.check.findings import CODES, FIXABLE, Finding, Report, ordered
 from planstate.check.reader import FileRead, Reader
+from planstate.core.collector import without_collector
 from planstate.core.files import any_temp_name
 from planstate.model.kinds import RECORD_FOLDERS
 
@@ -141,6 +142,7 @@ class Checker:
             self.ctx.save_cache()
         return ordered(self.findings)
 
+    @without_collector  # the rows of every record folder: tens of thousands of small objects, and no cycles
     def run_from_rows(
         self, now: datetime | None, only: Initiative | None, listings: Listings, seen: int
     ) -> list[Finding] | None:

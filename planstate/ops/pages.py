@@ -20,9 +20,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from planstate.core.collector import without_collector
 from planstate.store.cache import Identity
 from planstate.store.kept import MANY, Kept, read, scan
-from planstate.store.recordfiles import without_collector
 
 if TYPE_CHECKING:
     from planstate.store.context import Context

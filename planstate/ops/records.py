@@ -466,10 +466,10 @@ def refuse_unknown_phases(ctx: Context, affects: Sequence[str]) -> None:
     from planstate.model.kinds import phase_reference
 
     for index, item in enumerate(affects):
-        if item.strip().isascii() and item.strip().isdecimal():
-            number = item.strip()
+        bare = item.strip()
+        if bare.isascii() and bare.isdecimal():
             raise UsageError(
-                f"{number!r} is a bare number, which names no phase: write 'phase {number}' for phase {number}",
+                f"{bare!r} is a bare number, which names no phase: write 'phase {bare}' for phase {bare}",
                 field=f"affects[{index}]",
             )
     numbers = known_phases(ctx)

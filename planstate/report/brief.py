@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from planstate.check.findings import CONTRADICTIONS, Finding
 from planstate.core.clock import instant, parse_datetime
 from planstate.core.clock import now as clock_now
+from planstate.core.collector import without_collector
 from planstate.model import verdicts
 from planstate.model.derived import percent_of
 from planstate.model.kinds import (
@@ -185,6 +186,7 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     return out
 
 
+@without_collector  # the parts from rows: a list or two per record folder, and no cycles
 def _parts(ctx: Context, checker: Checker, initiative: Initiative, when: datetime) -> dict[str, Any]:
     """What the brief derives from each kind of record alone (`_PARTS`), whatever STATE.md, the clock and the
     heartbeats say, each from its memo (kept under the key of its folder's entries, as the checks just listed them:

@@ -19,10 +19,11 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from planstate.core.collector import without_collector
 from planstate.store.cache import Identity
 from planstate.store.kept import MANY, Kept, read, scan
 from planstate.store.kept import scanned as kept_scanned
-from planstate.store.recordfiles import Summary, mapping, summarize, without_collector
+from planstate.store.recordfiles import Summary, mapping, summarize
 
 if TYPE_CHECKING:
     from planstate.store.context import Context

@@ -28,6 +28,7 @@ from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from planstate.core.collector import without_collector
 from planstate.core.layout import LOCAL
 from planstate.store.cache import IDENTITY, RACY_NS, Identity
 
@@ -59,6 +60,7 @@ def inputs(
     return _inputs(root, label, LOCAL, listings, keys)
 
 
+@without_collector  # a stat result per entry: 17,000 of them
 def _inputs(
     root: Path, label: str, top: str | None, listings: Listings | None, keys: dict[str, str] | None
 ) -> Inputs | None:

@@ -7,13 +7,13 @@ and shells find it, and a record is found by reading names first and front matte
 from __future__ import annotations
 
 import functools
-import gc
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.core import ids
+from planstate.core.collector import without_collector
 from planstate.core.digests import blake2b_hex
 from planstate.core.errors import PlanstateError, UsageError
 from planstate.model.kinds import KINDS, RECORD_FOLDERS, to_json
@@ -26,8 +26,6 @@ if TYPE_CHECKING:
     from planstate.store.initiatives import Initiative
 
 TEMPLATES = {"decision": "decision.md.j2", "blocker": "blocker.md.j2", "session": "session.md.j2"}
-P = ParamSpec("P")
-R = TypeVar("R")
 
 
 class Record(NamedTuple):
@@ -377,24 +375,6 @@ def summaries(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[Sum
     A file whose stat identity vouches for its cached summary is not read (see cache.py); the others are read
     through the cache, which keeps their summaries for next time."""
     return folder_summaries(ctx, initiative.folder(kind), kind)
-
-
-def without_collector(function: Callable[P, R]) -> Callable[P, R]:
-    """`function`, run with the cyclic garbage collector off: a function that makes tens of thousands of small
-    objects and no cycles (a summary per record) would have the collector walk every live object several times
-    over while they are made (about a tenth of the work at 10,000 records), for nothing."""
-
-    @functools.wraps(function)
-    def run(*args: P.args, **kwargs: P.kwargs) -> R:
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            return function(*args, **kwargs)
-        finally:
-            if collecting:
-                gc.enable()
-
-    return run
 
 
 @without_collector
