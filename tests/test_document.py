@@ -1404,3 +1404,122 @@ def test_a_splice_read_back_through_the_fast_path_equals_the_round_trip_one(monk
     assert fast[:2] == slow[:2]
     assert b"title: Auth v2  # kept\n" in fast[0] and b"bar: '##__ 50%'" in fast[0]
     assert (fast[2], slow[2]) == (0, 1)  # the batch read back without a round-trip parse on the fast path
+
+
+# ---------------------------------------------------------------------------- edits apart, one re-parse
+
+from planstate.text.plaindata import Op as Edit  # noqa: E402  (Op above is this module's shape of a test case)
+
+
+def _one_by_one(data: bytes, ops: list[Edit]) -> bytes | None:
+    """The bytes after applying `ops` one at a time (each verified by its own parse); None when one is refused."""
+    from planstate.core.errors import PlanstateError
+
+    doc = Document.from_bytes(data, "STATE.md")
+    try:
+        for op in ops:
+            doc.apply([op])
+    except PlanstateError:
+        return None
+    return doc.to_bytes()
+
+
+def _together(data: bytes, ops: list[Edit]) -> tuple[bytes | None, bool]:
+    """The bytes after applying `ops` in one call (None when refused), and whether they were spliced apart."""
+    from planstate.core.errors import PlanstateError
+
+    doc = Document.from_bytes(data, "STATE.md")
+    apart: list[bool] = []
+    real = Document._apply_apart
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(Document, "_apply_apart", lambda self, ops: apart.append(real(self, ops)) or apart[-1])
+        try:
+            doc.apply(ops)
+        except PlanstateError:
+            return None, any(apart)
+    return doc.to_bytes(), any(apart)
+
+
+def _mapping_paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path to a mapping inside a plain value, the root included."""
+    out = [prefix] if isinstance(value, dict) else []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out += _mapping_paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            out += _mapping_paths(item, (*prefix, i))
+    return out
+
+
+def test_edits_apart_in_real_files_equal_edits_one_by_one() -> None:
+    """`apply` splices edits that lie apart in the text (a nested value replaced, a key added to another mapping, a
+    key deleted) with one re-parse; on every corpus file the bytes equal those of one edit at a time."""
+    from conftest import CORPUS
+
+    checked = apart_count = 0
+    for path in sorted(p for p in CORPUS.rglob("*.md") if p.is_file()):
+        data = path.read_bytes()
+        try:
+            doc = Document.from_bytes(data, path)
+        except ParseError:
+            continue
+        if not isinstance(doc.data, dict) or len(doc.data) < 3:
+            continue
+        keys = list(doc.data)
+        nested = [p for p in value_paths(doc.data) if len(p) > 1 and not isinstance(get_in(doc.data, list(p))[1], dict)]
+        replaced = nested[0] if nested else (keys[0],)
+        deleted = [key for key in keys[1:-1] if key != replaced[0]]  # not beside the key added at the end
+        if not deleted:
+            continue
+        ops = [
+            Edit("replace", replaced, ["new", {"value": 1}]),
+            Edit("add", (*_mapping_paths(doc.data)[-1], "added_by_test"), "a new value: #1"),
+            Edit("delete", (deleted[-1],), None),
+        ]
+        expected = _one_by_one(data, ops)
+        got, apart = _together(data, ops)
+        if expected is None:
+            continue
+        assert got == expected, path
+        checked += 1
+        apart_count += apart
+    assert checked > 300 and apart_count > checked // 2
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    old=FUZZ_TOP,
+    style=st.tuples(st.sampled_from([2, 3, 4]), st.integers(0, 2), st.sampled_from([None, True, False])),
+    data=st.data(),
+)
+def test_random_edits_apart_equal_edits_one_by_one(
+    old: dict[str, Any], style: tuple[int, int, bool | None], data: st.DataObject
+) -> None:
+    """Several edits at distinct places of a random file (values replaced, keys added, two to one mapping, or
+    deleted), applied in one call, give the bytes of the same edits one at a time, whether they were spliced apart
+    or one by one."""
+    text = ("---\n" + dump(old, *style) + "---\nbody\n").encode()
+    try:
+        doc = Document.from_bytes(text)
+    except ParseError:
+        reject()
+    assume(same(doc.data, old) and len(value_paths(old)) >= 2)
+    paths = data.draw(st.lists(st.sampled_from(value_paths(old)), min_size=2, max_size=4, unique=True))
+    assume(not any(a != b and b[: len(a)] == a for a in paths for b in paths))  # distinct places, none inside another
+    ops: list[Edit] = []
+    for path in paths:
+        kind = data.draw(st.sampled_from(["replace", "add", "add two", "delete"]))
+        _found, at = get_in(old, list(path))
+        if kind.startswith("add") and isinstance(at, dict):
+            ops.append(Edit("add", (*path, "new"), data.draw(FUZZ_DATA)))
+            if kind == "add two":  # a second key added to the same mapping, after the first
+                ops.append(Edit("add", (*path, "new2"), data.draw(FUZZ_DATA)))
+        elif kind == "delete" and isinstance(path[-1], str):
+            ops.append(Edit("delete", path, None))
+        else:
+            ops.append(Edit("replace", path, data.draw(FUZZ_DATA)))
+    expected = _one_by_one(text, ops)
+    assume(expected is not None)
+    got, _apart = _together(text, ops)
+    assert got == expected

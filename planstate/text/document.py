@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -277,12 +278,13 @@ class Document:
         self.apply([Op("insert", (*segments[:-1], index), to_plain(value))])
 
     def apply(self, ops: list[Op]) -> None:
-        """Apply edits one by one; each is verified by re-parsing, or the document is left unchanged."""
+        """Apply edits one by one; each is verified by re-parsing, or the document is left unchanged. (Edits of one
+        inline scalar each that lie apart in the text go first, together, with one re-parse: `_apply_apart`.)"""
         if self._apply_scalars(ops):
             return
         saved = self._save()
         try:
-            for op in ops:
+            for op in self._apply_apart(ops):
                 self._apply_one(op)
         except BaseException:
             self._restore(saved)
@@ -318,6 +320,70 @@ class Document:
             self._restore(saved)
             raise
         return True
+
+    def _apply_apart(self, ops: list[Op]) -> list[Op]:
+        """Apply the edits among `ops` that change one inline scalar each (a scalar replaced by a one-line scalar, a
+        key with such a value added or deleted) with a single re-parse, and return the others, to apply one by one
+        after them. Each is made in the text as it is (from the one parse), the spans they change are spliced
+        together from the last to the first, and the result is verified once. Such edits change no block structure,
+        so neither the file's detected indentation nor any other edit's place depends on them, and they may go
+        first (but keys added to one mapping stay in the order of their edits). Only when the edits cannot move one
+        another: none inserts into a list or deletes a list item (the indexes after it would move), none is at or
+        inside another's path, and the file has no `<<` merges; spans that overlap or touch (whose order would
+        matter) do not qualify either. When anything does not qualify or fails, nothing is applied and every edit is
+        returned. `phase complete`, which changes about ten fields of STATE.md, so parses it twice, not eleven times."""
+        if len(ops) < 2 or not self._head or self._merges or not self._literals:
+            return ops
+        if any(op.kind == "insert" or (op.kind == "delete" and isinstance(op.path[-1], int)) for op in ops):
+            return ops
+        paths = sorted(op.path for op in ops)
+        if any(later[: len(earlier)] == earlier for earlier, later in itertools.pairwise(paths)):
+            return ops  # one path at or inside another (sorted, a path comes right before those inside it)
+        inline = [op for op in ops if self._inline_edit(op)]
+        # Keys added to one mapping keep the order of their edits: none goes first past another that cannot.
+        kept_order = {op.path[:-1] for op in ops if op.kind == "add" and op not in inline}
+        inline = [op for op in inline if op.kind != "add" or op.path[:-1] not in kept_order]
+        if len(inline) < 2:
+            return ops
+        from planstate.text import splice
+
+        saved = self._save()
+        try:
+            expected = self._copy(self._data)
+            spans: list[tuple[int, int, str]] = []
+            for op in inline:
+                expected = apply_op(expected, op)
+                steps = self._resolve(list(op.path if op.kind != "add" else op.path[:-1]))
+                editor = splice.Splice(
+                    self._text, self._root, self._merges, self.newline, literals=True, path=self.path
+                )
+                editor.run(op, steps[-1] if steps else None)
+                spans.append(editor.changed())
+            spans = _joined_inserts(self._text, spans)
+            ordered = sorted(spans)
+            if any(earlier[1] >= later[0] for earlier, later in itertools.pairwise(ordered)):
+                raise EditError("edits that touch")
+            self._text = splice.splice_spans(self._text, spans)
+            self._parse()
+            if not same(self._data, expected):
+                raise EditError("the edits changed other values")
+        except (EditError, ParseError, UsageError):
+            self._restore(saved)
+            return ops
+        except BaseException:
+            self._restore(saved)
+            raise
+        return [op for op in ops if op not in inline]
+
+    def _inline_edit(self, op: Op) -> bool:
+        """Whether an edit changes one inline scalar: it replaces a scalar, adds a key, or deletes a key of a scalar,
+        and writes a one-line scalar (no collection, no multi-line text, which take block lines)."""
+        if op.kind not in ("replace", "add", "delete") or (op.kind != "delete" and not _one_line_scalar(op.value)):
+            return False
+        if op.kind == "add":
+            return True
+        found, old = get_in(self._data, list(op.path))
+        return found and not isinstance(old, dict | list)
 
     def _save(self) -> tuple[Any, ...]:
         """Everything an edit may change, to put back when it fails."""
@@ -442,6 +508,23 @@ class Document:
                     file=self.path,
                 )
         return steps
+
+
+def _joined_inserts(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The spans of edits (in their order) with the whole lines inserted at one line start joined in that order, as
+    edits made one after another write them (keys added to one mapping, each after the one before)."""
+    at: dict[int, int] = {}
+    out: list[tuple[int, int, str]] = []
+    for start, end, new in spans:
+        whole_lines = start == end and (start == 0 or text[start - 1] == "\n") and new.endswith("\n")
+        if whole_lines and start in at:
+            index = at[start]
+            out[index] = (start, end, out[index][2] + new)
+            continue
+        if whole_lines:
+            at[start] = len(out)
+        out.append((start, end, new))
+    return out
 
 
 def _one_line_scalar(value: Any) -> bool:

@@ -32,11 +32,18 @@ class LineIndex:
 
 
 class Text:
-    """The front-matter text being edited, with its line boundaries."""
+    """The front-matter text being edited, with its line boundaries, and the part of it the edits changed."""
 
     def __init__(self, text: str, newline: str) -> None:
         self.text = text
         self.newline = newline
+        self.length = len(text)  # the text as it was
+        self.head = self.tail = len(text)  # how many characters of it, from the start and from the end, stay
+
+    def changed(self) -> tuple[int, int, str]:
+        """The edits so far as one span of the text as it was: its start, its end, and what now stands there."""
+        head, tail = min(self.head, self.length - self.tail), self.tail
+        return head, self.length - tail, self.text[head : len(self.text) - tail]
 
     def line_start(self, i: int) -> int:
         """Index of the first character of the line holding index `i`."""
@@ -64,6 +71,8 @@ class Text:
 
     def splice(self, start: int, end: int, new: str) -> None:
         """Replace the characters from `start` to `end` with `new`."""
+        # What stays at each end: a splice keeps the text before `start` and after `end` exactly.
+        self.head, self.tail = min(self.head, start), min(self.tail, len(self.text) - end)
         self.text = self.text[:start] + new + self.text[end:]
 
     def lines(self, lines: list[str]) -> str:
@@ -78,7 +87,7 @@ class Text:
     def ensure_trailing_newline(self, at: int) -> int:
         """If `at` is the end of text without a final newline, add one; return the insert point."""
         if at == len(self.text) and self.text and not self.text.endswith("\n"):
-            self.text += self.newline
+            self.splice(at, at, self.newline)
             return len(self.text)
         return at
 

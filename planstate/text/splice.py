@@ -38,6 +38,10 @@ class Splice:
         """The text with the edits made so far."""
         return self.buf.text
 
+    def changed(self) -> tuple[int, int, str]:
+        """The edits made so far as one span of the text they were made in (`Text.changed`)."""
+        return self.buf.changed()
+
     def indent(self) -> yamltext.Indent:
         """The file's own indentation (found on first use)."""
         if self._indent is None:
@@ -110,9 +114,9 @@ class Replace(_Edit):
     def _root(self, value: Any) -> None:
         """The whole front matter becomes `value`."""
         if isinstance(value, dict | list) and value:
-            self.buf.text = self.buf.lines(self.edit.block(value, 0))
+            self.buf.splice(0, len(self.buf.text), self.buf.lines(self.edit.block(value, 0)))
         else:
-            self.buf.text = self.buf.lines([yamltext.flow(value)])
+            self.buf.splice(0, len(self.buf.text), self.buf.lines([yamltext.flow(value)]))
 
     def _as_block(self, step: Step, value: Any) -> bool:
         """Tell whether `value` is written as block lines: a non-empty collection, or text as a literal."""
