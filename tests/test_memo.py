@@ -526,3 +526,26 @@ def test_a_resume_after_writes_takes_each_records_part_from_the_kept_rows(
     shutil.copytree(project, other, symlinks=True)
     shutil.rmtree(other / ".planning" / ".local")
     assert got == Workspace.find(other).brief().to_dict()
+
+
+def test_the_files_older_formats_of_the_cache_left_are_deleted(project: Path) -> None:
+    """An upgrade changes the format of the rows and of the front-matter cache (`-v<N>` in their names): the check
+    in full that rebuilds them deletes what older formats left, which nothing reads; other files stay."""
+    from planstate.check import recordmemo
+    from planstate.store import cache
+
+    for i in range(100, 100 + ROWS_FROM):  # enough records for rows to be kept (fewer are read in full)
+        write_record(project, "decision", decision(i))
+    folder = project / ".planning" / ".local" / "cache"
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = recordmemo._name(Workspace.find(project).ctx, project / ".planning" / "decisions")
+    left = [
+        cache.versioned(folder, rows, recordmemo.VERSION - 1, ".marshal"),
+        cache.versioned(folder, "front-matter", cache.VERSION - 1, ".sqlite"),
+    ]
+    other = folder / "rows-of-someone-else-v1.marshal"
+    for path in [*left, other]:
+        path.write_bytes(b"an older format")
+    Workspace.find(project).check()
+    assert [path.exists() for path in left] == [False, False]
+    assert other.exists() and cache.versioned(folder, rows, recordmemo.VERSION, ".marshal").exists()

@@ -34,7 +34,7 @@ from planstate.check.recordrules import name_matches
 from planstate.core.clock import instant
 from planstate.model.kinds import OPEN_BLOCKERS, to_json
 from planstate.store import recordfiles
-from planstate.store.cache import settled
+from planstate.store.cache import drop_older, settled
 
 if TYPE_CHECKING:
     from planstate.check.checks import Checker
@@ -173,11 +173,17 @@ def _facts_text(facts: dict[str, Any]) -> str | None:
 
 def path(ctx: Context, folder: Path) -> Path:
     """Where the rows of a record folder are kept."""
-    from planstate.core.digests import blake2b_hex
     from planstate.core.layout import LOCAL
+    from planstate.store.cache import versioned
 
-    name = blake2b_hex(ctx.cache_key(folder).encode("utf-8"), 8)
-    return ctx.root / LOCAL / "cache" / f"rows-{name}-v{VERSION}.marshal"
+    return versioned(ctx.root / LOCAL / "cache", _name(ctx, folder), VERSION, ".marshal")
+
+
+def _name(ctx: Context, folder: Path) -> str:
+    """The name of the rows of a record folder, whatever their format."""
+    from planstate.core.digests import blake2b_hex
+
+    return f"rows-{blake2b_hex(ctx.cache_key(folder).encode('utf-8'), 8)}"
 
 
 Listed = tuple[list[str], list["Identity"]]  # a folder's entries and their identities, in listing order
@@ -466,7 +472,9 @@ def keep_reads(
             unsettled[read.name] = seen
     complete = listed is not None and len(names) == len(reads) and not unsettled
     found = _columns(where, kind, shown, names, rows)
-    save(path(ctx, where), code, listing if complete else None, found, identities, [], unsettled)
+    target = path(ctx, where)
+    save(target, code, listing if complete else None, found, identities, [], unsettled)
+    drop_older(target.parent, _name(ctx, where), VERSION, ".marshal")  # a run in full, as after an upgrade
 
 
 def reads_of(reader: Reader, found: Folder, names: Iterable[str]) -> list[FileRead]:

@@ -210,11 +210,26 @@ def _row_of(found: tuple[Any, ...]) -> _Row:
     return _Row(identity, found[5], found[6], found[7], found[8], found[9], found[10])
 
 
+def versioned(folder: Path, name: str, version: int, suffix: str) -> Path:
+    """Where a cache file in format `version` is kept: `<name>-v<version><suffix>` in `folder` (another format is
+    another file, so a planstate of another version never reads it)."""
+    return folder / f"{name}-v{version}{suffix}"
+
+
+def drop_older(folder: Path, name: str, version: int, suffix: str) -> None:
+    """Delete what older formats of a cache file left (`<name>-v1` up to `-v<version - 1>`): nothing reads them, and
+    a workspace's cache would otherwise grow with each upgrade."""
+    for old in range(1, version):
+        with contextlib.suppress(OSError):
+            versioned(folder, name, old, suffix).unlink()
+
+
 class FrontMatterCache:
     """Parsed front matter of workspace files, reused while a file's stat identity (or its digest) is unchanged."""
 
     def __init__(self, folder: Path, name: str) -> None:
-        self.path = folder / f"{name}-v{VERSION}.sqlite"
+        self.path = versioned(folder, name, VERSION, ".sqlite")
+        self.name = name
         self._db: sqlite3.Connection | None = None
         self._opened = False
         self._rows: dict[str, _Row | None] = {}  # looked up (None: not cached)
@@ -232,6 +247,8 @@ class FrontMatterCache:
             return None
         import sqlite3
 
+        made = create and not self.path.is_file()
+
         try:
             if create and not self.path.parent.is_dir():
                 self.path.parent.parent.mkdir(exist_ok=True)  # fails when the workspace folder is gone
@@ -248,6 +265,8 @@ class FrontMatterCache:
         except (OSError, sqlite3.Error):
             self._discard()
             return None
+        if made:
+            drop_older(self.path.parent, self.name, VERSION, ".sqlite")
         self._db = db
         return db
 

@@ -230,7 +230,9 @@ def _digest(name: str) -> str | None:
 
 def path(root: Path, name: str) -> Path:
     """Where the memo `name` of the workspace `root` is kept."""
-    return root / LOCAL / "cache" / f"memo-{name}-v{VERSION}.json"
+    from planstate.store.cache import versioned
+
+    return versioned(root / LOCAL / "cache", f"memo-{name}", VERSION, ".json")
 
 
 def recall(root: Path, name: str, now: Inputs) -> Any:
