@@ -1440,16 +1440,9 @@ def _together(data: bytes, ops: list[Edit]) -> tuple[bytes | None, bool]:
     return doc.to_bytes(), any(apart)
 
 
-def _mapping_paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+def _mapping_paths(value: Any) -> list[tuple[Any, ...]]:
     """Every path to a mapping inside a plain value, the root included."""
-    out = [prefix] if isinstance(value, dict) else []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out += _mapping_paths(item, (*prefix, key))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            out += _mapping_paths(item, (*prefix, i))
-    return out
+    return [path for path in [(), *value_paths(value)] if isinstance(get_in(value, list(path))[1], dict)]
 
 
 def test_edits_apart_in_real_files_equal_edits_one_by_one() -> None:

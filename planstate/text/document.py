@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import itertools
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -291,47 +292,24 @@ class Document:
             raise
 
     def _apply_scalars(self, ops: list[Op]) -> bool:
-        """Apply edits that each replace one inline scalar by a one-line scalar with a single re-read.
-
-        The spans are spliced from the last to the first, so the positions the parser gave stay valid,
-        then the whole result is verified once. Returns False (the document unchanged) when any edit is
-        of another kind or anything fails, and `apply` then goes edit by edit, which says exactly why.
-        """
+        """Apply edits that each replace one inline scalar by a one-line scalar together (`_spliced_together`).
+        Returns False (the document unchanged) when any edit is of another kind or anything fails, and `apply` then
+        goes edit by edit, which says exactly why."""
         if not self._head or not all(op.kind == "replace" and _one_line_scalar(op.value) for op in ops):
             return False
         from planstate.text import splice
 
-        saved = self._save()
-        try:
-            expected = self._copy(self._data)
-            spans: list[tuple[int, int, str]] = []
-            for op in ops:
-                expected = apply_op(expected, op)
-                steps = self._resolve(list(op.path))
-                spans.append(splice.scalar_span(steps[-1] if steps else None, op.value))
-            self._text = splice.splice_spans(self._text, spans)
-            self._reread()
-            if not same(self._data, expected):
-                raise EditError("the batch changed other values")
-        except (EditError, ParseError, UsageError):
-            self._restore(saved)
-            return False
-        except BaseException:
-            self._restore(saved)
-            raise
-        return True
+        return self._spliced_together(ops, lambda op, step: splice.scalar_span(step, op.value))
 
     def _apply_apart(self, ops: list[Op]) -> list[Op]:
         """Apply the edits among `ops` that change one inline scalar each (a scalar replaced by a one-line scalar, a
-        key with such a value added or deleted) with a single re-parse, and return the others, to apply one by one
-        after them. Each is made in the text as it is (from the one parse), the spans they change are spliced
-        together from the last to the first, and the result is verified once. Such edits change no block structure,
-        so neither the file's detected indentation nor any other edit's place depends on them, and they may go
-        first (but keys added to one mapping stay in the order of their edits). Only when the edits cannot move one
-        another: none inserts into a list or deletes a list item (the indexes after it would move), none is at or
-        inside another's path, and the file has no `<<` merges; spans that overlap or touch (whose order would
-        matter) do not qualify either. When anything does not qualify or fails, nothing is applied and every edit is
-        returned. `phase complete`, which changes about ten fields of STATE.md, so parses it twice, not eleven times."""
+        key with such a value added or deleted) together (`_spliced_together`), and return the others, to apply one
+        by one after them. Such edits change no block structure, so neither the file's detected indentation nor any
+        other edit's place depends on them, and they may go first (but keys added to one mapping stay in the order
+        of their edits). Only when the edits cannot move one another: none inserts into a list or deletes a list
+        item (the indexes after it would move), none is at or inside another's path, and the file has no `<<`
+        merges. When anything does not qualify or fails, nothing is applied and every edit is returned.
+        `phase complete`, which changes about ten fields of STATE.md, so parses it twice, not eleven times."""
         if len(ops) < 2 or not self._head or self._merges or not self._literals:
             return ops
         if any(op.kind == "insert" or (op.kind == "delete" and isinstance(op.path[-1], int)) for op in ops):
@@ -347,33 +325,43 @@ class Document:
             return ops
         from planstate.text import splice
 
+        def span(op: Op, step: Step | None) -> tuple[int, int, str]:
+            editor = splice.Splice(self._text, self._root, self._merges, self.newline, literals=True, path=self.path)
+            editor.run(op, step)
+            return editor.changed()
+
+        return [op for op in ops if op not in inline] if self._spliced_together(inline, span) else ops
+
+    def _spliced_together(self, ops: list[Op], span: Callable[[Op, Step | None], tuple[int, int, str]]) -> bool:
+        """Make every edit in the text as it is (from the one parse): `span` gives the span of the text it changes,
+        given the step of its path (of its parent, for "add"); splice the spans together from the last to the first,
+        so the positions the parser gave stay valid (whole lines inserted at one place joined in edit order), then
+        read the text back once (`_reread`) and verify it holds exactly the data the edits mean. False (the
+        document unchanged) when spans overlap or touch (their order would matter) or anything fails."""
+        from planstate.text import splice
+
         saved = self._save()
         try:
             expected = self._copy(self._data)
             spans: list[tuple[int, int, str]] = []
-            for op in inline:
+            for op in ops:
                 expected = apply_op(expected, op)
                 steps = self._resolve(list(op.path if op.kind != "add" else op.path[:-1]))
-                editor = splice.Splice(
-                    self._text, self._root, self._merges, self.newline, literals=True, path=self.path
-                )
-                editor.run(op, steps[-1] if steps else None)
-                spans.append(editor.changed())
+                spans.append(span(op, steps[-1] if steps else None))
             spans = _joined_inserts(self._text, spans)
-            ordered = sorted(spans)
-            if any(earlier[1] >= later[0] for earlier, later in itertools.pairwise(ordered)):
+            if any(earlier[1] >= later[0] for earlier, later in itertools.pairwise(sorted(spans))):
                 raise EditError("edits that touch")
             self._text = splice.splice_spans(self._text, spans)
-            self._parse()
+            self._reread()
             if not same(self._data, expected):
                 raise EditError("the edits changed other values")
         except (EditError, ParseError, UsageError):
             self._restore(saved)
-            return ops
+            return False
         except BaseException:
             self._restore(saved)
             raise
-        return [op for op in ops if op not in inline]
+        return True
 
     def _inline_edit(self, op: Op) -> bool:
         """Whether an edit changes one inline scalar: it replaces a scalar, adds a key, or deletes a key of a scalar,
