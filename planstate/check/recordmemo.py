@@ -89,6 +89,11 @@ class Folder(NamedTuple):
     starts: list[int | None]
     ends: list[int | None]
 
+    def columns(self) -> tuple[list[Any], ...]:
+        """The columns that hold a value for each record, in name order (ids, shapes, phases, statuses, orders,
+        starts, ends)."""
+        return (self.ids, self.shapes, self.phases, self.statuses, self.orders, self.starts, self.ends)
+
     def row(self, index: int) -> Row:
         """The row of the record at `index`."""
         name = self.names[index]
@@ -205,7 +210,7 @@ def folder(
     judged (`judge`) now; the rows kept again when any changed. `listing` is the key of those entries (memo.inputs'
     `keys`): when it is the one kept with the rows, and each vouched for its row, they are taken as they are. `code`
     is the key of planstate's own files. Raises Unkept when none were kept or more than MAX_CHANGED records changed
-    (a run in full is faster then)."""
+    or went (a run in full is faster then)."""
 
     shown = ctx.display(where) + os.sep
     if listed is None:
@@ -232,10 +237,10 @@ def folder(
     added = [name for name in set(entries).difference(old.names) if recordfiles.is_record_name(name)]
     arrived = {name: by_name[name] for name in [*differ, *added] if name not in removed}
     changed = sorted(arrived.keys() | (unsettled.keys() - removed))
-    if len(changed) > MAX_CHANGED:
-        raise Unkept(f"{len(changed)} records of {where} changed")
     if len(removed) == len(old.names) and not arrived:
         return _columns(where, kind, shown, [], [])
+    if len(changed) + len(removed) > MAX_CHANGED:  # each is an edit of every column (an archive moves thousands)
+        raise Unkept(f"{len(changed) + len(removed)} records of {where} changed or went")
     identities = {
         **{name: _identity_of(old, old_identities, name) for name in changed if name not in arrived},
         **arrived,
@@ -304,9 +309,7 @@ def _edited(
     identities are in `now`) in place of the old ones or added, in name order. Each column is copied once and edited
     where it changed (a write changes a few records of thousands)."""
     names = list(old.names)
-    columns: list[list[Any]] = [list(column) for column in (old.ids, old.shapes, old.phases, old.statuses, old.orders)]
-    columns += [list(old.starts)]
-    columns += [list(old.ends), list(identities)]
+    columns = [list(column) for column in (*old.columns(), identities)]
     for name in sorted(removed, reverse=True):
         index = bisect.bisect_left(names, name)
         del names[index]
@@ -385,8 +388,7 @@ def _load(
         if (version, kept_code, kept_kind, kept_shown) != (VERSION, code, kind, shown):
             return None
         found = Folder(where, kind, shown, names, *columns)
-        lists = (identities, found.ids, found.shapes, found.phases, found.statuses, found.orders, found.starts)
-        if any(len(column) != len(names) for column in (*lists, found.ends)):
+        if any(len(column) != len(names) for column in (identities, *found.columns())):
             return None
         return listed if isinstance(listed, str) else None, found, identities, dict(unsettled)
     except (OSError, EOFError, ValueError, TypeError):
