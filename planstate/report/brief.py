@@ -198,7 +198,7 @@ def _parts(ctx: Context, checker: Checker, initiative: Initiative, when: datetim
         found = _recalled(ctx, name, key, _KEYS[kind])
         if found is None:
             if initiative.folder(kind) not in read:  # else the checks read it whole
-                found = _FROM_ROWS[kind](ctx, checker, initiative, when)
+                found = _FROM_ROWS[kind](ctx, checker, initiative)
             if found is None:
                 found = part(ctx, initiative, read, when)
             _keep(ctx, name, key, found)
@@ -277,9 +277,7 @@ def _summary_of(found: Folder, index: int) -> Summary:
     )
 
 
-def _decisions_from_rows(
-    ctx: Context, checker: Checker, initiative: Initiative, when: datetime
-) -> dict[str, Any] | None:
+def _decisions_from_rows(ctx: Context, checker: Checker, initiative: Initiative) -> dict[str, Any] | None:
     """The decisions part from the rows the checks keep (`_rows`); None when they cannot be had."""
     got = _rows(checker, initiative, "decision")
     if got is None:
@@ -293,9 +291,7 @@ def _decisions_from_rows(
     return {"decisions": _decisions_shown(ctx, shown, status, len(found.names) - len(valid))}
 
 
-def _blockers_from_rows(
-    ctx: Context, checker: Checker, initiative: Initiative, when: datetime
-) -> dict[str, Any] | None:
+def _blockers_from_rows(ctx: Context, checker: Checker, initiative: Initiative) -> dict[str, Any] | None:
     """The blockers part from the rows the checks keep (`_rows`: each open blocker's facts are kept); None when they
     cannot be had."""
     from planstate.store.cache import decode
@@ -314,9 +310,7 @@ def _blockers_from_rows(
     return _open_part(ctx, items, len(valid), len(found.names) - len(valid))
 
 
-def _sessions_from_rows(
-    ctx: Context, checker: Checker, initiative: Initiative, when: datetime
-) -> dict[str, Any] | None:
+def _sessions_from_rows(ctx: Context, checker: Checker, initiative: Initiative) -> dict[str, Any] | None:
     """The sessions part from the rows the checks keep (`_rows`: each active session's facts, and every session's
     start and end, are kept); None when they cannot be had. The newest session that is not active, and the one that
     ended last, are the first in file-name order of those with the greatest start (then id) or end, as `max` picks
