@@ -340,6 +340,38 @@ def test_check_reports_attributes_without_drivers_and_install_fixes_it(run: Run,
     assert exits(run("check", "--strict", cwd=repo, env=ENV)).stdout == "2 files checked: 0 errors, 0 warnings\n"
 
 
+def test_outside_a_work_tree_the_driver_rule_asks_git_nothing(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The driver rule is silent outside a git work tree, and knows it from `stat` calls: no `.git` in the folder or
+    above it means no git process (a check of 17,000 files would otherwise list them all for `git check-attr`).
+    Inside a work tree (a subfolder too), or when GIT_DIR says where the repository is, git is asked."""
+    from planstate.core import git as gitcalls
+
+    Workspace.find(repo).git_install()
+    git(repo, "config", "--remove-section", "merge.planstate")  # the attributes are there, the driver is not
+    outside = tmp_path / "outside"
+    shutil.copytree(repo, outside, ignore=shutil.ignore_patterns(".git"))
+    calls: list[tuple[str, ...]] = []
+    real = gitcalls._run
+
+    def spied(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str] | None:
+        calls.append(args)
+        return real(cwd, *args, stdin=stdin)
+
+    monkeypatch.setattr(gitcalls, "_run", spied)
+    assert gitsetup.unconfigured(outside / ".planning", lambda: ["STATE.md"]) == {}
+    assert calls == []
+    assert gitcalls.maybe_in_work_tree(repo / ".planning")
+    assert not gitcalls.maybe_in_work_tree(outside / ".planning")
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+    assert gitcalls.maybe_in_work_tree(outside / ".planning")
+    monkeypatch.delenv("GIT_DIR")
+    found = gitsetup.unconfigured(repo / ".planning", lambda: ["STATE.md"])
+    assert found == {"merge": ["STATE.md"]}  # in the repository: found, by git
+    assert calls
+
+
 def test_a_driver_configured_in_any_scope_counts(run: Run, repo: Path, tmp_path: Path) -> None:
     exits(run("git", "install", cwd=repo))
     git(repo, "config", "--remove-section", "merge.planstate")

@@ -6,6 +6,7 @@ and callers say the check could not be made. Only writes to git config raise (Gi
 
 from __future__ import annotations
 
+import os
 import subprocess
 from datetime import datetime
 from pathlib import Path
@@ -51,6 +52,21 @@ def toplevel(path: Path) -> Path | None:
     """The root of the git work tree holding `path`, or None outside a repository."""
     found = _git(path, "rev-parse", "--show-toplevel")
     return Path(found.strip()) if found and found.strip() else None
+
+
+def maybe_in_work_tree(path: Path) -> bool:
+    """Whether git may see `path` inside a work tree: a `.git` (folder or file) in it or a folder above it, or git
+    told where its repository is (`GIT_DIR`, `GIT_WORK_TREE`). False means git certainly sees none, known from a few
+    `stat` calls instead of a git process; True still leaves git to say."""
+    if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
+        return True
+    folder = path.absolute()
+    while True:
+        if os.path.lexists(folder / ".git"):
+            return True
+        if folder.parent == folder:
+            return False
+        folder = folder.parent
 
 
 def merge_text(

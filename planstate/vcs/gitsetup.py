@@ -366,7 +366,9 @@ def unconfigured(root: Path, listed: Callable[[], list[str]]) -> dict[str, list[
     `merge=planstate` or `diff=planstate` while no git config of this clone (any scope) defines that driver, by
     attribute (`merge`, `diff`): git would silently merge them as text, or diff their raw text. Empty outside a git
     work tree. At most two git calls: the config, and only when a driver is missing, one `git check-attr` for every
-    path (only then are the paths listed: 17,000 of them take a while)."""
+    path (only then are the paths listed: 17,000 of them take a while); none when no `.git` is in sight."""
+    if not git.maybe_in_work_tree(root):
+        return {}
     config = git.config_values(root, CONFIG_PATTERN)
     if config is None:
         return {}
