@@ -484,13 +484,12 @@ def reads_of(reader: Reader, found: Folder, names: Iterable[str]) -> list[FileRe
     be located), in the order of `names`."""
     from planstate.store.cache import decode
 
-    position = {name: i for i, name in enumerate(found.names)} if found.names else {}
     out: list[FileRead] = []
     for name in names:
         text = found.facts.get(name)
         data: dict[str, Any] = decode(text) if text is not None else {}
         if text is None:
-            index = position[name]
+            index = bisect.bisect_left(found.names, name)  # names are in name order: no map of all of them
             if found.ids[index] is not None:
                 data["id"] = found.ids[index]
             if found.phases[index] is not None:
