@@ -372,6 +372,30 @@ def test_outside_a_work_tree_the_driver_rule_asks_git_nothing(
     assert calls
 
 
+def test_the_check_memo_keeps_the_names_of_the_files_only_while_a_driver_is_missing(run: Run, repo: Path) -> None:
+    """The names of the files a check read (17,000 of them are most of its memo's bytes) serve only the drivers'
+    rule, which asks for them only when a driver is missing: the memo keeps them only then. A memo kept without
+    them, asked by a clone that has since lost its drivers (the files unchanged: a hit), runs the check again and
+    finds what a check without memo finds."""
+    import json
+
+    from planstate.store import memo
+
+    def kept_names() -> object:
+        body = memo.path(repo / ".planning", "check").read_bytes().split(b"\n", 1)[1]
+        return json.loads(body)["names"]
+
+    exits(run("git", "install", cwd=repo))
+    exits(run("check", cwd=repo, env=ENV))
+    assert kept_names() is None
+    git(repo, "config", "--remove-section", "merge.planstate")
+    codes = [f["code"] for f in json_data(exits(run("check", "--json", cwd=repo, env=ENV)))["findings"]]
+    assert codes == ["merge-driver-missing"]
+    assert kept_names() == ["STATE.md", "history.jsonl"]
+    again = [f["code"] for f in json_data(exits(run("check", "--json", cwd=repo, env=ENV)))["findings"]]
+    assert again == codes  # from the memo's names, the files unchanged
+
+
 def test_a_driver_configured_in_any_scope_counts(run: Run, repo: Path, tmp_path: Path) -> None:
     exits(run("git", "install", cwd=repo))
     git(repo, "config", "--remove-section", "merge.planstate")

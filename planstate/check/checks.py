@@ -91,6 +91,7 @@ class Checker:
         self.records: dict[Path, list[FileRead]] = {}  # the records the last run read, by folder
         # The records' names when the last run took them from kept rows (recordmemo.py), not from `records`.
         self.record_names: list[str] | None = None
+        self.names_asked = False  # whether the drivers' rule of the last run needed the names of the files it read
         # The memo's key and name the last run was answered or kept under (None without one): a caller may keep
         # what it derives from the same files under the same key (the resume brief's records do).
         self.memo_key: Inputs | None = None
@@ -119,6 +120,7 @@ class Checker:
         self.reads = {}
         self.records = {}
         self.record_names = None
+        self.names_asked = False
         self.rows = {}
         self.reader.begin()
 
@@ -135,7 +137,7 @@ class Checker:
         if len(initiatives) > 1:  # with one initiative, neither workspace rule can be broken
             self.workspace_rules()
         if self.check_drivers:
-            self.findings += workspacerules.drivers(self.ctx, self.names())
+            self.findings += workspacerules.drivers(self.ctx, self._names_asked)
         self.reader.end()
         # Saving the cache makes its folders: never bring back a .planning/ deleted meanwhile.
         if self.ctx.root.is_dir():
@@ -169,7 +171,7 @@ class Checker:
         if len(initiatives) > 1:
             self.workspace_rules()
         if self.check_drivers:
-            self.findings += workspacerules.drivers(self.ctx, self.names())
+            self.findings += workspacerules.drivers(self.ctx, self._names_asked)
         self.reader.end()
         if self.ctx.root.is_dir():
             self.ctx.save_cache()  # the rows of the records read now serve the next process
@@ -250,6 +252,12 @@ class Checker:
     def judge(self, read: FileRead) -> None:
         """Run the per-file rules on a record read (see `filerules.judge`)."""
         filerules.judge(self.ctx, read)
+
+    def _names_asked(self) -> list[str]:
+        """`names`, for the drivers' rule, which asks only when this clone lacks a driver: noted, so that the memo
+        keeps the names only then (17,000 of them take most of its bytes)."""
+        self.names_asked = True
+        return self.names()
 
     def names(self) -> list[str]:
         """Every file the last run read, by its path inside the workspace."""

@@ -172,7 +172,8 @@ def _check_memo(checker: Checker, findings: list[Finding]) -> dict[str, Any]:
         "findings": [finding_data(f) for f in findings if f.code not in FRESH],
         "active": active,
         "resume": resume,
-        "names": checker.names() if checker.check_drivers else [],  # only the drivers' rule reads them
+        # Only the drivers' rule reads the names, and only when this clone lacks a driver: kept only when it asked.
+        "names": checker.names() if checker.names_asked else None,
     }
 
 
@@ -207,14 +208,27 @@ def _answered(
             for initiative in _checked(ctx, only):  # a temp file: is its writer still alive?
                 found += workspacerules.temp_files(ctx, initiative)
         if checker.check_drivers:
-            found += workspacerules.drivers(ctx, [str(name) for name in kept["names"]])
+            found += workspacerules.drivers(ctx, functools.partial(_kept_names, kept))
         files = int(kept["files"])
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, _NamesNotKept):
         return None
     checker.now, checker.files, checker.active = when, files, active
     checker.findings = ordered(found)
     checker.reads, checker.records = _unread(checker, only)
     return checker.findings
+
+
+class _NamesNotKept(Exception):
+    """The drivers' rule needs the names of the files checked, which the memo did not keep (the run that kept it
+    did not need them: this clone had its drivers then): the check runs again, and keeps them."""
+
+
+def _kept_names(kept: dict[str, Any]) -> list[str]:
+    """The names of the files the run a memo kept read, for the drivers' rule (see `_NamesNotKept`)."""
+    names = kept["names"]
+    if not isinstance(names, list):
+        raise _NamesNotKept
+    return [str(name) for name in names]
 
 
 def _unread(checker: Checker, only: Initiative | None) -> tuple[Later[Path, FileRead], Later[Path, list[FileRead]]]:

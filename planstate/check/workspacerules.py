@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -75,14 +75,14 @@ def left_by_killed_writes(initiative: Initiative) -> list[Path]:
     return [path for folder in folders for path in stale_temp_files(folder)]
 
 
-def drivers(ctx: Context, names: Iterable[str]) -> list[Finding]:
-    """`merge=planstate` or `diff=planstate` on the planning files `names` (their paths inside `.planning/`) while
-    this clone's git config defines no such driver: git silently merges them as text (or diffs their raw text).
-    Silent outside a git work tree."""
+def drivers(ctx: Context, names: Callable[[], Iterable[str]]) -> list[Finding]:
+    """`merge=planstate` or `diff=planstate` on the planning files `names()` gives (their paths inside `.planning/`,
+    asked for only when a driver is missing) while this clone's git config defines no such driver: git silently
+    merges them as text (or diffs their raw text). Silent outside a git work tree."""
     from planstate.vcs.gitsetup import unconfigured
 
     def relative() -> list[str]:
-        return sorted(name for name in names if not os.path.isabs(name))  # a file outside the workspace: not ours
+        return sorted(name for name in names() if not os.path.isabs(name))  # a file outside the workspace: not ours
 
     return [_missing_driver(ctx, attribute, files) for attribute, files in unconfigured(ctx.root, relative).items()]
 
