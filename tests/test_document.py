@@ -1484,15 +1484,16 @@ def test_edits_apart_in_real_files_equal_edits_one_by_one() -> None:
 @given(
     old=FUZZ_TOP,
     style=st.tuples(st.sampled_from([2, 3, 4]), st.integers(0, 2), st.sampled_from([None, True, False])),
+    crlf=st.booleans(),
     data=st.data(),
 )
 def test_random_edits_apart_equal_edits_one_by_one(
-    old: dict[str, Any], style: tuple[int, int, bool | None], data: st.DataObject
+    old: dict[str, Any], style: tuple[int, int, bool | None], crlf: bool, data: st.DataObject
 ) -> None:
     """Several edits at distinct places of a random file (values replaced, keys added, two to one mapping, or
-    deleted), applied in one call, give the bytes of the same edits one at a time, whether they were spliced apart
-    or one by one."""
-    text = ("---\n" + dump(old, *style) + "---\nbody\n").encode()
+    deleted; LF or CRLF line endings), applied in one call, give the bytes of the same edits one at a time, whether
+    they were spliced apart or one by one."""
+    text = ("---\n" + dump(old, *style) + "---\nbody\n").replace("\n", "\r\n" if crlf else "\n").encode()
     try:
         doc = Document.from_bytes(text)
     except ParseError:
