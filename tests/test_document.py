@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -1286,16 +1287,18 @@ def dump(data: Any, mapping: int, offset: int, flow: bool | None) -> str:
     return out.getvalue()
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-@given(
-    old=FUZZ_TOP,
-    style=st.tuples(st.sampled_from([2, 3, 4]), st.integers(0, 2), st.sampled_from([None, True, False])),
-    crlf=st.booleans(),
-    data=st.data(),
-)
-def test_random_edits_on_random_files(
-    old: dict[str, Any], style: tuple[int, int, bool | None], crlf: bool, data: st.DataObject
-) -> None:
+FUZZ_STYLE = st.tuples(st.sampled_from([2, 3, 4]), st.integers(0, 2), st.sampled_from([None, True, False]))
+
+
+def on_random_files(test: Callable[..., None]) -> Callable[..., None]:
+    """`test`, run by Hypothesis on random files: their data (`old`), writing `style`, line endings (`crlf`) and
+    `data` to draw edits from (see `random_document`)."""
+    drawn = given(old=FUZZ_TOP, style=FUZZ_STYLE, crlf=st.booleans(), data=st.data())(test)
+    return settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))(drawn)
+
+
+def random_document(old: dict[str, Any], style: tuple[int, int, bool | None], crlf: bool) -> tuple[str, Document]:
+    """`old` written as a file in `style` (see `dump`), with CRLF line endings or not, and that file read back."""
     text = "---\n" + dump(old, *style) + "---\nbody\n"
     if crlf:
         text = text.replace("\n", "\r\n")
@@ -1304,6 +1307,14 @@ def test_random_edits_on_random_files(
     except ParseError:  # ruamel's own writer sometimes writes YAML it cannot read back (`{a: : 0}`)
         reject()
     assume(same(doc.data, old))  # or reads back differently (`[?0]`)
+    return text, doc
+
+
+@on_random_files
+def test_random_edits_on_random_files(
+    old: dict[str, Any], style: tuple[int, int, bool | None], crlf: bool, data: st.DataObject
+) -> None:
+    text, doc = random_document(old, style, crlf)
     path = list(data.draw(st.sampled_from(value_paths(old))))
     kind = data.draw(st.sampled_from(["set", "delete", "append", "add", "insert"]))
     value = data.draw(FUZZ_DATA)
@@ -1431,8 +1442,14 @@ def _together(data: bytes, ops: list[Edit]) -> tuple[bytes | None, bool]:
     doc = Document.from_bytes(data, "STATE.md")
     apart: list[bool] = []
     real = Document._apply_apart
+
+    def spied(self: Document, ops: list[Edit]) -> list[Edit]:
+        left = real(self, ops)  # the edits left to apply one by one
+        apart.append(len(left) < len(ops))
+        return left
+
     with pytest.MonkeyPatch.context() as patched:
-        patched.setattr(Document, "_apply_apart", lambda self, ops: apart.append(real(self, ops)) or apart[-1])
+        patched.setattr(Document, "_apply_apart", spied)
         try:
             doc.apply(ops)
         except PlanstateError:
@@ -1446,8 +1463,10 @@ def _mapping_paths(value: Any) -> list[tuple[Any, ...]]:
 
 
 def test_edits_apart_in_real_files_equal_edits_one_by_one() -> None:
-    """`apply` splices edits that lie apart in the text (a nested value replaced, a key added to another mapping, a
-    key deleted) with one re-parse; on every corpus file the bytes equal those of one edit at a time."""
+    """`apply` splices edits that lie apart in the text and change one inline scalar each (a nested scalar
+    replaced, a key added to another mapping, a key of a scalar deleted) with one re-parse, and then any other edit
+    (a value replaced by a collection) one by one; on every corpus file the bytes equal those of one edit at a
+    time."""
     from conftest import CORPUS
 
     checked = apart_count = 0
@@ -1460,15 +1479,19 @@ def test_edits_apart_in_real_files_equal_edits_one_by_one() -> None:
         if not isinstance(doc.data, dict) or len(doc.data) < 3:
             continue
         keys = list(doc.data)
-        nested = [p for p in value_paths(doc.data) if len(p) > 1 and not isinstance(get_in(doc.data, list(p))[1], dict)]
+        scalars = [p for p in value_paths(doc.data) if not isinstance(get_in(doc.data, list(p))[1], dict | list)]
+        nested = [p for p in scalars if len(p) > 1]
         replaced = nested[0] if nested else (keys[0],)
-        deleted = [key for key in keys[1:-1] if key != replaced[0]]  # not beside the key added at the end
-        if not deleted:
+        # Deleted: a key of a scalar, not beside the key added at the end; the collection: another key.
+        deleted = [key for key in keys[1:-1] if key != replaced[0] and (key,) in scalars]
+        others = [key for key in keys if key not in (replaced[0], *deleted[-1:])]
+        if not deleted or not others:
             continue
         ops = [
-            Edit("replace", replaced, ["new", {"value": 1}]),
+            Edit("replace", replaced, "a new value: #2"),
             Edit("add", (*_mapping_paths(doc.data)[-1], "added_by_test"), "a new value: #1"),
             Edit("delete", (deleted[-1],), None),
+            Edit("replace", (others[0],), ["new", {"value": 1}]),
         ]
         expected = _one_by_one(data, ops)
         got, apart = _together(data, ops)
@@ -1480,25 +1503,15 @@ def test_edits_apart_in_real_files_equal_edits_one_by_one() -> None:
     assert checked > 300 and apart_count > checked // 2
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-@given(
-    old=FUZZ_TOP,
-    style=st.tuples(st.sampled_from([2, 3, 4]), st.integers(0, 2), st.sampled_from([None, True, False])),
-    crlf=st.booleans(),
-    data=st.data(),
-)
+@on_random_files
 def test_random_edits_apart_equal_edits_one_by_one(
     old: dict[str, Any], style: tuple[int, int, bool | None], crlf: bool, data: st.DataObject
 ) -> None:
     """Several edits at distinct places of a random file (values replaced, keys added, two to one mapping, or
     deleted; LF or CRLF line endings), applied in one call, give the bytes of the same edits one at a time, whether
     they were spliced apart or one by one."""
-    text = ("---\n" + dump(old, *style) + "---\nbody\n").replace("\n", "\r\n" if crlf else "\n").encode()
-    try:
-        doc = Document.from_bytes(text)
-    except ParseError:
-        reject()
-    assume(same(doc.data, old) and len(value_paths(old)) >= 2)
+    text = random_document(old, style, crlf)[0].encode()
+    assume(len(value_paths(old)) >= 2)
     paths = data.draw(st.lists(st.sampled_from(value_paths(old)), min_size=2, max_size=4, unique=True))
     assume(not any(a != b and b[: len(a)] == a for a in paths for b in paths))  # distinct places, none inside another
     ops: list[Edit] = []
