@@ -375,16 +375,20 @@ def test_verification_flags_git_changes_the_state_does_not_mention(run: Run, tmp
     git(tmp_path, "commit", "-qm", "before the session ended", when=ended - timedelta(hours=1))
     (src / "mentioned.py").write_text("b\n")
     (src / "committed_after.py").write_text("c\n")
+    (tmp_path / ".planning" / "notes.txt").write_text("a planning file\n")
+    (tmp_path / ".planning-notes").mkdir()  # a folder whose name only starts with the planning folder's
+    (tmp_path / ".planning-notes" / "kept.md").write_text("e\n")
     git(tmp_path, "add", "-A")
     git(tmp_path, "commit", "-qm", "after", when=ended + timedelta(hours=1))
     (src / "uncommitted.py").write_text("d\n")
     (tmp_path / ".planning" / "STATE.md").write_text(
         (tmp_path / ".planning" / "STATE.md").read_text() + "\nnote\n"
-    )  # planning files never count
+    )  # planning files never count: committed, changed or untracked
+    (tmp_path / ".planning" / "untracked.txt").write_text("f\n")
     flags = brief_json(run, tmp_path, ended + timedelta(hours=3))["verification"]
     assert len(flags) == 1
     assert flags[0]["kind"] == "unrecorded_changes"
-    assert flags[0]["files"] == ["src/committed_after.py", "src/uncommitted.py"]
+    assert flags[0]["files"] == [".planning-notes/kept.md", "src/committed_after.py", "src/uncommitted.py"]
     assert flags[0]["since"] == "2026-11-01T11:00:00Z"
 
 

@@ -92,16 +92,15 @@ def _unrecorded_changes(
     ctx: Context, state: State, blockers: Sequence[Recorded], sessions: Sequence[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Files git says changed since the state's last news (see `_changes_since`) that the resume context does not
-    mention (planning files aside)."""
+    mention (planning files aside: git is told to leave the planning folder out)."""
     from planstate.core import git
 
     since, event = _changes_since(state, sessions)
-    changed = git.changed_since(ctx.root.parent, since)
+    changed = git.changed_since(ctx.root.parent, since, leave_out=ctx.root.name)
     if changed is None:
         return []
-    planning = ctx.root.name + "/"
     mentioned = {_norm(n) for n in state.resume_context.files_modified}
-    unmentioned = [c for c in changed if not c.startswith(planning) and _norm(c) not in mentioned]
+    unmentioned = [c for c in changed if _norm(c) not in mentioned]
     if not unmentioned:
         return []
     count = len(unmentioned)
