@@ -6,7 +6,9 @@ median of the rounds. Three floors are measured in the same run: Python loading 
 with PyYAML's C loader (what any Python tool pays to start), loading every planning file's
 front matter that way (what a cold `check` or `validate` cannot beat by much), and one `lstat` of
 every planning file (what a command pays to notice a hand edit behind its back: a row with a growth
-goal also shows its growth less what this floor grows). Peak memory is the
+goal also shows its growth less what the floor of the folders it scans grows: every planning file for `resume`,
+`render` and the checks, one record folder for a command that reads one, measured per folder as
+`floor, stat decisions` and the like). Peak memory is the
 child's own maximum resident set (os.wait4). Each row prints its goal and the growth from the
 smallest workspace to the largest.
 
@@ -53,16 +55,18 @@ from cli_latency import ENV, compile_package, planstate_command  # noqa: E402
 FLOOR_ONE = "import sys, yaml\nyaml.load(open(sys.argv[1], 'rb').read().split(b'---', 2)[1], Loader=yaml.CSafeLoader)\n"
 # What any command pays to know that no file changed behind its back: list every planning folder and lstat every
 # entry through the folder's descriptor, as planstate's scans do (store/memo.py, store/kept.py), reading nothing.
+# With a second argument, that record folder only (not its subfolders), as a command over one kind scans it.
 FLOOR_STAT = (
     "import os, sys\n"
-    "folders = [sys.argv[1]]\n"
+    "folders = [os.path.join(*sys.argv[1:])]\n"
+    "below = len(sys.argv) == 2\n"
     "while folders:\n"
     "    folder = folders.pop()\n"
     "    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)\n"
     "    names = [name for name in os.listdir(fd) if name != '.local']\n"
     "    infos = [os.lstat(name, dir_fd=fd) for name in names]\n"
     "    os.close(fd)\n"
-    "    folders += [os.path.join(folder, n) for n, i in zip(names, infos) if (i.st_mode >> 12) == 4]\n"
+    "    folders += [os.path.join(folder, n) for n, i in zip(names, infos) if below and (i.st_mode >> 12) == 4]\n"
 )
 FLOOR_ALL = (
     "import os, sys, yaml\n"
@@ -79,6 +83,9 @@ GOALS = {
     "floor": ("floor", False),
     "floor, all files": ("floor", False),
     "floor, stat all files": ("floor", False),
+    "floor, stat decisions": ("floor", False),
+    "floor, stat blockers": ("floor", False),
+    "floor, stat sessions": ("floor", False),
     "get next_action": ("single", False),
     "status": ("page", False),
     "set next_action": ("single", False),
@@ -102,6 +109,18 @@ GOALS = {
     "render": ("page", False),
 }
 GROWTH = {"single": 1.2, "page": 1.5}
+# The stat floor of what each row with a growth goal scans to notice hand edits (counted with strace at 17k: a
+# command over one kind lists and stats that folder; `status` stats the open blockers, at most every blocker).
+# A row not named here stats no record folder: its growth is its own.
+SCANS = {
+    "status": "floor, stat blockers",
+    "decision add": "floor, stat decisions",
+    "decision list": "floor, stat decisions",
+    "blocker list": "floor, stat blockers",
+    "session list": "floor, stat sessions",
+    "resume": "floor, stat all files",
+    "render": "floor, stat all files",
+}
 ASIDE = "cache-set-aside"  # where a cold row keeps the cache while it runs without one (see `put_back`)
 WARM_MS = 300
 MEMORY_MIB = 100
@@ -156,6 +175,10 @@ def commands(project: Path, show_id: str) -> dict[str, tuple[list[str], Setup | 
         "floor": ([sys.executable, "-c", FLOOR_ONE, str(planning / "STATE.md")], None),
         "floor, all files": ([sys.executable, "-c", FLOOR_ALL, str(planning)], None),
         "floor, stat all files": ([sys.executable, "-c", FLOOR_STAT, str(planning)], None),
+        **{
+            f"floor, stat {folder}": ([sys.executable, "-c", FLOOR_STAT, str(planning), folder], None)
+            for folder in ("decisions", "blockers", "sessions")
+        },
         "get next_action": ([*ps, "get", "next_action"], None),
         "status": ([*ps, "status"], None),
         "set next_action": ([*ps, "set", "next_action", "@TEXT@"], None),
@@ -293,11 +316,10 @@ def verdict(name: str, row: dict[int, tuple[float, float]], floors: dict[int, fl
 
 def report(figures: dict[str, dict[int, tuple[float, float]]], sizes: list[int]) -> str:
     """The figures as a markdown table: milliseconds (peak MiB) per size, the growth, the goal and the verdict, and
-    for a row with a growth goal its growth once what the stat floor grows is taken away (what one `lstat` of every
-    planning file adds from the smallest workspace to the largest, measured in the same run: the part of a
-    command's growth that no scan which notices every hand edit can avoid)."""
+    for a row with a growth goal its growth once what its stat floor grows is taken away (what one `lstat` of each
+    file the command scans adds from the smallest workspace to the largest, measured in the same run: the part of
+    its growth that no scan which notices every hand edit can avoid; `SCANS`)."""
     floors = {s: figures["floor, all files"][s][0] for s in sizes}
-    stat = figures.get("floor, stat all files", {})
     head = ["command", *(f"{s:,} records" for s in sizes), "growth", "less the stat floor's", "goal", "met"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, row in figures.items():
@@ -307,6 +329,7 @@ def report(figures: dict[str, dict[int, tuple[float, float]]], sizes: list[int])
         small, large = min(row), max(row)
         growth = row[large][0] / row[small][0]
         above = ""
+        stat = figures.get(SCANS.get(name, ""), {})
         if GOALS[name][0] in GROWTH and small in stat and large in stat:
             above = f"{(row[large][0] - (stat[large][0] - stat[small][0])) / row[small][0]:.2f}x"
         goal, met = verdict(name, row, floors)
