@@ -239,9 +239,10 @@ def run_once(cmd: list[str], cwd: Path) -> tuple[float, float]:
 
 
 def first_decision(project: Path) -> str:
-    """The id of the oldest decision (its file name starts with it)."""
+    """The whole id of the oldest decision (its file name starts with it, then `-` and its title's slug): a prefix
+    would be checked against every decision's id, as a short id must be."""
     names = sorted(p.name for p in (project / ".planning" / "decisions").iterdir() if p.suffix == ".md")
-    return names[0][:13]
+    return "-".join(names[0].split("-")[:2]).removesuffix(".md")
 
 
 def measure(

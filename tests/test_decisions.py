@@ -255,6 +255,25 @@ def test_show_unknown_and_ambiguous_ids(run: Run, project: Path) -> None:
     assert error["type"] == "UsageError"
 
 
+def test_a_record_whose_file_name_is_not_its_id_is_found_by_its_id_even_after_a_hand_edit(
+    run: Run, project: Path
+) -> None:
+    """A miss by file names searches every record's id (the cached summaries): exact ids, prefixes, ambiguity
+    across both searches, and an id changed by hand behind the cache's back."""
+    folder = project / ".planning" / "decisions"
+    path = folder / "notes-on-the-database.md"
+    text = "---\nschema_version: 1\nid: adr-042\ntitle: x\ndate: 2026-01-01\ncontext: c\ndecision: d\nreason: r\n---\n"
+    path.write_text(text)
+    ok(run("decision", "list", cwd=project))  # its summary is cached now
+    for ref in ("adr-042", "adr-04", "adr"):
+        assert ok(run("decision", "show", ref, cwd=project)).stdout == f"# .planning/decisions/{path.name}\n{text}"
+    (folder / "adr-049-y.md").write_text(text.replace("adr-042", "adr-049"))
+    refused(run("decision", "show", "adr-04", cwd=project), "ambiguous", "adr-042, adr-049")
+    path.write_text(text.replace("adr-042", "adr-077"))  # by hand: the cached summary no longer vouches
+    refused(run("decision", "show", "adr-042", cwd=project), "no decision with id 'adr-042'")
+    assert json_data(ok(run("decision", "show", "adr-07", "--json", cwd=project)))["id"] == "adr-077"
+
+
 # ---------------------------------------------------------------------------- supersede
 
 HAND_MADE = """\

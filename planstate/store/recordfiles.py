@@ -130,8 +130,10 @@ def find(ctx: Context, initiative: Initiative, kind: str, ref: str, *, archived:
     """The record of `kind` whose id is `ref`, or whose id alone starts with `ref`; UsageError otherwise.
 
     Files whose names start with `ref` are read first; one of them that does not parse raises its own
-    error (file, line, column) rather than a "not found". When no such file holds the record, the front
-    matter of every record is searched, so a hand-made file whose name does not start with its id is found.
+    error (file, line, column) rather than a "not found". When none of them has the id `ref` itself, the ids of
+    every record are searched too (their summaries, which the cache keeps by stat identity: a miss over 10,000
+    decisions reads none of them), so a hand-made file whose name does not start with its id is found, and a
+    prefix that starts two ids is refused even when only one of the files is named after its id.
     The kind's `archive/` folder is searched too: an archived record is returned when `archived` (to read it),
     else refused, as archived records are not changed.
     """
@@ -148,10 +150,18 @@ def find(ctx: Context, initiative: Initiative, kind: str, ref: str, *, archived:
     found = _match(ctx, kind, ref, candidates)
     if found is None and broken:
         raise broken[0]  # the record asked for may be the file that does not parse: say what is wrong with it
-    if found is None:
-        rest = [where / name for where, names in listed for name in names if not name.startswith(ref)]
-        others, _broken = _read(ctx, kind, rest)
-        found = _match(ctx, kind, ref, others)
+    if found is None or found.id != ref:  # none, or a prefix of an id: another file's id may start with it too
+        # A record's id is its front matter's `id` when that is text, else its file's stem: one whose name does not
+        # start with `ref` can match only through a text id that does, which its summary holds as it is.
+        rest = [
+            summary.path
+            for where, _names in listed
+            for summary in folder_summaries(ctx, where, kind, on_disk=True)[0]
+            if summary.id.startswith(ref) and not summary.name.startswith(ref)
+        ]
+        if rest:
+            others, _broken = _read(ctx, kind, rest)
+            found = _match(ctx, kind, ref, [*candidates, *others])
     if found is None:
         raise UsageError(
             f"no {noun} with id {ref!r} in {ctx.display(folder)}/ (`planstate {kind} list --all` lists them)"
@@ -378,16 +388,19 @@ def summaries(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[Sum
 
 
 @without_collector
-def folder_summaries(ctx: Context, folder: Path, kind: str) -> tuple[list[Summary], list[PlanstateError]]:
-    """The summaries of the records of `kind` in one folder (see `summaries`), in file-name order.
+def folder_summaries(
+    ctx: Context, folder: Path, kind: str, *, on_disk: bool = False
+) -> tuple[list[Summary], list[PlanstateError]]:
+    """The summaries of the records of `kind` in one folder (see `summaries`; `on_disk`: of the files as they are, a
+    committing transaction's changes not yet made), in file-name order.
 
     One directory scan gives the names and their stat (no path object each), one query the cached summaries and one
     JSON decode all the trusted ones: a write's region refresh over 10,000 decisions costs a few tens of ms."""
     import json
 
     where = folder.absolute()
-    pending = {path.name: data for path, data in ctx.pending.items() if path.parent == where}
-    leaving = {path.name for path in ctx.leaving if path.parent == where}
+    pending = {} if on_disk else {path.name: data for path, data in ctx.pending.items() if path.parent == where}
+    leaving = set() if on_disk else {path.name for path in ctx.leaving if path.parent == where}
     listed, trusted, recent = _vouched(folder, ctx.cached_summaries(folder), pending, leaving)
     for name, identity in recent.items():  # just written (by this write's neighbours): the bytes' digest decides
         summary = _renewed(ctx, folder / name, identity)
