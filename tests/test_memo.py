@@ -529,23 +529,28 @@ def test_a_resume_after_writes_takes_each_records_part_from_the_kept_rows(
 
 
 def test_the_files_older_formats_of_the_cache_left_are_deleted(project: Path) -> None:
-    """An upgrade changes the format of the rows and of the front-matter cache (`-v<N>` in their names): the check
-    in full that rebuilds them deletes what older formats left, which nothing reads; other files stay."""
+    """An upgrade changes the format of the rows, the memos and the front-matter cache (`-v<N>` in their names): the
+    check in full that rebuilds them deletes what older formats left, which nothing reads; other files stay."""
     from planstate.check import recordmemo
     from planstate.store import cache
 
     for i in range(100, 100 + ROWS_FROM):  # enough records for rows to be kept (fewer are read in full)
         write_record(project, "decision", decision(i))
     folder = project / ".planning" / ".local" / "cache"
-    folder.mkdir(parents=True, exist_ok=True)
+    Workspace.find(project).check()  # to learn the names of its memos; then a cold check again
+    memos = [path.name.removesuffix(f"-v{VERSION}.json") for path in folder.glob(f"memo-*-v{VERSION}.json")]
+    assert memos
+    shutil.rmtree(folder)
+    folder.mkdir()
     rows = recordmemo._name(Workspace.find(project).ctx, project / ".planning" / "decisions")
     left = [
         cache.versioned(folder, rows, recordmemo.VERSION - 1, ".marshal"),
         cache.versioned(folder, "front-matter", cache.VERSION - 1, ".sqlite"),
+        *(cache.versioned(folder, name, VERSION - 1, ".json") for name in memos),
     ]
     other = folder / "rows-of-someone-else-v1.marshal"
     for path in [*left, other]:
         path.write_bytes(b"an older format")
     Workspace.find(project).check()
-    assert [path.exists() for path in left] == [False, False]
+    assert [path.exists() for path in left] == [False] * len(left)
     assert other.exists() and cache.versioned(folder, rows, recordmemo.VERSION, ".marshal").exists()

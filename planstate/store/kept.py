@@ -30,7 +30,7 @@ from operator import itemgetter, not_
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from planstate.core.digests import blake2b_hex
+from planstate.core.digests import names_and_numbers
 from planstate.store import cache
 from planstate.store.cache import IDENTITY, Identity
 
@@ -93,14 +93,11 @@ def record_names(names: list[str]) -> list[str]:
 
 
 def digest(names: list[str], ctimes: Iterable[int]) -> str:
-    """A digest of files by name and ctime (ns), in order. A file's ctime is set to the time of any change of it (of
-    its bytes, size, mtime or name; a new file in its place has its own), so with the name it tells every change of
-    a file kept, as its whole identity would, even after the clock was set back. The ctimes are hashed by Python's
-    tuple hash: it is the same in every process (integers hash to themselves), one number changed always changes
-    it, and it costs a tenth of hashing their bytes; another Python that hashes otherwise only costs a comparison
-    file by file."""
-    joined = "\0".join(names).encode("utf-8", "surrogateescape")
-    return f"{blake2b_hex(joined, 16)}-{hash(tuple(ctimes)):x}"
+    """A digest of files by name and ctime (ns), in order (`digests.names_and_numbers`). A file's ctime is set to the
+    time of any change of it (of its bytes, size, mtime or name; a new file in its place has its own), so with the
+    name it tells every change of a file kept, as its whole identity would, even after the clock was set back;
+    another Python that hashes otherwise only costs a comparison file by file."""
+    return names_and_numbers(names, ctimes)
 
 
 class Kept(Generic[Row]):

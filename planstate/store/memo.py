@@ -2,8 +2,9 @@
 
 `check` and `validate` read every file of the workspace; when nothing changed since the last run, what
 they found is the same. The memo keeps it in `.planning/.local/cache/` under a key (`Inputs`): the
-digest of the name, mode and stat identity (device, inode, size, mtime_ns, ctime_ns) of every entry
-under `.planning/` but `.local/`, taken in one pass of one `lstat` each, with planstate's own files
+name, mode and stat identity (device, inode, size, mtime_ns, ctime_ns) of every entry under
+`.planning/` but `.local/`, taken in one pass of one `lstat` each and keyed folder by folder (the names
+digested, the numbers hashed: `digests.names_and_numbers`), with planstate's own files
 (its rules and templates), the workspace's path and the caller's label (which command, with which
 options). Any change to a file's bytes changes its ctime, which no tool can set back, so a hand edit
 keeping size and mtime, a new or deleted file, a `git checkout` or a merge changes the key. A file
@@ -29,10 +30,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from planstate.core.collector import without_collector
+from planstate.core.digests import names_and_numbers
 from planstate.core.layout import LOCAL
 from planstate.store.cache import IDENTITY, RACY_NS, Identity
 
-VERSION = 1  # bump whenever what a memo holds, or how its key is made, changes
+VERSION = 2  # bump whenever what a memo holds, or how its key is made, changes
 MISS = object()
 Listings = dict[str, tuple[list[str], list[Identity]]]  # a folder's entries and their identities, by its path
 _MTIME = attrgetter("st_mtime_ns")
@@ -112,13 +114,10 @@ def _tree(
         # Listing order, not sorted: an order that differs only costs a full run, as any other difference does.
         modes = list(map(_MODE, infos))
         identities = list(map(IDENTITY, infos))
-        # Format 2: no references between objects, whose bookkeeping costs a third of the marshalling; the bytes
-        # need only be the same for the same entries.
-        listed = marshal.dumps((relative, names, modes, identities), 2)
-        if keys is not None:  # the key then takes the folder's own key: its bytes are digested once
-            keys[folder] = _hash(listed)
-            listed = keys[folder].encode("ascii")
-        parts.append(listed)
+        key = names_and_numbers([relative, *names], [*modes, *identities])
+        if keys is not None:
+            keys[folder] = key
+        parts.append(key.encode("ascii"))
         if listings is not None:
             listings[folder] = (names, identities)
         if infos and max(max(map(_MTIME, infos)), max(map(_CTIME, infos))) > since:
@@ -172,13 +171,6 @@ def _changed_at(name: str) -> int:
     return max(info.st_mtime_ns, info.st_ctime_ns)
 
 
-def _hash(data: bytes) -> str:
-    """The digest of some bytes, as keys are made."""
-    from planstate.core.digests import blake2b_hex
-
-    return blake2b_hex(data, 16)
-
-
 def listed_inputs(
     folder: str, label: str, listed: tuple[list[str], list[Identity]], seen: int, key: str | None = None
 ) -> Inputs | None:
@@ -190,7 +182,7 @@ def listed_inputs(
     from planstate.core.digests import blake2b_hex
 
     names, identities = listed
-    listing = key.encode("ascii") if key is not None else marshal.dumps((names, identities), 2)
+    listing = (key if key is not None else names_and_numbers(names, identities)).encode("ascii")
     parts = [marshal.dumps((VERSION, folder, label)), listing]
     since = seen - RACY_NS
     recent = []
@@ -267,12 +259,14 @@ def remember(root: Path, name: str, now: Inputs, value: Any) -> None:
 def _write(root: Path, name: str, now: Inputs, body: bytes) -> None:
     """Write the memo `name`: its key `now`, then `body` (JSON); best effort."""
     from planstate.core.files import temp_path
+    from planstate.store.cache import drop_older
 
     if not root.is_dir():
         return
     target = path(root, name)
     head = json.dumps({"key": now.key, "seen": now.seen, "recent": now.recent}).encode("utf-8")
     temp = temp_path(target)
+    made = not os.path.lexists(target)
     with contextlib.suppress(OSError):
         target.parent.parent.mkdir(exist_ok=True)  # fails when the workspace folder is gone
         target.parent.mkdir(exist_ok=True)
@@ -280,3 +274,5 @@ def _write(root: Path, name: str, now: Inputs, body: bytes) -> None:
         os.replace(temp, target)  # a cache: no fsync, a torn file is a miss
     with contextlib.suppress(OSError):
         temp.unlink(missing_ok=True)
+    if made:  # the first memo of this format: what older ones left, nothing reads
+        drop_older(target.parent, f"memo-{name}", VERSION, ".json")
