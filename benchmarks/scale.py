@@ -13,7 +13,12 @@ child's own maximum resident set (os.wait4). Each row prints its goal and the gr
 smallest workspace to the largest.
 
     python benchmarks/scale.py FOLDER [--sizes 11,2000,17000] [--runs 5] [--slow-runs 1] [--json]
-                                      [--only NAME,...] [--no-gsd] [--gsd-install FOLDER]
+                                      [--only NAME,...] [--no-gsd] [--gsd-install FOLDER] [--git]
+
+With --git, each workspace is a git repository as a user who followed the docs has one (`planstate git
+install`, everything committed once, the benchmark's own writes left uncommitted), so the git calls of
+`check` (the drivers' config) and `resume` (what changed since the last session) are measured too; give it
+its own FOLDER, as the workspaces are changed in place.
 
 After the table, the side-by-side run against GSD's node tool (benchmarks/gsd_side_by_side.py:
 `get`/`status` against `gsd-tools state get/json`, `set`/`decision add` against its state update and
@@ -206,6 +211,23 @@ def commands(project: Path, show_id: str) -> dict[str, tuple[list[str], Setup | 
     }
 
 
+def in_git(project: Path) -> None:
+    """Make a workspace a git repository with planstate's git setup and everything committed (untimed), once."""
+    if (project / ".git").exists():
+        return
+    env = {**ENV, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com"}
+    env.update(GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.com")
+    for cmd in (
+        ["git", "init", "-q"],
+        [*planstate_command(), "git", "install"],
+        ["git", "add", "-A"],
+        ["git", "commit", "-q", "-m", "the benchmark's workspace"],
+    ):
+        done = subprocess.run(cmd, cwd=project, capture_output=True, env=env, check=False)
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd)} in {project} exited {done.returncode}: {done.stderr.decode()}")
+
+
 def put_back(project: Path) -> None:
     """The cache a cold row set aside, put back in place of the one its run made (untimed): the cold rows measure
     a command with no cache, and the commands after them run with the cache they had, as they would in use."""
@@ -350,6 +372,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--no-gsd", action="store_true", help="skip the side-by-side run against GSD")
     parser.add_argument("--gsd-install", type=Path, help="a folder where get-shit-done-cc is installed already")
+    parser.add_argument("--git", action="store_true", help="measure in git repositories set up as the docs say")
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
     ENV.update({"PLANSTATE_NOW": NOW, "PLANSTATE_ACTOR": "bench"})
@@ -357,6 +380,8 @@ def main() -> int:
     for size in sizes:
         if not (args.folder / str(size)).exists():
             build(args.folder / str(size), size)
+        if args.git:
+            in_git(args.folder / str(size))
     names = chosen(args.only)
     compile_package()
     figures = measure(args.folder, sizes, args.runs, args.slow_runs, names)
