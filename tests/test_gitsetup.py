@@ -500,3 +500,54 @@ def test_the_field_is_read_from_both_marker_lines(opening: bytes, closing: bytes
     assert checks.marked_field(opening, closing) == field
     raw = b"\n".join([b"x", opening, b"a", b"=======", b"b", closing, b""])
     assert checks.conflict_blocks(raw) == [checks.Conflict(2, 6, field)]
+
+
+# ---------------------------------------------------------------------------- what changed since a moment (resume)
+
+
+def dated(when: str) -> dict[str, str]:
+    """The environment of a git commit made at `when`."""
+    return {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+
+
+def test_changed_since_lists_committed_and_uncommitted_files_of_the_project_but_the_planning_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The project may be a folder of its repository: paths come relative to it, whichever of the git calls (run at
+    once) answered them; the planning folder is left out; outside a work tree, or without git, there is no answer."""
+    from datetime import UTC, datetime
+
+    from planstate.core import git as planstate_git
+
+    repo = tmp_path / "repo"
+    project = repo / "apps" / "web"
+    (project / ".planning").mkdir(parents=True)
+    git(repo, "init", "--quiet")
+    (project / "old.py").write_text("a\n")
+    (repo / "elsewhere.py").write_text("outside the project\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "before", env=dated("2026-01-01T00:00:00Z"))
+    (project / "committed.py").write_text("b\n")
+    (project / ".planning" / "STATE.md").write_text("planning files never count\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "after", env=dated("2026-03-01T00:00:00Z"))
+    (project / "old.py").write_text("changed\n")
+    (project / "committed.py").unlink()  # a tracked file deleted: a change too
+    (project / "new file.py").write_text("untracked\n")
+    (project / "new folder").mkdir()
+    (project / "new folder" / "[x].py").write_text("untracked, in an untracked folder, a glob in its name\n")
+    (project / ".gitignore").write_text("*.log\n")
+    (project / "build.log").write_text("ignored\n")
+    (project / ".planning" / "notes.md").write_text("untracked, but planning\n")
+    since = datetime(2026, 2, 1, tzinfo=UTC)
+    uncommitted = [".gitignore", "committed.py", "new file.py", "new folder/[x].py", "old.py"]
+    assert planstate_git.changed_since(project, since, leave_out=".planning") == sorted(uncommitted)
+    assert planstate_git.changed_since(project, None, leave_out=".planning") == uncommitted
+    assert ".planning/notes.md" in (planstate_git.changed_since(project, None) or [])
+    monkeypatch.setattr(planstate_git, "UNTRACKED_NAMED", 2)  # too many entries to name: git looks at them all
+    assert planstate_git.changed_since(project, None, leave_out=".planning") == uncommitted
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    assert planstate_git.changed_since(outside, since) is None
+    monkeypatch.setenv("PATH", str(tmp_path / "no-git-here"))
+    assert planstate_git.changed_since(project, since) is None

@@ -48,6 +48,41 @@ def _git(cwd: Path, *args: str) -> str | None:
     return done.stdout if done is not None and done.returncode == 0 else None
 
 
+def _git_all(cwd: Path, *commands: list[str]) -> list[str | None]:
+    """Run several git commands in `cwd` at once (each a process; together they take about as long as the slowest,
+    not the sum); the stdout of each, or None for one that fails or takes too long (all of them when git is
+    missing)."""
+    started: list[subprocess.Popen[str] | None] = []
+    for args in commands:
+        try:
+            started.append(
+                subprocess.Popen(
+                    ["git", "-c", "core.quotepath=off", *args],
+                    cwd=cwd,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+            )
+        except OSError:
+            started.append(None)
+    out: list[str | None] = []
+    for process in started:
+        if process is None:
+            out.append(None)
+            continue
+        try:
+            stdout, _stderr = process.communicate(timeout=TIMEOUT)
+        except subprocess.SubprocessError:
+            process.kill()
+            process.communicate()
+            out.append(None)
+            continue
+        out.append(stdout if process.returncode == 0 else None)
+    return out
+
+
 def toplevel(path: Path) -> Path | None:
     """The root of the git work tree holding `path`, or None outside a repository."""
     found = _git(path, "rev-parse", "--show-toplevel")
@@ -98,47 +133,54 @@ def merge_text(
     return done.stdout, done.returncode
 
 
+UNTRACKED_NAMED = 512  # at most this many entries of a project are named to git one by one (see `_untracked_in`)
+
+
 def changed_since(project: Path, since: datetime | None, leave_out: str | None = None) -> list[str] | None:
     """Files changed since `since`: in commits made after it, plus uncommitted changes; paths relative to `project`.
 
     With `since` None, only the uncommitted changes. `leave_out`: a folder of `project` (its name) whose files git
-    neither lists nor looks at (`.planning/`, 17,000 files a year, which git would otherwise list from every commit
-    and stat in the status). None when `project` is not in a git work tree or git cannot answer. Names are read
-    NUL-separated (`-z`), so quotes, spaces and ` -> ` in them come through as they are.
+    neither lists nor looks at (`.planning/`, 17,000 files a year, which git would otherwise list from every commit,
+    and read through for untracked files). None when `project` is not in a git work tree or git cannot answer.
+    Names are read NUL-separated (`-z`), so quotes, spaces and ` -> ` in them come through as they are. The git
+    calls run at once.
     """
     if not maybe_in_work_tree(project):
         return None
-    top = toplevel(project)
-    if top is None:
-        return None
     paths = [".", f":(exclude,literal){leave_out}"] if leave_out else ["."]
-    committed = _committed_since(project, since, paths) if since is not None else set()
-    if committed is None:
-        return None
-    status = _git(project, "status", "--porcelain", "-z", "--untracked-files=all", "--", *paths)
-    if status is None:
-        return None
-    return sorted(committed | _status_names(status, _relative_prefix(top, project)))
-
-
-def _committed_since(project: Path, since: datetime, paths: list[str]) -> set[str] | None:
-    """The files of `project` that commits made after `since` changed, of those the pathspecs `paths` name; None when
-    git cannot answer."""
-    committed = _git(
-        project,
-        "log",
-        "-z",
-        f"--since={since.isoformat()}",
-        "--name-only",
-        "--pretty=format:",
-        "--relative",
-        "--",
-        *paths,
-    )
-    if committed is None:
+    asked = {
+        "top": ["rev-parse", "--show-toplevel"],
+        "tracked": ["status", "--porcelain", "-z", "--untracked-files=no", "--", *paths],
+    }
+    untracked = _untracked_in(project, leave_out)
+    if untracked:
+        asked["untracked"] = ["ls-files", "-z", "--others", "--exclude-standard", "--", *untracked]
+    if since is not None:
+        when = f"--since={since.isoformat()}"
+        asked["log"] = ["log", "-z", when, "--name-only", "--pretty=format:", "--relative", "--", *paths]
+    said = dict(zip(asked, _git_all(project, *asked.values()), strict=True))
+    top, tracked = said["top"], said["tracked"]
+    if not (top and top.strip()) or tracked is None or any(said.get(k, "") is None for k in ("untracked", "log")):
         return None
     # commits are separated by an empty name; git may start a commit's names with the newline of its header
-    return {name.lstrip("\n") for name in committed.split("\0") if name.strip("\n")}
+    names = {name.lstrip("\n") for name in (said.get("log") or "").split("\0") if name.strip("\n")}
+    names.update(name for name in (said.get("untracked") or "").split("\0") if name)  # relative to `project`
+    return sorted(names | _status_names(tracked, _relative_prefix(Path(top.strip()), project)))
+
+
+def _untracked_in(project: Path, leave_out: str | None) -> list[str]:
+    """The pathspecs under which git looks for untracked files of `project`: each of its entries but `leave_out` and
+    `.git`, named one by one, since git reads through a folder a pathspec excludes all the same (the planning folder
+    would cost 13 ms at 17,000 records); the whole project, less `leave_out`, when it has many entries or cannot be
+    listed. Empty when it has no other entry."""
+    whole = [".", f":(exclude,literal){leave_out}"] if leave_out else ["."]
+    if leave_out is None:
+        return whole
+    try:
+        entries = [name for name in os.listdir(project) if name not in (leave_out, ".git")]
+    except OSError:
+        return whole
+    return whole if len(entries) > UNTRACKED_NAMED else [f":(literal){name}" for name in entries]
 
 
 def _status_names(status: str, prefix: str) -> set[str]:
