@@ -1,20 +1,22 @@
 """What a check keeps of each record file between runs, by its stat identity: after a write, only what changed is read.
 
 When the findings memo (memo.py) misses because some file changed, a check need not judge every
-record again: for each record folder it keeps, in `.planning/.local/cache/rows-<folder>-v2.marshal`,
+record again: for each record folder it keeps, in `.planning/.local/cache/rows-<folder>-v3.marshal`,
 each record's name and stat identity with what the rules need of it, by column (`Folder`): its id,
 whether its front matter is a mapping and valid, a decision's phase, its facts when it names another
 record or is an active session or an open blocker, what the per-file rules found in it, whether its
-file name starts with its id, its status and order, and a session's start and end (the resume brief's
-records come from those). A record whose identity is the one kept is not read; the others are read
-and judged now. The rules across records (duplicate ids, file names, references, active sessions)
-then run on the few records that could break one (recordrules.cross), which finds exactly what
-running them on every record finds. As for the front-matter cache's rows, an identity taken less
-than the filesystem's timestamp tick after its file last changed does not vouch for the bytes read
-(cache.settled): such a row is kept with when it was read and read again next time. The rows are
-kept under the identity of planstate's own files, so another version judges every record again;
-with none kept, or many records changed, the check runs in full (through the cache's rows, all
-fetched at once) and keeps them. Losing or corrupting them costs only time.
+file name starts with its id, its status and order, and a session's start and end (the resume
+brief's records come from those). A record whose identity is the one kept is not read; the others
+are read and judged now, and their rows kept in a part beside the rows kept whole (`DELTA`), which
+is all a check after a write rewrites, until many records were touched since (`DELTA_MAX`). The
+rules across records (duplicate ids, file names, references, active sessions) then run on the few
+records that could break one (recordrules.cross), which finds exactly what running them on every
+record finds. As for the front-matter cache's rows, an identity taken less than the filesystem's
+timestamp tick after its file last changed does not vouch for the bytes read (cache.settled): such a
+row is kept with when it was read and read again next time. The rows are kept under the identity of
+planstate's own files, so another version judges every record again; with none kept, or many records
+changed, the check runs in full (through the cache's rows, all fetched at once) and keeps them.
+Losing or corrupting them costs only time.
 """
 
 from __future__ import annotations
@@ -42,8 +44,10 @@ if TYPE_CHECKING:
     from planstate.store.cache import Identity
     from planstate.store.context import Context
 
-VERSION = 2  # bump whenever what a row holds changes
+VERSION = 3  # bump whenever what a row holds changes
 MAX_CHANGED = 64  # records changed in a folder above which a run in full is faster than judging them one by one
+DELTA_MAX = 256  # records changed since the rows were kept whole above which they are kept whole again
+DELTA = ".delta.marshal"  # the suffix of the part that holds the rows changed since (`path` with it)
 NO_MAPPING, INVALID, VALID = 0, 1, 2  # a row's front matter: no mapping, a mapping with schema problems, valid
 
 
@@ -177,11 +181,16 @@ def _facts_text(facts: dict[str, Any]) -> str | None:
 
 
 def path(ctx: Context, folder: Path) -> Path:
-    """Where the rows of a record folder are kept."""
+    """Where the rows of a record folder are kept whole (the rows changed since are beside it: `delta_path`)."""
     from planstate.core.layout import LOCAL
     from planstate.store.cache import versioned
 
     return versioned(ctx.root / LOCAL / "cache", _name(ctx, folder), VERSION, ".marshal")
+
+
+def delta_path(target: Path) -> Path:
+    """Where the rows changed since the rows at `target` were kept whole are kept."""
+    return target.with_name(target.name.removesuffix(".marshal") + DELTA)
 
 
 def _name(ctx: Context, folder: Path) -> str:
@@ -224,7 +233,7 @@ def folder(
         if not any(map(recordfiles.is_record_name, entries)):
             return _columns(where, kind, shown, [], [])
         raise Unkept(f"no rows kept of {where}")  # a cold check, another version: a run in full is faster, and keeps
-    kept_listed, old, old_identities, unsettled = kept
+    kept_listed, old, old_identities, unsettled, base = kept
     if unsettled:
         unsettled = _unsettled(unsettled, old, old_identities)
     if not unsettled and kept_listed is not None and kept_listed == listing:
@@ -260,7 +269,8 @@ def folder(
         elif not settled(identities[name], seen):
             recent[name] = seen
     found, found_identities = _edited(old, old_identities, removed, fresh, identities)
-    save(target, code, None if unkept or recent else listing, found, found_identities, unkept, recent)
+    touched = Base(base.token, base.touched | removed | fresh.keys())
+    save(target, code, None if unkept or recent else listing, found, found_identities, unkept, recent, touched)
     return found
 
 
@@ -375,24 +385,85 @@ def _columns(where: Path, kind: str, shown: str, names: list[str], rows: list[Ro
     )
 
 
+class Base(NamedTuple):
+    """The rows kept whole that kept rows were read from: the token they were kept with, and the names of the records
+    whose rows changed (or went) since, which the part beside them holds."""
+
+    token: str
+    touched: set[str]
+
+
+class _Kept(NamedTuple):
+    """Rows as kept: whole (`token`: theirs), or the part changed since (`token`: that of the rows kept whole it was
+    made from; `removed`: the records gone since)."""
+
+    token: str
+    listed: str | None
+    unsettled: dict[str, int]
+    found: Folder
+    identities: list[Identity]
+    removed: list[str]
+
+
 def _load(
     where: Path, target: Path, code: str, kind: str, shown: str
-) -> tuple[str | None, Folder, list[Identity], dict[str, int]] | None:
-    """What is kept at `target` under `code`, `kind` and `shown`: the key of the folder's listing (when every row of
-    it was kept and settled), its rows, their identities, and when each row whose identity did not yet vouch for it
-    was read; None when nothing is."""
+) -> tuple[str | None, Folder, list[Identity], dict[str, int], Base] | None:
+    """What is kept at `target` under `code`, `kind` and `shown`, with the rows changed since it was kept whole (the
+    part beside it, when that was made from these rows: another is left alone): the key of the folder's listing (when
+    every row of it was kept and settled), its rows, their identities, when each row whose identity did not yet
+    vouch for it was read, and what it was read from; None when nothing is."""
+    head = (VERSION, code, kind, shown)
+    whole = _unpacked(where, kind, shown, _read(target, head), None)
+    if whole is None:
+        return None
+    found, identities, base = whole.found, whole.identities, Base(whole.token, set())
+    changed = _unpacked(where, kind, shown, _read(delta_path(target), (*head, whole.token)), whole.token)
+    if changed is None:
+        return whole.listed, found, identities, whole.unsettled, base
+    fresh = changed.found
+    rows = {name: fresh.row(i) for i, name in enumerate(fresh.names)}
+    now = dict(zip(fresh.names, changed.identities, strict=True))
+    gone = {name for name in changed.removed if _holds(found, name) and name not in rows}
+    found, identities = _edited(found, identities, gone, rows, now)
+    return changed.listed, found, identities, changed.unsettled, Base(whole.token, {*changed.removed, *rows})
+
+
+def _read(target: Path, head: tuple[Any, ...]) -> list[Any] | None:
+    """The rest of what is kept at `target` after `head` (its version, the key of planstate's own files, and what it
+    is of), when it starts so; None when nothing readable is."""
     try:
         with open(target, "rb") as handle:
             kept = marshal.loads(handle.read())  # marshal.load reads a file in small pieces: 10x slower
-        version, kept_code, kept_kind, kept_shown, listed, unsettled, names, identities, *columns = kept
-        if (version, kept_code, kept_kind, kept_shown) != (VERSION, code, kind, shown):
-            return None
-        found = Folder(where, kind, shown, names, *columns)
-        if any(len(column) != len(names) for column in (identities, *found.columns())):
-            return None
-        return listed if isinstance(listed, str) else None, found, identities, dict(unsettled)
     except (OSError, EOFError, ValueError, TypeError):
         return None
+    if not isinstance(kept, tuple) or kept[: len(head)] != head:
+        return None
+    return list(kept[len(head) :])
+
+
+def _unpacked(where: Path, kind: str, shown: str, kept: list[Any] | None, token: str | None) -> _Kept | None:
+    """Rows as `_read` gave them: kept whole (`token` None: theirs comes first), or the part changed since the rows
+    kept whole with `token` (the names of the records gone since come first); None when they are not such."""
+    if kept is None:
+        return None
+    try:
+        removed: list[str] = []
+        if token is None:
+            token, listed, unsettled, names, identities, *columns = kept
+        else:
+            listed, unsettled, removed, names, identities, *columns = kept
+        found = Folder(where, kind, shown, names, *columns)
+        if not isinstance(token, str) or any(len(c) != len(names) for c in (identities, *found.columns())):
+            raise ValueError
+        return _Kept(token, listed if isinstance(listed, str) else None, dict(unsettled), found, identities, removed)
+    except (TypeError, ValueError):
+        return None
+
+
+def _holds(found: Folder, name: str) -> bool:
+    """Whether `found` holds the row of `name` (its names are in name order)."""
+    index = bisect.bisect_left(found.names, name)
+    return index < len(found.names) and found.names[index] == name
 
 
 def save(
@@ -403,41 +474,67 @@ def save(
     identities: list[Any],
     unkept: list[str],
     unsettled: dict[str, int],
+    base: Base | None = None,
 ) -> None:
     """Keep the rows of a folder but those `unkept`, with the key of its entries, `listing` (None unless every row is
     kept and settled) and when each row `unsettled` was read; best effort, and never bringing back a workspace
-    folder deleted meanwhile."""
-    from planstate.core.files import temp_path
+    folder deleted meanwhile. With the rows kept whole they were read from (`base`, and the records touched since),
+    only the rows of those records are kept (in the part beside them), while they are few: a write changes one
+    record of 10,000, whose rows are 1.5 MB to marshal and write."""
+    left_out = set(unkept)
+    if left_out:
+        found, identities = _select(found, identities, [i for i, n in enumerate(found.names) if n not in left_out])
+    cache = target.parent
+    if not cache.parent.parent.is_dir():  # .planning/ is gone
+        return
+    head = (VERSION, code, found.kind, found.shown)
+    if base is not None and len(touched := base.touched | left_out) <= DELTA_MAX:
+        present = sorted(name for name in touched if _holds(found, name))
+        index = {name: bisect.bisect_left(found.names, name) for name in present}
+        part, part_identities = _select(found, identities, [index[name] for name in present])
+        removed = sorted(touched.difference(present))
+        changed = (listing, unsettled, removed, part.names, part_identities, *part[4:])
+        _write(delta_path(target), (*head, base.token, *changed))
+        return
+    token = os.urandom(8).hex()  # names these rows for the part that will hold those changed since
+    _write(target, (*head, token, listing, unsettled, found.names, identities, *found[4:]))
+    with contextlib.suppress(OSError):
+        delta_path(target).unlink()
 
-    if unkept:
-        left_out = set(unkept)
-        chosen = [i for i, name in enumerate(found.names) if name not in left_out]
-        found = Folder(
+
+def _select(found: Folder, identities: list[Any], chosen: list[int]) -> tuple[Folder, list[Any]]:
+    """The rows of `found` at the indexes `chosen` (in name order), and their identities."""
+    names = [found.names[i] for i in chosen]
+    kept = set(names)
+    return (
+        Folder(
             found.folder,
             found.kind,
             found.shown,
-            [found.names[i] for i in chosen],
+            names,
             [found.ids[i] for i in chosen],
             [found.shapes[i] for i in chosen],
             [found.phases[i] for i in chosen],
-            {name: text for name, text in found.facts.items() if name not in left_out},
-            {name: items for name, items in found.findings.items() if name not in left_out},
-            [name for name in found.misnamed if name not in left_out],
+            {name: text for name, text in found.facts.items() if name in kept},
+            {name: items for name, items in found.findings.items() if name in kept},
+            [name for name in found.misnamed if name in kept],
             [found.statuses[i] for i in chosen],
             [found.orders[i] for i in chosen],
             [found.starts[i] for i in chosen],
             [found.ends[i] for i in chosen],
-        )
-        identities = [identities[i] for i in chosen]
-    columns = found[4:]  # every column, in the order of Folder's fields
-    data = (VERSION, code, found.kind, found.shown, listing, unsettled, found.names, identities, *columns)
-    cache = target.parent
-    if not cache.parent.parent.is_dir():  # .planning/ is gone
-        return
+        ),
+        [identities[i] for i in chosen],
+    )
+
+
+def _write(target: Path, data: tuple[Any, ...]) -> None:
+    """Write kept rows to `target` whole (through a temp file); best effort."""
+    from planstate.core.files import temp_path
+
     temp = temp_path(target)
     with contextlib.suppress(OSError, ValueError):
-        cache.parent.mkdir(exist_ok=True)
-        cache.mkdir(exist_ok=True)
+        target.parent.parent.mkdir(exist_ok=True)
+        target.parent.mkdir(exist_ok=True)
         temp.write_bytes(marshal.dumps(data, 2))
         os.replace(temp, target)  # a cache: no fsync, a torn file is a miss
     with contextlib.suppress(OSError):
@@ -477,6 +574,7 @@ def keep_reads(
     target = path(ctx, where)
     save(target, code, listing if complete else None, found, identities, [], unsettled)
     drop_older(target.parent, _name(ctx, where), VERSION, ".marshal")  # a run in full, as after an upgrade
+    drop_older(target.parent, _name(ctx, where), VERSION, DELTA)
 
 
 def reads_of(reader: Reader, found: Folder, names: Iterable[str]) -> list[FileRead]:
