@@ -196,3 +196,54 @@ def test_a_timestamp_is_made_as_ruamel_makes_it(value: str) -> None:
     expected = parser.parse(text, lambda index: (0, 0), None, fast=False).data
     assert repr(fast) == repr(expected)
     assert same(fast, expected)
+
+
+# ---------------------------------------------------------------------------- PyYAML's patterns, compiled when used
+
+PYYAML_USE = """
+import json, re, threading
+from planstate.text import fastyaml
+
+if yaml_first:
+    import yaml
+if threads:
+    threading.Thread(target=threading.Event().wait, daemon=True).start()
+assert fastyaml.load()
+import yaml
+
+assert re.compile is fastyaml._COMPILE
+deferred = type(yaml.reader.Reader.NON_PRINTABLE).__name__ == "_Deferred"
+text = "a: 2026-01-01T10:00:00Z\\nb: [1, true, null, 0x1f, 1.5, ~]\\n"
+text += "base: &b {x: 1}\\nc: {<<: *b, y: 2}\\nd: !!binary aGk=\\n"
+try:
+    yaml.safe_load("bad: \\x07")
+    refused = False
+except yaml.YAMLError:
+    refused = True
+print(json.dumps([deferred, repr(yaml.safe_load(text)), refused, repr(yaml.full_load("e: 1e3"))]))
+"""
+
+
+def _pyyaml_in_a_new_process(*, yaml_first: bool = False, threads: bool = False) -> list[Any]:
+    """What PyYAML answers in a fresh process that made planstate's fast path ready (see `PYYAML_USE`)."""
+    import json
+    import subprocess
+    import sys
+
+    program = f"yaml_first, threads = {yaml_first}, {threads}\n{PYYAML_USE}"
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return list(json.loads(done.stdout))
+
+
+def test_pyyaml_compiles_its_patterns_when_used_and_answers_as_it_always_does() -> None:
+    """Making the fast path ready imports PyYAML with its patterns deferred (a process of one thread): `re.compile`
+    is itself again afterwards, and PyYAML's own loaders, which use them, answer exactly as when PyYAML was imported
+    first (resolvers, merge keys, binary, a refused control character); with another thread running, or PyYAML
+    already imported, nothing is deferred."""
+    deferred = _pyyaml_in_a_new_process()
+    plain = _pyyaml_in_a_new_process(yaml_first=True)
+    threaded = _pyyaml_in_a_new_process(threads=True)
+    assert (deferred[0], plain[0], threaded[0]) == (True, False, False)
+    assert deferred[1:] == plain[1:] == threaded[1:]
+    assert deferred[2] is True and "datetime.datetime(2026, 1, 1, 10, 0" in deferred[1]

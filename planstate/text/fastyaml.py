@@ -18,8 +18,10 @@ parser's data, and that it answers no file that parser refuses.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
+from collections.abc import Iterator
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
@@ -43,8 +45,9 @@ def _machinery() -> Any:
         import importlib
 
         try:  # PyYAML built with libyaml; without it (a build from source without libyaml) reads parse round trip
-            events = importlib.import_module("yaml.events")
-            cparser = importlib.import_module("yaml.cyaml").CParser
+            with _patterns_deferred():
+                events = importlib.import_module("yaml.events")
+                cparser = importlib.import_module("yaml.cyaml").CParser
         except (ImportError, AttributeError):
             _STATE.append(None)
             return None
@@ -58,6 +61,45 @@ def _machinery() -> Any:
         loader.get_constructor_parser(io.StringIO(""))
         _STATE.append((cparser, events, nodes, StreamMark, loader))
     return _STATE[0]
+
+
+class _Deferred:
+    """A regular expression compiled when first used: it stands for the pattern `re.compile` would have made, every
+    attribute (`match`, `search`, `pattern`...) taken from that pattern."""
+
+    __slots__ = ("_args", "_compiled")
+    _compiled: re.Pattern[Any] | None
+
+    def __init__(self, *args: Any) -> None:
+        self._args, self._compiled = args, None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._compiled is None:
+            self._compiled = _COMPILE(*self._args)
+        return getattr(self._compiled, name)
+
+
+_COMPILE = re.compile
+
+
+@contextlib.contextmanager
+def _patterns_deferred() -> Iterator[None]:
+    """While PyYAML is imported, in a process of one thread, each `re.compile` gives a `_Deferred` pattern. PyYAML
+    compiles some twenty at import, for its pure-Python reader, resolver and constructor, none of which libyaml's
+    parser (all this module takes of it) uses: 15 ms of every write, about a fifth of it. They are compiled if used
+    (a program that imports planstate may still call `yaml.safe_load`). With another thread running, a pattern it
+    compiled meanwhile would be deferred too: PyYAML is then imported as it is."""
+    import sys
+    import threading
+
+    if "yaml" in sys.modules or threading.active_count() > 1:
+        yield
+        return
+    re.compile = _Deferred  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        re.compile = _COMPILE
 
 
 def load() -> bool:
