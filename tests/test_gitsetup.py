@@ -372,6 +372,29 @@ def test_outside_a_work_tree_the_driver_rule_asks_git_nothing(
     assert calls
 
 
+def test_a_check_outside_a_work_tree_imports_nothing_of_git(run: Run, repo: Path, tmp_path: Path) -> None:
+    """Outside a git work tree a check, warm or not, imports neither `subprocess` nor `vcs.gitsetup` (10 ms of
+    every check); in one whose clone lacks a driver it still finds the attributes without it."""
+    Workspace.find(repo).git_install()
+    git(repo, "config", "--remove-section", "merge.planstate")
+    outside = tmp_path / "outside"
+    shutil.copytree(repo, outside, ignore=shutil.ignore_patterns(".git"))
+    for _ in range(2):  # the second check is warm (its memo answers)
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "planstate", "check"],
+            cwd=outside,
+            capture_output=True,
+            text=True,
+            env={**os.environ, **ENV},
+        )
+        assert done.returncode == 0, done.stderr
+        imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time")}
+        assert "planstate.check.workspacerules" in imported  # the drivers' rule ran...
+        assert not imported & {"subprocess", "planstate.vcs.gitsetup"}  # ...and imported nothing to run git
+    codes = {f["code"] for f in json_data(exits(run("check", "--json", cwd=repo, env=ENV), 0))["findings"]}
+    assert codes == {"merge-driver-missing"}
+
+
 def test_the_check_memo_keeps_the_names_of_the_files_only_while_a_driver_is_missing(run: Run, repo: Path) -> None:
     """The names of the files a check read (17,000 of them are most of its memo's bytes) serve only the drivers'
     rule, which asks for them only when a driver is missing: the memo keeps them only then. A memo kept without

@@ -78,7 +78,12 @@ def left_by_killed_writes(initiative: Initiative) -> list[Path]:
 def drivers(ctx: Context, names: Callable[[], Iterable[str]]) -> list[Finding]:
     """`merge=planstate` or `diff=planstate` on the planning files `names()` gives (their paths inside `.planning/`,
     asked for only when a driver is missing) while this clone's git config defines no such driver: git silently
-    merges them as text (or diffs their raw text). Silent outside a git work tree."""
+    merges them as text (or diffs their raw text). Silent outside a git work tree, which a few `stat` calls tell
+    before anything of git is imported (`vcs.gitsetup` and `subprocess`: 10 ms of every check)."""
+    from planstate.core.git import maybe_in_work_tree
+
+    if not maybe_in_work_tree(ctx.root):
+        return []
     from planstate.vcs.gitsetup import unconfigured
 
     def relative() -> list[str]:

@@ -7,12 +7,14 @@ and callers say the check could not be made. Only writes to git config raise (Gi
 from __future__ import annotations
 
 import os
-import subprocess
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planstate.core.errors import PlanstateError
+
+if TYPE_CHECKING:  # imported where git is run: a check outside git (`maybe_in_work_tree`) needs none of it
+    import subprocess
 
 TIMEOUT = 10.0
 
@@ -22,6 +24,8 @@ def _process(
 ) -> subprocess.CompletedProcess[Any]:
     """Run `git args` (paths printed as they are, not quoted) and return the finished process, whatever its exit
     code; OSError or SubprocessError when git cannot be run or takes longer than `timeout` seconds."""
+    import subprocess
+
     return subprocess.run(
         ["git", "-c", "core.quotepath=off", *args],
         cwd=cwd,
@@ -36,6 +40,8 @@ def _process(
 def _run(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str] | None:
     """Run `git args` in `cwd` and return the finished process (whatever its exit code); None when git is missing
     or takes too long."""
+    import subprocess
+
     try:
         return _process(cwd, list(args), stdin=stdin, text=True)
     except (OSError, subprocess.SubprocessError):
@@ -52,6 +58,8 @@ def _git_all(cwd: Path, *commands: list[str]) -> list[str | None]:
     """Run several git commands in `cwd` at once (each a process; together they take about as long as the slowest,
     not the sum); the stdout of each, or None for one that fails or takes too long (all of them when git is
     missing)."""
+    import subprocess
+
     started: list[subprocess.Popen[str] | None] = []
     for args in commands:
         try:
@@ -112,6 +120,7 @@ def merge_text(
     `labels` name ours, base and theirs in the conflict markers. None when git is missing; PlanstateError with
     git's own words when it refuses (binary files).
     """
+    import subprocess
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="planstate-merge-") as folder:
@@ -283,6 +292,8 @@ class RevisionError(Exception):
 
 def _git_bytes(cwd: Path, args: list[str], stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run `git args` in `cwd` with bytes in and out; RevisionError when git cannot be run at all."""
+    import subprocess
+
     try:
         return _process(cwd, args, stdin=stdin, timeout=TIMEOUT * 6)
     except FileNotFoundError:
