@@ -423,7 +423,7 @@ def _load(
     fresh = changed.found
     rows = {name: fresh.row(i) for i, name in enumerate(fresh.names)}
     now = dict(zip(fresh.names, changed.identities, strict=True))
-    gone = {name for name in changed.removed if _holds(found, name) and name not in rows}
+    gone = {name for name in changed.removed if _index(found, name) is not None and name not in rows}
     found, identities = _edited(found, identities, gone, rows, now)
     return changed.listed, found, identities, changed.unsettled, Base(whole.token, {*changed.removed, *rows})
 
@@ -462,10 +462,10 @@ def _unpacked(where: Path, kind: str, shown: str, kept: list[Any] | None, token:
         return None
 
 
-def _holds(found: Folder, name: str) -> bool:
-    """Whether `found` holds the row of `name` (its names are in name order)."""
+def _index(found: Folder, name: str) -> int | None:
+    """Where `found` holds the row of `name` (its names are in name order); None when it holds none."""
     index = bisect.bisect_left(found.names, name)
-    return index < len(found.names) and found.names[index] == name
+    return index if index < len(found.names) and found.names[index] == name else None
 
 
 def save(
@@ -491,10 +491,9 @@ def save(
         return
     head = (VERSION, code, found.kind, found.shown)
     if base is not None and len(touched := base.touched | left_out) <= DELTA_MAX:
-        present = sorted(name for name in touched if _holds(found, name))
-        index = {name: bisect.bisect_left(found.names, name) for name in present}
-        part, part_identities = _select(found, identities, [index[name] for name in present])
-        removed = sorted(touched.difference(present))
+        at = {name: index for name in touched if (index := _index(found, name)) is not None}
+        part, part_identities = _select(found, identities, sorted(at.values()))
+        removed = sorted(touched.difference(at))
         changed = (listing, unsettled, removed, part.names, part_identities, *part[4:])
         _write(delta_path(target), (*head, base.token, *changed))
         return
@@ -530,17 +529,11 @@ def _select(found: Folder, identities: list[Any], chosen: list[int]) -> tuple[Fo
 
 
 def _write(target: Path, data: tuple[Any, ...]) -> None:
-    """Write kept rows to `target` whole (through a temp file); best effort."""
-    from planstate.core.files import temp_path
+    """Write kept rows to `target` whole (`files.write_cache`); best effort."""
+    from planstate.core.files import write_cache
 
-    temp = temp_path(target)
-    with contextlib.suppress(OSError, ValueError):
-        target.parent.parent.mkdir(exist_ok=True)
-        target.parent.mkdir(exist_ok=True)
-        temp.write_bytes(marshal.dumps(data, 2))
-        os.replace(temp, target)  # a cache: no fsync, a torn file is a miss
-    with contextlib.suppress(OSError):
-        temp.unlink(missing_ok=True)
+    with contextlib.suppress(ValueError):  # a value marshal cannot keep: nothing is kept
+        write_cache(target, marshal.dumps(data, 2))
 
 
 def keep_reads(

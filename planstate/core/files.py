@@ -313,6 +313,20 @@ def temp_path(path: Path) -> Path:
     return path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}{TEMP_SUFFIX}"
 
 
+def write_cache(path: Path, data: bytes) -> None:
+    """Write a cache file under `.planning/.local/` whole, through a temp file; best effort. No fsync: a torn file
+    is a miss. The cache folder and `.local/` are made when missing, never the workspace folder above them (a
+    workspace deleted meanwhile stays deleted)."""
+    temp = temp_path(path)
+    with contextlib.suppress(OSError):
+        path.parent.parent.mkdir(exist_ok=True)  # fails when the workspace folder is gone
+        path.parent.mkdir(exist_ok=True)
+        temp.write_bytes(data)
+        os.replace(temp, path)
+    with contextlib.suppress(OSError):
+        temp.unlink(missing_ok=True)
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

@@ -258,21 +258,14 @@ def remember(root: Path, name: str, now: Inputs, value: Any) -> None:
 
 def _write(root: Path, name: str, now: Inputs, body: bytes) -> None:
     """Write the memo `name`: its key `now`, then `body` (JSON); best effort."""
-    from planstate.core.files import temp_path
+    from planstate.core.files import write_cache
     from planstate.store.cache import drop_older
 
     if not root.is_dir():
         return
     target = path(root, name)
     head = json.dumps({"key": now.key, "seen": now.seen, "recent": now.recent}).encode("utf-8")
-    temp = temp_path(target)
     made = not os.path.lexists(target)
-    with contextlib.suppress(OSError):
-        target.parent.parent.mkdir(exist_ok=True)  # fails when the workspace folder is gone
-        target.parent.mkdir(exist_ok=True)
-        temp.write_bytes(head + b"\n" + body)
-        os.replace(temp, target)  # a cache: no fsync, a torn file is a miss
-    with contextlib.suppress(OSError):
-        temp.unlink(missing_ok=True)
+    write_cache(target, head + b"\n" + body)
     if made:  # the first memo of this format: what older ones left, nothing reads
         drop_older(target.parent, f"memo-{name}", VERSION, ".json")
