@@ -277,6 +277,15 @@ def _summary_of(found: Folder, index: int) -> Summary:
     )
 
 
+def _kept_item(found: Folder, index: int) -> Item | None:
+    """The record at `index` of some rows as an item with the facts the rows keep of it (an open blocker's, an active
+    session's); None when they keep none."""
+    from planstate.store.cache import decode
+
+    text = found.facts.get(found.names[index])
+    return None if text is None else Item(str(found.ids[index]), decode(text), _summary_of(found, index))
+
+
 def _decisions_from_rows(ctx: Context, checker: Checker, initiative: Initiative) -> dict[str, Any] | None:
     """The decisions part from the rows the checks keep (`_rows`); None when they cannot be had."""
     got = _rows(checker, initiative, "decision")
@@ -294,8 +303,6 @@ def _decisions_from_rows(ctx: Context, checker: Checker, initiative: Initiative)
 def _blockers_from_rows(ctx: Context, checker: Checker, initiative: Initiative) -> dict[str, Any] | None:
     """The blockers part from the rows the checks keep (`_rows`: each open blocker's facts are kept); None when they
     cannot be had."""
-    from planstate.store.cache import decode
-
     got = _rows(checker, initiative, "blocker")
     if got is None:
         return None
@@ -303,10 +310,10 @@ def _blockers_from_rows(ctx: Context, checker: Checker, initiative: Initiative) 
     items: list[Item] = []
     for i in valid:
         if found.statuses[i] in OPEN_BLOCKERS:
-            text = found.facts.get(found.names[i])
-            if text is None:
+            item = _kept_item(found, i)
+            if item is None:
                 return None
-            items.append(Item(str(found.ids[i]), decode(text), _summary_of(found, i)))
+            items.append(item)
     return _open_part(ctx, items, len(valid), len(found.names) - len(valid))
 
 
@@ -315,8 +322,6 @@ def _sessions_from_rows(ctx: Context, checker: Checker, initiative: Initiative) 
     start and end, are kept); None when they cannot be had. The newest session that is not active, and the one that
     ended last, are the first in file-name order of those with the greatest start (then id) or end, as `max` picks
     them from the summaries; each is read whole."""
-    from planstate.store.cache import decode
-
     got = _rows(checker, initiative, "session")
     if got is None:
         return None
@@ -325,10 +330,10 @@ def _sessions_from_rows(ctx: Context, checker: Checker, initiative: Initiative) 
     active: list[Item] = []
     for i in valid:
         if statuses[i] == "active":
-            text = found.facts.get(found.names[i])
-            if text is None:
+            item = _kept_item(found, i)
+            if item is None:
                 return None
-            active.append(_whole(ctx, Item(str(ids[i]), decode(text), _summary_of(found, i))))
+            active.append(_whole(ctx, item))
     over = [i for i in valid if statuses[i] != "active"]
     if any(starts[i] is None for i in over):  # a valid session has a start: these rows cannot be right
         return None
