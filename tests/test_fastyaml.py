@@ -247,3 +247,12 @@ def test_pyyaml_compiles_its_patterns_when_used_and_answers_as_it_always_does() 
     assert (deferred[0], plain[0], threaded[0]) == (True, False, False)
     assert deferred[1:] == plain[1:] == threaded[1:]
     assert deferred[2] is True and "datetime.datetime(2026, 1, 1, 10, 0" in deferred[1]
+
+
+def test_a_deferred_pattern_is_the_pattern_re_would_have_compiled() -> None:
+    """`re.compile` takes its flags by position or by name: a deferred pattern takes them the same ways."""
+    import re
+
+    for deferred in (fastyaml._Deferred("a+b", re.I), fastyaml._Deferred("a+b", flags=re.I)):
+        assert deferred.pattern == "a+b" and deferred.flags == re.compile("a+b", re.I).flags
+        assert deferred.fullmatch("AAB") is not None and deferred.sub("-", "xaab") == "x-"

@@ -67,15 +67,15 @@ class _Deferred:
     """A regular expression compiled when first used: it stands for the pattern `re.compile` would have made, every
     attribute (`match`, `search`, `pattern`...) taken from that pattern."""
 
-    __slots__ = ("_args", "_compiled")
+    __slots__ = ("_args", "_compiled", "_kwargs")
     _compiled: re.Pattern[Any] | None
 
-    def __init__(self, *args: Any) -> None:
-        self._args, self._compiled = args, None
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._args, self._kwargs, self._compiled = args, kwargs, None
 
     def __getattr__(self, name: str) -> Any:
         if self._compiled is None:
-            self._compiled = _COMPILE(*self._args)
+            self._compiled = _COMPILE(*self._args, **self._kwargs)
         return getattr(self._compiled, name)
 
 
@@ -86,7 +86,7 @@ _COMPILE = re.compile
 def _patterns_deferred() -> Iterator[None]:
     """While PyYAML is imported, in a process of one thread, each `re.compile` gives a `_Deferred` pattern. PyYAML
     compiles some twenty at import, for its pure-Python reader, resolver and constructor, none of which libyaml's
-    parser (all this module takes of it) uses: 15 ms of every write, about a fifth of it. They are compiled if used
+    parser (all this module takes of it) uses: about a tenth of a `set`'s instructions. They are compiled if used
     (a program that imports planstate may still call `yaml.safe_load`). With another thread running, a pattern it
     compiled meanwhile would be deferred too: PyYAML is then imported as it is."""
     import sys
