@@ -2,7 +2,7 @@
 
 Each command runs as an installed tool runs (a fresh process, compiled bytecode), in rounds that
 interleave every command on every workspace, so machine noise hits them alike; the figure is the
-median of the rounds. Three floors are measured in the same run: Python loading one front matter
+median of the rounds. Floors are measured in the same run: Python loading one front matter
 with PyYAML's C loader (what any Python tool pays to start), loading every planning file's
 front matter that way (what a cold `check` or `validate` cannot beat by much), and one `lstat` of
 every planning file (what a command pays to notice a hand edit behind its back: a row with a growth
@@ -216,17 +216,14 @@ def in_git(project: Path) -> None:
     """Make a workspace a git repository with planstate's git setup and everything committed (untimed), once."""
     if (project / ".git").exists():
         return
-    env = {**ENV, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com"}
-    env.update(GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.com")
+    identity = ["-c", "user.name=bench", "-c", "user.email=bench@example.com"]
     for cmd in (
         ["git", "init", "-q"],
         [*planstate_command(), "git", "install"],
         ["git", "add", "-A"],
-        ["git", "commit", "-q", "-m", "the benchmark's workspace"],
+        ["git", *identity, "commit", "-q", "-m", "the benchmark's workspace"],
     ):
-        done = subprocess.run(cmd, cwd=project, capture_output=True, env=env, check=False)
-        if done.returncode != 0:
-            raise SystemExit(f"{' '.join(cmd)} in {project} exited {done.returncode}: {done.stderr.decode()}")
+        setup(cmd, project)
 
 
 def put_back(project: Path) -> None:
