@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from planstate.core.errors import PlanstateError
 from planstate.core.files import MAX_FILE_BYTES, read_all, read_bytes
+from planstate.core.watched import Identity
 from planstate.model.kinds import RECORD_KINDS
 from planstate.model.types import Problem
 from planstate.model.validation import problems_for
 from planstate.store import recordfiles
-from planstate.store.cache import Identity, decode, identities_in, identity_of
+from planstate.store.cache import decode, identities_in, identity_of
 from planstate.text.conflicts import Conflict, conflict_blocks
 from planstate.text.document import Document
 from planstate.text.fastyaml import MISS, front_matter_data

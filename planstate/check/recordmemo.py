@@ -41,7 +41,7 @@ from planstate.store.cache import drop_older, settled
 if TYPE_CHECKING:
     from planstate.check.checks import Checker
     from planstate.check.reader import FileRead, Reader
-    from planstate.store.cache import Identity
+    from planstate.core.watched import Identity
     from planstate.store.context import Context
 
 VERSION = 3  # bump whenever what a row holds changes

@@ -26,11 +26,11 @@ import os
 import time
 from collections.abc import Callable
 from datetime import date, datetime, timezone
-from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planstate.core.digests import blake2b_hex
+from planstate.core.watched import IDENTITY, Identity
 from planstate.text.plaindata import same
 
 if TYPE_CHECKING:
@@ -40,8 +40,6 @@ VERSION = 6  # bump whenever what a row holds changes (its summary and facts inc
 # An identity seen less than this long after the file's last change is not trusted alone: a write within the same
 # timestamp tick (coarse kernel clocks, filesystems with 1 or 2 second times) could leave it unchanged.
 RACY_NS = 2_000_000_000
-
-Identity = tuple[int, int, int, int, int]  # (device, inode, size, mtime_ns, ctime_ns)
 
 
 def settled(identity: tuple[int, ...], seen: int) -> bool:
@@ -55,10 +53,6 @@ Summarize = Callable[[Any], "tuple[str | None, str | None]"]
 MISS = object()
 _COLUMNS = "dev, ino, size, mtime, ctime, seen, digest, data, summary, facts, clean"
 _LIGHT = "dev, ino, size, mtime, ctime, seen, digest, NULL, summary, facts, clean"  # all but the data
-
-
-# The stat identity of a file, what changes whenever its bytes do: an attrgetter, called once per file by the scans.
-IDENTITY: Callable[[os.stat_result], Identity] = attrgetter("st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")
 
 
 def identity_of(info: os.stat_result) -> Identity:

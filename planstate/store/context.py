@@ -24,7 +24,8 @@ from planstate.store.scaffold import default_actor
 from planstate.text.document import Document
 
 if TYPE_CHECKING:
-    from planstate.store.cache import FrontMatterCache, Identity
+    from planstate.core.watched import Identity
+    from planstate.store.cache import FrontMatterCache
     from planstate.store.initiatives import Initiative, Summary
     from planstate.store.memo import Listings
     from planstate.store.transaction import Transaction

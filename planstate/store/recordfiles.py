@@ -21,7 +21,7 @@ from planstate.model.schema import ListOf, Model
 from planstate.text.paths import format_path
 
 if TYPE_CHECKING:
-    from planstate.store.cache import Identity
+    from planstate.core.watched import Identity
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
 
@@ -417,7 +417,8 @@ def _vouched(
 ) -> tuple[list[str], dict[str, str], dict[str, Identity]]:
     """The record files of a folder by name; the cached summary (JSON) of each whose stat identity vouches for its
     row; and the identity of each whose row has that identity but was written too recently to vouch alone."""
-    from planstate.store.cache import IDENTITY, RACY_NS
+    from planstate.core.watched import IDENTITY
+    from planstate.store.cache import RACY_NS
 
     trusted: dict[str, str] = {}
     recent: dict[str, Identity] = {}

@@ -1,0 +1,319 @@
+"""A folder's entries and their stat identities, vouched for by a running watcher where one runs.
+
+Every command that must notice a hand edit behind its back looks at each file's stat identity: one `lstat` per
+record file, 10,000 of them for a year of decisions. `planstate watch` keeps a journal of every change under
+`.planning/` (check/journal.py). When it runs, a folder's listing is kept in `.planning/.local/cache/listings/`
+with the journal's number at the moment it was true, and the next command asks the journal which entries changed
+since: only those are looked at again. The journal's answer is made sure of first (a cookie file it must have seen:
+everything changed before the command asked is in the journal by then), and anything it cannot vouch for (another
+run of the watcher, a folder moved, an overflowed queue, a file with a second hard link, whose edits through the
+other name no watch of this tree sees) means listing in full, as with no watcher. Losing or corrupting a kept
+listing costs only time.
+
+The journal listens on a Unix socket in Linux's abstract namespace; a command believes only one run by its own
+user. Elsewhere, or with `PLANSTATE_NO_WATCHER` set, every listing is taken in full.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import stat
+import sys
+from collections.abc import Callable
+from operator import attrgetter
+from pathlib import Path
+
+from planstate.core.layout import LOCAL
+
+COOKIES = "journal"  # the folder in .planning/.local/ for the cookies the journal must see before it answers
+LISTINGS = "listings"  # the folder in .planning/.local/cache/ for the kept listings
+VERSION = 1  # bump whenever what a kept listing holds changes
+TIMEOUT = 3.0  # seconds to wait for the journal (it waits 2 for a cookie): past that, list in full
+LAG = 50_000  # a kept listing this many changes behind the journal is kept again, before the journal drops them
+
+Identity = tuple[int, int, int, int, int]  # (device, inode, size, mtime_ns, ctime_ns)
+# The stat identity of a file, what changes whenever its bytes do: called once per file by the scans.
+IDENTITY: Callable[[os.stat_result], Identity] = attrgetter("st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")
+_MODE = attrgetter("st_mode")
+_NLINK = attrgetter("st_nlink")
+
+
+class Listing:
+    """A folder's entries in listing order, the mode and stat identity of each, and those of its regular files
+    with more than one hard link (looked at again every time)."""
+
+    __slots__ = ("identities", "linked", "modes", "names")
+
+    def __init__(self, names: list[str], modes: list[int], identities: list[Identity], linked: list[str]) -> None:
+        self.names = names
+        self.modes = modes
+        self.identities = identities
+        self.linked = linked
+
+
+def listed(fd: int, names: list[str] | None = None) -> Listing:
+    """The entries of the folder open at `fd` (those `names`, when given), one `lstat` each; raises OSError when one
+    cannot be looked at (it vanished meanwhile)."""
+    if names is None:
+        names = os.listdir(fd)
+    lstat = os.lstat
+    infos = [lstat(name, dir_fd=fd) for name in names]  # through the folder's descriptor: the cheapest stat
+    modes = list(map(_MODE, infos))
+    linked = []
+    if max(map(_NLINK, infos), default=1) > 1:
+        linked = [
+            name for name, info in zip(names, infos, strict=True) if info.st_nlink > 1 and stat.S_ISREG(info.st_mode)
+        ]
+    return Listing(names, modes, list(map(IDENTITY, infos)), linked)
+
+
+Token = tuple[str, int]  # the journal's epoch and a number in it: everything changed before it is numbered
+
+
+def sync(planning: Path) -> Token | None:
+    """The journal's token once it has numbered every change made before now, when a running watcher serves the
+    planning folder `planning`; else None."""
+    link = _link(planning)
+    return link.sync(planning) if link is not None else None
+
+
+def changed(planning: Path, folder: str, since: Token) -> list[str] | None:
+    """The names of the entries of `folder` (an absolute path inside `planning`) that changed after `since` (a
+    token `sync` gave), as of the last `sync`; None when the journal cannot tell (the caller looks at every file)."""
+    link = _link(planning)
+    relative = _relative(planning, folder) if link is not None else None
+    if link is None or relative is None:
+        return None
+    return link.changed(since[0], since[1], relative)
+
+
+def vouched(planning: Path, folder: str, fd: int, token: Token | None = None) -> Listing | None:
+    """The entries of `folder` (an absolute path inside the planning folder `planning`, open at `fd`) from its kept
+    listing and the changes the journal tells since, when a running watcher vouches for them (see the module's
+    docstring); else None (the caller lists the folder itself). `token`: one `sync` gave, for a caller listing
+    several folders as of one moment. Raises OSError as `listed` does."""
+    link = _link(planning)
+    relative = _relative(planning, folder) if link is not None else None
+    if link is None or relative is None:
+        return None
+    if token is None:
+        token = link.sync(planning)
+        if token is None:
+            return None
+    epoch, seq = token
+    kept = _load(planning, relative)
+    if kept is not None and kept[0] == epoch:
+        names = link.changed(epoch, kept[1], relative)
+        if names is not None:
+            listing, moved = _apply(kept[2], names, fd)
+            if moved or seq - kept[1] > LAG:
+                _keep(planning, relative, epoch, seq, listing)
+            return listing
+    listing = listed(fd)
+    _keep(planning, relative, epoch, seq, listing)
+    return listing
+
+
+def _apply(kept: Listing, changed: list[str], fd: int) -> tuple[Listing, bool]:
+    """The kept listing with the `changed` entries (and the hard-linked ones) looked at again: removed when gone,
+    taken in at the end when new; and whether anything differs."""
+    again = [*changed, *kept.linked]
+    if not again:
+        return kept, False
+    names, modes, identities = list(kept.names), list(kept.modes), list(kept.identities)
+    at = {name: index for index, name in enumerate(names)}
+    gone: set[int] = set()
+    linked = set(kept.linked)
+    moved = False
+    for name in again:
+        try:
+            info = os.lstat(name, dir_fd=fd)
+        except FileNotFoundError:
+            index = at.get(name)
+            if index is not None and index not in gone:
+                gone.add(index)
+                linked.discard(name)
+                moved = True
+            continue
+        mode, identity = info.st_mode, IDENTITY(info)
+        if info.st_nlink > 1 and stat.S_ISREG(mode):
+            linked.add(name)
+        else:
+            linked.discard(name)
+        index = at.get(name)
+        if index is None:
+            at[name] = len(names)
+            names.append(name)
+            modes.append(mode)
+            identities.append(identity)
+            moved = True
+        elif modes[index] != mode or identities[index] != identity:
+            modes[index], identities[index] = mode, identity
+            moved = True
+    if gone:
+        keep = [index not in gone for index in range(len(names))]
+        names = [name for name, kept_one in zip(names, keep, strict=True) if kept_one]
+        modes = [mode for mode, kept_one in zip(modes, keep, strict=True) if kept_one]
+        identities = [identity for identity, kept_one in zip(identities, keep, strict=True) if kept_one]
+    return Listing(names, modes, identities, sorted(linked)), moved or set(kept.linked) != linked
+
+
+def _relative(planning: Path, folder: str) -> str | None:
+    """`folder` relative to the planning folder ("" for itself), in the journal's notation; None when it is not
+    inside it, or its name could not travel on one line of the journal's protocol."""
+    top = str(planning)
+    if folder == top:
+        return ""
+    if not folder.startswith(top + os.sep) or "\n" in folder:
+        return None
+    relative = folder[len(top) + 1 :]
+    if relative == LOCAL or relative.startswith(LOCAL + os.sep):
+        return None
+    return relative.replace(os.sep, "/")
+
+
+def _state_path(planning: Path, relative: str) -> str:
+    from planstate.core.digests import blake2b_hex
+
+    return os.path.join(planning, LOCAL, "cache", LISTINGS, blake2b_hex(relative.encode(), 12) + ".marshal")
+
+
+def _load(planning: Path, relative: str) -> tuple[str, int, Listing] | None:
+    """The kept listing of a folder, with the epoch and number it was true at; None when there is none or it cannot
+    be read whole."""
+    try:
+        with open(_state_path(planning, relative), "rb") as file:
+            data = marshal.loads(file.read())  # load(file) reads object by object: 20 times slower
+        version, where, epoch, seq, names, modes, identities, linked = data
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if version != VERSION or where != relative or not (len(names) == len(modes) == len(identities)):
+        return None
+    return epoch, seq, Listing(names, modes, identities, linked)
+
+
+def _keep(planning: Path, relative: str, epoch: str, seq: int, listing: Listing) -> None:
+    """Keep a folder's listing as true at the journal's `seq` of `epoch`; best effort."""
+    from planstate.core.files import write_cache
+
+    data = (VERSION, relative, epoch, seq, listing.names, listing.modes, listing.identities, listing.linked)
+    path = Path(_state_path(planning, relative))
+    if not path.parent.parent.is_dir():  # .local/cache/ is made by the cache; a kept listing never makes it
+        return
+    write_cache(path, marshal.dumps(data))
+
+
+# ---------------------------------------------------------------------- the journal's socket
+
+
+def address(planning: Path) -> str:
+    """The journal's address for a planning folder: a name in Linux's abstract namespace, after its device and
+    inode (no path to grow too long, no file to leave behind). Raises OSError when the folder cannot be looked at."""
+    info = os.stat(planning)
+    return f"\0planstate-journal-{info.st_dev}-{info.st_ino}"
+
+
+class _Link:
+    """A connection to the journal of one planning folder, kept for the process's life."""
+
+    def __init__(self, sock: object) -> None:
+        self.sock = sock
+        self.buffer = b""
+
+    def sync(self, planning: Path) -> tuple[str, int] | None:
+        """The journal's epoch and number once it has seen everything changed before now (a cookie's creation);
+        None when it cannot say."""
+        name = f"{os.getpid()}-{os.urandom(6).hex()}"
+        cookie = os.path.join(planning, LOCAL, COOKIES, name)
+        try:
+            os.close(os.open(cookie, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+        except FileNotFoundError:  # `.local/` deleted: made again for the next command, once the watcher watches it
+            with contextlib.suppress(OSError):
+                os.makedirs(os.path.dirname(cookie), exist_ok=True)
+            return None
+        except OSError:
+            return None
+        try:
+            lines = self._ask(f"sync {name}\n", 1)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(cookie)
+        if not lines:
+            return None
+        words = lines[0].split(" ")
+        if len(words) != 3 or words[0] != "ok" or not words[2].isdigit():
+            return None
+        return words[1], int(words[2])
+
+    def changed(self, epoch: str, seq: int, relative: str) -> list[str] | None:
+        """The names of the entries of the folder `relative` changed after `seq` of `epoch`; None when the journal
+        cannot tell."""
+        lines = self._ask(f"changed {epoch} {seq} {relative}\n", 1)
+        if not lines or not lines[0].startswith("names "):
+            return None
+        count = lines[0][6:]
+        if not count.isdigit():
+            return None
+        if int(count) == 0:
+            return []
+        more = self._ask("", int(count))
+        return more if more is not None and len(more) == int(count) else None
+
+    def _ask(self, request: str, count: int) -> list[str] | None:
+        """Send `request` and read `count` lines of the answer; None (and the connection dropped) on any failure."""
+        sock = self.sock
+        try:
+            if request:
+                sock.sendall(request.encode("utf-8"))  # type: ignore[attr-defined]
+            while self.buffer.count(b"\n") < count:
+                data = sock.recv(65536)  # type: ignore[attr-defined]
+                if not data:
+                    raise OSError("the journal hung up")
+                self.buffer += data
+        except OSError:
+            _drop(self)
+            return None
+        *lines, self.buffer = self.buffer.split(b"\n", count)
+        return [line.decode("utf-8", "surrogateescape") for line in lines]
+
+
+_LINKS: dict[str, _Link] = {}  # by address
+
+
+def _link(planning: Path) -> _Link | None:
+    """The connection to the journal serving `planning`, when a watcher run by this user serves it."""
+    if sys.platform != "linux" or os.environ.get("PLANSTATE_NO_WATCHER"):
+        return None
+    try:
+        where = address(planning)
+    except OSError:
+        return None
+    link = _LINKS.get(where)
+    if link is not None:
+        return link
+    import _socket  # not `socket`: its import costs several ms, and a command with no watcher pays it
+
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.settimeout(TIMEOUT)
+        sock.connect(where)
+        uid = int.from_bytes(sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)[4:8], sys.byteorder)
+    except OSError:
+        sock.close()
+        return None
+    if uid != os.getuid():  # another user's process on this name: it could say anything
+        sock.close()
+        return None
+    link = _LINKS[where] = _Link(sock)
+    return link
+
+
+def _drop(link: _Link) -> None:
+    """Forget a connection that failed: a late answer on it would answer the next question."""
+    for where, known in list(_LINKS.items()):
+        if known is link:
+            del _LINKS[where]
+    with contextlib.suppress(OSError):
+        link.sock.close()  # type: ignore[attr-defined]
