@@ -63,7 +63,9 @@ def same_as_cold(project: Path, kind: str = "decision", **options: Any) -> list[
 def kept_pages(project: Path) -> Iterator[tuple[str, Any]]:
     """The small parts of the kept pages of lists in the cache (what every list reads), by key, as they are kept."""
     with sqlite3.connect(project / CACHE) as db:
-        rows = db.execute("SELECT key, body FROM views WHERE key LIKE 'list:%' AND key NOT LIKE '%|whole'").fetchall()
+        rows = db.execute(
+            "SELECT key, body FROM views WHERE key LIKE 'list:%' AND key NOT LIKE '%|whole' AND key NOT LIKE '%|names'"
+        ).fetchall()
     for key, body in rows:
         yield key, marshal.loads(body)
 
@@ -73,8 +75,8 @@ def doctor_pages(project: Path) -> None:
     came from what was kept."""
     with sqlite3.connect(project / CACHE) as db:
         for key, body in list(kept_pages(project)):
-            version, since, digest, based, based_left_out, taken, taken_left_out, first = body
-            doctored = (version, since, digest, based, based_left_out + 1, taken, taken_left_out, first[1:])
+            version, since, digest, based, based_left_out, taken, taken_left_out, first, *rest = body
+            doctored = (version, since, digest, based, based_left_out + 1, taken, taken_left_out, first[1:], *rest)
             db.execute("UPDATE views SET body = ? WHERE key = ?", (marshal.dumps(doctored), key))
 
 

@@ -20,8 +20,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from planstate.core import watched
 from planstate.core.collector import without_collector
-from planstate.store.cache import Identity
+from planstate.core.watched import Identity
 from planstate.store.kept import MANY, Kept, read, scan
 
 if TYPE_CHECKING:
@@ -51,12 +52,25 @@ def page(ctx: Context, folder: Path, kind: str, label: str, size: int, judge: Ju
     (holding the newest `room` matching records, at least twice `size`) and the files changed since (kept again
     for next time), else from every summary (kept anew); None when a file cannot be read or a record does not
     validate (the caller lists in full and reports them)."""
-    kept = _Kept.load(ctx, f"list:{FORMAT}:{label}:{ctx.cache_key(folder)}", room)
+    key = f"list:{FORMAT}:{label}:{ctx.cache_key(folder)}"
+    kept = _Kept.load(ctx, key, room)
     seen = time.time_ns()
+    token = watched.sync(ctx.root)  # before any file is looked at: a change after it is in the journal
+    if token is not None:
+        changed = kept.journaled(ctx, folder, token)
+        if changed is not None and len(changed) <= MANY:
+            answer = _updated(ctx, folder, kind, kept, None, changed, seen, size, judge)
+            if isinstance(answer, Page):
+                return answer
+            if answer is False:
+                return None
+        kept = _Kept.load(ctx, key, room)  # as kept: unchanged by that try
+        kept.take_token(token)
     scanned = scan(folder)  # before any summary is taken: a change after this shows next time
     if scanned is None:
         return None
-    names, identities = scanned
+    names, identities = scanned.names, scanned.identities
+    kept.take_linked(scanned.linked)
     changed = kept.compare(ctx, names, identities)
     if changed is not None and len(changed) <= MANY:
         answer = _updated(ctx, folder, kind, kept, names, changed, seen, size, judge)
@@ -72,7 +86,7 @@ def _updated(
     folder: Path,
     kind: str,
     kept: _Kept,
-    names: list[str],
+    names: list[str] | None,
     changed: list[tuple[str, Identity]],
     seen: int,
     size: int,

@@ -19,8 +19,9 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from planstate.core import watched
 from planstate.core.collector import without_collector
-from planstate.store.cache import Identity
+from planstate.core.watched import Identity
 from planstate.store.kept import MANY, Kept, read, scan
 from planstate.store.kept import scanned as kept_scanned
 from planstate.store.recordfiles import Summary, mapping, summarize
@@ -58,19 +59,31 @@ def head(
     caller summarizes them all and reports it). `shows` must be the same for every call with the same `region`."""
     kept = _Kept.load(ctx, region, folder, newest_first, 2 * limit, shows)
     where = folder.absolute()
+    pending = {path.name: data for path, data in ctx.pending.items() if path.parent == where}
+    leaving = {path.name for path in ctx.leaving if path.parent == where}
     taken = ctx.scanned.get(str(where))  # a check's scan of every folder, taken at `ctx.scanned_at`
+    token = None
     if taken is not None:
         seen, (names, identities) = ctx.scanned_at, kept_scanned(*taken)
     else:
         seen = time.time_ns()
+        token = watched.sync(ctx.root)  # before any file is looked at: a change after it is in the journal
+        if token is not None and not leaving:
+            changed = kept.journaled(ctx, folder, token, pending)
+            if changed is not None and len(changed) <= MANY:
+                answer = _updated(ctx, folder, kind, kept, None, changed, pending, seen)
+                if answer is not None:
+                    return answer
+            kept = _Kept.load(ctx, region, folder, newest_first, 2 * limit, shows)  # as kept: unchanged by that try
         # Before any summary is taken: a change after this (or after the transaction listed the folder) shows next
         # time.
         found = scan(folder, ctx.listed.get(where))
         if found is None:
             return None
-        names, identities = found
-    pending = {path.name: data for path, data in ctx.pending.items() if path.parent == where}
-    leaving = {path.name for path in ctx.leaving if path.parent == where}
+        names, identities = found.names, found.identities
+        kept.take_linked(found.linked)
+    if token is not None:
+        kept.take_token(token)
     if leaving:
         staying = [name not in leaving for name in names]
         names, identities = list(compress(names, staying)), list(compress(identities, staying))
@@ -87,7 +100,7 @@ def _updated(
     folder: Path,
     kind: str,
     kept: _Kept,
-    names: list[str],
+    names: list[str] | None,
     changed: list[tuple[str, Identity]],
     pending: dict[str, Any],
     seen: int,

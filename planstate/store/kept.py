@@ -30,9 +30,10 @@ from operator import itemgetter, not_
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from planstate.core import watched
 from planstate.core.digests import names_and_numbers
+from planstate.core.watched import IDENTITY, Identity
 from planstate.store import cache
-from planstate.store.cache import IDENTITY, Identity
 
 if TYPE_CHECKING:
     from planstate.store.context import Context
@@ -40,31 +41,29 @@ if TYPE_CHECKING:
 MANY = 64  # more changed files than this: summarizing all of them at once costs less than one by one
 REBASE = 256  # more files taken in since the whole part was kept than this: keep the whole part anew
 WHOLE = "|whole"  # the key of a view's whole part: the key of its small part and this
+NAMES = "|names"  # the key of the names of the whole part's files, kept beside it (`Kept.journaled`)
 _CTIME_OF = itemgetter(4)  # of an identity (cache.IDENTITY)
 
 Row = TypeVar("Row")  # what a view keeps of each of its first records
 
 
-def scan(folder: Path, listed: list[str] | None = None) -> tuple[list[str], list[Identity]] | None:
-    """The names of the record files of `folder` in listing order (those `listed`, when given) and the stat identity
-    of each; None when one vanished meanwhile (the caller takes every summary). One that is not a regular file is not
-    told here: every file kept was a regular one, and another in its place has a newer ctime, so it is summarized
-    as new, which refuses it, and the caller reports it."""
+def scan(folder: Path, listed: list[str] | None = None) -> watched.Listing | None:
+    """The record files of `folder` in listing order (those `listed`, when given) with the stat identity of each
+    (`watched.listed`); None when one vanished meanwhile (the caller takes every summary). One that is not a regular
+    file is not told here: every file kept was a regular one, and another in its place has a newer ctime, so it is
+    summarized as new, which refuses it, and the caller reports it."""
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:
-        return [], []
+        return watched.Listing([], [], [], [])
     except (OSError, AttributeError):  # AttributeError: no O_DIRECTORY on this system
         return None
     try:
-        names = record_names(os.listdir(fd) if listed is None else list(listed))
-        lstat = os.lstat
-        infos = [lstat(name, dir_fd=fd) for name in names]  # through the folder's descriptor: the cheapest stat
+        return watched.listed(fd, record_names(os.listdir(fd) if listed is None else list(listed)))
     except OSError:
         return None
     finally:
         os.close(fd)
-    return names, list(map(IDENTITY, infos))
 
 
 def scanned(names: list[str], identities: list[Identity]) -> tuple[list[str], list[Identity]]:
@@ -117,15 +116,27 @@ class Kept(Generic[Row]):
         self.identities: dict[str, Identity] = {}
         self.left_out: set[str] = set()
         self.first: list[Row] = []
+        # The journal's token the view was true at (core/watched.py; None: not known), and the files to look at again
+        # whatever the journal says: those summarized when too recent to be kept.
+        self.token: watched.Token | None = None
+        self.recent: list[str] = []
+        # The files with a second hard link, also looked at again every time: an edit through another name is
+        # seen by no watch of this folder.
+        self.linked: set[str] = set()
         self.empty = True
         self.whole = False
         self.changed = False
-        if isinstance(body, tuple) and len(body) == 8 and body[0] == self.FORMAT:
+        if isinstance(body, tuple) and len(body) == 11 and body[0] == self.FORMAT:
             try:
-                _format, self.since, self.digest, self.based, self.based_left_out, identities, left_out, first = body
+                _format, self.since, self.digest, self.based, self.based_left_out, identities, left_out, first = body[
+                    :8
+                ]
                 self.identities = identities if isinstance(identities, dict) else {}
                 self.left_out = set(left_out)
                 self.first = [self.decode(values) for values in first]
+                self.token = _token(body[8])
+                self.recent = [name for name in body[9] if isinstance(name, str)]
+                self.linked = {name for name in body[10] if isinstance(name, str)}
                 self.empty = not isinstance(self.digest, str)
             except (TypeError, ValueError):
                 self.clear()
@@ -165,6 +176,7 @@ class Kept(Generic[Row]):
         files a committing transaction is about to write."""
         if self.empty:
             return None
+        self.recent = []  # every file is compared: those too recent are found again
         if not self.whole:
             taken = self.identities
             cutoff = self.since - cache.RACY_NS
@@ -194,6 +206,65 @@ class Kept(Generic[Row]):
             self.drop(name)
         return [(name, identity) for name, identity in now.items() if known.get(name) != identity]
 
+    def journaled(
+        self, ctx: Context, folder: Path, token: watched.Token, pending: Collection[str] = ()
+    ) -> list[tuple[str, Identity]] | None:
+        """The record files of `folder` new or changed since the view was kept, as the watcher's journal tells
+        (core/watched.py; `token`: the one `watched.sync` just gave), those gone forgotten; None when it cannot tell,
+        or when taking them in needs the whole part (a file of the whole part changed, a `pending` file is one of
+        it, or many files were taken in since): the caller scans and `compare`s. Only the files the journal names
+        are looked at: no `lstat` of every file."""
+        if self.empty or self.whole or self.token is None or self.token[0] != token[0]:
+            return None
+        names = watched.changed(ctx.root, str(folder.absolute()), self.token)
+        if names is None:
+            return None
+        again = sorted(set(record_names(names)) | set(self.recent) | self.linked)
+        if len(self.identities) + len(again) > REBASE:
+            return None
+        strangers = [name for name in (*again, *pending) if name not in self.identities]
+        if strangers:
+            whole = read(ctx, self.key + NAMES)
+            if not (isinstance(whole, tuple) and len(whole) == 2 and whole[0] == self.digest):
+                return None
+            held = whole[1]
+            if not isinstance(held, str) or any(f"\0{name}\0" in held for name in strangers):
+                return None
+        out: list[tuple[str, Identity]] = []
+        gone: list[str] = []
+        base = str(folder) + os.sep
+        for name in again:
+            try:
+                info = os.lstat(base + name)
+            except FileNotFoundError:
+                gone.append(name)
+                self.linked.discard(name)
+                continue
+            except OSError:
+                return None
+            if info.st_nlink > 1:
+                self.linked.add(name)
+            else:
+                self.linked.discard(name)
+            identity = IDENTITY(info)
+            if self.identities.get(name) != identity:
+                out.append((name, identity))
+        for name in gone:
+            self.drop(name)
+        self.recent = []
+        self.take_token(token)
+        return out
+
+    def take_linked(self, linked: list[str]) -> None:
+        """Take the files with a second hard link as a full scan found them: kept again if they differ."""
+        if set(linked) != self.linked:
+            self.linked, self.changed = set(linked), True
+
+    def take_token(self, token: watched.Token) -> None:
+        """Say the view is true at `token` (one taken before the files were looked at): kept again if it was not."""
+        if token != self.token:
+            self.token, self.changed = token, True
+
     def _read_whole(self, ctx: Context) -> bool:
         """Merge the whole part into `identities` and `left_out`; False (the view is then empty) when it is missing
         or not the one the digest names."""
@@ -216,6 +287,7 @@ class Kept(Generic[Row]):
     def clear(self) -> None:
         """Forget every file held."""
         self.identities, self.left_out, self.first = {}, set(), []
+        self.recent = []
         self.based = self.based_left_out = 0
         self.whole = self.changed = True
 
@@ -263,6 +335,7 @@ class Kept(Generic[Row]):
                 self.add(name, identity, found[0])
                 continue
             unkept += 1
+            self.recent.append(name)
             if found[0] is not None:
                 overlay.append(found[0])
         return overlay, unkept
@@ -284,22 +357,26 @@ class Kept(Generic[Row]):
             identity = by_name.get(name)
             if identity is not None and name not in leave and cache.settled(identity, seen):
                 self.add(name, identity, row, ordered=False)
+            elif identity is not None:
+                self.recent.append(name)
         self.order()
 
     def order(self) -> None:
         """Order the rows taken in unordered and keep the first ones."""
         self.first = self.ordered(self.first)[: self.room]
 
-    def save(self, ctx: Context, names: list[str], seen: int) -> None:
+    def save(self, ctx: Context, names: list[str] | None, seen: int) -> None:
         """Keep the view in the cache, if it changed: the small part, and the whole part when it was read (or made)
-        or too many files were taken in since. `names`: the scan's, in listing order; `seen`: when it began."""
+        or too many files were taken in since. `names`: the scan's, in listing order (None: the journal's changes
+        were taken in, and `journaled` saw to it that the whole part is not needed); `seen`: when it began."""
         if not self.changed:
             return
-        if not self.whole and len(self.identities) > REBASE and not self._read_whole(ctx):
+        if not self.whole and len(self.identities) > REBASE and (names is None or not self._read_whole(ctx)):
             return  # the whole part is gone: the next call makes the view anew
         first = [self.encode(row) for row in self.first]
+        token = list(self.token) if self.token is not None else None
         small: tuple[Any, ...]
-        if self.whole:
+        if self.whole and names is not None:
             known = self.identities
             held = [name for name in names if name in known]
             if len(held) != len(known):
@@ -311,10 +388,13 @@ class Kept(Generic[Row]):
             # a crash between the two would otherwise name one that is not there.
             whole = (self.FORMAT, self.digest, known, sorted(self.left_out))
             ctx.keep_view(self.key + WHOLE, marshal.dumps(whole, 2))
+            # One string, searched in C: whether a file the journal names is one of the whole part (`journaled`).
+            ctx.keep_view(self.key + NAMES, marshal.dumps((self.digest, "\0" + "\0".join(held) + "\0"), 2))
             small = (self.FORMAT, seen, self.digest, self.based, self.based_left_out, {}, [], first)
         else:
             taken = (self.identities, sorted(self.left_out))
             small = (self.FORMAT, self.since, self.digest, self.based, self.based_left_out, *taken, first)
+        small += (token, self.recent, sorted(self.linked))
         ctx.keep_view(self.key, marshal.dumps(small, 2))
 
     def window(self, shown: list[Row], pending: Collection[str], want: int) -> tuple[list[Row], int, int] | None:
@@ -338,6 +418,13 @@ class Kept(Generic[Row]):
         if len(merged) < min(want, total):
             return None
         return merged, total, valid
+
+
+def _token(value: Any) -> watched.Token | None:
+    """A journal's token as a view keeps it (a list: marshal's), or None."""
+    if isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], int):
+        return value[0], value[1]
+    return None
 
 
 def read(ctx: Context, key: str) -> Any:
