@@ -25,21 +25,20 @@ import marshal
 import os
 import stat
 import time
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from planstate.core import watched
 from planstate.core.collector import without_collector
 from planstate.core.digests import names_and_numbers
 from planstate.core.layout import LOCAL
-from planstate.store.cache import IDENTITY, RACY_NS, Identity
+from planstate.core.watched import Identity
+from planstate.store.cache import RACY_NS
 
 VERSION = 2  # bump whenever what a memo holds, or how its key is made, changes
 MISS = object()
 Listings = dict[str, tuple[list[str], list[Identity]]]  # a folder's entries and their identities, by its path
-_MTIME = attrgetter("st_mtime_ns")
-_CTIME = attrgetter("st_ctime_ns")
-_MODE = attrgetter("st_mode")
 _AT = (itemgetter(3), itemgetter(4))  # an identity's mtime and ctime
 
 
@@ -73,7 +72,8 @@ def _inputs(
     parts = [marshal.dumps((VERSION, str(root), label))]
     recent: list[str] = []
     since = seen - RACY_NS
-    if not _tree(root, parts, recent, since, top=top, listings=listings, keys=keys) or not _code(parts, recent, since):
+    tree = _tree(root, parts, recent, since, top=top, listings=listings, keys=keys, planning=root)
+    if not tree or not _code(parts, recent, since):
         return None
     digests = [(name, _digest(name)) for name in recent]
     return Inputs(blake2b_hex(b"".join(parts), 16), seen, digests)
@@ -89,10 +89,14 @@ def _tree(
     anywhere: str | None = None,
     listings: Listings | None = None,
     keys: dict[str, str] | None = None,
+    planning: Path | None = None,
 ) -> bool:
     """Add to `parts` the names, modes and stat identities of every entry under `root` (but the entry `top` at its
     top, and entries named `anywhere` at any depth), folder by folder, through one descriptor each, and to `recent`
-    the files changed after `since` (ns); tell whether every entry is a folder or a regular file."""
+    the files changed after `since` (ns); tell whether every entry is a folder or a regular file. Under the planning
+    folder `planning` (given), a running watcher's journal vouches for the entries it says did not change
+    (core/watched.py), all as of one token."""
+    token = watched.sync(planning) if planning is not None else None
     folders: list[tuple[str, str]] = [(str(root), "")]
     while folders:
         folder, relative = folders.pop()
@@ -101,37 +105,41 @@ def _tree(
         except (OSError, AttributeError):
             return False
         try:
-            names = os.listdir(fd)
-            for left_out in (top if not relative else None, anywhere):
-                if left_out is not None and left_out in names:
-                    names.remove(left_out)
-            lstat = os.lstat
-            infos = [lstat(name, dir_fd=fd) for name in names]
+            listing = watched.vouched(planning, folder, fd, token) if planning is not None and token else None
+            if listing is None:
+                listing = watched.listed(fd)
         except OSError:
             return False
         finally:
             os.close(fd)
+        names, modes, identities = listing.names, listing.modes, listing.identities
+        for left_out in (top if not relative else None, anywhere):
+            if left_out is not None and left_out in names:
+                at = names.index(left_out)
+                names, modes, identities = (
+                    names[:at] + names[at + 1 :],
+                    modes[:at] + modes[at + 1 :],
+                    identities[:at] + identities[at + 1 :],
+                )
         # Listing order, not sorted: an order that differs only costs a full run, as any other difference does.
-        modes = list(map(_MODE, infos))
-        identities = list(map(IDENTITY, infos))
         key = names_and_numbers([relative, *names], [*modes, *identities])
         if keys is not None:
             keys[folder] = key
         parts.append(key.encode("ascii"))
         if listings is not None:
             listings[folder] = (names, identities)
-        if infos and max(max(map(_MTIME, infos)), max(map(_CTIME, infos))) > since:
+        if identities and max(max(map(_AT[0], identities)), max(map(_AT[1], identities))) > since:
             recent += [
                 f"{folder}{os.sep}{name}"
-                for name, info in zip(names, infos, strict=True)
-                if stat.S_ISREG(info.st_mode) and (info.st_mtime_ns > since or info.st_ctime_ns > since)
+                for name, mode, identity in zip(names, modes, identities, strict=True)
+                if stat.S_ISREG(mode) and (identity[3] > since or identity[4] > since)
             ]
         for mode in set(modes):
             if stat.S_ISDIR(mode):
                 folders += [
                     (f"{folder}{os.sep}{name}", f"{relative}{name}/")
-                    for name, info in zip(names, infos, strict=True)
-                    if info.st_mode == mode
+                    for name, each in zip(names, modes, strict=True)
+                    if each == mode
                 ]
             elif not stat.S_ISREG(mode):
                 return False
