@@ -1,0 +1,326 @@
+"""The watcher's journal (check/journal.py, core/watched.py): while `planstate watch` runs, a command looks again only
+at the files the journal says changed, and answers exactly what it answers with no watcher, whatever changed
+behind its back: a same-size edit, new, deleted and renamed files, a folder moved away and back, a file edited
+through a second hard link, a checkout, a restart of the watcher, its queue overflowing, `.local/` deleted.
+
+Each list is compared with the same list made with nothing cached (test_pages.py's `same_as_cold`). As there, the
+filesystem's timestamp tick is set to nothing in this process (`RACY_NS`), where the lists run, so what a list keeps
+is what the next one trusts. The watcher is a real `planstate watch --no-check` process; the full listings of a
+folder are counted (a spy on `watched.listed`, not a stand-in) to tell that a list took the journal's way.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from builders import decision, write_record
+from conftest import Run, exits, json_data, planstate_command, refused
+from gitutil import commit_all, git, new_repo
+from test_cache import same_size_edit
+from test_pages import cold, listed, same_as_cold
+from test_watch import WatchProcess
+
+from planstate.check.journal import Journal
+from planstate.core import inotify, watched
+from planstate.store import cache
+
+MANY = 40  # decisions: a list of the default page size leaves most of them out
+
+
+@pytest.fixture(autouse=True)
+def _no_tick(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # cache.settled: kept views take in files as soon as they are written
+
+
+@pytest.fixture
+def decisions(project: Path) -> Path:
+    """The project with MANY decisions written by hand."""
+    for i in range(MANY):
+        write_record(project, "decision", decision(i))
+    return project / ".planning" / "decisions"
+
+
+@pytest.fixture
+def serving(project: Path) -> Iterator[Callable[[], WatchProcess]]:
+    """Start `planstate watch --no-check` in the project (again, after a stop); stopped at teardown."""
+    started: list[WatchProcess] = []
+
+    def start() -> WatchProcess:
+        process = WatchProcess(project, "--no-check")
+        started.append(process)
+        ready = process.wait_event("ready")
+        assert ready["journal"] is True and "error_count" not in ready  # no checks run
+        return process
+
+    yield start
+    for process in started:
+        if process.proc.poll() is None:
+            process.proc.terminate()
+            process.proc.wait()
+
+
+class FullListings:
+    """How many folders were listed in full (`watched.listed`: one `lstat` per file) while counting."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls = 0
+        real = watched.listed
+
+        def counted(fd: int, names: list[str] | None = None) -> watched.Listing:
+            self.calls += 1
+            return real(fd, names)
+
+        monkeypatch.setattr(watched, "listed", counted)
+
+
+def shown_file(project: Path) -> Path:
+    """The file of the first decision the list shows."""
+    first = listed(project, limit=10)[0][0]
+    return next((project / ".planning" / "decisions").glob(f"{first}*.md"))
+
+
+def journaled_list(project: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The list (checked against one made with nothing cached), taken the journal's way: no folder listed in full,
+    only the files the journal names looked at."""
+    with monkeypatch.context() as patch:
+        count = FullListings(patch)
+        ids = listed(project, limit=10)[0]
+    assert count.calls == 0
+    assert ids == same_as_cold(project, limit=10)
+    return ids
+
+
+def test_behind_its_back_changes_are_seen_without_a_look_at_every_file(
+    project: Path, decisions: Path, serving: Callable[[], WatchProcess], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    serving()
+    first = same_as_cold(project, limit=10)  # kept, with the journal's token
+    assert journaled_list(project, monkeypatch) == first
+    before = listed(project, limit=10)
+    same_size_edit(shown_file(project), "status: accepted", "status: rejected")  # the same size, the mtime put back
+    assert listed(project, limit=10) == cold(project, limit=10) != before
+    write_record(project, "decision", decision(MANY + 1, title="Added by hand"))
+    journaled_list(project, monkeypatch)
+    os.rename(decisions / sorted(os.listdir(decisions))[-1], decisions / "renamed-by-hand.md")
+    journaled_list(project, monkeypatch)
+    (decisions / "renamed-by-hand.md").unlink()
+    journaled_list(project, monkeypatch)
+
+
+def test_without_a_watcher_every_file_is_looked_at(
+    project: Path, decisions: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    same_as_cold(project, limit=10)
+    with monkeypatch.context() as patch:
+        count = FullListings(patch)
+        listed(project, limit=10)
+    assert count.calls == 1
+
+
+def test_a_folder_moved_away_and_back_is_listed_in_full(
+    project: Path, decisions: Path, serving: Callable[[], WatchProcess], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    serving()
+    same_as_cold(project, limit=10)
+    away = project / "decisions-away"
+    decisions.rename(away)
+    assert listed(project, limit=10)[0] == same_as_cold(project, limit=10) == []
+    (away / sorted(os.listdir(away))[0]).unlink()  # changed while out of the watched tree
+    away.rename(decisions)
+    assert len(same_as_cold(project, limit=10)) == 10
+    journaled_list(project, monkeypatch)
+
+
+def test_an_edit_through_a_second_hard_link_is_seen(
+    project: Path, decisions: Path, serving: Callable[[], WatchProcess], tmp_path: Path
+) -> None:
+    serving()
+    outside = tmp_path / "linked.md"
+    os.link(shown_file(project), outside)  # its link count changes its ctime: the journal sees that much
+    same_as_cold(project, limit=10)
+    before = listed(project, limit=10)
+    same_size_edit(outside, "status: accepted", "status: rejected")  # no watch sees an edit under this name
+    assert listed(project, limit=10) == cold(project, limit=10) != before
+
+
+def test_a_restarted_watcher_answers_nothing_from_before(
+    project: Path, decisions: Path, serving: Callable[[], WatchProcess], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    process = serving()
+    same_as_cold(project, limit=10)
+    before = listed(project, limit=10)
+    process.stop()
+    same_size_edit(shown_file(project), "status: accepted", "status: rejected")  # unseen: no watcher runs
+    serving()
+    assert listed(project, limit=10) == cold(project, limit=10) != before  # another epoch: listed in full
+    journaled_list(project, monkeypatch)
+
+
+def test_a_checkout_is_seen(
+    project: Path, decisions: Path, serving: Callable[[], WatchProcess], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    new_repo(project)
+    commit_all(project, "forty decisions")
+    git(project, "checkout", "-q", "-b", "more")
+    for i in range(MANY, MANY + 5):
+        write_record(project, "decision", decision(i, title=f"On a branch {i}"))
+    commit_all(project, "five more")
+    serving()
+    on_branch = same_as_cold(project, limit=10)
+    git(project, "checkout", "-q", "-")
+    assert listed(project, limit=10)[0] == same_as_cold(project, limit=10) != on_branch
+    git(project, "checkout", "-q", "more")
+    assert journaled_list(project, monkeypatch) == on_branch
+
+
+def test_deleting_local_while_watched_costs_only_time(
+    project: Path, decisions: Path, serving: Callable[[], WatchProcess], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    serving()
+    same_as_cold(project, limit=10)
+    shutil.rmtree(project / ".planning" / ".local")
+    write_record(project, "decision", decision(MANY + 1, title="Added meanwhile"))
+    # The cookies' folder is made again; this list does not ask the journal.
+    assert listed(project, limit=10)[0] == same_as_cold(project, limit=10)
+    synced(project / ".planning")  # once the watcher watches it
+    same_as_cold(project, limit=10)
+    journaled_list(project, monkeypatch)
+
+
+def test_two_writers_at_once_leave_a_clean_workspace(
+    run: Run, project: Path, serving: Callable[[], WatchProcess]
+) -> None:
+    serving()
+    exits(run("decision", "add", "--context", "c", "--decision", "first", "--reason", "r", cwd=project))
+    writers = [
+        subprocess.Popen(
+            [*planstate_command(), "decision", "add", "--context", "c", "--decision", f"writer {n}", "--reason", "r"],
+            cwd=project,
+            stdout=subprocess.DEVNULL,
+            env={**os.environ, "PLANSTATE_ACTOR": "tester"},
+        )
+        for n in range(2)
+    ]
+    assert [writer.wait(timeout=120) for writer in writers] == [0, 0]
+    state = (project / ".planning" / "STATE.md").read_text(encoding="utf-8")
+    assert "writer 0" in state and "writer 1" in state
+    assert json_data(exits(run("check", "--json", cwd=project)))["error_count"] == 0
+
+
+def test_a_second_watcher_serves_no_journal(project: Path, serving: Callable[[], WatchProcess], run: Run) -> None:
+    serving()
+    second = subprocess.run(
+        [*planstate_command(), "watch", "--no-check"], cwd=project, capture_output=True, text=True, timeout=120
+    )
+    assert second.returncode == 2
+    assert "cannot serve the journal: another watcher serves this workspace" in second.stderr
+    checking = WatchProcess(project)  # with the checks, it watches all the same
+    try:
+        ready = checking.wait_event("ready")
+        assert ready["journal"] is False and ready["journal_note"] == "another watcher serves this workspace"
+    finally:
+        checking.proc.terminate()
+        checking.proc.wait()
+    assert "--fix needs the checks" in refused(run("watch", "--no-check", "--fix", cwd=project))
+
+
+# ---------------------------------------------------------------------------- the journal itself, in this process
+
+
+@pytest.fixture
+def journal(project: Path) -> Iterator[Journal]:
+    """The journal of the project's planning folder, served from this process."""
+    served = Journal(project / ".planning")
+    served.start()
+    yield served
+    served.stop()
+
+
+def wait_for(condition: Callable[[], bool]) -> None:
+    """Poll until `condition` holds (a guard against a hang: a fast machine needs a fraction of a second)."""
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def synced(planning: Path) -> watched.Token:
+    """The journal's token, asked until it answers (a cookie made in a folder the watcher does not watch yet, or
+    while its queue is full, is never seen: that question gets no answer)."""
+    found: list[watched.Token] = []
+    wait_for(
+        lambda: bool(found.append(token) if (token := watched.sync(planning)) is not None else False) or bool(found)
+    )
+    return found[0]
+
+
+def test_the_journal_names_what_changed_and_refuses_what_it_cannot_tell(project: Path, journal: Journal) -> None:
+    planning = project / ".planning"
+    folder = str(planning / "decisions")
+    token = watched.sync(planning)
+    assert token is not None and token[0] == journal.epoch
+    assert watched.changed(planning, folder, token) == []
+    (planning / "decisions" / "one.md").write_text("x", encoding="utf-8")
+    (planning / "blockers" / "two.md").write_text("x", encoding="utf-8")
+    assert watched.sync(planning) is not None  # everything before it is numbered
+    assert watched.changed(planning, folder, token) == ["one.md"]
+    assert watched.changed(planning, str(planning / "blockers"), token) == ["two.md"]
+    assert watched.changed(planning, str(planning), token) == ["blockers", "decisions"]  # their times changed
+    (planning / "decisions").rename(planning / "elsewhere")
+    assert watched.sync(planning) is not None
+    assert watched.changed(planning, folder, token) is None  # the folder itself moved
+    assert watched.changed(planning, str(planning / ".local"), token) is None  # never journaled
+    assert watched.changed(planning, folder, ("another epoch", 0)) is None
+
+
+def test_an_overflowed_queue_starts_a_new_epoch(project: Path, journal: Journal) -> None:
+    planning = project / ".planning"
+    token = watched.sync(planning)
+    assert token is not None
+    limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    crowd = planning / "crowd"
+    crowd.mkdir()
+    with journal._cond:  # the reader waits to record what it read: the kernel's queue fills up behind it
+        wait_for(lambda: "crowd" in journal._tree.watched)  # type: ignore[union-attr]
+        for n in range(limit // 2 + 100):  # a create and a write each: more events than the queue holds
+            fd = os.open(crowd / f"{n}.md", os.O_WRONLY | os.O_CREAT, 0o644)
+            os.write(fd, b"x")
+            os.close(fd)
+    after = synced(planning)
+    assert after[0] != token[0]
+    assert watched.changed(planning, str(crowd), token) is None
+    (crowd / "late.md").write_text("x", encoding="utf-8")
+    assert watched.sync(planning) is not None
+    assert watched.changed(planning, str(crowd), after) == ["late.md"]
+
+
+def test_a_cookie_the_journal_never_sees_is_no_answer(project: Path, journal: Journal) -> None:
+    assert journal.sync("never-created", timeout=0.05) is None
+    stopped = threading.Event()
+    threading.Thread(target=lambda: (journal.sync("unseen", timeout=30), stopped.set()), daemon=True).start()
+    journal.stop()  # a waiting question is answered when the journal stops
+    wait_for(stopped.is_set)
+
+
+def test_a_tree_watches_folders_as_they_come_and_go(tmp_path: Path) -> None:
+    (tmp_path / "left-out").mkdir()
+    tree = inotify.Tree(str(tmp_path), lambda folder: folder == "left-out")
+    seen: list[inotify.Event] = []
+    try:
+        assert set(tree.watched) == {""}
+        (tmp_path / "sub").mkdir()
+        (tmp_path / "sub" / "deeper").mkdir()
+        wait_for(lambda: bool(seen.extend(tree.events())) or "sub/deeper" in tree.watched)
+        (tmp_path / "sub").rename(tmp_path / "moved")
+        wait_for(lambda: bool(seen.extend(tree.events())) or "moved/deeper" in tree.watched)
+        assert "sub" not in tree.watched and "sub/deeper" not in tree.watched
+        assert ("", "sub") in [(event.folder, event.name) for event in seen]
+    finally:
+        tree.close()
