@@ -90,7 +90,9 @@ class Checker:
         self.reads: dict[Path, FileRead] = {}  # every file but the records the last run read, by path
         self.records: dict[Path, list[FileRead]] = {}  # the records the last run read, by folder
         # The records' names when the last run took them from kept rows (recordmemo.py), not from `records`.
-        self.record_names: list[str] | None = None
+        # The record files a run from rows took, by folder (its path inside the workspace, then the names): made into
+        # paths only when `names` is asked (17,000 strings otherwise made for nothing).
+        self.record_names: list[tuple[str, list[str]]] | None = None
         self.names_asked = False  # whether the drivers' rule of the last run needed the names of the files it read
         # The memo's key and name the last run was answered or kept under (None without one): a caller may keep
         # what it derives from the same files under the same key (the resume brief's records do).
@@ -159,7 +161,7 @@ class Checker:
         if code is None:
             return None
         self._begin(now)
-        names: list[str] = []
+        names: list[tuple[str, list[str]]] = []
         initiatives = discover(self.ctx.root)
         try:
             for initiative in initiatives:
@@ -178,7 +180,7 @@ class Checker:
         return ordered(self.findings)
 
     def initiative_from_rows(
-        self, initiative: Initiative, listings: Listings, code: str, seen: int, names: list[str]
+        self, initiative: Initiative, listings: Listings, code: str, seen: int, names: list[tuple[str, list[str]]]
     ) -> None:
         """Check an initiative as `initiative` does, from the rows kept of its records (see `run_from_rows`); add
         its records' names to `names`."""
@@ -197,8 +199,7 @@ class Checker:
                 folders[kind].append(found)
                 self.rows[where] = found
                 self.files += len(found.names)
-                prefix = ctx.cache_key(where) + "/"
-                names += [prefix + name for name in found.names]
+                names.append((ctx.cache_key(where) + "/", found.names))
                 self.findings += [finding(item) for items in found.findings.values() for item in items]
         if self.check_regions and data is not None and not state.conflicts:
             live = (folders[kind][0] for kind in RECORD_FOLDERS)
@@ -263,7 +264,7 @@ class Checker:
         """Every file the last run read, by its path inside the workspace."""
         out = [self.ctx.cache_key(path) for path in self.reads]
         if self.record_names is not None:
-            return out + self.record_names
+            return out + [prefix + name for prefix, names in self.record_names for name in names]
         for folder, found in self.records.items():
             prefix = self.ctx.cache_key(folder) + "/"
             out += [prefix + read.name for read in found]

@@ -22,6 +22,7 @@ import contextlib
 import os
 import secrets
 import socket
+import struct
 import threading
 from pathlib import Path
 
@@ -59,8 +60,12 @@ class Journal:
     def start(self) -> None:
         """Watch the planning folder and serve the journal; raises inotify.Unavailable or OSError when either
         cannot be done (another watcher serves this folder: the address is taken)."""
+        cookies = self.planning / LOCAL / COOKIES
         (self.planning / LOCAL).mkdir(exist_ok=True)  # never the planning folder itself: a missing one stays missing
-        (self.planning / LOCAL / COOKIES).mkdir(exist_ok=True)
+        cookies.mkdir(exist_ok=True)
+        for left in cookies.iterdir():  # of commands killed between making a cookie and removing it
+            with contextlib.suppress(OSError):
+                left.unlink()
         self._tree = inotify.Tree(str(self.planning), _skip)
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -207,7 +212,12 @@ class Journal:
             threading.Thread(target=self._answer, args=(conn,), name="journal-client", daemon=True).start()
 
     def _answer(self, conn: socket.socket) -> None:
-        """Answer one command's requests, a line each (see core/watched.py), until it hangs up."""
+        """Answer one command's requests, a line each (see core/watched.py), until it hangs up; a process of
+        another user is not answered (the journal names the files of `.planning/`)."""
+        credentials = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        if struct.unpack("3i", credentials)[1] != os.getuid():
+            conn.close()
+            return
         with conn, conn.makefile("rb") as lines:
             for line in lines:
                 words = line.decode("utf-8", "replace").rstrip("\n").split(" ", 3)

@@ -299,6 +299,7 @@ def _link(planning: Path) -> _Link | None:
     try:
         sock.settimeout(TIMEOUT)
         sock.connect(where)
+        # struct ucred: pid, uid, gid (three ints)
         uid = int.from_bytes(sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)[4:8], sys.byteorder)
     except OSError:
         sock.close()
