@@ -6,13 +6,16 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import forkserver
 import pytest
 from hypothesis import HealthCheck, settings
+
+if TYPE_CHECKING:
+    from watching import WatchProcess
 
 # No property test's verdict depends on how busy the machine is: no per-example deadline, no "too slow" check.
 settings.register_profile("planstate", deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -229,3 +232,23 @@ def broken_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(tempfile, "tempdir", str(logs))
     monkeypatch.setattr(Workspace, "status", broken)
     return logs
+
+
+@pytest.fixture
+def watch(project: Path) -> Iterator[Callable[..., WatchProcess]]:
+    """Start `planstate watch` in the project (JSON lines unless `--format` is given); stopped at teardown."""
+    from watching import WatchProcess  # it imports this module
+
+    started: list[WatchProcess] = []
+
+    def start(*args: str, env: dict[str, str] | None = None) -> WatchProcess:
+        process = WatchProcess(project, *args, env=env)
+        started.append(process)
+        process.wait_event("ready")
+        return process
+
+    yield start
+    for process in started:
+        if process.proc.poll() is None:
+            process.proc.kill()
+            process.proc.wait()

@@ -25,7 +25,7 @@ from conftest import Run, exits, json_data, planstate_command, refused
 from gitutil import commit_all, git, new_repo
 from test_cache import same_size_edit
 from test_pages import cold, listed, same_as_cold
-from test_watch import WatchProcess
+from watching import WatchProcess
 
 from planstate.check.journal import Journal
 from planstate.core import inotify, watched
@@ -48,22 +48,17 @@ def decisions(project: Path) -> Path:
 
 
 @pytest.fixture
-def serving(project: Path) -> Iterator[Callable[[], WatchProcess]]:
-    """Start `planstate watch --no-check` in the project (again, after a stop); stopped at teardown."""
-    started: list[WatchProcess] = []
+def serving(watch: Callable[..., WatchProcess]) -> Callable[[], WatchProcess]:
+    """Start `planstate watch --no-check` in the project (again, after a stop; conftest's `watch` stops it at
+    teardown)."""
 
     def start() -> WatchProcess:
-        process = WatchProcess(project, "--no-check")
-        started.append(process)
-        ready = process.wait_event("ready")
+        process = watch("--no-check")
+        ready = process.seen[-1]
         assert ready["journal"] is True and "error_count" not in ready  # no checks run
         return process
 
-    yield start
-    for process in started:
-        if process.proc.poll() is None:
-            process.proc.terminate()
-            process.proc.wait()
+    return start
 
 
 class FullListings:

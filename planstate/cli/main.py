@@ -16,7 +16,10 @@ from planstate.cli import output
 from planstate.cli.commands import COMMANDS
 from planstate.cli.errors import Boundary
 from planstate.cli.parser import VALUED, Handler, Parser, Registrar, common_options, usage_error
+from planstate.core import collector
 from planstate.core.errors import EXIT_USAGE
+
+LONG_LIVED = ("watch", "mcp")  # the commands that run until stopped: see core/collector.py
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -42,6 +45,7 @@ def _dispatch(arguments: list[str], boundary: Boundary) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    collector.freezing(name not in LONG_LIVED)
     args.json = getattr(args, "json", False)  # given before the command or after it, or not at all
     if args.json and not getattr(args, "_json", True):
         usage_error("this command has no JSON output; leave out --json", args._prog)
