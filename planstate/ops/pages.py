@@ -57,13 +57,9 @@ def page(ctx: Context, folder: Path, kind: str, label: str, size: int, judge: Ju
     seen = time.time_ns()
     token = watched.sync(ctx.root)  # before any file is looked at: a change after it is in the journal
     if token is not None:
-        changed = kept.journaled(ctx, folder, token)
-        if changed is not None and len(changed) <= MANY:
-            answer = _updated(ctx, folder, kind, kept, None, changed, seen, size, judge)
-            if isinstance(answer, Page):
-                return answer
-            if answer is False:
-                return None
+        done, answer = _tried(ctx, folder, kind, kept, None, kept.journaled(ctx, folder, token), seen, size, judge)
+        if done:
+            return answer
         kept = _Kept.load(ctx, key, room)  # as kept: unchanged by that try
         kept.take_token(token)
     scanned = scan(folder)  # before any summary is taken: a change after this shows next time
@@ -71,14 +67,31 @@ def page(ctx: Context, folder: Path, kind: str, label: str, size: int, judge: Ju
         return None
     names, identities = scanned.names, scanned.identities
     kept.take_linked(scanned.linked)
-    changed = kept.compare(ctx, names, identities)
-    if changed is not None and len(changed) <= MANY:
-        answer = _updated(ctx, folder, kind, kept, names, changed, seen, size, judge)
-        if isinstance(answer, Page):
-            return answer
-        if answer is False:
-            return None
+    done, answer = _tried(ctx, folder, kind, kept, names, kept.compare(ctx, names, identities), seen, size, judge)
+    if done:
+        return answer
     return _rebuilt(ctx, folder, kind, kept, names, identities, seen, size, judge)
+
+
+def _tried(
+    ctx: Context,
+    folder: Path,
+    kind: str,
+    kept: _Kept,
+    names: list[str] | None,
+    changed: list[tuple[str, Identity]] | None,
+    seen: int,
+    size: int,
+    judge: Judge,
+) -> tuple[bool, Page | None]:
+    """Whether the page was had from the kept one and the files `changed` since (None: not known), and that page
+    (None when a file cannot be read or a record does not validate: the caller lists in full)."""
+    if changed is None or len(changed) > MANY:
+        return False, None
+    answer = _updated(ctx, folder, kind, kept, names, changed, seen, size, judge)
+    if isinstance(answer, Page):
+        return True, answer
+    return answer is False, None
 
 
 def _updated(
