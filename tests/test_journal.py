@@ -27,7 +27,7 @@ from test_cache import same_size_edit
 from test_pages import cold, listed, same_as_cold
 from watching import WatchProcess
 
-from planstate.check.journal import Journal
+from planstate.check.journal import Journal, shared_filesystem
 from planstate.core import inotify, watched
 from planstate.store import cache
 
@@ -319,3 +319,26 @@ def test_a_tree_watches_folders_as_they_come_and_go(tmp_path: Path) -> None:
         assert ("", "sub") in [(event.folder, event.name) for event in seen]
     finally:
         tree.close()
+
+
+@pytest.mark.parametrize(
+    ("kind", "shared"),
+    [
+        ("ext4", None),
+        ("nfs4", "nfs4"),
+        ("cifs", "cifs"),
+        ("virtiofs", "virtiofs"),
+        ("fuse.sshfs", "fuse.sshfs"),
+        ("fuse-overlayfs", None),
+        ("overlay", None),
+        ("tmpfs", None),
+    ],
+)
+def test_no_journal_where_another_machine_changes_the_files(tmp_path: Path, kind: str, shared: str | None) -> None:
+    info = os.stat(tmp_path)
+    device = f"{os.major(info.st_dev)}:{os.minor(info.st_dev)}"
+    by_device = f"40 27 {device} / /somewhere rw,relatime - {kind} server:/export rw\n"
+    assert shared_filesystem(tmp_path, "22 1 0:1 / / rw - ext4 /dev/sda1 rw\n" + by_device) == shared
+    by_path = f"40 27 0:99 / {tmp_path} rw,relatime - {kind} server:/export rw\n"  # a device that does not match
+    assert shared_filesystem(tmp_path, "22 1 0:1 / / rw - ext4 /dev/sda1 rw\n" + by_path) == shared
+    assert shared_filesystem(tmp_path, "") == "an unknown filesystem"

@@ -31,6 +31,11 @@ from planstate.core.layout import LOCAL
 from planstate.core.watched import COOKIES, address
 
 KEEP = 200_000  # changes the journal holds; a command whose number is older lists its folders in full
+# Filesystems whose files another machine (a server, a VM's host, Windows) can change: no inotify event says so.
+SHARED = frozenset(
+    {"nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "afs", "9p", "ceph", "glusterfs", "lustre", "gpfs", "davfs"}
+    | {"virtiofs", "vboxsf", "vmhgfs", "prl_fs", "drvfs", "osxfs"}
+)
 SYNC_TIMEOUT = 2.0  # seconds a command's cookie is waited for (core/watched.py waits a little longer)
 MAX_COOKIES = 4096  # cookies seen and not asked about, kept at most
 
@@ -60,6 +65,9 @@ class Journal:
     def start(self) -> None:
         """Watch the planning folder and serve the journal; raises inotify.Unavailable or OSError when either
         cannot be done (another watcher serves this folder: the address is taken)."""
+        shared = shared_filesystem(self.planning)
+        if shared is not None:
+            raise inotify.Unavailable(f"{self.planning} is on {shared}: changes made elsewhere raise no event here")
         cookies = self.planning / LOCAL / COOKIES
         (self.planning / LOCAL).mkdir(exist_ok=True)  # never the planning folder itself: a missing one stays missing
         cookies.mkdir(exist_ok=True)
@@ -239,6 +247,39 @@ class Journal:
                 return "all\n"
             return "".join([f"names {len(names)}\n", *(name + "\n" for name in names)])
         return "no\n"
+
+
+def shared_filesystem(folder: Path, mounts: str | None = None) -> str | None:
+    """The type of the filesystem `folder` is on when another machine can change its files (`SHARED`, or any FUSE
+    filesystem but the overlays containers use); else None. `mounts`: the text of /proc/self/mountinfo (read when not
+    given); a folder whose mount cannot be found counts as shared."""
+    try:
+        info = os.stat(folder)
+        if mounts is None:
+            with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as handle:
+                mounts = handle.read()
+    except OSError:
+        return "an unknown filesystem"
+    device = f"{os.major(info.st_dev)}:{os.minor(info.st_dev)}"
+    real = os.path.realpath(folder)
+    by_device, by_path = None, ("", "")
+    for line in mounts.splitlines():
+        fields = line.split(" ")
+        if " - " not in line or len(fields) < 5:
+            continue
+        kind = line.split(" - ", 1)[1].split(" ", 1)[0]
+        point = fields[4].replace("\\040", " ")
+        if fields[2] == device:
+            by_device = kind
+        inside = real == point or real.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(by_path[0]):
+            by_path = (point, kind)
+    kind = by_device or by_path[1]
+    if not kind:
+        return "an unknown filesystem"
+    if kind in SHARED or (kind.startswith("fuse") and kind not in ("fuse-overlayfs", "fuse.fuse-overlayfs")):
+        return kind
+    return None
 
 
 def _skip(folder: str) -> bool:
