@@ -20,7 +20,6 @@ from planstate.check import filerules, recordrules, regionrules, staterules, wor
 from planstate.check.findings import CODES, FIXABLE, Finding, Report, ordered
 from planstate.check.reader import FileRead, Reader
 from planstate.core.collector import without_collector
-from planstate.core.files import any_temp_name
 from planstate.model.kinds import RECORD_FOLDERS
 
 if TYPE_CHECKING:
@@ -206,7 +205,7 @@ class Checker:
             if any(shape != recordmemo.VALID for found in live for shape in set(found.shapes)):
                 # the regions would name what is wrong with them as a run in full names it: run in full
                 raise recordmemo.Unkept("a record is not valid")
-        if any_temp_name(entries for entries, _identities in listings.values()):
+        if any(entries.temp for entries in listings.values()):
             self.findings += workspacerules.temp_files(ctx, initiative)  # else the memo's scan saw none to judge
         log_path = initiative.history_path
         log = self.file(log_path, "history") if log_path.exists() else None

@@ -78,7 +78,7 @@ def run(checker: Checker, now: datetime | None, only: Initiative | None) -> list
 def worth_keeping(listings: dict[str, Any]) -> bool:
     """Whether a workspace whose folders list these entries has enough of them to keep rows of its records
     (check/recordmemo.py): below ROWS_FROM, reading its records costs less than loading and keeping rows."""
-    return sum(len(entries) for entries, _identities in listings.values()) >= ROWS_FROM
+    return sum(int(entries.count) for entries in listings.values()) >= ROWS_FROM
 
 
 def _keep_rows(checker: Checker, seen: int, listings: dict[str, Any]) -> None:
@@ -185,7 +185,6 @@ def _answered(
     from planstate.check import recordrules, staterules, workspacerules
     from planstate.check.findings import ordered
     from planstate.core.clock import now as clock_now
-    from planstate.core.files import any_temp_name
 
     ctx, reader = checker.ctx, checker.reader
     when = now or clock_now()
@@ -204,7 +203,7 @@ def _answered(
                 data = {"resume_context": {"files_modified": list(items)}}
                 read = reader.unread(path.parent, path.name, shown, "state", data)
                 found += staterules.resume_files(ctx, read, data)
-        if any_temp_name(names for names, _identities in listings.values()):
+        if any(entries.temp for entries in listings.values()):
             for initiative in _checked(ctx, only):  # a temp file: is its writer still alive?
                 found += workspacerules.temp_files(ctx, initiative)
         if checker.check_drivers:

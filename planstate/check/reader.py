@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from planstate.core.errors import PlanstateError
 from planstate.core.files import MAX_FILE_BYTES, read_all, read_bytes
-from planstate.core.watched import Identity
+from planstate.core.watched import Entries, Identity
 from planstate.model.kinds import RECORD_KINDS
 from planstate.model.types import Problem
 from planstate.model.validation import problems_for
@@ -157,7 +157,7 @@ class Reader:
         self._root_real: Path | None = None
         # Each folder's entries and their stat identities, taken just before by whoever runs the check (the findings
         # memo's key): its records are not listed again. Used once: the next check lists afresh.
-        self.listed: dict[str, tuple[list[str], list[Identity]]] = {}
+        self.listed: dict[str, Entries] = {}
         self.reads = 0  # files actually read (for benchmarks)
 
     def forget(self, paths: Iterable[Path]) -> None:
@@ -452,15 +452,15 @@ def _identity(info: os.stat_result) -> Identity:
     return identity_of(info)  # the cache's: a row stored from this read is looked up by the same identity
 
 
-def _record_names(listed: tuple[list[str], list[Identity]]) -> list[str]:
+def _record_names(listed: Entries) -> list[str]:
     """The names of the record files among a folder's entries, as `recordfiles.names` gives them."""
-    return sorted(name for name in listed[0] if recordfiles.is_record_name(name))
+    return sorted(name for name in listed.names if recordfiles.is_record_name(name))
 
 
-def _listed_identities(listed: tuple[list[str], list[Identity]], names: list[str]) -> list[Identity | None]:
+def _listed_identities(listed: Entries, names: list[str]) -> list[Identity | None]:
     """The identities of the record files `names` among a folder's entries (each a regular file: a listing is
     taken only of a tree with no link or special file in it)."""
-    by_name = dict(zip(*listed, strict=True))
+    by_name = dict(zip(listed.names, listed.identities, strict=True))
     return [by_name[name] for name in names]
 
 

@@ -41,7 +41,7 @@ from planstate.store.cache import drop_older, settled
 if TYPE_CHECKING:
     from planstate.check.checks import Checker
     from planstate.check.reader import FileRead, Reader
-    from planstate.core.watched import Identity
+    from planstate.core.watched import Entries, Identity
     from planstate.store.context import Context
 
 VERSION = 3  # bump whenever what a row holds changes
@@ -200,15 +200,12 @@ def _name(ctx: Context, folder: Path) -> str:
     return f"rows-{blake2b_hex(ctx.cache_key(folder).encode('utf-8'), 8)}"
 
 
-Listed = tuple[list[str], list["Identity"]]  # a folder's entries and their identities, in listing order
-
-
 def folder(
     ctx: Context,
     reader: Reader,
     where: Path,
     kind: str,
-    listed: Listed | None,
+    listed: Entries | None,
     code: str,
     seen: int,
     judge: Any,
@@ -228,9 +225,8 @@ def folder(
         return _columns(where, kind, shown, [], [])
     target = path(ctx, where)
     kept = _load(where, target, code, kind, shown)
-    entries, entry_identities = listed
     if kept is None:
-        if not any(map(recordfiles.is_record_name, entries)):
+        if not any(map(recordfiles.is_record_name, listed.names)):
             return _columns(where, kind, shown, [], [])
         raise Unkept(f"no rows kept of {where}")  # a cold check, another version: a run in full is faster, and keeps
     kept_listed, old, old_identities, unsettled, base = kept
@@ -238,6 +234,7 @@ def folder(
         unsettled = _unsettled(unsettled, old, old_identities)
     if not unsettled and kept_listed is not None and kept_listed == listing:
         return old  # the same entries with the same identities, in the same order, each vouching for its row
+    entries, entry_identities = listed.names, listed.identities  # read only now: an unchanged folder's are not
     # What changed, by whole-list operations in C (a map, a compress, a set difference of names): no step per record
     # in Python, and no hash of an identity (17,000 of them).
     by_name = dict(zip(entries, entry_identities, strict=True))
@@ -540,7 +537,7 @@ def keep_reads(
     where: Path,
     kind: str,
     reads: list[FileRead],
-    listed: Listed | None,
+    listed: Entries | None,
     code: str,
     seen: int,
     listing: str | None = None,
@@ -548,7 +545,7 @@ def keep_reads(
     """Keep the rows of a folder a check read in full (`reads`, in name order, of the entries `listed` at `seen`,
     whose key is `listing`)."""
     shown = ctx.display(where) + os.sep
-    by_name = dict(zip(*listed, strict=True)) if listed is not None else {}
+    by_name: dict[str, Identity] = dict(zip(listed.names, listed.identities, strict=True)) if listed is not None else {}
     names: list[str] = []
     identities: list[Any] = []
     rows: list[Row] = []

@@ -22,14 +22,15 @@ import os
 import stat
 import sys
 from collections.abc import Callable
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
+from typing import Any
 
 from planstate.core.layout import LOCAL
 
 COOKIES = "journal"  # the folder in .planning/.local/ for the cookies the journal must see before it answers
 LISTINGS = "listings"  # the folder in .planning/.local/cache/ for the kept listings
-VERSION = 1  # bump whenever what a kept listing holds changes
+VERSION = 2  # bump whenever what a kept listing holds changes
 TIMEOUT = 3.0  # seconds to wait for the journal (it waits 2 for a cookie): past that, list in full
 LAG = 50_000  # a kept listing this many changes behind the journal is kept again, before the journal drops them
 
@@ -37,6 +38,7 @@ Identity = tuple[int, int, int, int, int]  # (device, inode, size, mtime_ns, cti
 # The stat identity of a file, what changes whenever its bytes do: called once per file by the scans.
 IDENTITY: Callable[[os.stat_result], Identity] = attrgetter("st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")
 _MODE = attrgetter("st_mode")
+_AT = (itemgetter(3), itemgetter(4))  # an identity's mtime and ctime
 _NLINK = attrgetter("st_nlink")
 
 
@@ -51,6 +53,63 @@ class Listing:
         self.modes = modes
         self.identities = identities
         self.linked = linked
+
+
+class Entries:
+    """A folder's entries as a whole-workspace scan takes them (store/memo.py): what the scan needs of every folder
+    (a digest of its names, modes and identities, how many, whether a temp file's name is among them, its
+    subfolders, its newest change, whether all are folders or regular files), and the entries themselves, which a
+    kept listing the journal vouches for as unchanged reads only when asked for (`names`, `identities`)."""
+
+    __slots__ = ("_body", "_listing", "count", "digest", "folders", "newest", "plain", "temp")
+
+    def __init__(self, head: tuple[Any, ...], listing: Listing | None, body: bytes | None = None) -> None:
+        self.digest, self.count, self.temp, self.folders, self.newest, self.plain = head
+        self._listing, self._body = listing, body
+
+    @classmethod
+    def of(cls, listing: Listing) -> Entries:
+        """The entries of a listing at hand."""
+        return cls(_head(listing), listing)
+
+    @property
+    def listing(self) -> Listing:
+        """The entries themselves (read from the kept listing the first time). Raises OSError when it cannot be."""
+        if self._listing is None:
+            try:
+                names, modes, identities, linked = marshal.loads(self._body or b"")
+            except (EOFError, ValueError, TypeError):
+                raise OSError("a kept listing cannot be read") from None
+            self._listing, self._body = Listing(names, modes, identities, linked), None
+        return self._listing
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the entries are at hand (reading them costs nothing more)."""
+        return self._listing is not None
+
+    @property
+    def names(self) -> list[str]:
+        """The entries' names, in listing order."""
+        return self.listing.names
+
+    @property
+    def identities(self) -> list[Identity]:
+        """Their stat identities."""
+        return self.listing.identities
+
+
+def _head(listing: Listing) -> tuple[Any, ...]:
+    """What `Entries` says of a listing without its entries (see there)."""
+    from planstate.core.digests import names_and_numbers
+    from planstate.core.files import any_temp_name
+
+    names, modes, identities = listing.names, listing.modes, listing.identities
+    digest = names_and_numbers(names, [*modes, *identities])
+    folders = [name for name, mode in zip(names, modes, strict=True) if stat.S_ISDIR(mode)]
+    newest = max(max(map(_AT[0], identities), default=0), max(map(_AT[1], identities), default=0))
+    plain = all(stat.S_ISDIR(mode) or stat.S_ISREG(mode) for mode in set(modes))
+    return digest, len(names), any_temp_name([names]), folders, newest, plain
 
 
 def listed(fd: int, names: list[str] | None = None) -> Listing:
@@ -89,11 +148,12 @@ def changed(planning: Path, folder: str, since: Token) -> list[str] | None:
     return link.changed(since[0], since[1], relative)
 
 
-def vouched(planning: Path, folder: str, fd: int, token: Token | None = None) -> Listing | None:
+def vouched(planning: Path, folder: str, fd: int, token: Token | None = None) -> Entries | None:
     """The entries of `folder` (an absolute path inside the planning folder `planning`, open at `fd`) from its kept
     listing and the changes the journal tells since, when a running watcher vouches for them (see the module's
-    docstring); else None (the caller lists the folder itself). `token`: one `sync` gave, for a caller listing
-    several folders as of one moment. Raises OSError as `listed` does."""
+    docstring); else None (the caller lists the folder itself). A folder the journal says is unchanged is not read
+    until its entries are asked for. `token`: one `sync` gave, for a caller listing several folders as of one
+    moment. Raises OSError as `listed` does."""
     link = _link(planning)
     relative = _relative(planning, folder) if link is not None else None
     if link is None or relative is None:
@@ -105,15 +165,21 @@ def vouched(planning: Path, folder: str, fd: int, token: Token | None = None) ->
     epoch, seq = token
     kept = _load(planning, relative)
     if kept is not None and kept[0] == epoch:
-        names = link.changed(epoch, kept[1], relative)
+        _epoch, since, head, linked, body = kept
+        names = link.changed(epoch, since, relative)
+        if names is not None and not names and not linked:
+            if seq - since > LAG:
+                _keep(planning, relative, epoch, seq, Entries(head, None, body).listing)
+            return Entries(head, None, body)
         if names is not None:
-            listing, moved = _apply(kept[2], names, fd)
-            if moved or seq - kept[1] > LAG:
-                _keep(planning, relative, epoch, seq, listing)
-            return listing
-    listing = listed(fd)
-    _keep(planning, relative, epoch, seq, listing)
-    return listing
+            try:
+                listing, moved = _apply(Entries(head, None, body).listing, names, fd)
+            except OSError:  # the kept listing is broken: list in full
+                listing, moved = listed(fd), True
+            if moved or seq - since > LAG:
+                return _keep(planning, relative, epoch, seq, listing)
+            return Entries(head, listing)
+    return _keep(planning, relative, epoch, seq, listed(fd))
 
 
 def _apply(kept: Listing, changed: list[str], fd: int) -> tuple[Listing, bool]:
@@ -180,29 +246,33 @@ def _state_path(planning: Path, relative: str) -> str:
     return os.path.join(planning, LOCAL, "cache", LISTINGS, blake2b_hex(relative.encode(), 12) + ".marshal")
 
 
-def _load(planning: Path, relative: str) -> tuple[str, int, Listing] | None:
-    """The kept listing of a folder, with the epoch and number it was true at; None when there is none or it cannot
-    be read whole."""
+def _load(planning: Path, relative: str) -> tuple[str, int, tuple[Any, ...], list[str], bytes] | None:
+    """The kept listing of a folder: the epoch and number it was true at, what `Entries` says of it, its hard-linked
+    files and its entries, still marshalled; None when there is none or it cannot be read."""
     try:
         with open(_state_path(planning, relative), "rb") as file:
             data = marshal.loads(file.read())  # load(file) reads object by object: 20 times slower
-        version, where, epoch, seq, names, modes, identities, linked = data
+        version, where, epoch, seq, head, linked, body = data
     except (OSError, EOFError, ValueError, TypeError):
         return None
-    if version != VERSION or where != relative or not (len(names) == len(modes) == len(identities)):
+    if version != VERSION or where != relative or not isinstance(head, tuple) or len(head) != 6:
         return None
-    return epoch, seq, Listing(names, modes, identities, linked)
+    if not isinstance(body, bytes) or not isinstance(linked, list):
+        return None
+    return epoch, seq, head, linked, body
 
 
-def _keep(planning: Path, relative: str, epoch: str, seq: int, listing: Listing) -> None:
-    """Keep a folder's listing as true at the journal's `seq` of `epoch`; best effort."""
+def _keep(planning: Path, relative: str, epoch: str, seq: int, listing: Listing) -> Entries:
+    """Keep a folder's listing as true at the journal's `seq` of `epoch` (best effort); its entries."""
     from planstate.core.files import write_cache
 
-    data = (VERSION, relative, epoch, seq, listing.names, listing.modes, listing.identities, listing.linked)
+    entries = Entries.of(listing)
+    body = marshal.dumps((listing.names, listing.modes, listing.identities, listing.linked))
+    head = (entries.digest, entries.count, entries.temp, entries.folders, entries.newest, entries.plain)
     path = Path(_state_path(planning, relative))
-    if not path.parent.parent.is_dir():  # .local/cache/ is made by the cache; a kept listing never makes it
-        return
-    write_cache(path, marshal.dumps(data))
+    if path.parent.parent.is_dir():  # .local/cache/ is made by the cache; a kept listing never makes it
+        write_cache(path, marshal.dumps((VERSION, relative, epoch, seq, head, listing.linked, body)))
+    return entries
 
 
 # ---------------------------------------------------------------------- the journal's socket

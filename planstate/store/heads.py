@@ -63,9 +63,7 @@ def head(
     leaving = {path.name for path in ctx.leaving if path.parent == where}
     taken = ctx.scanned.get(str(where))  # a check's scan of every folder, taken at `ctx.scanned_at`
     token = None
-    if taken is not None:
-        seen, (names, identities) = ctx.scanned_at, kept_scanned(*taken)
-    else:
+    if taken is None or not taken.loaded:  # a folder the journal vouched for is not read: it tells what changed
         seen = time.time_ns()
         token = watched.sync(ctx.root)  # before any file is looked at: a change after it is in the journal
         if token is not None and not leaving:
@@ -75,6 +73,10 @@ def head(
                 if answer is not None:
                     return answer
             kept = _Kept.load(ctx, region, folder, newest_first, 2 * limit, shows)  # as kept: unchanged by that try
+    if taken is not None:
+        token = None  # the scan is older than the token: the view is not kept as true at it
+        seen, (names, identities) = ctx.scanned_at, kept_scanned(taken.names, taken.identities)
+    else:
         # Before any summary is taken: a change after this (or after the transaction listed the folder) shows next
         # time.
         found = scan(folder, ctx.listed.get(where))

@@ -25,7 +25,7 @@ import marshal
 import os
 import stat
 import time
-from operator import itemgetter
+from itertools import compress
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -33,13 +33,11 @@ from planstate.core import watched
 from planstate.core.collector import without_collector
 from planstate.core.digests import names_and_numbers
 from planstate.core.layout import LOCAL
-from planstate.core.watched import Identity
 from planstate.store.cache import RACY_NS
 
-VERSION = 2  # bump whenever what a memo holds, or how its key is made, changes
+VERSION = 3  # bump whenever what a memo holds, or how its key is made, changes
 MISS = object()
-Listings = dict[str, tuple[list[str], list[Identity]]]  # a folder's entries and their identities, by its path
-_AT = (itemgetter(3), itemgetter(4))  # an identity's mtime and ctime
+Listings = dict[str, watched.Entries]  # a folder's entries and their identities, by its path
 
 
 class Inputs(NamedTuple):
@@ -105,45 +103,51 @@ def _tree(
         except (OSError, AttributeError):
             return False
         try:
-            listing = watched.vouched(planning, folder, fd, token) if planning is not None and token else None
-            if listing is None:
-                listing = watched.listed(fd)
+            entries = watched.vouched(planning, folder, fd, token) if planning is not None and token else None
+            left_out = [name for name in (top if not relative else None, anywhere) if name is not None]
+            if entries is None or left_out:
+                listing = entries.listing if entries is not None else watched.listed(fd)
+                if any(name in listing.names for name in left_out):
+                    listing = _without(listing, left_out)
+                entries = watched.Entries.of(listing)
         except OSError:
             return False
         finally:
             os.close(fd)
-        names, modes, identities = listing.names, listing.modes, listing.identities
-        for left_out in (top if not relative else None, anywhere):
-            if left_out is not None and left_out in names:
-                at = names.index(left_out)
-                names, modes, identities = (
-                    names[:at] + names[at + 1 :],
-                    modes[:at] + modes[at + 1 :],
-                    identities[:at] + identities[at + 1 :],
-                )
         # Listing order, not sorted: an order that differs only costs a full run, as any other difference does.
-        key = names_and_numbers([relative, *names], [*modes, *identities])
+        key = names_and_numbers([relative, entries.digest], ())
         if keys is not None:
             keys[folder] = key
         parts.append(key.encode("ascii"))
         if listings is not None:
-            listings[folder] = (names, identities)
-        if identities and max(max(map(_AT[0], identities)), max(map(_AT[1], identities))) > since:
-            recent += [
-                f"{folder}{os.sep}{name}"
-                for name, mode, identity in zip(names, modes, identities, strict=True)
-                if stat.S_ISREG(mode) and (identity[3] > since or identity[4] > since)
-            ]
-        for mode in set(modes):
-            if stat.S_ISDIR(mode):
-                folders += [
-                    (f"{folder}{os.sep}{name}", f"{relative}{name}/")
-                    for name, each in zip(names, modes, strict=True)
-                    if each == mode
-                ]
-            elif not stat.S_ISREG(mode):
-                return False
+            listings[folder] = entries
+        if entries.newest > since:
+            recent += _recent(folder, entries, since)
+        if not entries.plain:
+            return False
+        folders += [(f"{folder}{os.sep}{name}", f"{relative}{name}/") for name in entries.folders]
     return True
+
+
+def _without(listing: watched.Listing, left_out: list[str]) -> watched.Listing:
+    """A folder's listing without the entries named `left_out`."""
+    keep = [name not in left_out for name in listing.names]
+    return watched.Listing(
+        list(compress(listing.names, keep)),
+        list(compress(listing.modes, keep)),
+        list(compress(listing.identities, keep)),
+        [name for name in listing.linked if name not in left_out],
+    )
+
+
+def _recent(folder: str, entries: watched.Entries, since: int) -> list[str]:
+    """The regular files of a folder changed after `since` (ns), by path."""
+    listing = entries.listing
+    return [
+        f"{folder}{os.sep}{name}"
+        for name, mode, identity in zip(listing.names, listing.modes, listing.identities, strict=True)
+        if stat.S_ISREG(mode) and (identity[3] > since or identity[4] > since)  # no call of max: once per entry
+    ]
 
 
 def _code(parts: list[bytes], recent: list[str], since: int) -> bool:
@@ -179,9 +183,7 @@ def _changed_at(name: str) -> int:
     return max(info.st_mtime_ns, info.st_ctime_ns)
 
 
-def listed_inputs(
-    folder: str, label: str, listed: tuple[list[str], list[Identity]], seen: int, key: str | None = None
-) -> Inputs | None:
+def listed_inputs(folder: str, label: str, listed: watched.Entries, seen: int, key: str | None = None) -> Inputs | None:
     """The key of one folder's entries as `inputs` listed them at `seen` (ns; `listed`, from its `listings`) and of
     planstate's own files, for what a command run as `label` derives from that folder alone; its recent files are
     those of the folder changed within the timestamp tick of `seen` (and planstate's own files changed since); None
@@ -189,17 +191,10 @@ def listed_inputs(
     again."""
     from planstate.core.digests import blake2b_hex
 
-    names, identities = listed
-    listing = (key if key is not None else names_and_numbers(names, identities)).encode("ascii")
+    listing = (key if key is not None else names_and_numbers(["", listed.digest], ())).encode("ascii")
     parts = [marshal.dumps((VERSION, folder, label)), listing]
     since = seen - RACY_NS
-    recent = []
-    if identities and max(max(map(_AT[0], identities)), max(map(_AT[1], identities))) > since:
-        recent = [
-            f"{folder}{os.sep}{name}"
-            for name, identity in zip(names, identities, strict=True)
-            if identity[3] > since or identity[4] > since  # no call of max: this runs once per entry
-        ]
+    recent = _recent(folder, listed, since) if listed.newest > since else []
     if not _code(parts, recent, since):
         return None
     return Inputs(blake2b_hex(b"".join(parts), 16), seen, [(name, _digest(name)) for name in recent])
