@@ -3,8 +3,9 @@
 `check` and `validate` read every file of the workspace; when nothing changed since the last run, what
 they found is the same. The memo keeps it in `.planning/.local/cache/` under a key (`Inputs`): the
 name, mode and stat identity (device, inode, size, mtime_ns, ctime_ns) of every entry under
-`.planning/` but `.local/`, taken in one pass of one `lstat` each and keyed folder by folder (the names
-digested, the numbers hashed: `digests.names_and_numbers`), with planstate's own files
+`.planning/` but `.local/`, taken in one pass of one `lstat` each (or, while a watcher runs, from each folder's
+kept listing and the journal's changes since: core/watched.py) and keyed folder by folder (the names digested, the
+numbers hashed: `digests.names_and_numbers`), with planstate's own files
 (its rules and templates), the workspace's path and the caller's label (which command, with which
 options). Any change to a file's bytes changes its ctime, which no tool can set back, so a hand edit
 keeping size and mtime, a new or deleted file, a `git checkout` or a merge changes the key. A file
