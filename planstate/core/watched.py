@@ -22,6 +22,7 @@ import os
 import stat
 import sys
 from collections.abc import Callable
+from itertools import compress
 from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any
@@ -106,7 +107,7 @@ def _head(listing: Listing) -> tuple[Any, ...]:
 
     names, modes, identities = listing.names, listing.modes, listing.identities
     digest = names_and_numbers(names, [*modes, *identities])
-    folders = [name for name, mode in zip(names, modes, strict=True) if stat.S_ISDIR(mode)]
+    folders = list(compress(names, map(stat.S_ISDIR, modes)))
     newest = max(max(map(_AT[0], identities), default=0), max(map(_AT[1], identities), default=0))
     plain = all(stat.S_ISDIR(mode) or stat.S_ISREG(mode) for mode in set(modes))
     return digest, len(names), any_temp_name([names]), folders, newest, plain
@@ -189,7 +190,17 @@ def _apply(kept: Listing, changed: list[str], fd: int) -> tuple[Listing, bool]:
     if not again:
         return kept, False
     names, modes, identities = list(kept.names), list(kept.modes), list(kept.identities)
-    at = {name: index for index, name in enumerate(names)}
+    # A few names are looked up by a search in C each; many, through an index of every name.
+    at = {name: index for index, name in enumerate(names)} if len(again) > 16 else None
+
+    def index_of(name: str) -> int | None:
+        if at is not None:
+            return at.get(name)
+        try:
+            return names.index(name)
+        except ValueError:
+            return None
+
     gone: set[int] = set()
     linked = set(kept.linked)
     moved = False
@@ -197,7 +208,7 @@ def _apply(kept: Listing, changed: list[str], fd: int) -> tuple[Listing, bool]:
         try:
             info = os.lstat(name, dir_fd=fd)
         except FileNotFoundError:
-            index = at.get(name)
+            index = index_of(name)
             if index is not None and index not in gone:
                 gone.add(index)
                 linked.discard(name)
@@ -208,9 +219,10 @@ def _apply(kept: Listing, changed: list[str], fd: int) -> tuple[Listing, bool]:
             linked.add(name)
         else:
             linked.discard(name)
-        index = at.get(name)
+        index = index_of(name)
         if index is None:
-            at[name] = len(names)
+            if at is not None:
+                at[name] = len(names)
             names.append(name)
             modes.append(mode)
             identities.append(identity)

@@ -27,6 +27,7 @@ import os
 import stat
 import time
 from itertools import compress
+from operator import itemgetter, or_
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -38,6 +39,7 @@ from planstate.store.cache import RACY_NS
 
 VERSION = 3  # bump whenever what a memo holds, or how its key is made, changes
 MISS = object()
+_MTIME, _CTIME = itemgetter(3), itemgetter(4)  # of an identity
 Listings = dict[str, watched.Entries]  # a folder's entries and their identities, by its path
 
 
@@ -144,10 +146,12 @@ def _without(listing: watched.Listing, left_out: list[str]) -> watched.Listing:
 def _recent(folder: str, entries: watched.Entries, since: int) -> list[str]:
     """The regular files of a folder changed after `since` (ns), by path."""
     listing = entries.listing
+    mtimes, ctimes = map(_MTIME, listing.identities), map(_CTIME, listing.identities)
+    newer = map(or_, map(since.__lt__, mtimes), map(since.__lt__, ctimes))  # whole columns in C: no step per entry
     return [
         f"{folder}{os.sep}{name}"
-        for name, mode, identity in zip(listing.names, listing.modes, listing.identities, strict=True)
-        if stat.S_ISREG(mode) and (identity[3] > since or identity[4] > since)  # no call of max: once per entry
+        for name, mode in compress(zip(listing.names, listing.modes, strict=True), newer)
+        if stat.S_ISREG(mode)
     ]
 
 
