@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from planstate.core.errors import UsageError, ValidationError
 from planstate.model.kinds import (
-    BLOCKING,
     READ_ONLY_STATES,
     State,
     legacy_first_phase,
@@ -82,21 +81,17 @@ def refuse_read_only(tx: Transaction, state: State, initiative: Initiative | Non
 
 def blocker_warnings(ctx: Context, initiative: Initiative, state: State, numbers: list[int]) -> list[str]:
     """One warning per open blocker (new or active) that affects one of the phases `numbers` (see affected_phases)."""
-    from planstate.store import recordfiles
+    from planstate.store import heads
 
     if not numbers:
         return []
-    # Statuses from the summaries (one query and one scan of the folder), so only the open blockers are read: the
-    # cost follows them, not the thousands resolved. Unreadable files are left out: `planstate check` reports them.
-    found, _problems = recordfiles.summaries(ctx, initiative, "blocker")
+    # The blockers status judges phases by (a kept view, and the facts the cache keeps of each), so the cost follows
+    # the blockers changed since, not the thousands resolved. Unreadable files are left out: `planstate check`
+    # reports them.
     phases_of = phases_affected(state)
-    affected = []
-    for summary in found:
-        if summary.status in BLOCKING:
-            data = recordfiles.mapping(ctx, summary.path, [])
-            if data is not None:
-                record = recordfiles.Record("blocker", summary.path, data)
-                affected.append((record.id, set(phases_of(data.get("affects")))))
+    affected = [
+        (blocker, set(phases_of(data.get("affects")))) for blocker, data, _ in heads.blocking_data(ctx, initiative)
+    ]
     return [
         f"blocker {blocker} still affects phase {number}: resolve or bypass it"
         for number in numbers  # phase by phase, then blockers in file-name (id) order

@@ -7,12 +7,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.model import verdicts
 from planstate.model.derived import progress_bar, recompute
-from planstate.model.kinds import BLOCKING, State, is_complete, phase_at, to_json
+from planstate.model.kinds import State, is_complete, phase_at, to_json
 from planstate.model.validation import check, problems_for
 
 if TYPE_CHECKING:
     from planstate.store.context import Context
-    from planstate.store.initiatives import Initiative
     from planstate.store.recordfiles import Summary
 
 
@@ -98,7 +97,7 @@ def status(ctx: Context) -> Status:
 
     Its verdicts (status, checkpoint, blockers, possibly stalled) come from model/verdicts.py, as resume's do."""
     from planstate.core.clock import now
-    from planstate.store import history
+    from planstate.store import heads, history
 
     data = ctx.cached_data(ctx.state_path)  # a warm read parses nothing (and imports no YAML parser)
     if not isinstance(data, dict) or problems_for("state", data):
@@ -108,11 +107,10 @@ def status(ctx: Context) -> Status:
     position = state.position
     current = phase_at(state, position.phase) if position.exists() else None
     initiative = ctx.target
-    blocking = _blocking(ctx, initiative)
-    found = _data_of(ctx, blocking, ctx.cached_facts(initiative.folder("blocker"), [s.name for s in blocking]))
+    found = heads.blocking_data(ctx, initiative)
 
     def whole(known: tuple[str, dict[str, Any], Summary]) -> tuple[str, dict[str, Any]] | None:
-        read = _data_of(ctx, [known[2]], {})  # a file gone or broken since it was summarized is left out
+        read = heads.data_of(ctx, [known[2]], {})  # a file gone or broken since it was summarized is left out
         return (read[0][0], read[0][1]) if read else None
 
     blocked = verdicts.blocked_by_facts(state, found, whole)
@@ -149,37 +147,3 @@ def status(ctx: Context) -> Status:
         open_questions=list(state.resume_context.open_questions),
         updated=to_json(state.updated),
     )
-
-
-def _blocking(ctx: Context, initiative: Initiative) -> list[Summary]:
-    """The blockers that block (status new or active) and validate: only those judge phases, as in the resume brief
-    (it counts the others as unreadable and is untrusted), so a hand-broken blocker never makes status say `blocked`
-    while resume says `active`. From a kept view of the blockers folder (store/heads.py: after a write only the files
-    changed since are summarized), else, when a blocker cannot be shown, from every summary."""
-    from planstate.store import heads, recordfiles
-
-    folder = initiative.folder("blocker")
-    found = heads.head(ctx, folder, "blocker", "status:blocking", shows=_BLOCKS, newest_first=False, limit=_ALL)
-    if found is not None:
-        return found.first
-    summaries, _ = recordfiles.summaries(ctx, initiative, "blocker")
-    return [s for s in summaries if s.status in BLOCKING and s.problem is None]
-
-
-_BLOCKS = BLOCKING.__contains__  # a blocker's status that blocks the phases it names
-_ALL = 1 << 40  # a view of every blocker that blocks, not a page of them
-
-
-def _data_of(
-    ctx: Context, summaries: list[Summary], facts: dict[str, dict[str, Any]]
-) -> list[tuple[str, dict[str, Any], Summary]]:
-    """(id, data, summary) of the records summarized: their `facts` when given, else their whole front matter (a
-    file gone or broken since it was summarized is left out, as one that could not be read is)."""
-    from planstate.store import recordfiles
-
-    out: list[tuple[str, dict[str, Any], Summary]] = []
-    for summary in summaries:
-        data = facts[summary.name] if summary.name in facts else recordfiles.mapping(ctx, summary.path, [])
-        if data is not None:
-            out.append((recordfiles.Record("blocker", summary.path, data).id, data, summary))
-    return out

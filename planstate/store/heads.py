@@ -22,12 +22,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from planstate.core import watched
 from planstate.core.collector import without_collector
 from planstate.core.watched import Identity
+from planstate.model.kinds import BLOCKING
 from planstate.store.kept import MANY, Kept, read, scan
 from planstate.store.kept import scanned as kept_scanned
 from planstate.store.recordfiles import Summary, mapping, summarize
 
 if TYPE_CHECKING:
     from planstate.store.context import Context
+    from planstate.store.initiatives import Initiative
 
 _KEY = attrgetter("order", "id")
 _NAME = attrgetter("name")
@@ -217,3 +219,48 @@ def summary(ctx: Context, kind: str, path: Path) -> Summary | None:
         return None
     found = summarize(kind, path, data)
     return found if found is not None and found.problem is None else None
+
+
+# ---------------------------------------------------------------------------- the blockers that block
+
+
+def blocking(ctx: Context, initiative: Initiative) -> list[Summary]:
+    """The blockers that block (status new or active) and validate: only those judge phases, as in the resume brief
+    (it counts the others as unreadable and is untrusted), so a hand-broken blocker never makes status say `blocked`
+    while resume says `active`. From a kept view of the blockers folder (after a write only the files changed since
+    are summarized), else, when a blocker cannot be shown, from every summary."""
+    from planstate.store import recordfiles
+
+    folder = initiative.folder("blocker")
+    found = head(ctx, folder, "blocker", "status:blocking", shows=_BLOCKS, newest_first=False, limit=_ALL)
+    if found is not None:
+        return found.first
+    summaries, _ = recordfiles.summaries(ctx, initiative, "blocker")
+    return [s for s in summaries if s.status in BLOCKING and s.problem is None]
+
+
+def blocking_data(ctx: Context, initiative: Initiative) -> list[tuple[str, dict[str, Any], Summary]]:
+    """(id, data, summary) of each blocker that blocks (`blocking`), its data the facts the cache keeps of it (which
+    phases and records it affects), else its whole front matter: what status and `phase complete`'s warnings judge
+    phases by."""
+    found = blocking(ctx, initiative)
+    return data_of(ctx, found, ctx.cached_facts(initiative.folder("blocker"), [s.name for s in found]))
+
+
+def data_of(
+    ctx: Context, summaries: list[Summary], facts: dict[str, dict[str, Any]]
+) -> list[tuple[str, dict[str, Any], Summary]]:
+    """(id, data, summary) of the blockers summarized: their `facts` when given, else their whole front matter (a
+    file gone or broken since it was summarized is left out, as one that could not be read is)."""
+    from planstate.store import recordfiles
+
+    out: list[tuple[str, dict[str, Any], Summary]] = []
+    for summary in summaries:
+        data = facts[summary.name] if summary.name in facts else mapping(ctx, summary.path, [])
+        if data is not None:
+            out.append((recordfiles.Record("blocker", summary.path, data).id, data, summary))
+    return out
+
+
+_BLOCKS = BLOCKING.__contains__  # a blocker's status that blocks the phases it names
+_ALL = 1 << 40  # a view of every blocker that blocks, not a page of them
