@@ -342,3 +342,22 @@ def test_no_journal_where_another_machine_changes_the_files(tmp_path: Path, kind
     by_path = f"40 27 0:99 / {tmp_path} rw,relatime - {kind} server:/export rw\n"  # a device that does not match
     assert shared_filesystem(tmp_path, "22 1 0:1 / / rw - ext4 /dev/sda1 rw\n" + by_path) == shared
     assert shared_filesystem(tmp_path, "") == "an unknown filesystem"
+
+
+def test_a_reader_that_cannot_go_on_stops_the_journal(
+    project: Path, journal: Journal, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    planning = project / ".planning"
+    assert watched.sync(planning) is not None
+    tree = journal._tree
+    assert tree is not None
+
+    def broken() -> Iterator[inotify.Event]:
+        raise inotify.Unavailable("the system's limit of inotify watches is reached")
+        yield  # pragma: no cover - a generator that raises when first read
+
+    monkeypatch.setattr(tree, "events", broken)  # the seam: a kernel limit cannot be reached here on purpose
+    (planning / "decisions" / "wakes-the-reader.md").write_text("x", encoding="utf-8")
+    wait_for(lambda: journal._stop.is_set())
+    assert watched.sync(planning) is None  # no answer, and at once: not after the cookie's timeout
+    assert "the journal stopped" in capsys.readouterr().err

@@ -113,16 +113,34 @@ class Journal:
     # ------------------------------------------------------------------ the events
 
     def _read(self) -> None:
-        """Read the kernel's events into the journal until stopped."""
+        """Read the kernel's events into the journal until stopped; a reader that cannot go on (the system's limit
+        of watches reached under a new folder, say) stops the journal, so no command waits for it."""
         import select
 
         tree = self._tree
         assert tree is not None
-        while not self._stop.is_set():
-            ready, _, _ = select.select([tree.fd, self._wake_r], [], [])
-            if self._wake_r in ready:
-                return
-            self.record(tree, list(tree.events()))
+        try:
+            while not self._stop.is_set():
+                ready, _, _ = select.select([tree.fd, self._wake_r], [], [])
+                if self._wake_r in ready:
+                    return
+                self.record(tree, list(tree.events()))
+        except Exception as exc:
+            import sys
+
+            sys.stderr.write(f"planstate: the journal stopped ({exc}); commands look at every file again\n")
+            self.halt()
+
+    def halt(self) -> None:
+        """Stop answering (without waiting for the threads): a waiting command gets no answer at once, and a new
+        one cannot connect."""
+        self._stop.set()
+        if self._server is not None:
+            with contextlib.suppress(OSError):
+                self._server.shutdown(socket.SHUT_RDWR)
+        with self._cond:
+            self._forget()
+            self._cond.notify_all()
 
     def record(self, tree: inotify.Tree, events: list[inotify.Event]) -> None:
         """Number the changes among `events` and note the cookies seen; an overflowed queue starts a new epoch."""
