@@ -28,7 +28,7 @@ from pathlib import Path
 
 from planstate.core import inotify
 from planstate.core.layout import LOCAL
-from planstate.core.watched import COOKIES, address
+from planstate.core.watched import COOKIES, Token, address
 
 KEEP = 200_000  # changes the journal holds; a command whose number is older lists its folders in full
 # Filesystems whose files another machine (a server, a VM's host, Windows) can change: no inotify event says so.
@@ -52,7 +52,7 @@ class Journal:
         # `itself` False when only the times of a folder changed, through a change of one of its entries.
         self._changes: list[tuple[str, str, bool]] = []
         self._floor = 0  # the highest number of a change no longer held (all of them, after an overflow)
-        self._cookies: dict[str, tuple[str, int]] = {}  # cookie name -> the epoch and number when its event was read
+        self._cookies: dict[str, Token] = {}  # cookie name -> the epoch and number when its event was read
         self._cond = threading.Condition()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -92,15 +92,11 @@ class Journal:
 
     def stop(self) -> None:
         """Stop serving and watching."""
-        self._stop.set()
+        self.halt()
         if self._wake_w >= 0:
             os.write(self._wake_w, b"!")
         if self._server is not None:
-            with contextlib.suppress(OSError):
-                self._server.shutdown(socket.SHUT_RDWR)
             self._server.close()
-        with self._cond:
-            self._cond.notify_all()
         for thread in self._threads:
             thread.join(timeout=5)
         if self._tree is not None:
@@ -164,22 +160,23 @@ class Journal:
                     self._forget()
                     continue
                 self.seq += 1
+                parent, _, base = folder.rpartition("/")
                 if not name:  # a watched folder itself (deleted, moved, its mode): its entry in its parent
-                    folder, _, name = folder.rpartition("/")
-                    self._seqs.append(self.seq)
-                    self._changes.append((folder, name, True))
+                    self._note(parent, base, itself=True)
                     continue
-                self._seqs.append(self.seq)
-                self._changes.append((folder, name, True))
+                self._note(folder, name, itself=True)
                 if folder:  # the folder's own times changed too (when an entry came or went): its entry in its parent
-                    parent, _, base = folder.rpartition("/")
-                    self._seqs.append(self.seq)
-                    self._changes.append((parent, base, False))
+                    self._note(parent, base, itself=False)
             if len(self._seqs) > KEEP:
                 cut = len(self._seqs) - KEEP // 2
                 self._floor = self._seqs[cut - 1]
                 del self._seqs[:cut], self._changes[:cut]
             self._cond.notify_all()
+
+    def _note(self, folder: str, name: str, *, itself: bool) -> None:
+        """Hold a change of the entry `name` of `folder` under the current number (the caller holds the lock)."""
+        self._seqs.append(self.seq)
+        self._changes.append((folder, name, itself))
 
     def _forget(self) -> None:
         """Start a new epoch: every number given out so far gets `all` (the caller holds the lock)."""
@@ -190,7 +187,7 @@ class Journal:
 
     # ------------------------------------------------------------------ the answers
 
-    def sync(self, cookie: str, timeout: float = SYNC_TIMEOUT) -> tuple[str, int] | None:
+    def sync(self, cookie: str, timeout: float = SYNC_TIMEOUT) -> Token | None:
         """The epoch and the number once the event of `cookie` has been read (None when it was not within
         `timeout` seconds, or the journal stopped)."""
         with self._cond:

@@ -104,6 +104,8 @@ class Watcher:
 
     def _journal(self) -> tuple[Journal | None, str | None]:
         """The journal, serving; or None and why not."""
+        import errno
+
         from planstate.check.journal import Journal
         from planstate.core.inotify import Unavailable
 
@@ -113,7 +115,7 @@ class Watcher:
         except Unavailable as exc:
             return None, str(exc)
         except OSError as exc:
-            if exc.errno == 98:  # EADDRINUSE
+            if exc.errno == errno.EADDRINUSE:
                 return None, "another watcher serves this workspace"
             return None, exc.strerror or str(exc)
         return journal, None

@@ -55,6 +55,23 @@ class Listing:
         self.identities = identities
         self.linked = linked
 
+    def only(self, keep: list[bool]) -> Listing:
+        """The listing of the entries `keep` says (one flag per entry, in listing order)."""
+        names = list(compress(self.names, keep))
+        kept = set(names) if self.linked else set()
+        return Listing(
+            names,
+            list(compress(self.modes, keep)),
+            list(compress(self.identities, keep)),
+            [name for name in self.linked if name in kept],
+        )
+
+
+def second_link(info: os.stat_result) -> bool:
+    """Whether a file is a regular one with another hard link: an edit through the other name is seen by no watch of
+    its folder, so it is looked at again every time."""
+    return info.st_nlink > 1 and stat.S_ISREG(info.st_mode)
+
 
 class Entries:
     """A folder's entries as a whole-workspace scan takes them (store/memo.py): what the scan needs of every folder
@@ -123,9 +140,7 @@ def listed(fd: int, names: list[str] | None = None) -> Listing:
     modes = list(map(_MODE, infos))
     linked = []
     if max(map(_NLINK, infos), default=1) > 1:
-        linked = [
-            name for name, info in zip(names, infos, strict=True) if info.st_nlink > 1 and stat.S_ISREG(info.st_mode)
-        ]
+        linked = list(compress(names, map(second_link, infos)))
     return Listing(names, modes, list(map(IDENTITY, infos)), linked)
 
 
@@ -215,7 +230,7 @@ def _apply(kept: Listing, changed: list[str], fd: int) -> tuple[Listing, bool]:
                 moved = True
             continue
         mode, identity = info.st_mode, IDENTITY(info)
-        if info.st_nlink > 1 and stat.S_ISREG(mode):
+        if second_link(info):
             linked.add(name)
         else:
             linked.discard(name)
@@ -230,12 +245,10 @@ def _apply(kept: Listing, changed: list[str], fd: int) -> tuple[Listing, bool]:
         elif modes[index] != mode or identities[index] != identity:
             modes[index], identities[index] = mode, identity
             moved = True
+    listing = Listing(names, modes, identities, sorted(linked))
     if gone:
-        keep = [index not in gone for index in range(len(names))]
-        names = [name for name, kept_one in zip(names, keep, strict=True) if kept_one]
-        modes = [mode for mode, kept_one in zip(modes, keep, strict=True) if kept_one]
-        identities = [identity for identity, kept_one in zip(identities, keep, strict=True) if kept_one]
-    return Listing(names, modes, identities, sorted(linked)), moved or set(kept.linked) != linked
+        listing = listing.only([index not in gone for index in range(len(names))])
+    return listing, moved or set(kept.linked) != linked
 
 
 def _relative(planning: Path, folder: str) -> str | None:
@@ -278,13 +291,12 @@ def _keep(planning: Path, relative: str, epoch: str, seq: int, listing: Listing)
     """Keep a folder's listing as true at the journal's `seq` of `epoch` (best effort); its entries."""
     from planstate.core.files import write_cache
 
-    entries = Entries.of(listing)
+    head = _head(listing)
     body = marshal.dumps((listing.names, listing.modes, listing.identities, listing.linked))
-    head = (entries.digest, entries.count, entries.temp, entries.folders, entries.newest, entries.plain)
     path = Path(_state_path(planning, relative))
     if path.parent.parent.is_dir():  # .local/cache/ is made by the cache; a kept listing never makes it
         write_cache(path, marshal.dumps((VERSION, relative, epoch, seq, head, listing.linked, body)))
-    return entries
+    return Entries(head, listing)
 
 
 # ---------------------------------------------------------------------- the journal's socket
@@ -304,7 +316,7 @@ class _Link:
         self.sock = sock
         self.buffer = b""
 
-    def sync(self, planning: Path) -> tuple[str, int] | None:
+    def sync(self, planning: Path) -> Token | None:
         """The journal's epoch and number once it has seen everything changed before now (a cookie's creation);
         None when it cannot say."""
         name = f"{os.getpid()}-{os.urandom(6).hex()}"

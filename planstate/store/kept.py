@@ -128,15 +128,14 @@ class Kept(Generic[Row]):
         self.changed = False
         if isinstance(body, tuple) and len(body) == 11 and body[0] == self.FORMAT:
             try:
-                _format, self.since, self.digest, self.based, self.based_left_out, identities, left_out, first = body[
-                    :8
-                ]
+                held, (token, recent, linked) = body[:8], body[8:]
+                _format, self.since, self.digest, self.based, self.based_left_out, identities, left_out, first = held
                 self.identities = identities if isinstance(identities, dict) else {}
                 self.left_out = set(left_out)
                 self.first = [self.decode(values) for values in first]
-                self.token = _token(body[8])
-                self.recent = [name for name in body[9] if isinstance(name, str)]
-                self.linked = {name for name in body[10] if isinstance(name, str)}
+                self.token = _token(token)
+                self.recent = [name for name in recent if isinstance(name, str)]
+                self.linked = {name for name in linked if isinstance(name, str)}
                 self.empty = not isinstance(self.digest, str)
             except (TypeError, ValueError):
                 self.clear()
@@ -242,7 +241,7 @@ class Kept(Generic[Row]):
                 continue
             except OSError:
                 return None
-            if info.st_nlink > 1:
+            if watched.second_link(info):
                 self.linked.add(name)
             else:
                 self.linked.discard(name)

@@ -111,7 +111,7 @@ def _tree(
             if entries is None or left_out:
                 listing = entries.listing if entries is not None else watched.listed(fd)
                 if any(name in listing.names for name in left_out):
-                    listing = _without(listing, left_out)
+                    listing = listing.only([name not in left_out for name in listing.names])
                 entries = watched.Entries.of(listing)
         except OSError:
             return False
@@ -130,17 +130,6 @@ def _tree(
             return False
         folders += [(f"{folder}{os.sep}{name}", f"{relative}{name}/") for name in entries.folders]
     return True
-
-
-def _without(listing: watched.Listing, left_out: list[str]) -> watched.Listing:
-    """A folder's listing without the entries named `left_out`."""
-    keep = [name not in left_out for name in listing.names]
-    return watched.Listing(
-        list(compress(listing.names, keep)),
-        list(compress(listing.modes, keep)),
-        list(compress(listing.identities, keep)),
-        [name for name in listing.linked if name not in left_out],
-    )
 
 
 def _recent(folder: str, entries: watched.Entries, since: int) -> list[str]:
@@ -196,7 +185,7 @@ def listed_inputs(folder: str, label: str, listed: watched.Entries, seen: int, k
     again."""
     from planstate.core.digests import blake2b_hex
 
-    listing = (key if key is not None else names_and_numbers(["", listed.digest], ())).encode("ascii")
+    listing = (key if key is not None else listed.digest).encode("ascii")
     parts = [marshal.dumps((VERSION, folder, label)), listing]
     since = seen - RACY_NS
     recent = _recent(folder, listed, since) if listed.newest > since else []
