@@ -30,6 +30,7 @@ from watching import WatchProcess
 from planstate.check.journal import Journal, shared_filesystem
 from planstate.core import inotify, watched
 from planstate.store import cache
+from planstate.workspace import Workspace
 
 MANY = 40  # decisions: a list of the default page size leaves most of them out
 
@@ -107,6 +108,140 @@ def test_behind_its_back_changes_are_seen_without_a_look_at_every_file(
     journaled_list(project, monkeypatch)
     (decisions / "renamed-by-hand.md").unlink()
     journaled_list(project, monkeypatch)
+
+
+def same_as_without_local(project: Path, tmp_path: Path) -> list[object]:
+    """The findings of a check in `project`, asserted equal to those of a copy of it without `.local/`, and its
+    resume brief likewise."""
+    ws = Workspace.find(project)
+    found = ws.check().to_dict()["findings"]
+    brief = ws.brief().to_dict()
+    other = tmp_path / "copy" / project.name
+    shutil.rmtree(other.parent, ignore_errors=True)
+    shutil.copytree(project, other, symlinks=True, ignore=shutil.ignore_patterns(".local"))
+    assert found == Workspace.find(other).check().to_dict()["findings"]
+    assert brief == Workspace.find(other).brief().to_dict()
+    return list(found)
+
+
+def test_a_kept_listing_keeps_only_the_changes_since_it_was_kept_whole(
+    project: Path, decisions: Path, serving: Callable[[], WatchProcess], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A folder's listing is kept whole once; after a change only the changes since are kept beside it (a few
+    entries, where the listing is 10,000), until there are too many (`CHANGES_MAX`). Changes kept over another
+    listing, or torn, are not used; each check finds what a check of a copy without `.local/` finds."""
+    import marshal
+
+    monkeypatch.setenv("PLANSTATE_NOW", "2026-11-22T08:00:00Z")
+    serving()
+    same_as_without_local(project, tmp_path)
+    planning = project / ".planning"
+    whole = Path(watched._state_path(planning, "decisions"))
+    changes = Path(watched._state_path(planning, "decisions", watched.CHANGES))
+    before = whole.read_bytes()
+    added = decision(MANY + 1, title="Added by hand")
+    write_record(project, "decision", added)
+    same_as_without_local(project, tmp_path)
+    assert whole.read_bytes() == before
+    assert [name[:16] for name in marshal.loads(changes.read_bytes())[-1]] == [added["id"]]
+    changes.write_bytes(changes.read_bytes()[:-20])  # torn: the journal names what changed since the whole one
+    (decisions / sorted(os.listdir(decisions))[0]).unlink()
+    same_as_without_local(project, tmp_path)
+    assert whole.read_bytes() == before and len(marshal.loads(changes.read_bytes())[-1]) == 2
+    stray = changes.read_bytes()
+    monkeypatch.setattr(watched, "CHANGES_MAX", 2)
+    write_record(project, "decision", decision(MANY + 2, title="One too many"))
+    same_as_without_local(project, tmp_path)
+    assert whole.read_bytes() != before and not changes.exists()  # kept whole again
+    changes.write_bytes(stray)  # changes over the listing kept whole before
+    write_record(project, "decision", decision(MANY + 3, title="After the stray changes"))
+    same_as_without_local(project, tmp_path)
+    assert len(marshal.loads(changes.read_bytes())[-1]) == 1
+
+
+def test_the_files_changed_within_the_tick_are_recent_through_the_journal(
+    project: Path, decisions: Path, serving: Callable[[], WatchProcess], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file changed within the timestamp tick of a scan could keep its identity through another change: the memo
+    keeps the digest of each (store/memo.py `_recent`). Through the journal, they are found among the entries it
+    names and those a kept listing holds fresh, and only there: the same files a scan of every entry finds."""
+    from planstate.store import memo
+
+    monkeypatch.setattr(memo, "RACY_NS", 600 * 10**9)  # a tick of ten minutes: every file of the test is recent
+
+    def recent() -> set[str]:
+        found = memo.inputs(project / ".planning", "test")
+        assert found is not None
+        return {name for name, _digest in found.recent}
+
+    every = {str(path) for path in decisions.glob("*.md")}  # all written just now
+    Workspace.find(project).check()  # makes the cache's folder, where listings are kept
+    serving()
+    assert every <= recent()  # listed in full, and kept with these fresh
+    assert every <= recent()  # through the journal: nothing changed, all fresh
+    added = write_record(project, "decision", decision(MANY + 1, title="Added by hand"))
+    assert {*every, str(added)} <= recent()  # one the journal names, with the fresh ones
+    assert {*every, str(added)} <= recent()
+
+
+def test_a_check_after_a_change_compares_only_the_records_the_journal_names(
+    project: Path, serving: Callable[[], WatchProcess], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A check keeps the rows of its records with the journal's token (check/recordmemo.py); the next compares only
+    the records the journal names as changed since with their rows, never every one, and finds what a check of a
+    copy without `.local/` finds: after a same-size edit, a record added (its folder's listing kept since, by
+    another command), one renamed to a name that does not start with its id, one naming a record that does not
+    exist, one deleted, and a checkout of none of it."""
+    from planstate.check import recordmemo
+    from planstate.check.memo import ROWS_FROM
+
+    monkeypatch.setenv("PLANSTATE_NOW", "2026-11-22T08:00:00Z")  # the briefs compared are of one moment
+    for i in range(ROWS_FROM):
+        write_record(project, "decision", decision(i))
+    Workspace.find(project).render()
+    new_repo(project)
+    commit_all(project, "the decisions")
+    folder = project / ".planning" / "decisions"
+    serving()
+
+    def checked(whole: bool = False) -> list[object]:
+        with monkeypatch.context() as patch:
+            compared: list[int] = []
+            real = recordmemo._differ
+
+            def counted(*args: object) -> object:
+                compared.append(1)
+                return real(*args)  # type: ignore[arg-type]
+
+            patch.setattr(recordmemo, "_differ", counted)
+            asked: list[object] = []
+            real_asked = recordmemo._asked
+
+            def answered(*args: object) -> object:
+                asked.append(real_asked(*args))  # type: ignore[arg-type]
+                return asked[-1]
+
+            patch.setattr(recordmemo, "_asked", answered)
+            found = same_as_without_local(project, tmp_path)
+        assert whole or (not compared and asked and None not in asked)  # the journal's way, for every folder asked
+        return found
+
+    checked(whole=True)  # in full: the rows are kept, with the journal's token
+    first = sorted(folder.glob("*.md"))
+    same_size_edit(first[0], "status: accepted", "status: rejected")
+    checked()
+    write_record(project, "decision", decision(ROWS_FROM + 1, title="Added by hand"))
+    Workspace.find(project).validate()  # keeps the folder's listing as it is now: the rows are older than it
+    checked()
+    os.rename(first[1], folder / "renamed-by-hand.md")
+    assert any(f["code"] == "filename-id-mismatch" for f in checked())  # type: ignore[index]
+    write_record(project, "decision", decision(ROWS_FROM + 2, supersedes="dec-0000000000000"))
+    assert any(f["code"] == "missing-reference" for f in checked())  # type: ignore[index]
+    first[2].unlink()
+    checked()
+    git(project, "checkout", "-q", "--", ".")
+    git(project, "clean", "-qfd", "--", ".planning/decisions")
+    assert checked() == []
 
 
 def test_without_a_watcher_every_file_is_looked_at(

@@ -19,6 +19,7 @@ from builders import decision, write_record
 from conftest import Run, exits, json_data
 from gitutil import commit_all, git, new_repo
 from test_cache import broken_pair, findings, same_size_edit
+from watching import WatchProcess
 
 from planstate import Workspace
 from planstate.check import recordmemo
@@ -82,10 +83,16 @@ def test_a_memo_answers_what_a_run_without_cache_finds(run: Run, project: Path) 
     assert text.count("\n") == len(problems)  # each problem one line, as a run prints it
 
 
-def test_a_file_just_written_vouches_for_the_memo_only_while_it_has_the_same_bytes(run: Run, project: Path) -> None:
+@pytest.mark.parametrize("served", [False, True], ids=["alone", "watched"])
+def test_a_file_just_written_vouches_for_the_memo_only_while_it_has_the_same_bytes(
+    run: Run, project: Path, served: bool, watch: Callable[..., WatchProcess]
+) -> None:
     """A file changed within the timestamp tick of the memo's key could keep its identity: the memo keeps the digest
     of each file that recent, and answers only while each still has those bytes (the files of a test are all
-    that recent)."""
+    that recent). With a watcher serving the journal, the recent files are those it names and those its kept
+    listings hold fresh."""
+    if served:
+        watch("--no-check")
     write_record(project, "decision", decision(1))
     exits(run("check", cwd=project), 1)  # the decisions region is stale
     mark(project)
@@ -329,8 +336,8 @@ def _rows(project: Path) -> list[Path]:
     return sorted((project / ".planning" / ".local" / "cache").glob("rows-*.marshal"))
 
 
-UNSETTLED = 6  # where kept rows (whole, or the part changed since) hold when unsettled rows were read
-NAMES = {False: 7, True: 8}  # where they hold the names of their records (the part changed since: after the gone)
+UNSETTLED = 7  # where kept rows (whole, or the part changed since) hold when unsettled rows were read
+NAMES = {False: 8, True: 9}  # where they hold the names of their records (the part changed since: after the gone)
 
 
 def age_rows(project: Path) -> None:
@@ -379,17 +386,21 @@ def same_as_without_cache(run: Run, project: Path, tmp_path: Path) -> list[dict[
     return found
 
 
+@pytest.mark.parametrize("served", [False, True], ids=["alone", "watched"])
 def test_after_writes_and_edits_the_kept_rows_give_what_a_run_without_cache_finds(
-    run: Run, project: Path, tmp_path: Path
+    run: Run, project: Path, tmp_path: Path, served: bool, watch: Callable[..., WatchProcess]
 ) -> None:
     """After a write, a check reads only the records whose stat identity changed and takes the others from the rows
     it kept (check/recordmemo.py); the rules across records then run on the few that could break one. Through CLI
     writes, hand edits (same size, mtime set back), a deleted file and a `git checkout`, each check finds what a
     check of a copy without `.local/` finds. The kept rows are aged before each check, as if it ran two seconds
-    later (else a row of a file just written is read again)."""
+    later (else a row of a file just written is read again). With a watcher serving the journal, only the records
+    it names are compared with their rows."""
     from builders import blocker, session
 
     repo = new_repo(project)
+    if served:
+        watch("--no-check")
     for i in range(100, 100 + ROWS_FROM):  # enough records for rows to be kept (fewer are read in full)
         write_record(repo, "decision", decision(i))
     paths = broken_pair(repo)  # a duplicate id and a decision superseding one that does not exist
@@ -550,8 +561,9 @@ def test_a_check_plans_its_regions_from_the_scan_its_memo_key_took(
     assert codes == [f["code"] for f in Workspace.find(project).check().to_dict()["findings"]]
 
 
+@pytest.mark.parametrize("served", [False, True], ids=["alone", "watched"])
 def test_a_resume_after_writes_takes_each_records_part_from_the_kept_rows(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: bool, watch: Callable[..., WatchProcess]
 ) -> None:
     """After writes to every record folder (and a hand edit of when a session ended), the resume brief takes its
     blockers, sessions and decisions parts from the rows the check kept (report/brief.py `_FROM_ROWS`), reading no
@@ -567,6 +579,8 @@ def test_a_resume_after_writes_takes_each_records_part_from_the_kept_rows(
     monkeypatch.setattr(cache, "RACY_NS", 0)  # cache.settled: what was just written is kept (in rows, in memos)
     monkeypatch.setenv("PLANSTATE_NOW", "2026-12-01T00:00:00Z")
     new_repo(project)
+    if served:
+        watch("--no-check")
     for i in range(100, 100 + ROWS_FROM):  # enough records for rows to be kept (fewer are read in full)
         write_record(project, "decision", decision(i))
     write_record(project, "blocker", blocker(1))

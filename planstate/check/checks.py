@@ -194,7 +194,10 @@ class Checker:
             folders[kind] = []
             for where in (initiative.folder(kind), initiative.archive(kind)):
                 listed, listing = listings.get(str(where)), self.listing_keys.get(str(where))
-                found = recordmemo.folder(ctx, self.reader, where, kind, listed, code, seen, self.judge, listing)
+                journal = self.memo_key.token if self.memo_key is not None else None
+                found = recordmemo.folder(
+                    ctx, self.reader, where, kind, listed, code, seen, self.judge, listing, journal
+                )
                 folders[kind].append(found)
                 self.rows[where] = found
                 self.files += len(found.names)

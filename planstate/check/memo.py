@@ -93,7 +93,8 @@ def _keep_rows(checker: Checker, seen: int, listings: dict[str, Any]) -> None:
     for folder, reads in checker.records.items():
         if reads:
             listed, listing = listings.get(str(folder)), checker.listing_keys.get(str(folder))
-            recordmemo.keep_reads(checker.ctx, folder, reads[0].kind, reads, listed, code, seen, listing)
+            journal = checker.memo_key.token if checker.memo_key is not None else None
+            recordmemo.keep_reads(checker.ctx, folder, reads[0].kind, reads, listed, code, seen, listing, journal)
 
 
 def _label(checker: Checker, only: Initiative | None) -> str:

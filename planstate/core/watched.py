@@ -20,18 +20,21 @@ import contextlib
 import marshal
 import os
 import stat
+import struct
 import sys
 from collections.abc import Callable
 from itertools import compress
-from operator import attrgetter, itemgetter
+from operator import attrgetter, itemgetter, or_
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from planstate.core.layout import LOCAL
 
 COOKIES = "journal"  # the folder in .planning/.local/ for the cookies the journal must see before it answers
 LISTINGS = "listings"  # the folder in .planning/.local/cache/ for the kept listings
-VERSION = 2  # bump whenever what a kept listing holds changes
+VERSION = 5  # bump whenever what a kept listing holds changes
+CHANGES = ".changes.marshal"  # the suffix of the file of the changes over a listing kept whole
+CHANGES_MAX = 256  # entries changed since a listing was kept whole above which it is kept whole again
 TIMEOUT = 3.0  # seconds to wait for the journal (it waits 2 for a cookie): past that, list in full
 LAG = 50_000  # a kept listing this many changes behind the journal is kept again, before the journal drops them
 
@@ -41,6 +44,9 @@ IDENTITY: Callable[[os.stat_result], Identity] = attrgetter("st_dev", "st_ino", 
 _MODE = attrgetter("st_mode")
 _AT = (itemgetter(3), itemgetter(4))  # an identity's mtime and ctime
 _NLINK = attrgetter("st_nlink")
+# A kept entry packed: its mode, then its identity (device, inode and size unsigned; times signed, as before 1970).
+_PACKED = struct.Struct("<QQQQqq")
+_MODE_OF, _IDENTITY_OF = itemgetter(0), itemgetter(slice(1, 6))  # of an entry unpacked
 
 
 class Listing:
@@ -73,32 +79,74 @@ def second_link(info: os.stat_result) -> bool:
     return info.st_nlink > 1 and stat.S_ISREG(info.st_mode)
 
 
+Entry = tuple[int, Identity]  # an entry's mode and stat identity
+Changes = dict[str, "Entry | None"]  # entries by name as they are now (None: gone), over a kept listing's
+
+
 class Entries:
     """A folder's entries as a whole-workspace scan takes them (store/memo.py): what the scan needs of every folder
     (a digest of its names, modes and identities, how many, whether a temp file's name is among them, its
     subfolders, its newest change, whether all are folders or regular files), and the entries themselves, which a
-    kept listing the journal vouches for as unchanged reads only when asked for (`names`, `identities`)."""
+    kept listing the journal vouches for reads only when asked for (`names`, `identities`, `lookup`): those kept
+    whole, still packed, with the `changes` since over them. From a kept listing, `again` names the entries looked
+    at again since it was kept (the journal named them, or they have a second hard link): only those can have
+    changed since (None when listed in full); every entry but those and the `fresh` ones last changed at or before
+    `older` (ns), so only those can be recent (memo's `_recent`)."""
 
-    __slots__ = ("_body", "_listing", "count", "digest", "folders", "newest", "plain", "temp")
+    __slots__ = (
+        "_base",
+        "_body",
+        "_listing",
+        "again",
+        "changes",
+        "count",
+        "digest",
+        "folders",
+        "fresh",
+        "newest",
+        "older",
+        "plain",
+        "temp",
+    )
 
-    def __init__(self, head: tuple[Any, ...], listing: Listing | None, body: bytes | None = None) -> None:
+    def __init__(
+        self,
+        head: tuple[Any, ...],
+        listing: Listing | None,
+        body: tuple[str, bytes] | None = None,
+        again: list[str] | None = None,
+        older: int = 0,
+        fresh: list[str] | None = None,
+        changes: Changes | None = None,
+    ) -> None:
         self.digest, self.count, self.temp, self.folders, self.newest, self.plain = head
-        self._listing, self._body = listing, body
+        self._listing, self._body, self._base = listing, body, listing
+        self.again, self.older, self.fresh = again, older, fresh or []
+        self.changes: Changes = changes or {}
 
     @classmethod
     def of(cls, listing: Listing) -> Entries:
         """The entries of a listing at hand."""
         return cls(_head(listing), listing)
 
+    def _kept(self) -> Listing:
+        """The entries kept whole (unpacked the first time). Raises OSError when they cannot be."""
+        if self._base is None:
+            held, packed = self._body or ("", b"")
+            names = held[1:-1].split("\0") if len(held) > 2 else []
+            if len(packed) != len(names) * _PACKED.size:
+                raise OSError("a kept listing cannot be read")
+            entries = list(_PACKED.iter_unpack(packed))
+            modes, identities = list(map(_MODE_OF, entries)), list(map(_IDENTITY_OF, entries))
+            self._base, self._body = Listing(names, modes, identities, []), None
+        return self._base
+
     @property
     def listing(self) -> Listing:
-        """The entries themselves (read from the kept listing the first time). Raises OSError when it cannot be."""
+        """The entries themselves, in listing order (those kept whole with the changes since over them: a new one at
+        the end). Raises OSError when they cannot be read."""
         if self._listing is None:
-            try:
-                names, modes, identities, linked = marshal.loads(self._body or b"")
-            except (EOFError, ValueError, TypeError):
-                raise OSError("a kept listing cannot be read") from None
-            self._listing, self._body = Listing(names, modes, identities, linked), None
+            self._listing = _merged(self._kept(), self.changes)
         return self._listing
 
     @property
@@ -115,6 +163,88 @@ class Entries:
     def identities(self) -> list[Identity]:
         """Their stat identities."""
         return self.listing.identities
+
+    def lookup(self, names: list[str]) -> dict[str, Entry]:
+        """The mode and stat identity of each of `names` that is an entry (the changes first, then those kept whole:
+        no copy of every entry)."""
+        if not names:
+            return {}
+        if self._listing is None and self._base is None and self._body is not None:
+            return self._packed_lookup(names)
+        listing = self._listing or self._kept()
+        changes = self.changes if self._listing is None else {}
+        index_of = _indexer(listing.names, len(names))
+        found: dict[str, Entry] = {}
+        for name in names:
+            if name in changes:
+                entry = changes[name]
+                if entry is not None:
+                    found[name] = entry
+                continue
+            index = index_of(name)
+            if index is not None:
+                found[name] = listing.modes[index], listing.identities[index]
+        return found
+
+    def _packed_lookup(self, names: list[str]) -> dict[str, Entry]:
+        """`lookup` in the entries kept whole as they are kept: each name searched in their joined names, its entry
+        unpacked alone (no entry made of the other 10,000)."""
+        held, packed = self._body or ("", b"")
+        found: dict[str, Entry] = {}
+        for name in names:
+            if name in self.changes:
+                entry = self.changes[name]
+                if entry is not None:
+                    found[name] = entry
+                continue
+            at = held.find(f"\0{name}\0")
+            if at < 0:
+                continue
+            index = held.count("\0", 0, at)  # the NULs before it: one begins each name
+            try:
+                unpacked = _PACKED.unpack_from(packed, index * _PACKED.size)
+            except struct.error:
+                raise OSError("a kept listing cannot be read") from None
+            found[name] = _MODE_OF(unpacked), _IDENTITY_OF(unpacked)
+        return found
+
+
+def _indexer(names: list[str], asked: int) -> Callable[[str], int | None]:
+    """Where each name is among `names` (None when it is not), for `asked` names: a few are each found by a search
+    in C, many through an index of every name."""
+    if asked > 16:
+        return {name: index for index, name in enumerate(names)}.get
+
+    def index_of(name: str) -> int | None:
+        try:
+            return names.index(name)
+        except ValueError:
+            return None
+
+    return index_of
+
+
+def _merged(kept: Listing, changes: Changes) -> Listing:
+    """The listing `kept` with the `changes` over it: an entry changed in place, one gone left out, a new one at the
+    end (in the order of the changes)."""
+    if not changes:
+        return kept
+    names, modes, identities = list(kept.names), list(kept.modes), list(kept.identities)
+    index_of = _indexer(kept.names, len(changes))
+    gone: set[int] = set()
+    for name, entry in changes.items():
+        index = index_of(name)
+        if entry is None:
+            if index is not None:
+                gone.add(index)
+        elif index is None:
+            names.append(name)
+            modes.append(entry[0])
+            identities.append(entry[1])
+        else:
+            modes[index], identities[index] = entry
+    listing = Listing(names, modes, identities, kept.linked)
+    return listing.only([index not in gone for index in range(len(names))]) if gone else listing
 
 
 def _head(listing: Listing) -> tuple[Any, ...]:
@@ -164,91 +294,104 @@ def changed(planning: Path, folder: str, since: Token) -> list[str] | None:
     return link.changed(since[0], since[1], relative)
 
 
-def vouched(planning: Path, folder: str, fd: int, token: Token | None = None) -> Entries | None:
+def vouched(planning: Path, folder: str, fd: int, token: Token, since: int) -> Entries | None:
     """The entries of `folder` (an absolute path inside the planning folder `planning`, open at `fd`) from its kept
     listing and the changes the journal tells since, when a running watcher vouches for them (see the module's
-    docstring); else None (the caller lists the folder itself). A folder the journal says is unchanged is not read
-    until its entries are asked for. `token`: one `sync` gave, for a caller listing several folders as of one
-    moment. Raises OSError as `listed` does."""
+    docstring); else None (the caller lists the folder itself). A folder's entries are not read until they are asked
+    for. `token`: what `sync` gave (a caller lists every folder as of one moment); an entry changed after `since` (ns)
+    is recent (see `Entries`). Raises OSError as `listed` does."""
     link = _link(planning)
     relative = _relative(planning, folder) if link is not None else None
     if link is None or relative is None:
         return None
-    if token is None:
-        token = link.sync(planning)
-        if token is None:
-            return None
     epoch, seq = token
     kept = _load(planning, relative)
-    if kept is not None and kept[0] == epoch:
-        _epoch, since, head, linked, body = kept
-        names = link.changed(epoch, since, relative)
-        if names is not None and not names and not linked:
-            if seq - since > LAG:
-                _keep(planning, relative, epoch, seq, Entries(head, None, body).listing)
-            return Entries(head, None, body)
-        if names is not None:
-            try:
-                listing, moved = _apply(Entries(head, None, body).listing, names, fd)
-            except OSError:  # the kept listing is broken: list in full
-                listing, moved = listed(fd), True
-            if moved or seq - since > LAG:
-                return _keep(planning, relative, epoch, seq, listing)
-            return Entries(head, listing)
-    return _keep(planning, relative, epoch, seq, listed(fd))
+    names = link.changed(epoch, kept.seq, relative) if kept is not None and kept.epoch == epoch else None
+    if kept is None or names is None:
+        return _keep(planning, relative, epoch, seq, listed(fd), since)
+    again = [*names, *kept.linked]
+    entries = Entries(kept.head, None, kept.body, again, kept.older, kept.fresh, kept.changes)
+    try:
+        step, before, linked = _looked(entries, again, kept.linked, fd)
+    except OSError:  # the kept listing is broken: list in full
+        return _keep(planning, relative, epoch, seq, listed(fd), since)
+    if not step and linked == kept.linked:
+        if seq - kept.seq > LAG:  # kept again, before the journal forgets the changes since
+            _note(planning, kept._replace(seq=seq), relative)
+        return entries
+    changes = {**kept.changes, **step}
+    head = _next_head(kept.head, step, before)
+    if head is None or len(changes) > CHANGES_MAX:  # kept whole again
+        whole = _merged(entries._kept(), changes)
+        listing = Listing(whole.names, whole.modes, whole.identities, linked)
+        return _keep(planning, relative, epoch, seq, listing, since, again)
+    # An entry the kept listing did not hold fresh last changed at or before its `older`: it is not fresh now.
+    older = max(since, kept.older)
+    now = entries.lookup(kept.fresh)
+    for name, entry in step.items():
+        if entry is None:
+            now.pop(name, None)
+        else:
+            now[name] = entry
+    fresh = _fresh(list(now), [entry[1] for entry in now.values()], older)
+    _note(planning, Kept(epoch, seq, kept.token, head, linked, older, fresh, kept.body, changes), relative)
+    return Entries(head, None, kept.body, again, older, fresh, changes)
 
 
-def _apply(kept: Listing, changed: list[str], fd: int) -> tuple[Listing, bool]:
-    """The kept listing with the `changed` entries (and the hard-linked ones) looked at again: removed when gone,
-    taken in at the end when new; and whether anything differs."""
-    again = [*changed, *kept.linked]
-    if not again:
-        return kept, False
-    names, modes, identities = list(kept.names), list(kept.modes), list(kept.identities)
-    # A few names are looked up by a search in C each; many, through an index of every name.
-    at = {name: index for index, name in enumerate(names)} if len(again) > 16 else None
+def _fresh(names: list[str], identities: list[Identity], older: int) -> list[str]:
+    """The entries among `names` (with their `identities`) changed after `older` (ns), by whole columns in C."""
+    changed = map(or_, map(older.__lt__, map(_AT[0], identities)), map(older.__lt__, map(_AT[1], identities)))
+    return list(compress(names, changed))
 
-    def index_of(name: str) -> int | None:
-        if at is not None:
-            return at.get(name)
-        try:
-            return names.index(name)
-        except ValueError:
-            return None
 
-    gone: set[int] = set()
-    linked = set(kept.linked)
-    moved = False
-    for name in again:
+def _looked(kept: Entries, again: list[str], linked: list[str], fd: int) -> tuple[Changes, dict[str, Entry], list[str]]:
+    """The entries `again` of a kept listing (those the journal named, and the hard-linked ones) looked at again:
+    those that differ from the ones kept, as they are now (None: gone), in name order; the ones kept of them; and
+    the hard-linked files now."""
+    before = kept.lookup(again)
+    step: Changes = {}
+    now_linked = set(linked)
+    for name in sorted(set(again)):
         try:
             info = os.lstat(name, dir_fd=fd)
         except FileNotFoundError:
-            index = index_of(name)
-            if index is not None and index not in gone:
-                gone.add(index)
-                linked.discard(name)
-                moved = True
+            now_linked.discard(name)
+            if name in before:
+                step[name] = None
             continue
-        mode, identity = info.st_mode, IDENTITY(info)
+        entry = info.st_mode, IDENTITY(info)
         if second_link(info):
-            linked.add(name)
+            now_linked.add(name)
         else:
-            linked.discard(name)
-        index = index_of(name)
-        if index is None:
-            if at is not None:
-                at[name] = len(names)
-            names.append(name)
-            modes.append(mode)
-            identities.append(identity)
-            moved = True
-        elif modes[index] != mode or identities[index] != identity:
-            modes[index], identities[index] = mode, identity
-            moved = True
-    listing = Listing(names, modes, identities, sorted(linked))
-    if gone:
-        listing = listing.only([index not in gone for index in range(len(names))])
-    return listing, moved or set(kept.linked) != linked
+            now_linked.discard(name)
+        if before.get(name) != entry:
+            step[name] = entry
+    return step, before, sorted(now_linked)
+
+
+def _next_head(head: tuple[Any, ...], step: Changes, before: dict[str, Entry]) -> tuple[Any, ...] | None:
+    """What `Entries` says of a kept listing (`head`) after the changes `step` (in name order; the entries `before`
+    them): a digest that also tells what changed (the digest it follows, the step's names, modes and identities:
+    equal digests mean equal entries in an equal order, as for a listing digested whole), and the rest updated from
+    the step alone; None when that cannot be told without every entry (a temp file or a special one gone)."""
+    from planstate.core.digests import names_and_numbers
+    from planstate.core.files import any_temp_name
+
+    digest, count, temp, folders, newest, plain = head
+    gone = [name for name, entry in step.items() if entry is None]
+    now = {name: entry for name, entry in step.items() if entry is not None}
+    if (temp and any_temp_name([gone])) or not plain:
+        return None
+    numbers = [(-1,) if entry is None else (entry[0], *entry[1]) for entry in step.values()]
+    digest = names_and_numbers([digest, *step], numbers)
+    count += len(now.keys() - before.keys()) - len(gone)
+    temp = temp or any_temp_name([list(now)])
+    if any(stat.S_ISDIR(entry[0]) for entry in (*now.values(), *before.values())):
+        folders = [name for name in folders if name not in step]
+        folders += [name for name, entry in now.items() if stat.S_ISDIR(entry[0])]
+    newest = max([newest, *(max(_AT[0](entry[1]), _AT[1](entry[1])) for entry in now.values())])
+    plain = all(stat.S_ISDIR(entry[0]) or stat.S_ISREG(entry[0]) for entry in now.values())
+    return digest, count, temp, folders, newest, plain
 
 
 def _relative(planning: Path, folder: str) -> str | None:
@@ -265,38 +408,136 @@ def _relative(planning: Path, folder: str) -> str | None:
     return relative.replace(os.sep, "/")
 
 
-def _state_path(planning: Path, relative: str) -> str:
+def _state_path(planning: Path, relative: str, suffix: str = ".marshal") -> str:
     from planstate.core.digests import blake2b_hex
 
-    return os.path.join(planning, LOCAL, "cache", LISTINGS, blake2b_hex(relative.encode(), 12) + ".marshal")
+    return os.path.join(planning, LOCAL, "cache", LISTINGS, blake2b_hex(relative.encode(), 12) + suffix)
 
 
-def _load(planning: Path, relative: str) -> tuple[str, int, tuple[Any, ...], list[str], bytes] | None:
-    """The kept listing of a folder: the epoch and number it was true at, what `Entries` says of it, its hard-linked
-    files and its entries, still marshalled; None when there is none or it cannot be read."""
+class Kept(NamedTuple):
+    """A folder's kept listing: the journal's epoch and number it is true at, the token of the entries kept whole
+    (the changes kept since name it), what `Entries` says of it, its hard-linked files, its `older` and `fresh` (see
+    `Entries`), its entries kept whole (still packed) and the changes since, over them."""
+
+    epoch: str
+    seq: int
+    token: str
+    head: tuple[Any, ...]
+    linked: list[str]
+    older: int
+    fresh: list[str]
+    body: tuple[str, bytes]
+    changes: Changes
+
+
+def _load(planning: Path, relative: str) -> Kept | None:
+    """The kept listing of a folder: kept whole, with the changes kept since when they follow it (`_note`); None when
+    there is none or it cannot be read."""
+    whole = _read(_state_path(planning, relative), relative)
+    if whole is None:
+        return None
+    epoch, seq, token, head, linked, older, fresh, body = whole
+    if not (isinstance(body, tuple) and len(body) == 2 and isinstance(body[0], str) and isinstance(body[1], bytes)):
+        return None
+    kept = Kept(epoch, seq, token, head, linked, older, fresh, body, {})
+    since = _read(_state_path(planning, relative, CHANGES), relative)
+    if since is None or since[0] != kept.epoch or since[2] != kept.token or not _changes(since[-1]):
+        return kept
+    return kept._replace(
+        seq=since[1], head=since[3], linked=since[4], older=since[5], fresh=since[6], changes=since[-1]
+    )
+
+
+def _read(path: str, relative: str) -> tuple[Any, ...] | None:
+    """What a kept listing's file holds after its version and folder: the journal's epoch and number, the token,
+    what `Entries` says, the hard-linked files, `older` and `fresh`, and its entries (or the changes since); None
+    when it is no such file."""
     try:
-        with open(_state_path(planning, relative), "rb") as file:
+        with open(path, "rb") as file:
             data = marshal.loads(file.read())  # load(file) reads object by object: 20 times slower
-        version, where, epoch, seq, head, linked, body = data
+        version, where, epoch, seq, token, head, linked, older, fresh, rest = data
     except (OSError, EOFError, ValueError, TypeError):
         return None
     if version != VERSION or where != relative or not isinstance(head, tuple) or len(head) != 6:
         return None
-    if not isinstance(body, bytes) or not isinstance(linked, list):
+    if not isinstance(epoch, str) or type(seq) is not int or not isinstance(token, str) or not isinstance(linked, list):
         return None
-    return epoch, seq, head, linked, body
+    if type(older) is not int or not isinstance(fresh, list):
+        return None
+    return epoch, seq, token, head, linked, older, fresh, rest
 
 
-def _keep(planning: Path, relative: str, epoch: str, seq: int, listing: Listing) -> Entries:
-    """Keep a folder's listing as true at the journal's `seq` of `epoch` (best effort); its entries."""
+def _changes(kept: Any) -> bool:
+    """Whether what a file of changes holds is such: entries by name, each a mode and a stat identity, or None."""
+    if not isinstance(kept, dict):
+        return False
+    return all(
+        isinstance(name, str)
+        and (
+            entry is None
+            or (isinstance(entry, tuple) and len(entry) == 2 and type(entry[0]) is int and _identity(entry[1]))
+        )
+        for name, entry in kept.items()
+    )
+
+
+def _identity(kept: Any) -> bool:
+    """Whether a kept value is a stat identity (five integers)."""
+    return isinstance(kept, tuple) and len(kept) == 5 and all(type(number) is int for number in kept)
+
+
+def _keep(
+    planning: Path,
+    relative: str,
+    epoch: str,
+    seq: int,
+    listing: Listing,
+    since: int,
+    again: list[str] | None = None,
+) -> Entries:
+    """Keep a folder's listing whole as true at the journal's `seq` of `epoch` (best effort), with no changes since;
+    its entries (`again` as `Entries` has them; those changed after `since` are its fresh ones)."""
     from planstate.core.files import write_cache
 
     head = _head(listing)
-    body = marshal.dumps((listing.names, listing.modes, listing.identities, listing.linked))
+    fresh = _fresh(listing.names, listing.identities, since)
+    entries = Entries(head, listing, None, again, since, fresh)
+    try:
+        body = _packed(listing)
+    except struct.error:  # a number out of the packed range: nothing is kept
+        return entries
     path = Path(_state_path(planning, relative))
     if path.parent.parent.is_dir():  # .local/cache/ is made by the cache; a kept listing never makes it
-        write_cache(path, marshal.dumps((VERSION, relative, epoch, seq, head, listing.linked, body)))
-    return Entries(head, listing)
+        token = os.urandom(8).hex()  # names this listing for the changes that will be kept over it
+        kept = (VERSION, relative, epoch, seq, token, head, listing.linked, since, fresh, body)
+        write_cache(path, marshal.dumps(kept))
+        with contextlib.suppress(OSError):
+            os.unlink(_state_path(planning, relative, CHANGES))
+    return entries
+
+
+def _packed(listing: Listing) -> tuple[str, bytes]:
+    """A listing's entries as kept: their names joined (`joined`) and, in the same order, each entry's mode and
+    identity packed in a fixed width (one is found and unpacked alone)."""
+    columns = zip(*listing.identities, strict=True) if listing.identities else ((),) * 5
+    return joined(listing.names), b"".join(map(_PACKED.pack, listing.modes, *columns))
+
+
+def joined(names: list[str]) -> str:
+    """Names as one text to search for a name in (`f"\\0{name}\\0" in it`): each between NULs, which no file name
+    holds."""
+    return "\0" + "\0".join(names) + "\0"
+
+
+def _note(planning: Path, kept: Kept, relative: str) -> None:
+    """Keep the changes over a folder's listing kept whole, as true at the journal's number `kept.seq` (best effort):
+    a few entries, where the listing is 10,000."""
+    from planstate.core.files import write_cache
+
+    path = Path(_state_path(planning, relative, CHANGES))
+    if path.parent.parent.is_dir():
+        since = (kept.epoch, kept.seq, kept.token, kept.head, kept.linked, kept.older, kept.fresh, kept.changes)
+        write_cache(path, marshal.dumps((VERSION, relative, *since)))
 
 
 # ---------------------------------------------------------------------- the journal's socket

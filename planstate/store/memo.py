@@ -50,6 +50,7 @@ class Inputs(NamedTuple):
     key: str
     seen: int  # time.time_ns() before the scan
     recent: list[tuple[str, str | None]]
+    token: watched.Token | None = None  # the journal's token the entries were listed after, when a watcher serves
 
 
 def inputs(
@@ -73,11 +74,12 @@ def _inputs(
     parts = [marshal.dumps((VERSION, str(root), label))]
     recent: list[str] = []
     since = seen - RACY_NS
-    tree = _tree(root, parts, recent, since, top=top, listings=listings, keys=keys, planning=root)
+    token = watched.sync(root)
+    tree = _tree(root, parts, recent, since, top=top, listings=listings, keys=keys, planning=root, token=token)
     if not tree or not _code(parts, recent, since):
         return None
     digests = [(name, _digest(name)) for name in recent]
-    return Inputs(blake2b_hex(b"".join(parts), 16), seen, digests)
+    return Inputs(blake2b_hex(b"".join(parts), 16), seen, digests, token)
 
 
 def _tree(
@@ -91,13 +93,13 @@ def _tree(
     listings: Listings | None = None,
     keys: dict[str, str] | None = None,
     planning: Path | None = None,
+    token: watched.Token | None = None,
 ) -> bool:
     """Add to `parts` the names, modes and stat identities of every entry under `root` (but the entry `top` at its
     top, and entries named `anywhere` at any depth), folder by folder, through one descriptor each, and to `recent`
     the files changed after `since` (ns); tell whether every entry is a folder or a regular file. Under the planning
     folder `planning` (given), a running watcher's journal vouches for the entries it says did not change
-    (core/watched.py), all as of one token."""
-    token = watched.sync(planning) if planning is not None else None
+    (core/watched.py), all as of its `token` (watched.sync)."""
     folders: list[tuple[str, str]] = [(str(root), "")]
     while folders:
         folder, relative = folders.pop()
@@ -106,7 +108,7 @@ def _tree(
         except (OSError, AttributeError):
             return False
         try:
-            entries = watched.vouched(planning, folder, fd, token) if planning is not None and token else None
+            entries = watched.vouched(planning, folder, fd, token, since) if planning is not None and token else None
             left_out = [name for name in (top if not relative else None, anywhere) if name is not None]
             if entries is None or left_out:
                 listing = entries.listing if entries is not None else watched.listed(fd)
@@ -134,6 +136,12 @@ def _tree(
 
 def _recent(folder: str, entries: watched.Entries, since: int) -> list[str]:
     """The regular files of a folder changed after `since` (ns), by path."""
+    if entries.again is not None and entries.older <= since:  # only those looked at again or fresh can be recent
+        return [
+            f"{folder}{os.sep}{name}"
+            for name, (mode, identity) in entries.lookup([*entries.again, *entries.fresh]).items()
+            if stat.S_ISREG(mode) and (_MTIME(identity) > since or _CTIME(identity) > since)
+        ]
     listing = entries.listing
     mtimes, ctimes = map(_MTIME, listing.identities), map(_CTIME, listing.identities)
     newer = map(or_, map(since.__lt__, mtimes), map(since.__lt__, ctimes))  # whole columns in C: no step per entry
