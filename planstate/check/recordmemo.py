@@ -36,7 +36,7 @@ from planstate.check.recordrules import name_matches
 from planstate.core.clock import instant
 from planstate.model.kinds import OPEN_BLOCKERS, to_json
 from planstate.store import recordfiles
-from planstate.store.cache import drop_older, settled
+from planstate.store.cache import drop_older, exact_json, settled
 
 if TYPE_CHECKING:
     from planstate.check.checks import Checker
@@ -127,7 +127,7 @@ def row_of(read: FileRead) -> Row | None:
     phase = data.get("phase") if kind == "decision" else None
     facts = None
     if names_another(data) or _kept_whole(kind, data.get("status")):
-        facts = _facts_text(recordfiles.facts(data))
+        facts = exact_json(recordfiles.facts(data))
         if facts is None:
             return None
     session = kind == "session"
@@ -166,18 +166,6 @@ def names_another(data: dict[str, Any]) -> bool:
         return True
     affects = get("affects")
     return isinstance(affects, list) and bool(affects)
-
-
-def _facts_text(facts: dict[str, Any]) -> str | None:
-    """A record's facts as the cache's JSON, when they survive the round trip exactly."""
-    from planstate.store.cache import decode, encode_known
-    from planstate.text.plaindata import same
-
-    try:
-        text = encode_known(facts)
-    except (TypeError, ValueError):
-        return None
-    return text if same(decode(text), facts) else None
 
 
 def path(ctx: Context, folder: Path) -> Path:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Container
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from planstate.check.findings import Finding
 from planstate.check.reader import FileRead
@@ -28,7 +28,7 @@ Records = dict[str, list[FileRead]]  # an initiative's record files whose front 
 def references(ctx: Context, initiative: Initiative, records: Records, state: dict[str, Any] | None) -> list[Finding]:
     """Duplicate ids, file names that disagree with their ids, and references to missing phases or records."""
     out, ids = identities(ctx, records)
-    every_id = {record_id for by_kind in ids.values() for record_id in by_kind}
+    every_id = set().union(*ids.values())
     numbers = phase_numbers(State(state)) if state is not None else None
     folder = ctx.display(initiative.folder("decision")) + "/"
     for found in records["decision"]:
@@ -163,8 +163,8 @@ def cross(
                 usable += [i for i, shape in zip(found.ids, found.shapes, strict=True) if shape != NO_MAPPING]
             else:
                 usable += found.ids
-        present = [i for i in usable if i is not None] if None in usable else usable
-        ids[kind] = unique = {i for i in present if i is not None}
+        present = cast("list[str]", [i for i in usable if i is not None] if None in usable else usable)
+        ids[kind] = unique = set(present)
         repeated = {i for i, count in Counter(present).items() if count > 1} if len(unique) < len(present) else set()
         suspects[kind] = []
         for found in found_all:
@@ -174,7 +174,7 @@ def cross(
                 picked |= {name for name, i, shape in rows if i in repeated and shape != NO_MAPPING}
             suspects[kind] += reads(found, sorted(picked))
     out, _ids = identities(ctx, suspects)
-    every_id = {record_id for by_kind in ids.values() for record_id in by_kind}
+    every_id = set().union(*ids.values())
     numbers = phase_numbers(State(state)) if state is not None else None
     folder = ctx.display(initiative.folder("decision")) + "/"
     for found in folders["decision"]:

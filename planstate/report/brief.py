@@ -10,11 +10,13 @@ the current time (how long a phase has run, stall detection) uses `planstate.cor
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from itertools import compress, repeat
-from operator import eq, neg, not_
-from typing import TYPE_CHECKING, Any, NamedTuple
+from operator import eq, is_not, neg, not_
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from planstate.check.findings import CONTRADICTIONS, Finding
 from planstate.core.clock import instant, parse_datetime
@@ -259,7 +261,7 @@ def _decision_part(
     return {"decisions": _decisions(ctx, *_summaries(ctx, initiative, "decision", read)[:2])}
 
 
-def _rows(checker: Checker, initiative: Initiative, kind: str) -> tuple[Folder, list[int]] | None:
+def _rows(checker: Checker, initiative: Initiative, kind: str) -> tuple[Folder, Sequence[int]] | None:
     """The rows the checks keep of the folder of `kind` (check/recordmemo.py: after a write, only the records it
     changed are read) and the positions of the valid records among them; None when they cannot be had."""
     from planstate.check.recordmemo import VALID, current
@@ -267,7 +269,10 @@ def _rows(checker: Checker, initiative: Initiative, kind: str) -> tuple[Folder, 
     found = current(checker, initiative.folder(kind), kind)
     if found is None:
         return None
-    return found, list(compress(range(len(found.shapes)), map(eq, repeat(VALID), found.shapes)))  # no loop per row
+    shapes = found.shapes
+    if shapes.count(VALID) == len(shapes):  # as they most often are
+        return found, range(len(shapes))
+    return found, list(compress(range(len(shapes)), map(eq, repeat(VALID), shapes)))  # no loop per row
 
 
 def _summary_of(found: Folder, index: int) -> Summary:
@@ -294,13 +299,24 @@ def _decisions_from_rows(ctx: Context, checker: Checker, initiative: Initiative)
     if got is None:
         return None
     found, valid = got
-    # Whole-column operations in C, no step per record in Python: 10,000 decisions cost a millisecond.
-    status = list(map(str, map(found.statuses.__getitem__, valid)))
-    live = list(compress(valid, map(not_, map(HIDDEN_DECISIONS.__contains__, status))))
+    # Whole-column operations in C, no step per record in Python: 10,000 decisions cost a millisecond. A valid
+    # record's status is text.
+    statuses = cast("list[str]", found.statuses)
+    status = statuses if len(valid) == len(found.names) else list(map(statuses.__getitem__, valid))
+    live = valid
+    if any(map(status.__contains__, HIDDEN_DECISIONS)):
+        live = list(compress(valid, map(not_, map(HIDDEN_DECISIONS.__contains__, status))))
     orders, ids = found.orders, found.ids
+    if len(live) > 4 * RECENT_DECISIONS:  # only those as new as the newest few can be shown: sort those alone
+        taken = orders if live == range(len(orders)) else list(map(orders.__getitem__, live))
+        newer, oldest = 0, ""
+        for oldest in sorted(set(taken), reverse=True):
+            newer += taken.count(oldest)
+            if newer >= RECENT_DECISIONS:
+                break
+        live = list(compress(live, map(oldest.__le__, taken)))
     keyed = zip(map(orders.__getitem__, live), map(str, map(ids.__getitem__, live)), map(neg, live), strict=True)
-    # sorted, not heapq.nlargest, whose loop is Python's: the rows come nearly in order, which sorting takes in one
-    # pass in C. Equal keys: the first one first.
+    # Equal keys: the first one first.
     newest = [-at for _order, _id, at in sorted(keyed, reverse=True)[:RECENT_DECISIONS]]
     shown = [_summary_of(found, i) for i in newest]
     return {"decisions": _decisions_shown(ctx, shown, status, len(found.names) - len(valid))}
@@ -333,15 +349,17 @@ def _sessions_from_rows(ctx: Context, checker: Checker, initiative: Initiative) 
         return None
     found, valid = got
     ids, statuses, starts, ends = found.ids, found.statuses, found.starts, found.ends
+    # Whole-column operations in C, as for the decisions: a step per session only for the active ones.
+    alive = list(map("active".__eq__, map(statuses.__getitem__, valid)))
     active: list[Item] = []
-    for i in valid:
-        if statuses[i] == "active":
-            item = _kept_item(found, i)
-            if item is None:
-                return None
-            active.append(_whole(ctx, item))
-    over = [i for i in valid if statuses[i] != "active"]
-    if any(starts[i] is None for i in over):  # a valid session has a start: these rows cannot be right
+    for i in compress(valid, alive):
+        item = _kept_item(found, i)
+        if item is None:
+            return None
+        active.append(_whole(ctx, item))
+    over = list(compress(valid, map(not_, alive)))
+    over_starts = list(map(starts.__getitem__, over))
+    if None in over_starts:  # a valid session has a start: these rows cannot be right
         return None
     read: dict[int, Item] = {}
 
@@ -351,13 +369,17 @@ def _sessions_from_rows(ctx: Context, checker: Checker, initiative: Initiative) 
         item = read[index]
         return item if item.summary is None else None  # None: it could not be read whole
 
-    newest = whole(max(over, key=lambda i: (starts[i], str(ids[i])))) if over else None
-    ending = {i: end for i in valid if (end := ends[i]) is not None}
-    last = whole(max(ending, key=ending.__getitem__)) if ending else None
-    if (over and newest is None) or (ending and last is None):
+    newest = None
+    if over:  # the first of those that started last, by id (then file-name order), as `max` picks one
+        latest = max(cast("list[int]", over_starts))
+        newest = whole(max(compress(over, map(latest.__eq__, over_starts)), key=lambda i: str(ids[i])))
+    valid_ends = list(map(ends.__getitem__, valid))
+    last_end = max(cast("list[int]", filter(partial(is_not, None), valid_ends)), default=None)
+    last = whole(valid[valid_ends.index(last_end)]) if last_end is not None else None
+    if (over and newest is None) or (last_end is not None and last is None):
         return None
     ended = parse_datetime(last.data.get("ended")) if last is not None else None
-    if ending and (ended is None or instant(ended) != max(ending.values())):
+    if last_end is not None and (ended is None or instant(ended) != last_end):
         return None  # its file changed since the rows were taken
     return {
         "sessions": [len(valid), len(found.names) - len(valid)],
@@ -412,15 +434,11 @@ def _keep(ctx: Context, name: str, key: Inputs | None, part: dict[str, Any]) -> 
     """Keep a part of the brief as the memo `name` under the key taken before any of its files was read, when it
     survives the round trip exactly (dates and times as the front-matter cache keeps them)."""
     from planstate.store import cache, memo
-    from planstate.text.plaindata import same
 
     if key is None:
         return
-    try:
-        text = cache.encode_known(part)
-    except (TypeError, ValueError):
-        return
-    if same(cache.decode(text), part):
+    text = cache.exact_json(part)
+    if text is not None:
         memo.remember(ctx.root, name, key, text)
 
 

@@ -109,7 +109,11 @@ def digest(data: bytes) -> str:
 
 def decode(text: str) -> Any:
     """Data from the JSON this cache keeps (dates and times restored)."""
-    return json.loads(text, object_hook=_decode)
+    return _DECODER.decode(text)
+
+
+# One decoder for every call (json.loads with a hook makes one per call: a resume decodes hundreds of facts).
+_DECODER = json.JSONDecoder(object_hook=_decode)
 
 
 # The JSON this cache keeps, made by one encoder (json.dumps makes one per call: a cold check encodes 34,000 times).
@@ -121,13 +125,14 @@ def encode_known(data: Any) -> str:
     return _ENCODER.encode(data)
 
 
-def _dumps(data: Any) -> str | None:
-    """Front matter as JSON, when it survives the JSON round trip exactly (no int keys, sets or NaN); else None."""
+def exact_json(data: Any) -> str | None:
+    """Data as the JSON this cache keeps, when it survives the round trip exactly (no int keys, sets or NaN; dates
+    and times as they were); else None."""
     try:
         text = _ENCODER.encode(data)
         if _exact(data):  # a cold check stores 17,000 rows: decoding each again to compare cost a third of the store
             return text
-        back = json.loads(text, object_hook=_decode)
+        back = decode(text)
     except (TypeError, ValueError):
         return None
     return text if same(back, data) else None
@@ -189,7 +194,7 @@ class _Row:
     def data(self) -> Any:
         if self.value is MISS:
             assert self.text is not None
-            self.value = json.loads(self.text, object_hook=_decode)
+            self.value = decode(self.text)
         return self.value
 
 
@@ -494,7 +499,7 @@ class FrontMatterCache:
                     self._store(key, identity, hashed, row.text, (row.summary, row.facts), row.clean)
                 return value
         value = parse(data)
-        text = _dumps(value)
+        text = exact_json(value)
         if text is not None:
             self._store(key, identity, hashed, text, summarize(value) if summarize is not None else None)
         else:  # data JSON cannot carry exactly: never cached, and no older row of the file answers for it
@@ -505,7 +510,7 @@ class FrontMatterCache:
     def put(self, content: bytes, key: str, data: Any, summarize: Summarize | None = None) -> None:
         """Remember the data of a file just written (its bytes are `content`), so the next reader needs no parse;
         its stat identity is taken on the next read, which compares the digest once."""
-        text = _dumps(data)
+        text = exact_json(data)
         if text is not None:
             self._store(key, None, digest(content), text, summarize(data) if summarize is not None else None)
 
