@@ -31,9 +31,10 @@ from planstate.text.nodes import MERGE_TAG
 from planstate.text.plaindata import to_plain
 
 MISS = object()
-# Characters of YAML from which one read pays for loading this path (importing PyYAML and making ruamel's
-# constructor cost about 17 ms; the round-trip parser reads about 150 characters a millisecond).
-WORTH_LOADING = 4096
+# Characters of YAML from which one read pays for loading this path (about 7 ms, measured from a fresh process;
+# the round-trip parser reads about 140 characters a millisecond after 3 ms of its own start): a STATE.md's front
+# matter, which a write parses twice, but not a record's.
+WORTH_LOADING = 600
 # (libyaml's parser, its events, ruamel's nodes and marks, a ruamel YAML), then the resolvers and the first characters
 # they apply to (`_table`), made once
 _STATE: list[Any] = []
