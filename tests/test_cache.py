@@ -355,7 +355,7 @@ _PLAIN = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3) | st.d
 def test_data_stored_without_decoding_it_again_decodes_to_itself(value: object) -> None:
     """The cache stores data as JSON without decoding it again when `_exact` vouches for it, else only after the
     round trip proves it: whatever it stores decodes to the same data."""
-    from planstate.store.cache import exact_json, decode
+    from planstate.store.cache import decode, exact_json
 
     text = exact_json(value)
     if text is not None:
