@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 from builders import blocker, decision, write_record
@@ -491,8 +492,11 @@ def test_status_takes_open_blockers_from_their_facts_and_sees_a_hand_edit_of_one
 def test_cached_facts_answer_only_for_files_whose_identity_vouches_for_their_row(run: Run, project: Path) -> None:
     paths = [write_record(project, "blocker", blocker(i)) for i in range(3)]
     folder, names = paths[0].parent, [p.name for p in paths]
+    later = time.time_ns() + 1_800_000_000_000  # changed half an hour from now, as a busy machine sees it: too recent
+    for path in paths:
+        os.utime(path, ns=(later, later))
     exits(run("check", "--fix", cwd=project))
-    assert Workspace.find(project).ctx.cached_facts(folder, names) == {}  # rows written just now: too recent
+    assert Workspace.find(project).ctx.cached_facts(folder, names) == {}  # rows read "just after" the change
     age_the_cache(project)
     facts = Workspace.find(project).ctx.cached_facts(folder, names)
     assert [facts[name]["status"] for name in names] == ["active"] * 3 and "title" not in facts[names[0]]

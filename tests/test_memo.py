@@ -6,9 +6,11 @@ merge behind our back, a session going stale as the clock moves: each is seen)."
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from datetime import timedelta, timezone
 from pathlib import Path
@@ -93,7 +95,9 @@ def test_a_file_just_written_vouches_for_the_memo_only_while_it_has_the_same_byt
     listings hold fresh."""
     if served:
         watch("--no-check")
-    write_record(project, "decision", decision(1))
+    written = write_record(project, "decision", decision(1))
+    later = time.time_ns() + 1_800_000_000_000  # changed half an hour from now: recent, however busy the machine
+    os.utime(written, ns=(later, later))
     exits(run("check", cwd=project), 1)  # the decisions region is stale
     mark(project)
     assert MARK in messages(findings(run, project))
@@ -422,8 +426,10 @@ def test_after_writes_and_edits_the_kept_rows_give_what_a_run_without_cache_find
 
     words = ("--context", "c", "--decision", "Use a queue", "--reason", "r", "--json")
     added = json_data(exits(run("decision", "add", *words, cwd=repo)))
-    findings(run, repo)  # keeps the row of the decision just added with when it was read: too soon to vouch for it
     (new,) = (repo / ".planning" / "decisions").glob(f"{added['id']}*.md")
+    later = time.time_ns() + 1_800_000_000_000  # changed half an hour from now: too recent, however busy the machine
+    os.utime(new, ns=(later, later))
+    findings(run, repo)  # keeps the row of the decision just added with when it was read: too soon to vouch for it
     mark_row(repo, new)
     exits(run("set", "next_action", "Review the queue", cwd=repo))
     assert MARK not in messages(findings(run, repo))  # read again: its row was not aged

@@ -26,7 +26,7 @@ import marshal
 import os
 from collections.abc import Callable, Collection, Iterable
 from itertools import compress
-from operator import itemgetter, not_
+from operator import not_
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -42,7 +42,6 @@ MANY = 64  # more changed files than this: summarizing all of them at once costs
 REBASE = 256  # more files taken in since the whole part was kept than this: keep the whole part anew
 WHOLE = "|whole"  # the key of a view's whole part: the key of its small part and this
 NAMES = "|names"  # the key of the names of the whole part's files, kept beside it (`Kept.journaled`)
-_CTIME_OF = itemgetter(4)  # of an identity (cache.IDENTITY)
 
 Row = TypeVar("Row")  # what a view keeps of each of its first records
 
@@ -183,7 +182,7 @@ class Kept(Generic[Row]):
             # file in its place) sets its ctime to the time it is made. Every file of the whole part was older than
             # the cutoff then; those taken in since, newer (else they were in it), so only a digest of the whole
             # part's size tells whether they are exactly the old ones.
-            ctimes = list(map(_CTIME_OF, identities))
+            ctimes = list(map(watched.CTIME, identities))
             old = [ctime <= cutoff for ctime in ctimes]
             same = list(compress(names, old))
             if len(same) == self.based and self.digest == digest(same, compress(ctimes, old)):
@@ -381,7 +380,7 @@ class Kept(Generic[Row]):
             if len(held) != len(known):
                 return  # cannot happen (every file kept is one scanned): keep nothing rather than a wrong digest
             ids = [known[name] for name in held]
-            self.since, self.digest = seen, digest(held, map(_CTIME_OF, ids))
+            self.since, self.digest = seen, digest(held, map(watched.CTIME, ids))
             self.based, self.based_left_out = len(known), len(self.left_out)
             # Format 2: no reference bookkeeping, far cheaper. The whole part first: a small part naming it after
             # a crash between the two would otherwise name one that is not there.

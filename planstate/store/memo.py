@@ -26,8 +26,6 @@ import marshal
 import os
 import stat
 import time
-from itertools import compress
-from operator import itemgetter, or_
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -39,7 +37,6 @@ from planstate.store.cache import RACY_NS
 
 VERSION = 3  # bump whenever what a memo holds, or how its key is made, changes
 MISS = object()
-_MTIME, _CTIME = itemgetter(3), itemgetter(4)  # of an identity
 Listings = dict[str, watched.Entries]  # a folder's entries and their identities, by its path
 
 
@@ -137,19 +134,13 @@ def _tree(
 def _recent(folder: str, entries: watched.Entries, since: int) -> list[str]:
     """The regular files of a folder changed after `since` (ns), by path."""
     if entries.again is not None and entries.older <= since:  # only those looked at again or fresh can be recent
-        return [
-            f"{folder}{os.sep}{name}"
-            for name, (mode, identity) in entries.lookup([*entries.again, *entries.fresh]).items()
-            if stat.S_ISREG(mode) and (_MTIME(identity) > since or _CTIME(identity) > since)
-        ]
-    listing = entries.listing
-    mtimes, ctimes = map(_MTIME, listing.identities), map(_CTIME, listing.identities)
-    newer = map(or_, map(since.__lt__, mtimes), map(since.__lt__, ctimes))  # whole columns in C: no step per entry
-    return [
-        f"{folder}{os.sep}{name}"
-        for name, mode in compress(zip(listing.names, listing.modes, strict=True), newer)
-        if stat.S_ISREG(mode)
-    ]
+        found = entries.lookup([*entries.again, *entries.fresh])
+        names, modes, identities = list(found), [mode for mode, _ in found.values()], [i for _, i in found.values()]
+    else:
+        listing = entries.listing
+        names, modes, identities = listing.names, listing.modes, listing.identities
+    newer = watched.changed_after(list(zip(names, modes, strict=True)), identities, since)
+    return [f"{folder}{os.sep}{name}" for name, mode in newer if stat.S_ISREG(mode)]
 
 
 def _code(parts: list[bytes], recent: list[str], since: int) -> bool:
