@@ -166,48 +166,41 @@ class Entries:
         return self.listing.identities
 
     def lookup(self, names: list[str]) -> dict[str, Entry]:
-        """The mode and stat identity of each of `names` that is an entry (the changes first, then those kept whole:
-        no copy of every entry)."""
+        """The mode and stat identity of each of `names` that is an entry (the changes first, then those kept whole,
+        found where they are kept: no object made of every entry)."""
         if not names:
             return {}
         if self._listing is None and self._base is None and self._body is not None:
-            return self._packed_lookup(names)
-        listing = self._listing or self._kept()
-        changes = self.changes if self._listing is None else {}
-        index_of = _indexer(listing.names, len(names))
+            changes, entry_of = self.changes, self._packed_entry
+        else:
+            listing = self._listing or self._kept()
+            changes = self.changes if self._listing is None else {}
+            index_of = _indexer(listing.names, len(names))
+
+            def entry_of(name: str) -> Entry | None:
+                index = index_of(name)
+                return None if index is None else (listing.modes[index], listing.identities[index])
+
         found: dict[str, Entry] = {}
         for name in names:
-            if name in changes:
-                entry = changes[name]
-                if entry is not None:
-                    found[name] = entry
-                continue
-            index = index_of(name)
-            if index is not None:
-                found[name] = listing.modes[index], listing.identities[index]
+            entry = changes[name] if name in changes else entry_of(name)
+            if entry is not None:
+                found[name] = entry
         return found
 
-    def _packed_lookup(self, names: list[str]) -> dict[str, Entry]:
-        """`lookup` in the entries kept whole as they are kept: each name searched in their joined names, its entry
-        unpacked alone (no entry made of the other 10,000)."""
+    def _packed_entry(self, name: str) -> Entry | None:
+        """The entry `name` among those kept whole as they are kept: searched in their joined names, unpacked alone.
+        Raises OSError when they cannot be read."""
         held, packed = self._body or ("", b"")
-        found: dict[str, Entry] = {}
-        for name in names:
-            if name in self.changes:
-                entry = self.changes[name]
-                if entry is not None:
-                    found[name] = entry
-                continue
-            at = held.find(f"\0{name}\0")
-            if at < 0:
-                continue
-            index = held.count("\0", 0, at)  # the NULs before it: one begins each name
-            try:
-                unpacked = _PACKED.unpack_from(packed, index * _PACKED.size)
-            except struct.error:
-                raise OSError("a kept listing cannot be read") from None
-            found[name] = _MODE_OF(unpacked), _IDENTITY_OF(unpacked)
-        return found
+        at = held.find(f"\0{name}\0")
+        if at < 0:
+            return None
+        index = held.count("\0", 0, at)  # the NULs before it: one begins each name
+        try:
+            unpacked = _PACKED.unpack_from(packed, index * _PACKED.size)
+        except struct.error:
+            raise OSError("a kept listing cannot be read") from None
+        return _MODE_OF(unpacked), _IDENTITY_OF(unpacked)
 
 
 def _indexer(names: list[str], asked: int) -> Callable[[str], int | None]:

@@ -76,7 +76,7 @@ def scanned(names: list[str], identities: list[Identity]) -> tuple[list[str], li
 def record_names(names: list[str]) -> list[str]:
     """The names of record files among a folder's `names` (`recordfiles.is_record_name`), found by searches in C
     over all of them: a folder of records holds few other names (`.gitkeep`), and a loop costs a millisecond."""
-    joined = "\0" + "\0".join(names) + "\0"
+    joined = watched.joined(names)
     hidden: list[str] = []
     at = joined.find("\0.")
     while at >= 0:
@@ -387,7 +387,7 @@ class Kept(Generic[Row]):
             whole = (self.FORMAT, self.digest, known, sorted(self.left_out))
             ctx.keep_view(self.key + WHOLE, marshal.dumps(whole, 2))
             # One string, searched in C: whether a file the journal names is one of the whole part (`journaled`).
-            ctx.keep_view(self.key + NAMES, marshal.dumps((self.digest, "\0" + "\0".join(held) + "\0"), 2))
+            ctx.keep_view(self.key + NAMES, marshal.dumps((self.digest, watched.joined(held)), 2))
             small = (self.FORMAT, seen, self.digest, self.based, self.based_left_out, {}, [], first)
         else:
             taken = (self.identities, sorted(self.left_out))
