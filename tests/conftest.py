@@ -72,7 +72,33 @@ def run(tmp_path: Path, request: pytest.FixtureRequest) -> Callable[..., subproc
 
 # ---------------------------------------------------------------------------- workspace fixtures
 
-PINNED_NOW = "2026-01-01T00:00:00Z"
+PINNED_NOW = "2026-01-01T00:00:00Z"  # when the `project` fixture's workspace was made
+# What "now" is for every test, unless a test sets PLANSTATE_NOW itself: the clock seam (core/clock.py), so no
+# verdict depends on today's date. It lies after every date the builders write (tests/builders.T0 and what follows
+# it); a test that needs a date newer than anything on disk takes it from `newest_date()`.
+NOW = "2026-11-20T12:00:00Z"
+
+
+@pytest.fixture(autouse=True)
+def _pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test runs at the fixed instant NOW, in process and in every command it starts."""
+    monkeypatch.setenv("PLANSTATE_NOW", NOW)
+
+
+@pytest.fixture
+def real_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The machine's clock instead of NOW, for the few tests of a process that must see time pass (a watcher that
+    finds a session going stale while it runs); each such line says `real clock` (tests/test_clock_seam.py)."""
+    monkeypatch.delenv("PLANSTATE_NOW")
+
+
+def newest_date(days: int = 1) -> str:
+    """A date (YYYY-MM-DD) `days` after the clock's today: newer than any date a command or a builder wrote."""
+    from datetime import timedelta
+
+    from planstate.core import clock
+
+    return (clock.now() + timedelta(days=days)).date().isoformat()
 
 
 def _init_demo(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -101,7 +127,7 @@ def _project_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _project_template: Path) -> Path:
     """A project folder in tmp_path with a fresh `.planning/` (three phases, clock pinned at creation)."""
     folder = tmp_path / "proj"
-    if any(n.startswith("PLANSTATE_") for n in os.environ):  # a setting init may read: make it for real
+    if any(n.startswith("PLANSTATE_") and n != "PLANSTATE_NOW" for n in os.environ):  # a setting init reads
         folder.mkdir()
         _init_demo(folder, monkeypatch)
     else:  # new files (times of now), as init writes them

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from builders import blocker, decision, write_record
-from conftest import Run, exits, state_file
+from conftest import Run, exits, newest_date, state_file
 from test_cache import same_size_edit
 
 from planstate import Workspace
@@ -52,7 +52,7 @@ def test_decisions_from_a_kept_head_follow_adds_hand_edits_and_removals(run: Run
     assert "Second added" in region(project, "decisions")
     assert "17 older decisions" in region(project, "decisions")
     # An old decision, not among those shown, edited by hand (same size, mtime set back) to be the newest.
-    same_size_edit(paths[0], "date: 2026-11-01", "date: 2026-12-01")
+    same_size_edit(paths[0], "date: 2026-11-01", f"date: {newest_date()}")
     add(project, "Third added")
     clean(run, project)
     shown = region(project, "decisions")
@@ -156,7 +156,7 @@ def test_a_write_keeps_only_the_small_part_and_a_lost_whole_part_makes_the_head_
     # The whole part lost, and an old decision edited by hand (same size, mtime set back) to be the newest: the
     # small part alone cannot say which file changed, so the head is made anew.
     drop_view(project, "decisions:decisions|whole")
-    same_size_edit(paths[0], "date: 2026-11-01", "date: 2026-12-01")
+    same_size_edit(paths[0], "date: 2026-11-01", f"date: {newest_date()}")
     add(project, "Third added")
     clean(run, project)
     shown = region(project, "decisions")

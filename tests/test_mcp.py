@@ -508,7 +508,7 @@ def test_a_retry_key_is_looked_for_only_among_the_last_days_records(
     ws = Workspace.find(project, actor=ACTOR)
     first = ws.decision.add(context="C", decision="D", reason="R", request_id="k")
     assert ws.decision.add(context="C", decision="D", reason="R", request_id="k").id == first.id
-    old = ids.new_id("decision", time.time() - 2 * 24 * 3600)  # as if the first call was made two days ago
+    old = ids.new_id("decision", time.time() - 2 * 24 * 3600)  # real clock: ids carry it; two days ago
     first.path.rename(first.path.with_name(first.path.name.replace(first.id, old)))
     renamed = next(first.path.parent.glob(f"{old}-*.md"))
     renamed.write_text(renamed.read_text(encoding="utf-8").replace(first.id, old), encoding="utf-8")

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from builders import blocker, decision, session, write_record
-from conftest import Run, exits, json_data
+from conftest import Run, exits, json_data, newest_date
 from gitutil import commit_all, git, new_repo
 from test_cache import CACHE, same_size_edit
 
@@ -106,7 +106,7 @@ def test_a_kept_page_follows_adds_hand_edits_and_removals(run: Run, project: Pat
     assert listed(project, limit=5)[3][-1]["title"] == "Added through the CLI"
     same_as_cold(project, limit=5)
     # An old decision, far from the page, edited by hand (same size, mtime set back) to be the newest.
-    same_size_edit(paths[0], "date: 2026-11-01", "date: 2026-12-01")
+    same_size_edit(paths[0], "date: 2026-11-01", f"date: {newest_date()}")
     shown = same_as_cold(project, limit=5)
     assert shown[-1] == paths[0].stem
     # A decision on the page edited by hand to leave the accepted ones (same size), then superseded (longer).
@@ -189,7 +189,7 @@ def test_a_lost_whole_part_makes_the_page_anew(project: Path) -> None:
     same_as_cold(project, limit=3)
     with sqlite3.connect(project / CACHE) as db:
         assert db.execute("DELETE FROM views WHERE key LIKE 'list:%|whole'").rowcount == 1
-    same_size_edit(paths[0], "date: 2026-11-01", "date: 2026-12-01")  # the digest no longer vouches: it is needed
+    same_size_edit(paths[0], "date: 2026-11-01", f"date: {newest_date()}")  # the digest no longer vouches: it is needed
     assert same_as_cold(project, limit=3)[-1] == paths[0].stem
     with sqlite3.connect(project / CACHE) as db:
         db.execute("UPDATE views SET body = X'00' WHERE key LIKE 'list:%'")  # unreadable: as if none were kept

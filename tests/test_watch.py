@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import json_error, planstate_command, state_file
 from watching import TIMEOUT, WatchProcess
 
@@ -190,6 +191,7 @@ def test_files_of_the_resume_context_are_watched(watch: Callable[..., WatchProce
     watcher.wait_event("cleared", "missing-file")
 
 
+@pytest.mark.usefixtures("real_clock")
 def test_stale_sessions_are_found_without_any_file_changing(watch: Callable[..., WatchProcess], project: Path) -> None:
     record = project / ".planning" / "sessions" / "ses-1b2k9qx7m4fa-worker.md"
     record.write_text(
@@ -201,7 +203,7 @@ def test_stale_sessions_are_found_without_any_file_changing(watch: Callable[...,
     beats.mkdir(parents=True)
     heartbeat = beats / "ses-1b2k9qx7m4fa"
     heartbeat.write_text("")
-    tomorrow = time.time() + 24 * 3600
+    tomorrow = time.time() + 24 * 3600  # real clock: the watcher's timer must see the heartbeat go stale
     os.utime(heartbeat, (tomorrow, tomorrow))  # fresh however long the watcher takes to start on a busy machine
     watcher = watch("--stale-after", "2s", "--interval", "0.5")
     assert not any(e.get("code") == "stale-session" for e in watcher.seen)
@@ -273,10 +275,11 @@ def test_watch_api_reports_through_a_callback(project: Path) -> None:
 # ---------------------------------------------------------------------------- review fixes
 
 
+@pytest.mark.usefixtures("real_clock")
 def test_a_stale_session_is_found_once_while_its_age_grows(watch: Callable[..., WatchProcess], project: Path) -> None:
     from datetime import UTC, datetime, timedelta
 
-    started = (datetime.now(UTC) - timedelta(seconds=20)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    started = (datetime.now(UTC) - timedelta(seconds=20)).strftime("%Y-%m-%dT%H:%M:%SZ")  # real clock: age grows
     record = project / ".planning" / "sessions" / "ses-1b2k9qx7m4fa-worker.md"
     record.write_text(
         f"---\nschema_version: 1\nid: ses-1b2k9qx7m4fa\nagent: worker\nstatus: active\nstarted: {started}\n---\n"

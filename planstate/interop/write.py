@@ -9,9 +9,10 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from planstate.core import clock
 from planstate.interop.plan import Plan, Planned, Unmapped
 from planstate.model.kinds import RECORD_FOLDERS, to_json
 
@@ -221,13 +222,13 @@ def _plan_actions(
     phases = f"{len(planned.phases)} phase{'s' if len(planned.phases) != 1 else ''}, {lifecycle['state']}"
     if target.initiative is None:
         new = {"schema_version": 1, "initiative": target.slug, "title": planned.title, "lifecycle": {"state": "paused"}}
-        _apply(new, planned, lifecycle, datetime.now(UTC), ctx.actor)
+        _apply(new, planned, lifecycle, clock.now(), ctx.actor)
         _refuse_invalid("state", new, planned.origin)
         result.actions.append(Action("create", "initiative", target.slug, planned.title, phases))
     else:
         data = ctx.cached_data(target.initiative.state_path)
         new = copy.deepcopy(data)
-        _apply(new, planned, lifecycle, datetime.now(UTC), ctx.actor)
+        _apply(new, planned, lifecycle, clock.now(), ctx.actor)
         action = "unchanged" if same(_comparable(data), _comparable(new)) else "update"
         if action == "update":
             _refuse_read_only(ctx, target.initiative, data)
