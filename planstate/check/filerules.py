@@ -123,10 +123,15 @@ def unknown(found: FileRead) -> list[Finding]:
     if found.mapping is None:
         return []
     out: list[Finding] = []
+    free: dict[tuple[Any, ...], list[str]] = {}  # per mapping: the fields it lacks, made once however many keys
     for segments, model in unknown_keys(KINDS[found.kind], found.data):
         name = shown_path(segments, found.data)
         message = f"{name} is not a field of the format; planstate keeps it"
-        typo = closest(str(segments[-1]), [f for f in model.fields if f not in _present(found.data, segments[:-1])])
+        parent = segments[:-1]
+        if parent not in free:
+            present = _present(found.data, parent)
+            free[parent] = [f for f in model.fields if f not in present]
+        typo = closest(str(segments[-1]), free[parent])
         if typo is not None:
             hint = f"did you mean {shown_path((*segments[:-1], typo), found.data)}? rename it if it is a typo"
         else:
