@@ -14,11 +14,7 @@ CPU time grows, which a busy machine disturbs far less than the wall-clock time 
 Each row prints its goal and the growth from the smallest workspace to the largest.
 
     python benchmarks/scale.py FOLDER [--sizes 11,2000,17000] [--runs 5] [--slow-runs 1] [--json]
-                                      [--only NAME,...] [--no-gsd] [--gsd-install FOLDER] [--git] [--watched]
-
-With --watched, `planstate watch --no-check` serves each workspace while its commands run, as for a user who keeps
-a watcher running: its journal tells a command which files changed since it last looked (core/watched.py), so no
-command looks at every record file. Without it, every figure is that of commands on their own.
+                                      [--only NAME,...] [--no-gsd] [--gsd-install FOLDER] [--git]
 
 With --git, each workspace is a git repository as a user who followed the docs has one (`planstate git
 install`, everything committed once, the benchmark's own writes left uncommitted), so the git calls of
@@ -38,7 +34,7 @@ and ended: a list runs right after a write to its folder, as `decision list` doe
 phase added at the end (so a pending phase is always left to start and the initiative never completes; the current
 phase is completed), `check, warm` and `validate, warm` a run of the same command (warm means nothing changed since
 it last ran), `check, cold` and `validate, cold` the cache set aside (put back after the run: the rows after them
-run with the cache they had, as in use, not rebuilding every kept view), `check, after a write` a `decision add`
+run with the store they had, as in use, not rebuilding it), `check, after a write` a `decision add`
 (which changes STATE.md and one record folder: the check judges again only what changed). Every round then measures
 the same thing, and the workspace stays as `planstate check` wants it.
 """
@@ -64,7 +60,7 @@ from cli_latency import ENV, compile_package, planstate_command  # noqa: E402
 
 FLOOR_ONE = "import sys, yaml\nyaml.load(open(sys.argv[1], 'rb').read().split(b'---', 2)[1], Loader=yaml.CSafeLoader)\n"
 # What any command pays to know that no file changed behind its back: list every planning folder and lstat every
-# entry through the folder's descriptor, as planstate's scans do (store/memo.py, store/kept.py), reading nothing.
+# entry through the folder's descriptor, as planstate's scan does (store/scan.py), reading nothing.
 # With a second argument, that record folder only (not its subfolders), as a command over one kind scans it.
 FLOOR_STAT = (
     "import os, sys\n"
@@ -262,20 +258,6 @@ def run_once(cmd: list[str], cwd: Path) -> tuple[float, float, float]:
     return elapsed, usage.ru_maxrss / 1024, (usage.ru_utime + usage.ru_stime) * 1000
 
 
-def watcher(project: Path) -> subprocess.Popen[bytes]:
-    """`planstate watch --no-check` serving the workspace, once it says it serves the journal."""
-    process = subprocess.Popen(
-        [*planstate_command(), "watch", "--no-check", "--json"], cwd=project, stdout=subprocess.PIPE, env=ENV
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    ready = json.loads(line) if line.startswith(b"{") else {}
-    if ready.get("event") != "ready" or not ready.get("journal"):
-        process.terminate()
-        raise SystemExit(f"the watcher in {project} did not start: {line.decode(errors='replace')}")
-    return process
-
-
 def first_decision(project: Path) -> str:
     """The whole id of the oldest decision (its file name starts with it, then `-` and its title's slug): a prefix
     would be checked against every decision's id, as a short id must be."""
@@ -407,7 +389,6 @@ def main() -> int:
     parser.add_argument("--no-gsd", action="store_true", help="skip the side-by-side run against GSD")
     parser.add_argument("--gsd-install", type=Path, help="a folder where get-shit-done-cc is installed already")
     parser.add_argument("--git", action="store_true", help="measure in git repositories set up as the docs say")
-    parser.add_argument("--watched", action="store_true", help="measure with `planstate watch --no-check` running")
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
     ENV.update({"PLANSTATE_NOW": NOW, "PLANSTATE_ACTOR": "bench"})
@@ -419,13 +400,7 @@ def main() -> int:
             in_git(args.folder / str(size))
     names = chosen(args.only)
     compile_package()
-    watchers = [watcher(args.folder / str(size)) for size in sizes] if args.watched else []
-    try:
-        figures = measure(args.folder, sizes, args.runs, args.slow_runs, names)
-    finally:
-        for process in watchers:
-            process.terminate()
-            process.wait(timeout=30)
+    figures = measure(args.folder, sizes, args.runs, args.slow_runs, names)
     if args.json:
         print(json.dumps({name: {str(s): v for s, v in row.items()} for name, row in figures.items()}, indent=2))
     else:

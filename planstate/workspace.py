@@ -388,11 +388,9 @@ class Workspace:
         interval: float | None = None,
         debounce: float | None = None,
         stop: threading.Event | None = None,
-        checks: bool = True,
     ) -> None:
-        """Watch the workspace and call `emit` with an event per finding that appears or clears, until `stop` is set;
-        meanwhile serve the journal that spares other commands an `lstat` of every record file (core/watched.py).
-        `checks=False` serves the journal alone."""
+        """Watch the workspace and call `emit` with an event per finding that appears or clears, until `stop` is
+        set."""
         import threading
 
         from planstate.check import watch
@@ -405,7 +403,6 @@ class Workspace:
             stale_after=STALE_AFTER if stale_after is None else stale_after,
             interval=watch.INTERVAL if interval is None else interval,
             debounce=watch.DEBOUNCE if debounce is None else debounce,
-            checks=checks,
         ).run(stop or threading.Event())
 
     # ------------------------------------------------------------ git

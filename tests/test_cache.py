@@ -1,5 +1,6 @@
-"""The front-matter cache and the record index are caches: deleting them, a hand edit that keeps size and mtime, a
-`git checkout` and a merge behind planstate's back never make a command answer from stale data."""
+"""The store (store/cache.py: one SQLite file of what planstate read from the planning files) is a cache: deleting
+it, a hand edit that keeps size and mtime, a `git checkout` and a merge behind planstate's back never make a command
+answer from stale data."""
 
 from __future__ import annotations
 
@@ -16,19 +17,23 @@ from hypothesis import strategies as st
 
 from planstate import Workspace
 from planstate.core.errors import PlanstateError
-from planstate.store.cache import VERSION, FrontMatterCache
+from planstate.store.cache import NAME, VERSION, Store
 from planstate.text import parser
 from planstate.text.document import Document
 from planstate.text.plaindata import same
 
-CACHE = Path(".planning") / ".local" / "cache" / f"front-matter-v{VERSION}.sqlite"
+CACHE = Path(".planning") / ".local" / "cache" / f"{NAME}-v{VERSION}.sqlite"
 
 
 def age_the_cache(project: Path) -> int:
-    """Make every cached identity trusted on its own, as if it had been read long after each file last changed
-    (the cache trusts an identity only once it is older than the filesystem's timestamp tick); return the rows."""
+    """Make every kept identity trusted on its own, as if it had been read long after each file last changed (the
+    store trusts an identity only once it is older than the filesystem's timestamp tick), and so no folder's row
+    names a file as too recent; return the rows (none without a store)."""
+    if not (project / CACHE).is_file():
+        return 0
     with sqlite3.connect(project / CACHE) as db:
         db.execute("UPDATE files SET seen = seen + 3600000000000 WHERE dev IS NOT NULL")
+        db.execute("UPDATE folders SET recent = '[]'")
         return int(db.execute("SELECT count(*) FROM files WHERE dev IS NOT NULL").fetchone()[0])
 
 
@@ -107,22 +112,20 @@ def test_a_recent_row_vouches_for_its_summary_only_while_the_bytes_have_its_dige
     identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
     def doctor(digest: str | None) -> None:
-        """Give the file's row its current identity and a summary calling the decision superseded."""
+        """Give the file's row its current identity, and a summary and status calling the decision superseded."""
         with sqlite3.connect(project / CACHE) as db:
-            ((key, summary, real),) = db.execute(
-                "SELECT key, summary, digest FROM files WHERE key LIKE ?", (f"%decisions/{path.name}",)
+            ((key, summary, status, real),) = db.execute(
+                "SELECT key, summary, status, digest FROM files WHERE key LIKE ?", (f"%decisions/{path.name}",)
             ).fetchall()
             wrong = summary.replace('"accepted"', '"superseded"')
-            assert wrong != summary
+            assert wrong != summary and status == "accepted"
             db.execute(
-                "UPDATE files SET dev = ?, ino = ?, size = ?, mtime = ?, ctime = ?, summary = ?, digest = ? "
-                "WHERE key = ?",
-                (*identity, wrong, digest or real, key),
+                "UPDATE files SET dev = ?, ino = ?, size = ?, mtime = ?, ctime = ?, summary = ?, status = ?, "
+                "digest = ? WHERE key = ?",
+                (*identity, wrong, "superseded", digest or real, key),
             )
 
     def listed() -> list[str]:
-        with sqlite3.connect(project / CACHE) as db:  # the kept list pages would summarize the file from its data
-            db.execute("DELETE FROM views WHERE key LIKE 'list:%'")
         found = json_data(exits(run("decision", "list", "--json", cwd=project)))["decisions"]
         return [d["id"] for d in found]
 
@@ -279,25 +282,30 @@ def test_a_cold_read_of_many_records_in_two_processes_finds_what_one_finds(run: 
 
 
 def test_what_a_cold_read_keeps_of_the_records_it_judged_is_what_their_rows_give(project: Path) -> None:
-    """A cold read in two processes decodes only the other process's rows: for the records it judged itself it
-    keeps their facts and summary, which must be exactly what their saved rows decode to (dates, lists, nulls)."""
+    """Each process of a cold read judges its records and saves their rows; a later check takes a clean record's facts
+    and summary from its row (reader._decoded) instead of reading it: what each clean one's saved row decodes to is
+    exactly what reading the file gives (dates, lists, nulls), and the one with a finding is not marked clean."""
     from planstate.check.filerules import judge
-    from planstate.check.reader import Reader, _decoded
+    from planstate.check.reader import CLEAN, Reader, _decoded
+    from planstate.store import recordfiles
 
     extra = [{"supersedes": None, "phase": 2}, {"alternatives": ["a", "b"], "reversible": True}, {"by": "x"}, {}]
     paths = [write_record(project, "decision", decision(i, **extra[i % 4])) for i in range(8)]
     paths.append(write_record(project, "decision", {**decision(8), "status": "accepte!"}))  # has a finding
     ctx = Workspace.find(project).ctx
-    reader, kept = Reader(ctx), {}
+    reader = Reader(ctx)
     folder = paths[0].parent
-    reader._judge_all(folder, "decision", [path.name for path in paths], lambda read: judge(ctx, read), kept)
+    reader._judge_all(folder, "decision", [path.name for path in paths], lambda read: judge(ctx, read))
     assert ctx.save_cache()
-    assert sorted(kept) == sorted(path.name for path in paths[:8])  # the clean ones
-    rows = ctx.cached_rows(folder)
-    for name, pair in kept.items():
-        row = rows[ctx.cache_key(folder / name)]
-        [decoded] = _decoded([(0, name, row.identity, row.facts, row.summary)])
-        assert decoded is not None and same(pair[0], decoded[0]) and pair[1] == decoded[1], name
+    rows = Store(project / CACHE.parent).select(ctx.cache_key(folder) + "/", "name, clean, facts, summary")
+    clean = {name: (facts, summary) for name, marked, facts, summary in rows if marked == CLEAN}
+    assert sorted(clean) == sorted(path.name for path in paths[:8])  # the clean ones
+    for name, (facts, summary) in clean.items():
+        [decoded] = _decoded([(0, name, (0, 0, 0, 0, 0), facts, summary)])
+        data = Document.from_bytes((folder / name).read_bytes(), name).data
+        expected = recordfiles.summarize("decision", folder / name, data)
+        assert decoded is not None and expected is not None, name
+        assert same(decoded[0], recordfiles.facts(data)) and decoded[1] == list(expected[2:]), name
 
 
 # ---------------------------------------------------------------------------- the fast read path
@@ -309,8 +317,8 @@ CORPUS_FILES = sorted(p for p in CORPUS.rglob("*") if p.suffix in (".md", ".mark
 @settings(max_examples=40)
 @given(st.sampled_from(CORPUS_FILES))
 def test_cached_data_is_the_round_trip_parsers_data(path: Path) -> None:
-    """What a read answers from the cache (stored, then read back from the database by a new process's cache)
-    is exactly what the round-trip parser gives for the same bytes."""
+    """What a read answers from the store (stored, then read back from the database by a new process's store) is
+    exactly what the round-trip parser gives for the same bytes."""
     import tempfile
 
     raw = path.read_bytes()
@@ -319,14 +327,14 @@ def test_cached_data_is_the_round_trip_parsers_data(path: Path) -> None:
     except PlanstateError:
         return  # a file planstate refuses is never cached
     with tempfile.TemporaryDirectory() as folder:
-        first = FrontMatterCache(Path(folder), "front-matter")
+        first = Store(Path(folder))
         first.get(raw, "x.md", lambda data: Document.from_bytes(data, path.name).data)
         first.save()
         first.close()
-        again = FrontMatterCache(Path(folder), "front-matter")
+        again = Store(Path(folder))
 
         def refuse(data: bytes) -> None:
-            raise AssertionError("parsed again: the cache should have answered")
+            raise AssertionError("parsed again: the store should have answered")
 
         cached = None
         try:
@@ -489,20 +497,25 @@ def test_status_takes_open_blockers_from_their_facts_and_sees_a_hand_edit_of_one
     assert stopped() == ("blocked", ["Blocker NUMBER 0", "Blocker number 1"])
 
 
-def test_cached_facts_answer_only_for_files_whose_identity_vouches_for_their_row(run: Run, project: Path) -> None:
+def test_kept_facts_answer_only_for_files_whose_identity_vouches_for_their_row(run: Run, project: Path) -> None:
+    """The facts kept of a record (store/folders.facts_of) answer for it only while its stat identity vouches for its
+    row: not for a row read within the timestamp tick of the file's change, nor after a same-size edit or a
+    deletion."""
+    from planstate.store.folders import facts_of
+
     paths = [write_record(project, "blocker", blocker(i)) for i in range(3)]
     folder, names = paths[0].parent, [p.name for p in paths]
     later = time.time_ns() + 1_800_000_000_000  # changed half an hour from now, as a busy machine sees it: too recent
     for path in paths:
         os.utime(path, ns=(later, later))
     exits(run("check", "--fix", cwd=project))
-    assert Workspace.find(project).ctx.cached_facts(folder, names) == {}  # rows read "just after" the change
+    assert facts_of(Workspace.find(project).ctx, folder, names) == {}  # rows read "just after" the change
     age_the_cache(project)
-    facts = Workspace.find(project).ctx.cached_facts(folder, names)
+    facts = facts_of(Workspace.find(project).ctx, folder, names)
     assert [facts[name]["status"] for name in names] == ["active"] * 3 and "title" not in facts[names[0]]
     same_size_edit(paths[1], "status: active", "status: resolv")
     paths[2].unlink()
-    assert list(Workspace.find(project).ctx.cached_facts(folder, names)) == [names[0]]
+    assert list(facts_of(Workspace.find(project).ctx, folder, names)) == [names[0]]
 
 
 def test_resume_judges_blockers_from_their_facts_and_shows_them_whole(run: Run, project: Path) -> None:
@@ -552,9 +565,11 @@ def test_resume_shows_the_newest_decisions_from_their_summaries_and_sees_hand_ed
 
 def test_the_brief_takes_the_same_records_from_the_checks_reads_as_from_the_cache(run: Run, project: Path) -> None:
     """The brief takes a folder's records from the checks' reads when they read it, else from the cache's
-    summaries and facts (a findings-memo hit reads none): both give the same summaries and facts."""
+    summaries and facts, or from queries over the store's rows (a findings-memo hit reads none): each gives the same
+    summaries and facts, and the same part of the brief."""
     from planstate.check.checks import STALE_AFTER, Checker
     from planstate.report import brief
+    from planstate.store import folders
     from planstate.store.recordfiles import FACTS
 
     add_decisions(project, 4)
@@ -573,3 +588,7 @@ def test_the_brief_takes_the_same_records_from_the_checks_reads_as_from_the_cach
         items = [brief._with_facts(ctx, found[0], found[2]) for found in (from_reads, from_cache)]
         facts = [[(i.id, {k: v for k, v in i.data.items() if k in FACTS}) for i in each] for each in items]
         assert facts[0] == facts[1]
+        vouched = folders.vouch(ctx, ctx.target.folder(kind), kind)
+        assert vouched is not None and checker.now is not None
+        part = brief._PARTS[kind](ctx, ctx.target, dict(checker.records.items()), checker.now)
+        assert brief._FROM_STORE[kind](ctx, vouched) == part

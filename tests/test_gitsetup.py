@@ -402,11 +402,12 @@ def test_the_check_memo_keeps_the_names_of_the_files_only_while_a_driver_is_miss
     finds what a check without memo finds."""
     import json
 
-    from planstate.store import memo
+    from planstate.store.cache import Store
 
     def kept_names() -> object:
-        body = memo.path(repo / ".planning", "check").read_bytes().split(b"\n", 1)[1]
-        return json.loads(body)["names"]
+        kept = Store(repo / ".planning" / ".local" / "cache").memo("check")
+        assert kept is not None
+        return json.loads(kept.body)["names"]
 
     exits(run("git", "install", cwd=repo))
     exits(run("check", cwd=repo, env=ENV))

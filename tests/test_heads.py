@@ -1,9 +1,10 @@
-"""The kept head of a record folder (store/heads.py): a region rendered from it is the region every summary gives.
+"""A region's head from the store (store/folders.head: its first records and counts, queried from the rows a scan
+of the folder vouched for): a region a write renders from it is the region every summary gives.
 
-`planstate check` renders the regions from every record it reads (no kept head), so a clean check after each
-change says the head a write rendered from was right. The head keeps only identities older than the
-filesystem's timestamp tick; these tests set that tick to nothing (`RACY_NS`, the one seam), so what a write
-keeps is what the next write trusts, as it would be two seconds later.
+`planstate check` renders the regions from every record it reads, so a clean check after each change says the head
+a write rendered from was right. The store trusts only identities older than the filesystem's timestamp tick; these
+tests set that tick to nothing (`RACY_NS`, the one seam), so what a write keeps is what the next write trusts, as
+it would be two seconds later.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 from builders import blocker, decision, write_record
 from conftest import Run, exits, newest_date, state_file
-from test_cache import same_size_edit
+from test_cache import CACHE, same_size_edit
 
 from planstate import Workspace
 from planstate.store import cache
@@ -24,7 +25,7 @@ from planstate.store import cache
 
 @pytest.fixture(autouse=True)
 def _no_tick(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cache, "RACY_NS", 0)  # cache.settled: kept heads take in files as soon as they are written
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # cache.settled: the store trusts files as soon as they are written
 
 
 def region(project: Path, name: str) -> str:
@@ -42,9 +43,9 @@ def add(project: Path, what: str) -> None:
     Workspace.find(project).decision.add(context="c", decision=what, reason="r")
 
 
-def test_decisions_from_a_kept_head_follow_adds_hand_edits_and_removals(run: Run, project: Path) -> None:
+def test_decisions_from_the_store_follow_adds_hand_edits_and_removals(run: Run, project: Path) -> None:
     paths = [write_record(project, "decision", decision(i)) for i in range(25)]
-    Workspace.find(project).render()  # keeps the head
+    Workspace.find(project).render()  # keeps the rows
     clean(run, project)
     add(project, "First added")
     add(project, "Second added")
@@ -63,7 +64,7 @@ def test_decisions_from_a_kept_head_follow_adds_hand_edits_and_removals(run: Run
     clean(run, project)
     assert "Decision number 0" not in region(project, "decisions")
     assert "18 older decisions" in region(project, "decisions")
-    # Many of the first ones gone at once: too few are known, so every summary is taken and the head kept anew.
+    # Many of the first ones gone at once: the rows of their files are forgotten.
     for path in sorted((project / ".planning" / "decisions").iterdir())[-12:]:
         path.unlink()
     add(project, "Fifth added")
@@ -87,7 +88,7 @@ def _fifo(paths: list[Path]) -> Callable[[], None]:
 @pytest.mark.parametrize(
     ("spoil", "said"), [(_invalid, "region decisions not rendered"), (_fifo, "not a regular file")]
 )
-def test_a_record_that_cannot_be_shown_blocks_the_region_from_a_kept_head(
+def test_a_record_that_cannot_be_shown_blocks_the_region_from_the_store(
     run: Run, project: Path, spoil: Callable[[list[Path]], Callable[[], None]], said: str
 ) -> None:
     paths = [write_record(project, "decision", decision(i)) for i in range(12)]
@@ -103,7 +104,7 @@ def test_a_record_that_cannot_be_shown_blocks_the_region_from_a_kept_head(
     assert "Unblocked" in region(project, "decisions")
 
 
-def test_blockers_from_a_kept_head_follow_resolutions(run: Run, project: Path) -> None:
+def test_blockers_from_the_store_follow_resolutions(run: Run, project: Path) -> None:
     for i in range(14):
         write_record(project, "blocker", blocker(i))
     Workspace.find(project).render()
@@ -117,7 +118,7 @@ def test_blockers_from_a_kept_head_follow_resolutions(run: Run, project: Path) -
     assert "1 more open blocker in" in text
 
 
-def test_a_deleted_local_folder_rebuilds_the_head(run: Run, project: Path) -> None:
+def test_a_deleted_local_folder_rebuilds_the_store(run: Run, project: Path) -> None:
     for i in range(15):
         write_record(project, "decision", decision(i))
     Workspace.find(project).render()
@@ -127,58 +128,58 @@ def test_a_deleted_local_folder_rebuilds_the_head(run: Run, project: Path) -> No
     assert "6 older decisions" in region(project, "decisions")
 
 
-def views(project: Path) -> dict[str, int]:
-    """The kept heads in the front-matter cache: each key and the size of what it holds."""
+def seen_of(project: Path) -> dict[str, int]:
+    """When the store's row of each decision file was written, by name."""
     import sqlite3
 
-    [path] = (project / ".planning" / ".local" / "cache").glob("front-matter-*.sqlite")
-    with sqlite3.connect(path) as db:
-        return dict(db.execute("SELECT key, length(body) FROM views").fetchall())
+    with sqlite3.connect(project / CACHE) as db:
+        return dict(db.execute("SELECT name, seen FROM files WHERE folder = 'decisions'").fetchall())
 
 
-def drop_view(project: Path, key: str) -> None:
-    """Delete one kept head's part from the cache, as a crash between two writes of it might leave it."""
+def kept_folder_rows(project: Path) -> list[str]:
+    """The record folders the store keeps a row of (what a scan of each vouched for), by key."""
     import sqlite3
 
-    [path] = (project / ".planning" / ".local" / "cache").glob("front-matter-*.sqlite")
-    with sqlite3.connect(path) as db:
-        db.execute("DELETE FROM views WHERE key = ?", (key,))
+    with sqlite3.connect(project / CACHE) as db:
+        return [key for (key,) in db.execute("SELECT key FROM folders WHERE key LIKE 'decisions%' ORDER BY key")]
 
 
-def test_a_write_keeps_only_the_small_part_and_a_lost_whole_part_makes_the_head_anew(run: Run, project: Path) -> None:
+def drop_folder_row(project: Path) -> None:
+    """Delete the decisions' folder row from the store, as a crash between two writes of it might leave it."""
+    import sqlite3
+
+    with sqlite3.connect(project / CACHE) as db:
+        assert db.execute("DELETE FROM folders WHERE key = 'decisions/'").rowcount == 1
+
+
+def test_a_write_writes_only_the_rows_it_changed_and_a_lost_folder_row_costs_only_time(run: Run, project: Path) -> None:
     paths = [write_record(project, "decision", decision(i)) for i in range(25)]
-    Workspace.find(project).render()  # keeps both parts
-    whole = views(project)["decisions:decisions|whole"]
+    Workspace.find(project).render()  # keeps the rows and the folder's
+    before = seen_of(project)
     add(project, "First added")
     add(project, "Second added")
-    assert views(project)["decisions:decisions|whole"] == whole  # only the small part was written again
+    after = seen_of(project)
+    assert len(after) == 27 and {name: after[name] for name in before} == before  # only the new rows were written
     clean(run, project)
-    # The whole part lost, and an old decision edited by hand (same size, mtime set back) to be the newest: the
-    # small part alone cannot say which file changed, so the head is made anew.
-    drop_view(project, "decisions:decisions|whole")
+    # The folder's row lost, and an old decision edited by hand (same size, mtime set back) to be the newest: the
+    # scan has nothing to compare with, so each file's identity is compared with its row's.
+    drop_folder_row(project)
     same_size_edit(paths[0], "date: 2026-11-01", f"date: {newest_date()}")
     add(project, "Third added")
     clean(run, project)
     shown = region(project, "decisions")
     assert shown.index("Decision number 0") < shown.index("Third added")
-    assert "decisions:decisions|whole" in views(project)
+    assert "decisions/" in kept_folder_rows(project)  # kept again
 
 
-def test_files_taken_in_since_are_folded_into_the_whole_part_and_edits_of_them_are_seen(
-    run: Run, project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from planstate.store import kept
-
-    monkeypatch.setattr(kept, "REBASE", 2)
+def test_files_added_since_and_edits_or_renames_of_them_behind_our_back_are_seen(run: Run, project: Path) -> None:
     for i in range(15):
         write_record(project, "decision", decision(i))
     Workspace.find(project).render()
-    whole = views(project)["decisions:decisions|whole"]
     for n in range(4):
         add(project, f"Added {n}")
         clean(run, project)
-    assert views(project)["decisions:decisions|whole"] > whole  # more than REBASE taken in: kept whole again
-    # One taken in since, edited by hand; one of the whole part renamed behind our back (its ctime changes).
+    # One added since, edited by hand; one of the first renamed behind our back (its ctime changes).
     folder = project / ".planning" / "decisions"
     [added] = [p for p in folder.iterdir() if "Added 3" in p.read_text(encoding="utf-8")]
     same_size_edit(added, "status: accepted", "status: rejected")
@@ -200,7 +201,11 @@ def test_files_taken_in_since_are_folded_into_the_whole_part_and_edits_of_them_a
     ],
 )
 def test_record_names_found_by_searching_all_names_at_once_are_those_one_by_one_gives(names: list[str]) -> None:
-    from planstate.store.kept import record_names
-    from planstate.store.recordfiles import is_record_name
+    import stat
 
-    assert record_names(list(names)) == [name for name in names if is_record_name(name)]
+    from planstate.store.recordfiles import is_record_name
+    from planstate.store.scan import Listing
+
+    listed = sorted(names)
+    scanned = Listing(listed, [stat.S_IFREG | 0o644] * len(listed), [(0, i, 0, 0, 0) for i in range(len(listed))])
+    assert scanned.records()[0] == [name for name in listed if is_record_name(name)]

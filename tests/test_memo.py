@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -20,37 +21,38 @@ import pytest
 from builders import decision, write_record
 from conftest import Run, exits, json_data
 from gitutil import commit_all, git, new_repo
-from test_cache import broken_pair, findings, same_size_edit
-from watching import WatchProcess
+from test_cache import CACHE, age_the_cache, broken_pair, findings, same_size_edit
 
 from planstate import Workspace
-from planstate.check import recordmemo
 from planstate.check.memo import ROWS_FROM
-from planstate.store.memo import VERSION
 
 MARK = "made up, so that only the memo can have said it"
 NOW = {"PLANSTATE_NOW": "2026-01-01T00:30:00Z"}  # half an hour after the project's pinned creation
 
 
-def memo_file(project: Path, name: str) -> Path:
-    return project / ".planning" / ".local" / "cache" / f"memo-{name}-v{VERSION}.json"
+def memo_labels(project: Path) -> list[str]:
+    """The labels of the memos the store keeps (none without a store)."""
+    if not (project / CACHE).is_file():
+        return []
+    with sqlite3.connect(project / CACHE) as db:
+        return sorted(label for (label,) in db.execute("SELECT key FROM memos"))
 
 
 def mark(project: Path, name: str = "check", *, code: str = "unknown-key", recent: str | None = None) -> None:
-    """Add a made-up finding of `code` (or a problem) to the memo `name`: an answer that holds it came from the memo.
-    With `recent`, say that the files just written (too recent for their identity alone to vouch for them) had
-    bytes of that digest."""
-    path = memo_file(project, name)
-    head_text, body_text = path.read_text(encoding="utf-8").split("\n", 1)
-    head, body = json.loads(head_text), json.loads(body_text)
-    if recent is not None:
-        assert head["recent"]
-        head["recent"] = [[file, recent] for file, _digest in head["recent"]]
-    if name.startswith("check"):
-        body["findings"].append([code, ".planning/STATE.md", 1, 1, MARK, "a hint", "x", None, None, None])
-    else:
-        body["problems"].append(["PlanstateError", MARK, ".planning/STATE.md", 1, 1, None, None, []])
-    path.write_text(f"{json.dumps(head)}\n{json.dumps(body)}", encoding="utf-8")
+    """Add a made-up finding of `code` (or a problem) to the memo `name` in the store: an answer that holds it came
+    from the memo. With `recent`, say that the files just written (too recent for their identity alone to vouch for
+    them) had bytes of that digest."""
+    with sqlite3.connect(project / CACHE) as db:
+        ((recent_text, body_text),) = db.execute("SELECT recent, body FROM memos WHERE key = ?", (name,)).fetchall()
+        files, body = json.loads(recent_text), json.loads(body_text)
+        if recent is not None:
+            assert files
+            files = [[file, recent] for file, _digest in files]
+        if name.startswith("check"):
+            body["findings"].append([code, ".planning/STATE.md", 1, 1, MARK, "a hint", "x", None, None, None])
+        else:
+            body["problems"].append(["PlanstateError", MARK, ".planning/STATE.md", 1, 1, None, None, []])
+        db.execute("UPDATE memos SET recent = ?, body = ? WHERE key = ?", (json.dumps(files), json.dumps(body), name))
 
 
 def messages(found: list[dict[str, object]]) -> list[object]:
@@ -85,16 +87,10 @@ def test_a_memo_answers_what_a_run_without_cache_finds(run: Run, project: Path) 
     assert text.count("\n") == len(problems)  # each problem one line, as a run prints it
 
 
-@pytest.mark.parametrize("served", [False, True], ids=["alone", "watched"])
-def test_a_file_just_written_vouches_for_the_memo_only_while_it_has_the_same_bytes(
-    run: Run, project: Path, served: bool, watch: Callable[..., WatchProcess]
-) -> None:
+def test_a_file_just_written_vouches_for_the_memo_only_while_it_has_the_same_bytes(run: Run, project: Path) -> None:
     """A file changed within the timestamp tick of the memo's key could keep its identity: the memo keeps the digest
     of each file that recent, and answers only while each still has those bytes (the files of a test are all
-    that recent). With a watcher serving the journal, the recent files are those it names and those its kept
-    listings hold fresh."""
-    if served:
-        watch("--no-check")
+    that recent)."""
     written = write_record(project, "decision", decision(1))
     later = time.time_ns() + 1_800_000_000_000  # changed half an hour from now: recent, however busy the machine
     os.utime(written, ns=(later, later))
@@ -215,8 +211,7 @@ def test_resume_takes_its_trust_from_the_memo_while_nothing_changed(run: Run, pr
 
     shutil.rmtree(project / ".planning" / ".local" / "cache")
     first = brief()
-    (memo,) = (project / ".planning" / ".local" / "cache").glob(f"memo-check-*-v{VERSION}.json")
-    name = memo.name.removeprefix("memo-").removesuffix(f"-v{VERSION}.json")
+    (name,) = [label for label in memo_labels(project) if label.startswith("check-")]  # the brief's checker options
     mark(project, name, code="parse-error")
     marked = brief()
     assert [item["problem"] for item in marked["trust"]] == [f".planning/STATE.md:1:1: x: {MARK}"]
@@ -236,9 +231,9 @@ def test_a_link_in_the_workspace_means_no_memo(run: Run, project: Path) -> None:
     (project / "elsewhere.md").write_text("notes\n", encoding="utf-8")
     (project / ".planning" / "notes.md").symlink_to(project / "elsewhere.md")
     first = findings(run, project)
-    assert not memo_file(project, "check").exists()
+    assert "check" not in memo_labels(project)
     assert findings(run, project) == first
-    assert not memo_file(project, "check").exists()
+    assert "check" not in memo_labels(project)
 
 
 def test_a_temp_file_whose_writer_dies_is_seen_though_no_file_changed(run: Run, project: Path) -> None:
@@ -261,7 +256,7 @@ def test_a_temp_file_whose_writer_dies_is_seen_though_no_file_changed(run: Run, 
 
 
 LATER = {"PLANSTATE_NOW": "2026-01-01T03:00:00Z"}  # two and a half hours on: a silent session is stale
-MARKED = 4242  # a count of decisions no workspace here has: a brief that says it came from the memo
+GHOST = "dec-0000000000099-ghost.md"  # a decision file no workspace here holds
 
 
 def resume_brief(run: Run, project: Path, env: dict[str, str] | None = None) -> dict[str, object]:
@@ -278,42 +273,52 @@ def cold_brief(run: Run, project: Path, env: dict[str, str] | None = None) -> di
 
 
 def mark_brief(project: Path) -> None:
-    """Say in the memo of the brief's decisions that there are MARKED of them."""
-    (path,) = (project / ".planning" / ".local" / "cache").glob(f"memo-resume-decision-*-v{VERSION}.json")
-    head, body = path.read_text(encoding="utf-8").split("\n", 1)
-    records = json.loads(json.loads(body))  # the records as the front-matter cache encodes data, as a JSON string
-    records["decisions"]["total"] = MARKED
-    path.write_text(f"{head}\n{json.dumps(json.dumps(records))}", encoding="utf-8")
+    """Plant in the store a row of a valid, rejected, oldest decision whose file (GHOST) does not exist, beside the
+    rows a scan of the folder vouched for: a brief that counts one decision more than the files hold took its
+    decisions from the store's rows (a scan of the folder that differs from the one vouched for forgets it)."""
+    ctx = Workspace.find(project).ctx
+    folder = ctx.cache_key(ctx.target.folder("decision"))
+    summary = json.dumps(["dec-0000000000099", "0001-01-01", "rejected", "", None, False])
+    facts = json.dumps({"id": "dec-0000000000099", "status": "rejected", "date": "0001-01-01"})
+    row = {"key": f"{folder}/{GHOST}", "folder": folder, "name": GHOST, "seen": 0, "digest": "", "summary": summary}
+    row.update(facts=facts, rid="dec-0000000000099", ord="0001-01-01", status="rejected", valid=1, refers=0)
+    with sqlite3.connect(project / CACHE) as db:
+        assert db.execute("SELECT count(*) FROM folders WHERE key = ?", (folder + "/",)).fetchone()[0] == 1
+        db.execute(f"INSERT INTO files ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", tuple(row.values()))
 
 
-def decisions_total(brief: dict[str, object]) -> object:
+def decisions_total(brief: dict[str, object]) -> int:
+    """How many valid decisions the brief counts."""
     decisions = brief["decisions"]
-    assert isinstance(decisions, dict)
+    assert isinstance(decisions, dict) and isinstance(decisions["total"], int)
     return decisions["total"]
 
 
 @pytest.mark.parametrize("change", [_hand_edit, _new_file, _deleted_file, _deleted_local])
-def test_resume_takes_its_records_from_the_memo_until_a_file_changes(
+def test_resume_takes_its_records_from_the_store_until_a_file_changes(
     run: Run, project: Path, change: Callable[[Path], None]
 ) -> None:
-    """On a hit the brief's records (counts, blockers, decisions, sessions) come from the memo, and the brief is
-    the one a run without cache gives; any change to the files is seen."""
+    """On a hit of the checks' memo the brief's records (counts, blockers, decisions, sessions) come from the store's
+    rows (report/brief.py `_FROM_STORE`), and the brief is the one a run without cache gives; any change to the
+    files is seen."""
     broken_pair(project)
     exits(run("blocker", "add", "--description", "Waiting on keys", "--affects", "phase 2", cwd=project, env=NOW))
     exits(run("session", "start", "--agent", "w", cwd=project, env=NOW))
     first = cold_brief(run, project)
     assert resume_brief(run, project) == first
     mark_brief(project)
-    assert decisions_total(resume_brief(run, project)) == MARKED  # the memo answered
+    marked = resume_brief(run, project)
+    assert decisions_total(marked) == decisions_total(first) + 1  # the store's rows answered
+    assert {**marked, "decisions": first["decisions"]} == first  # the rest as the files say
     change(project)
     after = resume_brief(run, project)
-    assert decisions_total(after) != MARKED
-    assert after == cold_brief(run, project)
+    assert after == cold_brief(run, project)  # the planted row is forgotten: a cold brief never counts it
 
 
 def test_resume_judges_sessions_by_the_clock_and_the_heartbeats_on_every_hit(run: Run, project: Path) -> None:
     """Whether a session is alive (the clock, the machine-local heartbeats) is never memoized: a session going
-    stale as the clock moves, and alive again after a heartbeat, is seen while the memo answers the rest."""
+    stale as the clock moves, and alive again after a heartbeat, is seen while the memo and the store's rows answer
+    the rest."""
     exits(run("session", "start", "--agent", "w", cwd=project, env=NOW))
     alive = cold_brief(run, project)
     sessions = alive["sessions"]
@@ -322,63 +327,53 @@ def test_resume_judges_sessions_by_the_clock_and_the_heartbeats_on_every_hit(run
     resume_brief(run, project)
     mark_brief(project)
     stale = resume_brief(run, project, LATER)
-    assert decisions_total(stale) == MARKED
+    assert decisions_total(stale) == decisions_total(alive) + 1
     last = stale["last_session"]
     assert isinstance(last, dict) and last["agent"] == "w" and last["silent_seconds"] == 9000
     assert stale["sessions"] == {**sessions, "active": []}
     exits(run("session", "heartbeat", cwd=project, env=LATER))  # machine-local: the memo still answers
     again = resume_brief(run, project, LATER)
-    assert decisions_total(again) == MARKED and again["last_session"] is None
+    assert decisions_total(again) == decisions_total(alive) + 1 and again["last_session"] is None
     assert [s["agent"] for s in again["sessions"]["active"]] == ["w"]  # type: ignore[index]
     assert {**again, "decisions": alive["decisions"]} == cold_brief(run, project, LATER)
 
 
-# ---------------------------------------------------------------------------- the rows kept of each record
+# ---------------------------------------------------------------------------- the store's rows of each record
 
 
-def _rows(project: Path) -> list[Path]:
-    return sorted((project / ".planning" / ".local" / "cache").glob("rows-*.marshal"))
+def _rows(project: Path) -> int:
+    """How many rows of record files (those with facts) the store keeps."""
+    with sqlite3.connect(project / CACHE) as db:
+        return int(db.execute("SELECT count(*) FROM files WHERE facts IS NOT NULL").fetchone()[0])
 
 
-UNSETTLED = 7  # where kept rows (whole, or the part changed since) hold when unsettled rows were read
-NAMES = {False: 8, True: 9}  # where they hold the names of their records (the part changed since: after the gone)
+GHOST_ID = "dec-0000000000042"  # an id no record here has: a finding that names it was said by a doctored row
 
 
-def age_rows(project: Path) -> None:
-    """Say that every row kept of a record was read long after its file last changed (a check trusts an identity only
-    once it is older than the filesystem's timestamp tick, and the files of a test are all that recent)."""
-    import marshal
+def mark_row(project: Path, record: Path, digest: str | None = None) -> None:
+    """Say in the store's row of `record` that it supersedes GHOST_ID (its file says nothing of it): a check whose
+    findings name it took that row instead of reading the file. With `digest`, say too that the row was read from
+    bytes of that digest."""
+    with sqlite3.connect(project / CACHE) as db:
+        ((key, facts, real),) = db.execute(
+            "SELECT key, facts, digest FROM files WHERE key LIKE ?", (f"%/{record.name}",)
+        ).fetchall()
+        doctored = {**json.loads(facts), "supersedes": GHOST_ID}
+        db.execute(
+            "UPDATE files SET facts = ?, refers = 1, digest = ? WHERE key = ?",
+            (json.dumps(doctored), digest or real, key),
+        )
 
-    for path in _rows(project):
-        try:
-            kept = list(marshal.loads(path.read_bytes()))
-        except (EOFError, ValueError):
-            continue  # torn: what the check makes of it is the test's
-        kept[UNSETTLED] = {name: at + 3_600_000_000_000 for name, at in kept[UNSETTLED].items()}
-        path.write_bytes(marshal.dumps(tuple(kept), 2))
 
-
-def mark_row(project: Path, record: Path) -> None:
-    """Add a made-up finding to the row kept of `record` (in the part changed since when it is there): a check that
-    shows it took that row instead of reading the file."""
-    import marshal
-
-    for path in sorted(_rows(project), key=lambda path: not path.name.endswith(recordmemo.DELTA)):
-        delta = path.name.endswith(recordmemo.DELTA)
-        kept = list(marshal.loads(path.read_bytes()))
-        if record.name in kept[NAMES[delta]]:
-            kept[NAMES[delta] + 6].setdefault(record.name, []).append(  # the findings column
-                ["unknown-key", f".planning/decisions/{record.name}", 1, 1, MARK, "a hint", "x", None, None, None]
-            )
-            path.write_bytes(marshal.dumps(tuple(kept), 2))
-            return
-    raise AssertionError(f"no row kept of {record.name}")
+def row_said(found: list[dict[str, object]]) -> bool:
+    """Whether a finding names GHOST_ID (see `mark_row`)."""
+    return any(GHOST_ID in str(f["message"]) for f in found)
 
 
 def same_as_without_cache(run: Run, project: Path, tmp_path: Path) -> list[dict[str, object]]:
-    """The findings of `check --json` in `project` (its kept rows aged first), and its resume brief, asserted equal
-    to those of a copy of it without `.local/`."""
-    age_rows(project)
+    """The findings of `check --json` in `project` (the store's rows aged first), and its resume brief, asserted
+    equal to those of a copy of it without `.local/`."""
+    age_the_cache(project)
     brief = resume_brief(run, project)
     found = findings(run, project)
     other = tmp_path / "copy" / project.name
@@ -390,22 +385,18 @@ def same_as_without_cache(run: Run, project: Path, tmp_path: Path) -> list[dict[
     return found
 
 
-@pytest.mark.parametrize("served", [False, True], ids=["alone", "watched"])
 def test_after_writes_and_edits_the_kept_rows_give_what_a_run_without_cache_finds(
-    run: Run, project: Path, tmp_path: Path, served: bool, watch: Callable[..., WatchProcess]
+    run: Run, project: Path, tmp_path: Path
 ) -> None:
-    """After a write, a check reads only the records whose stat identity changed and takes the others from the rows
-    it kept (check/recordmemo.py); the rules across records then run on the few that could break one. Through CLI
-    writes, hand edits (same size, mtime set back), a deleted file and a `git checkout`, each check finds what a
-    check of a copy without `.local/` finds. The kept rows are aged before each check, as if it ran two seconds
-    later (else a row of a file just written is read again). With a watcher serving the journal, only the records
-    it names are compared with their rows."""
+    """After a write, a check reads only the records whose stat identity changed and takes the others from the
+    store's rows (`Checker.run_from_rows`); the rules across records then run on the few that could break one.
+    Through CLI writes, hand edits (same size, mtime set back), a deleted file and a `git checkout`, each check finds
+    what a check of a copy without `.local/` finds. The store's rows are aged before each check, as if it ran two
+    seconds later (else the bytes of a file just written are compared with its row's digest again)."""
     from builders import blocker, session
 
     repo = new_repo(project)
-    if served:
-        watch("--no-check")
-    for i in range(100, 100 + ROWS_FROM):  # enough records for rows to be kept (fewer are read in full)
+    for i in range(100, 100 + ROWS_FROM):  # enough records for a check from the store's rows
         write_record(repo, "decision", decision(i))
     paths = broken_pair(repo)  # a duplicate id and a decision superseding one that does not exist
     write_record(repo, "decision", decision(20, phase=7))  # a phase outside the phases
@@ -422,7 +413,7 @@ def test_after_writes_and_edits_the_kept_rows_give_what_a_run_without_cache_find
     codes = {f["code"] for f in first}
     assert {"duplicate-id", "missing-reference", "filename-id-mismatch", "unknown-key"} <= codes
     assert {"multiple-active-sessions", "stale-session"} <= codes
-    assert _rows(repo)  # the run in full kept its rows
+    assert _rows(repo) >= ROWS_FROM  # the run in full kept its rows
 
     words = ("--context", "c", "--decision", "Use a queue", "--reason", "r", "--json")
     added = json_data(exits(run("decision", "add", *words, cwd=repo)))
@@ -430,16 +421,16 @@ def test_after_writes_and_edits_the_kept_rows_give_what_a_run_without_cache_find
     later = time.time_ns() + 1_800_000_000_000  # changed half an hour from now: too recent, however busy the machine
     os.utime(new, ns=(later, later))
     findings(run, repo)  # keeps the row of the decision just added with when it was read: too soon to vouch for it
-    mark_row(repo, new)
+    mark_row(repo, new, digest="0" * 32)
     exits(run("set", "next_action", "Review the queue", cwd=repo))
-    assert MARK not in messages(findings(run, repo))  # read again: its row was not aged
+    assert not row_said(findings(run, repo))  # read again: its row was not aged, and its bytes are not the row's
     same_as_without_cache(run, repo, tmp_path)
     mark_row(repo, paths[3])
     exits(run("set", "next_action", "Write the tests", cwd=repo))
-    age_rows(repo)
-    assert MARK in messages(findings(run, repo))  # the row kept of an unchanged record answered for it
+    age_the_cache(repo)
+    assert row_said(findings(run, repo))  # the row kept of an unchanged record answered for it
     same_size_edit(paths[3], "option 3", "option X")  # the same size and mtime: read again all the same
-    assert MARK not in messages(same_as_without_cache(run, repo, tmp_path))
+    assert not row_said(same_as_without_cache(run, repo, tmp_path))
     exits(run("phase", "add", "Four", cwd=repo))  # more phases: another decision's phase may now exist
     same_as_without_cache(run, repo, tmp_path)
     same_size_edit(paths[4], "status: accepted", "status: accepte!")  # a record that does not validate
@@ -452,91 +443,47 @@ def test_after_writes_and_edits_the_kept_rows_give_what_a_run_without_cache_find
     same_as_without_cache(run, repo, tmp_path)
 
 
-def test_after_a_write_only_the_rows_of_what_changed_are_written_and_a_stray_part_is_ignored(
-    run: Run, project: Path, tmp_path: Path
-) -> None:
-    """A check after a write keeps the rows of the records it read again in a part beside the rows kept whole, which
-    it leaves as they are (a write changes one record of thousands). A part made from other rows kept whole (another
-    process kept them whole meanwhile), or a torn one, is not used; each answer is that of a copy without `.local/`."""
-    import marshal
+def seen_of(project: Path, folder: str) -> dict[str, int]:
+    """When the store's row of each file of `folder` (its key inside the workspace) was written, by name."""
+    with sqlite3.connect(project / CACHE) as db:
+        return dict(db.execute("SELECT name, seen FROM files WHERE folder = ?", (folder,)).fetchall())
 
-    for i in range(100, 100 + ROWS_FROM):  # enough records for rows to be kept (fewer are read in full)
+
+def test_after_a_write_only_the_rows_of_what_changed_are_written(run: Run, project: Path, tmp_path: Path) -> None:
+    """A write, and a check after it, write the rows of the records they wrote or read again and leave the rows of
+    the others as they are (a write changes one record of thousands): those keep when they were read (`seen`).
+    Each answer is that of a copy without `.local/`, also after the store is deleted."""
+    for i in range(100, 100 + ROWS_FROM):  # enough records for a check from the store's rows
         write_record(project, "decision", decision(i))
     Workspace.find(project).render()
     same_as_without_cache(run, project, tmp_path)
-    folder = project / ".planning" / ".local" / "cache"
-    rows = folder.glob(f"rows-*-v{recordmemo.VERSION}.marshal")
-    whole = max(rows, key=lambda path: len(marshal.loads(path.read_bytes())[NAMES[False]]))  # the decisions'
-    age_rows(project)  # else the records written just now are read again, too many to judge one by one
-    before = whole.read_bytes()
-    words = ("--context", "c", "--decision", "Use a queue", "--reason", "r")
-    exits(run("decision", "add", *words, cwd=project))
+    age_the_cache(project)  # else the records written just now are compared with their rows' digests again
+    before = seen_of(project, "decisions")
+    assert len(before) == ROWS_FROM
+    words = ("--context", "c", "--decision", "Use a queue", "--reason", "r", "--json")
+    added = json_data(exits(run("decision", "add", *words, cwd=project)))
     findings(run, project)
-    part = whole.with_name(whole.name.removesuffix(".marshal") + recordmemo.DELTA)
-    assert whole.read_bytes() == before and part.exists()
-    assert len(marshal.loads(part.read_bytes())[NAMES[True]]) == 1  # the decision just added
+    after = seen_of(project, "decisions")
+    (new,) = set(after) - set(before)
+    assert new.startswith(str(added["id"]))  # the decision just added
+    assert {name: after[name] for name in before} == before  # the others' rows were not written again
     same_as_without_cache(run, project, tmp_path)
 
-    stray = part.read_bytes()
-    shutil.rmtree(folder)
-    same_as_without_cache(run, project, tmp_path)  # rows kept whole anew, under another token
-    part.write_bytes(stray)  # a part made from the rows kept whole before
-    exits(run("decision", "add", *words, cwd=project))
-    same_as_without_cache(run, project, tmp_path)
-    part.write_bytes(part.read_bytes()[:-40])  # torn
-    exits(run("decision", "add", *words, cwd=project))
-    same_as_without_cache(run, project, tmp_path)
-    findings(run, project)
-    kept = list(marshal.loads(part.read_bytes()))
-    kept[NAMES[True] - 1] = [1]  # a number among the records gone: marshal reads it, the check must not use it
-    part.write_bytes(marshal.dumps(tuple(kept), 2))
+    shutil.rmtree(project / ".planning" / ".local" / "cache")
+    same_as_without_cache(run, project, tmp_path)  # the rows made anew
     exits(run("decision", "add", *words, cwd=project))
     same_as_without_cache(run, project, tmp_path)
 
 
-def test_past_so_many_changed_records_the_rows_are_kept_whole_again(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The part beside the rows kept whole grows with each record touched since; past `DELTA_MAX` of them the rows
-    are kept whole again and the part is deleted."""
-    import marshal
+def test_a_check_takes_one_scan_of_each_folder(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A check after a write that judges only what changed (`Checker.run_from_rows`) scans each folder once
+    (store/scan.scan), for its memo key: the store vouches for each record folder's rows and STATE.md's record
+    regions are planned (store/folders.head) from that scan, with no second `lstat` of every record file; it finds
+    what a check with no store finds (a hand edit that makes a region stale is seen)."""
+    from planstate.store import cache, folders, scan
 
-    from planstate.store import cache
-
-    monkeypatch.setattr(cache, "RACY_NS", 0)  # what was just written is kept
-    monkeypatch.setattr(recordmemo, "DELTA_MAX", 2)
-    for i in range(100, 100 + ROWS_FROM):
-        write_record(project, "decision", decision(i))
-    ws = Workspace.find(project)
-    ws.render()
-    ws.check()  # in full: keeps the rows whole
-    folder = project / ".planning" / ".local" / "cache"
-    rows = folder.glob(f"rows-*-v{recordmemo.VERSION}.marshal")
-    whole = max(rows, key=lambda path: len(marshal.loads(path.read_bytes())[NAMES[False]]))
-    part = whole.with_name(whole.name.removesuffix(".marshal") + recordmemo.DELTA)
-    token = marshal.loads(whole.read_bytes())[4]
-    touched = []
-    for n in range(3):
-        touched.append(Workspace.find(project).decision.add(context="c", decision=f"Choice {n}", reason="r").id)
-        Workspace.find(project).check()
-        if n < 2:
-            assert marshal.loads(whole.read_bytes())[4] == token  # the rows kept whole stay as they were
-            assert sorted(name[:16] for name in marshal.loads(part.read_bytes())[NAMES[True]]) == sorted(touched)
-    assert marshal.loads(whole.read_bytes())[4] != token and not part.exists()
-    shutil.rmtree(folder)
-    assert Workspace.find(project).check().to_dict()["findings"] == []
-
-
-def test_a_check_plans_its_regions_from_the_scan_its_memo_key_took(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A check after a write that judges only what changed (check/recordmemo.py) plans STATE.md's record regions
-    from the stat identities its memo key took of every folder (`Context.scanned`), not from a second `lstat` of
-    every record file; it finds what a check with the scan finds (a hand edit that makes a region stale is seen)."""
-    from planstate.store import cache, heads
-
-    monkeypatch.setattr(cache, "RACY_NS", 0)  # cache.settled: what was just written is kept (in rows, in heads)
-    for i in range(100, 100 + ROWS_FROM):  # enough records for rows to be kept (fewer are read in full)
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # cache.settled: what was just written is trusted at once
+    for i in range(100, 100 + ROWS_FROM):  # enough records for a check from the store's rows
         write_record(project, "decision", decision(i))
     ws = Workspace.find(project)
     ws.render()
@@ -545,49 +492,52 @@ def test_a_check_plans_its_regions_from_the_scan_its_memo_key_took(
     newest = next((project / ".planning" / "decisions").glob(f"{added.id}*.md"))
     newest.write_text(newest.read_text().replace("title: One more", "title: One mOre"))
 
-    scans: list[object] = []
+    scans: list[str] = []
     planned: list[object] = []
-    scan, head = heads.scan, heads.head
+    real_scan, head = scan.scan, folders.head
 
-    def scanning(*args: Any, **kwargs: Any) -> Any:
-        scans.append(args)
-        return scan(*args, **kwargs)
+    def scanning(folder: Any, *args: Any, **kwargs: Any) -> Any:
+        scans.append(str(folder))
+        return real_scan(folder, *args, **kwargs)
 
     def planning(*args: Any, **kwargs: Any) -> Any:
-        planned.append(args)
-        return head(*args, **kwargs)
+        planned.append(found := head(*args, **kwargs))
+        return found
 
     with monkeypatch.context() as patched:
-        patched.setattr(heads, "scan", scanning)
-        patched.setattr(heads, "head", planning)
+        for module in list(sys.modules.values()):  # every name the scan is bound to (`from ... import scan`)
+            if getattr(module, "__name__", "").startswith("planstate.") and getattr(module, "scan", None) is real_scan:
+                patched.setattr(module, "scan", scanning)
+        patched.setattr(folders, "head", planning)
         codes = [f["code"] for f in Workspace.find(project).check().to_dict()["findings"]]
-    assert len(planned) == 3 and scans == []  # each record region planned from a kept head, with no scan of its own
+    planning_folder = str(project / ".planning")
+    scanned = [folder for folder in scans if folder == planning_folder or folder.startswith(planning_folder + os.sep)]
+    assert str(project / ".planning" / "decisions") in scanned
+    assert len(scanned) == len(set(scanned))  # each folder once
+    assert len(planned) == 3 and None not in planned  # each record region planned from the store's rows
     assert "stale-region" in codes
     shutil.rmtree(project / ".planning" / ".local")
     assert codes == [f["code"] for f in Workspace.find(project).check().to_dict()["findings"]]
 
 
-@pytest.mark.parametrize("served", [False, True], ids=["alone", "watched"])
-def test_a_resume_after_writes_takes_each_records_part_from_the_kept_rows(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: bool, watch: Callable[..., WatchProcess]
+def test_a_resume_after_writes_takes_each_records_part_from_the_store(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """After writes to every record folder (and a hand edit of when a session ended), the resume brief takes its
-    blockers, sessions and decisions parts from the rows the check kept (report/brief.py `_FROM_ROWS`), reading no
+    blockers, sessions and decisions parts from the store's rows (report/brief.py `_FROM_STORE`), reading no
     folder whole; the brief is the one a copy without `.local/` gives. Among the records: open blockers with and
     without `affects`, a resolved one, an active session, and two sessions that ended last at the same instant
-    written in two offsets (the first in file-name order is the one a brief without rows takes: the brief shows it as
-    the time since which a change in git is work the state may not know of)."""
+    written in two offsets (the first in file-name order is the one a brief without the store takes: the brief shows
+    it as the time since which a change in git is work the state may not know of)."""
     from builders import T0, blocker, session
 
     from planstate.report import brief
     from planstate.store import cache
 
-    monkeypatch.setattr(cache, "RACY_NS", 0)  # cache.settled: what was just written is kept (in rows, in memos)
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # cache.settled: what was just written is trusted at once
     monkeypatch.setenv("PLANSTATE_NOW", "2026-12-01T00:00:00Z")
     new_repo(project)
-    if served:
-        watch("--no-check")
-    for i in range(100, 100 + ROWS_FROM):  # enough records for rows to be kept (fewer are read in full)
+    for i in range(100, 100 + ROWS_FROM):  # enough records for a check from the store's rows
         write_record(project, "decision", decision(i))
     write_record(project, "blocker", blocker(1))
     write_record(project, "blocker", blocker(2, status="new", affects=["phase-1"]))
@@ -600,7 +550,7 @@ def test_a_resume_after_writes_takes_each_records_part_from_the_kept_rows(
     ws = Workspace.find(project)
     ws.render()
     assert ws.check().to_dict()["error_count"] == 0  # in full: keeps the rows
-    ws.brief()  # keeps each part under the key of its folder
+    ws.brief()  # the store vouches for each record folder
     commit_all(project, "records")
 
     ws.decision.add(context="c", decision="One more", reason="r")
@@ -614,7 +564,7 @@ def test_a_resume_after_writes_takes_each_records_part_from_the_kept_rows(
     assert edited.read_text() != text
 
     def whole(*args: Any) -> dict[str, Any]:
-        raise AssertionError("a part computed from its folder read whole, not from the kept rows")
+        raise AssertionError("a part computed from its folder read whole, not from the store's rows")
 
     ws = Workspace.find(project)
     ws.check()
@@ -633,28 +583,29 @@ def test_a_resume_after_writes_takes_each_records_part_from_the_kept_rows(
 
 
 def test_the_files_older_formats_of_the_cache_left_are_deleted(project: Path) -> None:
-    """An upgrade changes the format of the rows, the memos and the front-matter cache (`-v<N>` in their names): the
-    check in full that rebuilds them deletes what older formats left, which nothing reads; other files stay."""
-    from planstate.check import recordmemo
+    """An upgrade changes the format of what the cache folder keeps: when the store is made, what older planstates
+    kept there (a front-matter cache, memo files, kept rows, kept listings) and older versions of the store are
+    deleted, as nothing reads them; other files stay."""
     from planstate.store import cache
 
-    for i in range(100, 100 + ROWS_FROM):  # enough records for rows to be kept (fewer are read in full)
-        write_record(project, "decision", decision(i))
-    folder = project / ".planning" / ".local" / "cache"
-    Workspace.find(project).check()  # to learn the names of its memos; then a cold check again
-    memos = [path.name.removesuffix(f"-v{VERSION}.json") for path in folder.glob(f"memo-*-v{VERSION}.json")]
-    assert memos
-    shutil.rmtree(folder)
-    folder.mkdir()
-    rows = recordmemo._name(Workspace.find(project).ctx, project / ".planning" / "decisions")
+    folder = project / CACHE.parent
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
     left = [
-        cache.versioned(folder, rows, recordmemo.VERSION - 1, ".marshal"),
-        cache.versioned(folder, "front-matter", cache.VERSION - 1, ".sqlite"),
-        *(cache.versioned(folder, name, VERSION - 1, ".json") for name in memos),
+        folder / "front-matter-v7.sqlite",
+        folder / "memo-check-v3.json",
+        folder / "memo-resume-decision-1a2b3c4d5e6f-v3.json",
+        folder / "rows-decisions-1a2b3c4d5e6f-v4.marshal",
+        folder / "rows-decisions-1a2b3c4d5e6f-v4.delta.marshal",
+        folder / f"{cache.NAME}-v{cache.VERSION - 1}.sqlite",
     ]
-    other = folder / "rows-of-someone-else-v1.marshal"
+    listings = folder / "listings"
+    listings.mkdir()
+    (listings / "decisions.marshal").write_bytes(b"an older format")
+    other = folder / "notes-of-someone-else.txt"
     for path in [*left, other]:
         path.write_bytes(b"an older format")
     Workspace.find(project).check()
     assert [path.exists() for path in left] == [False] * len(left)
-    assert other.exists() and cache.versioned(folder, rows, recordmemo.VERSION, ".marshal").exists()
+    assert not listings.exists()
+    assert other.exists() and (project / CACHE).is_file()

@@ -1,18 +1,17 @@
-"""The kept page of list commands (ops/pages.py): a list answered from its kept page and the files changed since
-is the list every summary gives, whatever changed behind planstate's back.
+"""List commands from the store (store/folders.columns: each record's name, order and status, from the rows a scan
+of the folder vouched for): a list answered from them and the files changed since is the list every summary gives,
+whatever changed behind planstate's back.
 
 Each list below is compared with the same list made with the cache moved away (nothing kept, every file read).
-A kept page holds only identities older than the filesystem's timestamp tick; these tests set that tick to
-nothing (`RACY_NS`, the one seam) in this process, where the lists run, so what a list keeps is what the next
-one trusts, as it would be two seconds later.
+The store trusts only identities older than the filesystem's timestamp tick; these tests set that tick to nothing
+(`RACY_NS`, the one seam) in this process, where the lists run, so what a list keeps is what the next one trusts,
+as it would be two seconds later.
 """
 
 from __future__ import annotations
 
-import marshal
 import shutil
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ from planstate.store import cache
 
 @pytest.fixture(autouse=True)
 def _no_tick(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cache, "RACY_NS", 0)  # cache.settled: kept pages take in files as soon as they are written
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # cache.settled: the store trusts files as soon as they are written
 
 
 def listed(project: Path, kind: str = "decision", **options: Any) -> tuple[list[str], list[str], int, list[Any]]:
@@ -39,7 +38,7 @@ def listed(project: Path, kind: str = "decision", **options: Any) -> tuple[list[
 
 
 def cold(project: Path, kind: str = "decision", **options: Any) -> tuple[list[str], list[str], int, list[Any]]:
-    """The same list made with nothing cached; the cache (with the kept pages) is put back afterwards."""
+    """The same list made with nothing cached; the cache (with the store) is put back afterwards."""
     local = project / ".planning" / ".local"
     aside = project.parent / f"{project.name}-cache-aside"
     shutil.rmtree(aside, ignore_errors=True)
@@ -54,51 +53,42 @@ def cold(project: Path, kind: str = "decision", **options: Any) -> tuple[list[st
 
 
 def same_as_cold(project: Path, kind: str = "decision", **options: Any) -> list[str]:
-    """The list from the kept page, checked against the one made with nothing cached; its ids."""
+    """The list from the store, checked against the one made with nothing cached; its ids."""
     kept = listed(project, kind, **options)
     assert kept == cold(project, kind, **options)
     return kept[0]
 
 
-def kept_pages(project: Path) -> Iterator[tuple[str, Any]]:
-    """The small parts of the kept pages of lists in the cache (what every list reads), by key, as they are kept."""
+def doctor(project: Path, folder: str, record_id: str, status: str) -> None:
+    """Say in the store's row of the record `record_id` of `folder` (its key inside the workspace) that its status is
+    `status`, which its file does not say: a list shown without it is proof that it came from the store."""
     with sqlite3.connect(project / CACHE) as db:
-        rows = db.execute(
-            "SELECT key, body FROM views WHERE key LIKE 'list:%' AND key NOT LIKE '%|whole' AND key NOT LIKE '%|names'"
-        ).fetchall()
-    for key, body in rows:
-        yield key, marshal.loads(body)
-
-
-def doctor_pages(project: Path) -> None:
-    """Say in every kept page that its newest record does not match: a page shown without it is proof that it
-    came from what was kept."""
-    with sqlite3.connect(project / CACHE) as db:
-        for key, body in list(kept_pages(project)):
-            version, since, digest, based, based_left_out, taken, taken_left_out, first, *rest = body
-            doctored = (version, since, digest, based, based_left_out + 1, taken, taken_left_out, first[1:], *rest)
-            db.execute("UPDATE views SET body = ? WHERE key = ?", (marshal.dumps(doctored), key))
+        changed = db.execute("UPDATE files SET status = ? WHERE folder = ? AND rid = ?", (status, folder, record_id))
+        assert changed.rowcount == 1
 
 
 def add(run: Run, project: Path, what: str) -> None:
     exits(run("decision", "add", "--context", "c", "--decision", what, "--reason", "r", cwd=project))
 
 
-def test_a_kept_page_answers_until_its_files_change(project: Path) -> None:
+def test_the_store_answers_a_list_until_its_files_change(project: Path) -> None:
     for i in range(6):
         write_record(project, "decision", decision(i))
     first = same_as_cold(project, limit=3)
     assert len(first) == 3 and listed(project, limit=3)[2] == 3
-    doctor_pages(project)
+    doctor(project, "decisions", first[-1], "superseded")
     doctored = listed(project, limit=3)[0]
-    assert first[-1] not in doctored and len(doctored) == 3  # the kept page answered
-    assert first[-1] not in listed(project, limit=4)[0]  # another page size: the same kept page
-    assert first[-1] in listed(project, limit=60)[0]  # one larger than the default: every summary
+    assert first[-1] not in doctored and len(doctored) == 3  # the store answered
+    assert first[-1] not in listed(project, limit=4)[0]  # another page size: the same rows
+    (newest,) = (project / ".planning" / "decisions").glob(f"{first[-1]}*.md")
+    same_size_edit(newest, "Decision number 5", "Decision NUMBER 5")  # its file changed: its row is made anew
+    assert same_as_cold(project, limit=3) == first
+    doctor(project, "decisions", first[-1], "superseded")
     shutil.rmtree(project / ".planning" / ".local")  # a deleted cache: every summary again
     assert same_as_cold(project, limit=3) == first
 
 
-def test_a_kept_page_follows_adds_hand_edits_and_removals(run: Run, project: Path) -> None:
+def test_a_list_follows_adds_hand_edits_and_removals(run: Run, project: Path) -> None:
     paths = [write_record(project, "decision", decision(i)) for i in range(25)]
     same_as_cold(project, limit=5)
     same_as_cold(project, status="accepted", limit=5)
@@ -169,14 +159,14 @@ def test_a_checkout_behind_our_back_is_listed_again(run: Run, tmp_path: Path) ->
     assert same_as_cold(repo, limit=3) == on_other
 
 
-def test_a_session_heartbeat_is_looked_up_while_the_kept_page_answers(run: Run, project: Path) -> None:
-    """A heartbeat is machine-local, not in the files: the kept page answers, and each session shown has the
-    heartbeat it has now."""
+def test_a_session_heartbeat_is_looked_up_while_the_store_answers(run: Run, project: Path) -> None:
+    """A heartbeat is machine-local, not in the files: the store answers, and each session shown has the heartbeat
+    it has now."""
     for i in range(2):
         write_record(project, "session", session(i, status="active", ended=None))
     shown = same_as_cold(project, "session", status="active", limit=1)
-    doctor_pages(project)
-    assert listed(project, "session", status="active", limit=1)[0] not in ([], shown)  # the kept page answered
+    doctor(project, "sessions", shown[0], "ended")
+    assert listed(project, "session", status="active", limit=1)[0] not in ([], shown)  # the store answered
     (older,) = listed(project, "session", status="active", limit=1)[0]
     later = {"PLANSTATE_NOW": "2031-01-01T00:00:00Z"}
     exits(run("session", "heartbeat", "--session", older, cwd=project, env=later))
@@ -184,14 +174,14 @@ def test_a_session_heartbeat_is_looked_up_while_the_kept_page_answers(run: Run, 
     assert [entry.extra["heartbeat"] for entry in found] == ["2031-01-01T00:00:00Z"]
 
 
-def test_a_lost_whole_part_makes_the_page_anew(project: Path) -> None:
+def test_a_lost_or_unreadable_folder_row_costs_only_time(project: Path) -> None:
     paths = [write_record(project, "decision", decision(i)) for i in range(8)]
     same_as_cold(project, limit=3)
     with sqlite3.connect(project / CACHE) as db:
-        assert db.execute("DELETE FROM views WHERE key LIKE 'list:%|whole'").rowcount == 1
-    same_size_edit(paths[0], "date: 2026-11-01", f"date: {newest_date()}")  # the digest no longer vouches: it is needed
+        assert db.execute("DELETE FROM folders WHERE key = 'decisions/'").rowcount == 1
+    same_size_edit(paths[0], "date: 2026-11-01", f"date: {newest_date()}")  # no scan to compare: each file's identity
     assert same_as_cold(project, limit=3)[-1] == paths[0].stem
     with sqlite3.connect(project / CACHE) as db:
-        db.execute("UPDATE views SET body = X'00' WHERE key LIKE 'list:%'")  # unreadable: as if none were kept
+        db.execute("UPDATE folders SET recent = X'00'")  # unreadable: as if none were kept
     paths[1].unlink()
     assert paths[1].stem not in same_as_cold(project, limit=3)

@@ -102,10 +102,10 @@ def test_a_transaction_lists_a_record_folder_once_and_a_new_record_is_named_agai
     ws = Workspace.find(project)
     folder = project / ".planning" / "decisions"
     with ws.ctx.transaction(state=False) as tx:
-        listed = tx.names(folder)
-        assert tx.names(folder) is listed  # listed once: the region refresh at commit scans the same names
+        listed = tx.names(folder, "decision")
+        assert tx.names(folder, "decision") is listed  # scanned once: the region refresh at commit takes the same scan
         assert sorted(listed) == sorted(p.name for p in folder.iterdir())
-        assert tx.names(folder / "missing") == []
+        assert tx.names(folder / "missing", "decision") == []
     ws.decision.add(context="c", decision="Named against the listing", reason="r")
     exits(run("check", cwd=project))
     records = [p for p in folder.iterdir() if p.name.endswith(".md")]

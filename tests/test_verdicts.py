@@ -128,19 +128,19 @@ def test_a_blocker_that_does_not_validate_blocks_in_no_view(run: Run, tmp_path: 
     assert "schema-error" in exits(run("check"), 1).stdout  # and check names it
 
 
-def test_status_takes_the_blocking_blockers_from_a_kept_view_that_hand_edits_never_make_stale(
+def test_status_takes_the_blocking_blockers_from_the_store_which_hand_edits_never_make_stale(
     run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Status keeps a view of the blockers that block (store/heads.py) and reads only the files changed since; after
+    """Status takes the blockers that block from the store (store/folders.head) and reads only the files changed; after
     same-size hand edits (mtime set back), a new blocker, a blocker that stops validating and a deletion, it gives
     the status a copy of the workspace without a cache gives, and agrees with the resume brief."""
     import shutil
 
     from test_cache import same_size_edit
 
-    from planstate.store import cache, heads
+    from planstate.store import cache, folders
 
-    monkeypatch.setattr(cache, "RACY_NS", 0)  # cache.settled: files just written are kept in the view at once
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # cache.settled: files just written are trusted by identity at once
     monkeypatch.setenv("PLANSTATE_NOW", "2026-03-01T10:00:00Z")  # both briefs at the same time
     project = tmp_path / "project"
     project.mkdir()
@@ -151,13 +151,13 @@ def test_status_takes_the_blocking_blockers_from_a_kept_view_that_hand_edits_nev
         return project / json_data(exits(run("blocker", "add", *words, cwd=project)))["path"]
 
     views: list[object] = []
-    head = heads.head
+    head = folders.head
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         views.append(found := head(*args, **kwargs))
         return found
 
-    monkeypatch.setattr(heads, "head", counted)
+    monkeypatch.setattr(folders, "head", counted)
 
     def same_as_without_cache() -> dict[str, Any]:
         """The status in this process (where the tick is nothing), and the same of a copy with no cache."""
@@ -183,7 +183,7 @@ def test_status_takes_the_blocking_blockers_from_a_kept_view_that_hand_edits_nev
     assert found["status"] == "blocked" and len(found["blockers"]) == 2
     second.unlink()
     assert len(same_as_without_cache()["blockers"]) == 1
-    assert sum(view is not None for view in views) >= 4  # answered from the kept view, not only from every summary
+    assert sum(view is not None for view in views) >= 4  # answered from the store, not only from every summary
 
 
 def test_a_silent_session_is_stale_in_check_over_in_resume_and_reaped_alike(run: Run, tmp_path: Path) -> None:

@@ -234,7 +234,7 @@ def test_text_output_and_sigint_stop_cleanly(project: Path) -> None:
     process = WatchProcess(project, "--format", "text")  # not the fixture: it waits for a JSON "ready" line
     try:
         ready = process.wait(lambda line: line.startswith("watching "))
-        assert ready.endswith("(0 errors, 0 warnings; journal served); Ctrl-C stops")
+        assert ready.endswith("(0 errors, 0 warnings); Ctrl-C stops")
         path.write_text(path.read_text().replace("  percent: 0\n", "  percent: 50\n"))
         line = process.wait(lambda line: line.startswith("found"))
         assert line.startswith("found   .planning/STATE.md:47:3: error derived-mismatch: progress.percent is 50")
@@ -350,7 +350,7 @@ def test_the_ready_line_counts_in_words(project: Path) -> None:
     process = WatchProcess(project, "--format", "text")
     try:
         ready = process.wait(lambda line: line.startswith("watching "))
-        assert ready.endswith("(0 errors, 1 warning; journal served); Ctrl-C stops")
+        assert ready.endswith("(0 errors, 1 warning); Ctrl-C stops")
     finally:
         process.proc.kill()
         process.proc.wait()

@@ -396,7 +396,7 @@ def test_lock_file_symlink_is_not_followed(tmp_path: Path) -> None:
     target = tmp_path / "elsewhere"
     target.write_text("keep")
     (tmp_path / "lock").symlink_to(target)
-    with pytest.raises(UsageError, match="cannot open the workspace lock"):
+    with pytest.raises(UsageError, match="cannot take the workspace lock"):
         WorkspaceLock(tmp_path / "lock", 0.1).acquire()
     assert target.read_text() == "keep"
 

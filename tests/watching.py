@@ -1,4 +1,4 @@
-"""A running `planstate watch` and the lines it prints, for the tests of the watcher and of its journal."""
+"""A running `planstate watch` and the lines it prints, for the tests of the watcher."""
 
 from __future__ import annotations
 

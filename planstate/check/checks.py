@@ -18,20 +18,25 @@ from typing import TYPE_CHECKING, Any
 
 from planstate.check import filerules, recordrules, regionrules, staterules, workspacerules
 from planstate.check.findings import CODES, FIXABLE, Finding, Report, ordered
-from planstate.check.reader import FileRead, Reader
+from planstate.check.reader import CLEAN, FileRead, Reader
 from planstate.core.collector import without_collector
 from planstate.model.kinds import RECORD_FOLDERS
 
 if TYPE_CHECKING:
-    from planstate.check import recordmemo
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
-    from planstate.store.memo import Inputs, Listings
+    from planstate.store.memo import Inputs
+    from planstate.store.scan import Listing
 
 # What other modules (and tests) take from here: the entry points, and the findings they return.
 __all__ = ["CODES", "FIXABLE", "STALE_AFTER", "Checker", "Finding", "Report", "check", "run"]
 
 STALE_AFTER = 30 * 60  # seconds without a heartbeat after which an active session is reported stale
+MANY = 64  # more records of a folder to read again than this: a run in full (reading in two processes) costs less
+
+
+class _NotFromRows(Exception):
+    """A check from the store's rows cannot give what a run in full gives (see `Checker.run_from_rows`)."""
 
 
 def check(ctx: Context, *, fix_findings: bool = False, diff: bool = False, stale_after: float = STALE_AFTER) -> Report:
@@ -88,18 +93,15 @@ class Checker:
         self.active: list[recordrules.ActiveSession] = []  # active sessions seen by the last run
         self.reads: dict[Path, FileRead] = {}  # every file but the records the last run read, by path
         self.records: dict[Path, list[FileRead]] = {}  # the records the last run read, by folder
-        # The records' names when the last run took them from kept rows (recordmemo.py), not from `records`.
-        # The record files a run from rows took, by folder (its path inside the workspace, then the names): made into
-        # paths only when `names` is asked (17,000 strings otherwise made for nothing).
+        # The record files a run from the store's rows took, by folder (its path inside the workspace, then the
+        # names): made into paths only when `names` is asked (17,000 strings otherwise made for nothing).
         self.record_names: list[tuple[str, list[str]]] | None = None
         self.names_asked = False  # whether the drivers' rule of the last run needed the names of the files it read
         # The memo's key and name the last run was answered or kept under (None without one): a caller may keep
         # what it derives from the same files under the same key (the resume brief's records do).
         self.memo_key: Inputs | None = None
         self.memo_label = ""
-        self.listings: Listings = {}  # each folder's entries and identities, as the memo's key took them
-        self.listing_keys: dict[str, str] = {}  # the key of each folder's entries alone
-        self.rows: dict[Path, recordmemo.Folder] = {}  # the rows of each record folder the last run took
+        self.listings: dict[str, Listing] = {}  # each folder's scan, as the memo's key took it
 
     def run(self, now: datetime | None = None, *, only: Initiative | None = None) -> list[Finding]:
         """Check every file of the workspace (or of the initiative `only`, and the workspace-wide rules); return
@@ -122,7 +124,6 @@ class Checker:
         self.records = {}
         self.record_names = None
         self.names_asked = False
-        self.rows = {}
         self.reader.begin()
 
     def run_in_full(self, now: datetime | None = None, *, only: Initiative | None = None) -> list[Finding]:
@@ -130,7 +131,6 @@ class Checker:
         from planstate.store.initiatives import discover
 
         self._begin(now)
-        self.ctx.prefetch_cache()  # one query instead of one per file
         initiatives = discover(self.ctx.root)
         for initiative in initiatives:
             if only is None or initiative.dir == only.dir:
@@ -140,34 +140,31 @@ class Checker:
         if self.check_drivers:
             self.findings += workspacerules.drivers(self.ctx, self._names_asked)
         self.reader.end()
-        # Saving the cache makes its folders: never bring back a .planning/ deleted meanwhile.
+        # Saving the store makes its folders: never bring back a .planning/ deleted meanwhile.
         if self.ctx.root.is_dir():
             self.ctx.save_cache()
         return ordered(self.findings)
 
-    @without_collector  # the rows of every record folder: tens of thousands of small objects, and no cycles
+    @without_collector  # the names of every record folder: tens of thousands of strings, and no cycles
     def run_from_rows(
-        self, now: datetime | None, only: Initiative | None, listings: Listings, seen: int
+        self, now: datetime | None, only: Initiative | None, listings: dict[str, Listing]
     ) -> list[Finding] | None:
-        """Check as `run_in_full` does, from the rows kept of each record folder (check/recordmemo.py): only the
-        records whose stat identity changed since are read (`listings` holds every folder's entries and identities,
-        taken at `seen`, ns); None when that cannot be done (then run in full). `records` is made when asked for."""
-        from planstate.check import recordmemo
+        """Check as `run_in_full` does, from the store's rows of each record folder (store/folders.vouch, with the
+        scan in `listings`): only the records changed since their rows were made, and those with findings, are
+        read; the rules across records run on the few records that could break them. None when that cannot be done
+        (a record that does not validate, or many changed: then run in full). `records` is made when asked for."""
         from planstate.store.initiatives import discover
-        from planstate.store.memo import code_key
 
-        code = code_key()
-        if code is None:
-            return None
         self._begin(now)
         names: list[tuple[str, list[str]]] = []
         initiatives = discover(self.ctx.root)
-        try:
-            for initiative in initiatives:
-                if only is None or initiative.dir == only.dir:
-                    self.initiative_from_rows(initiative, listings, code, seen, names)
-        except recordmemo.Unkept:
-            return None
+        with self.ctx.vouching():
+            try:
+                for initiative in initiatives:
+                    if only is None or initiative.dir == only.dir:
+                        self.initiative_from_rows(initiative, listings, names)
+            except _NotFromRows:
+                return None
         self.record_names = names
         if len(initiatives) > 1:
             self.workspace_rules()
@@ -179,43 +176,53 @@ class Checker:
         return ordered(self.findings)
 
     def initiative_from_rows(
-        self, initiative: Initiative, listings: Listings, code: str, seen: int, names: list[tuple[str, list[str]]]
+        self, initiative: Initiative, listings: dict[str, Listing], names: list[tuple[str, list[str]]]
     ) -> None:
-        """Check an initiative as `initiative` does, from the rows kept of its records (see `run_from_rows`); add
+        """Check an initiative as `initiative` does, from the store's rows of its records (see `run_from_rows`); add
         its records' names to `names`."""
-        from planstate.check import recordmemo
-        from planstate.check.memo import finding
+        from planstate.check.memo import temp_listed
+        from planstate.store import folders
+        from planstate.store.folders import vouch
 
         ctx = self.ctx
         state = self.file(initiative.state_path, "state")
         data = state.mapping if state.valid else None
-        folders: dict[str, list[recordmemo.Folder]] = {}
+        vouched: dict[str, list[folders.Vouched]] = {}
+
+        def prime(unsure: list[str]) -> bool:
+            if len(unsure) > MANY:
+                raise _NotFromRows("many records changed: a run in full reads them in two processes")
+            return False
+
         for kind in RECORD_FOLDERS:
-            folders[kind] = []
+            vouched[kind] = []
             for where in (initiative.folder(kind), initiative.archive(kind)):
-                listed, listing = listings.get(str(where)), self.listing_keys.get(str(where))
-                journal = self.memo_key.token if self.memo_key is not None else None
-                found = recordmemo.folder(
-                    ctx, self.reader, where, kind, listed, code, seen, self.judge, listing, journal
-                )
-                folders[kind].append(found)
-                self.rows[where] = found
-                self.files += len(found.names)
-                names.append((ctx.cache_key(where) + "/", found.names))
-                self.findings += [finding(item) for items in found.findings.values() for item in items]
+                found = vouch(ctx, where, kind, listings.get(str(where)), prime)
+                if found is None:
+                    raise _NotFromRows("no store to answer from")
+                vouched[kind].append(found)
+                record_names = found.listing.records()[0]
+                self.files += len(record_names)
+                names.append((found.prefix, record_names))
+                unclean = ctx.store.select(found.prefix, "name", "clean IS NOT ?", (CLEAN,), "ORDER BY name")
+                for name in sorted({*found.strange, *(row[0] for row in unclean)}):
+                    read = self.reader.file(where / name, kind)
+                    self.judge(read)
+                    self.findings.extend(read.findings or ())
         if self.check_regions and data is not None and not state.conflicts:
-            live = (folders[kind][0] for kind in RECORD_FOLDERS)
-            if any(shape != recordmemo.VALID for found in live for shape in set(found.shapes)):
-                # the regions would name what is wrong with them as a run in full names it: run in full
-                raise recordmemo.Unkept("a record is not valid")
-        if any(entries.temp for entries in listings.values()):
+            for kind in RECORD_FOLDERS:
+                live = vouched[kind][0]
+                if live.strange or ctx.store.select(live.prefix, "1", "valid IS NOT 1", (), "LIMIT 1"):
+                    # the regions would name what is wrong with them as a run in full names it: run in full
+                    raise _NotFromRows("a record is not valid")
+        if temp_listed(listings):
             self.findings += workspacerules.temp_files(ctx, initiative)  # else the memo's scan saw none to judge
         log_path = initiative.history_path
         log = self.file(log_path, "history") if log_path.exists() else None
         self.findings += staterules.history(initiative, log, ctx.display(log_path), data)
         assert self.now is not None
         found_across, active = recordrules.cross(
-            ctx, initiative, folders, data, self.reader, self.now, self.stale_after
+            ctx, initiative, vouched, data, self.reader, self.now, self.stale_after
         )
         self.findings += found_across
         self.active += active
@@ -247,7 +254,7 @@ class Checker:
         self.records[folder] = found
         self.files += len(found)
         for read in found:
-            if not read.partial:  # a partial read's cache row says the per-file rules found nothing in its bytes
+            if not read.partial:  # a partial read's store's row says the per-file rules found nothing in its bytes
                 self.judge(read)
                 self.findings.extend(read.findings or ())
         return found

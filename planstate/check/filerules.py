@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def judge(ctx: Context, found: FileRead) -> None:
-    """Run these rules on a record read (once per content); note a clean one in the cache (under `CLEAN`, their
+    """Run these rules on a record read (once per content); note a clean one in the store (under `CLEAN`, their
     version), so that the next check or validate need not read it."""
     if found.findings is None:
         found.findings = file_findings(found)

@@ -1,7 +1,7 @@
 """The findings memo of `check` and `validate`: what a run found, answered again while none of its inputs changed.
 
 The memo and its key are store/memo.py's: the stat identity of every file under `.planning/` (but
-`.local/`) and of planstate's own files. A hit answers without reading a record, a cache row or a
+`.local/`) and of planstate's own files. A hit answers without reading a record, a row of the store or a
 template. What a rule finds from the clock, from files outside `.planning/` or from this clone's git
 config is never memoized (`FRESH`): the memo keeps the few inputs those rules need (the active sessions,
 the files each STATE.md names as modified, the files checked) and runs the rules themselves again on
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
     from planstate.store.memo import Inputs
+    from planstate.store.scan import Listing
 
 # The codes whose rules read the clock (stale sessions), files outside .planning/ (the resume files), this clone's
 # git config (the drivers) or which processes are alive (a temp file is left behind once its writer is gone):
@@ -43,58 +44,41 @@ _ERRORS: dict[str, type[errors.PlanstateError]] = {
 def run(checker: Checker, now: datetime | None, only: Initiative | None) -> list[Finding]:
     """What `checker.run(now, only=only)` finds, from the memo when none of the workspace's files changed since it
     was kept under the checker's options, with the fresh findings computed as of `now`; the checker's reads are
-    then made only when asked for. Else a run in full, whose findings are kept."""
+    then made only when asked for. Else a run from the store's rows (a workspace of `ROWS_FROM` entries or more:
+    only the records that changed are read) or in full, whose findings are kept."""
     ctx = checker.ctx
     label = _label(checker, only)
-    listings: dict[str, Any] = {}
-    keys: dict[str, str] = {}
-    key, kept = _recall(ctx, label, listings, keys)
-    checker.memo_key, checker.memo_label, checker.listings, checker.listing_keys = key, label, listings, keys
-    if key is not None:
-        checker.reader.listed = dict(listings)  # the records' folders are not listed again (it takes each once)
+    key, kept = _recall(ctx, label)
+    checker.memo_key, checker.memo_label = key, label
+    listings = key.listings if key is not None else {}
+    checker.listings = listings  # the scan the key was taken from: whoever reads a folder after takes it from here
     if kept is not None:
         answer = _answered(checker, kept, now, only, listings)
         if answer is not None:
             return answer
-    rows = key is not None and worth_keeping(listings)
-    if key is not None:  # the region rules plan from this scan: no second `lstat` of every record (store/heads.py)
-        ctx.scanned, ctx.scanned_at = listings, key.seen
-    try:
-        found = checker.run_from_rows(now, only, listings, key.seen) if key is not None and rows else None
-        if found is not None:
-            checker.records = _unread(checker, only)[1]
-        else:
-            found = checker.run_in_full(now, only=only)
-            if key is not None and rows:
-                _keep_rows(checker, key.seen, listings)
-    finally:
-        ctx.scanned, ctx.scanned_at = {}, 0
+    checker.reader.listed = dict(listings)  # the records' folders are not scanned again (it takes each once)
+    found = checker.run_from_rows(now, only, listings) if key is not None and worth_rows(listings) else None
+    if found is not None:
+        checker.records = _unread(checker, only)[1]
+    else:
+        found = checker.run_in_full(now, only=only)
     checker.reader.listed = {}
     if key is not None:
         _remember(ctx, label, key, _check_memo(checker, found))
     return found
 
 
-def worth_keeping(listings: dict[str, Any]) -> bool:
-    """Whether a workspace whose folders list these entries has enough of them to keep rows of its records
-    (check/recordmemo.py): below ROWS_FROM, reading its records costs less than loading and keeping rows."""
-    return sum(int(entries.count) for entries in listings.values()) >= ROWS_FROM
+def worth_rows(listings: dict[str, Listing]) -> bool:
+    """Whether a workspace whose folders list these entries has enough of them for a check from the store's rows
+    (`Checker.run_from_rows`): below ROWS_FROM, reading its records costs less than the queries."""
+    return sum(len(listing.names) for listing in listings.values()) >= ROWS_FROM
 
 
-def _keep_rows(checker: Checker, seen: int, listings: dict[str, Any]) -> None:
-    """Keep the rows of every record folder a run in full read (check/recordmemo.py), so that the next run after a
-    write reads only what changed."""
-    from planstate.check import recordmemo
-    from planstate.store.memo import code_key
+def temp_listed(listings: dict[str, Listing]) -> bool:
+    """Whether a temp file's name is among the entries the memo's scan listed."""
+    from planstate.core.files import any_temp_name
 
-    code = code_key()
-    if code is None:
-        return
-    for folder, reads in checker.records.items():
-        if reads:
-            listed, listing = listings.get(str(folder)), checker.listing_keys.get(str(folder))
-            journal = checker.memo_key.token if checker.memo_key is not None else None
-            recordmemo.keep_reads(checker.ctx, folder, reads[0].kind, reads, listed, code, seen, listing, journal)
+    return any_temp_name(listing.names for listing in listings.values())
 
 
 def _label(checker: Checker, only: Initiative | None) -> str:
@@ -113,30 +97,27 @@ def validated(ctx: Context, run: Callable[[Context, dict[str, Any]], Validation]
     from the memo when none of the workspace's files changed since it was kept."""
     from planstate.check.validate import Validation
 
-    listings: dict[str, Any] = {}
-    key, kept = _recall(ctx, "validate", listings)
+    key, kept = _recall(ctx, "validate")
     if kept is not None:
         try:
             return Validation(int(kept["files"]), [_error(item) for item in kept["problems"]])
         except (KeyError, TypeError, ValueError):
             pass  # a memo of another shape: validate in full
-    result = run(ctx, listings if key is not None else {})
+    result = run(ctx, key.listings if key is not None else {})
     if key is not None:
         _remember(ctx, "validate", key, _validation_memo(result))
     return result
 
 
-def _recall(
-    ctx: Context, name: str, listings: dict[str, Any] | None = None, keys: dict[str, str] | None = None
-) -> tuple[Inputs | None, Any]:
+def _recall(ctx: Context, name: str) -> tuple[Inputs | None, Any]:
     """The key of the workspace's inputs now (None when it has none), and what the memo `name` holds under it
-    (None when it holds nothing that can be trusted); each folder's entries go into `listings` (see memo.inputs)."""
+    (None when it holds nothing that can be trusted)."""
     from planstate.store import memo
 
-    key = memo.inputs(ctx.root, name, listings, keys)
+    key = memo.inputs(ctx.root, name)
     if key is None:
         return None, None
-    kept = memo.recall(ctx.root, name, key)
+    kept = memo.recall(ctx.store, name, key)
     return key, (None if kept is memo.MISS or not isinstance(kept, dict) else kept)
 
 
@@ -145,7 +126,7 @@ def _remember(ctx: Context, name: str, key: Inputs, data: dict[str, Any] | None)
     from planstate.store import memo
 
     if data is not None:
-        memo.remember(ctx.root, name, key, data)
+        memo.remember(ctx.store, ctx.root, name, key, data)
 
 
 # ---------------------------------------------------------------------------- check
@@ -179,7 +160,7 @@ def _check_memo(checker: Checker, findings: list[Finding]) -> dict[str, Any]:
 
 
 def _answered(
-    checker: Checker, kept: dict[str, Any], now: datetime | None, only: Initiative | None, listings: dict[str, Any]
+    checker: Checker, kept: dict[str, Any], now: datetime | None, only: Initiative | None, listings: dict[str, Listing]
 ) -> list[Finding] | None:
     """A run's findings from its memo, the fresh ones computed now, and the checker set as after that run (its
     reads made when asked for); None for a memo of another shape. `listings` holds the entries of every folder."""
@@ -204,7 +185,7 @@ def _answered(
                 data = {"resume_context": {"files_modified": list(items)}}
                 read = reader.unread(path.parent, path.name, shown, "state", data)
                 found += staterules.resume_files(ctx, read, data)
-        if any(entries.temp for entries in listings.values()):
+        if temp_listed(listings):
             for initiative in _checked(ctx, only):  # a temp file: is its writer still alive?
                 found += workspacerules.temp_files(ctx, initiative)
         if checker.check_drivers:
@@ -240,12 +221,7 @@ def _unread(checker: Checker, only: Initiative | None) -> tuple[Later[Path, File
     reads: dict[Path, Callable[[], FileRead]] = {}
     records: dict[Path, Callable[[], list[FileRead]]] = {}
 
-    prefetched: list[bool] = []
-
     def folder(path: Path, kind: str) -> list[FileRead]:
-        if not prefetched:
-            ctx.prefetch_cache()  # one query instead of one per file, as a run in full does
-            prefetched.append(True)
         found = reader.records(path, kind, checker.judge)
         ctx.save_cache()  # what reading it noted (rows renewed, files read) serves the next process
         return found

@@ -1,8 +1,8 @@
 """Reading the workspace's files for checks: each at most once per check, again only when its stat identity changed.
 
-A check reads each file once (`Reader`), parses its front matter through the front-matter cache,
+A check reads each file once (`Reader`), parses its front matter through the store,
 and shares the bytes and data between the rules (`FileRead`). A record whose stat identity vouches
-for its cache row, in which the per-file rules of this version found nothing, is not read at all: its
+for its row in the store, in which the per-file rules of this version found nothing, is not read at all: its
 read holds only the facts the checks across records need (recordfiles.FACTS), and its bytes and
 whole front matter are fetched only if asked for. The watcher keeps one Reader for its whole life:
 files whose stat identity did not change (and that no event named) are not read again.
@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from planstate.core.errors import PlanstateError
 from planstate.core.files import MAX_FILE_BYTES, read_all, read_bytes
-from planstate.core.watched import Entries, Identity
 from planstate.model.kinds import RECORD_KINDS
 from planstate.model.types import Problem
 from planstate.model.validation import problems_for
 from planstate.store import recordfiles
-from planstate.store.cache import decode, identities_in, identity_of
+from planstate.store.cache import decode
+from planstate.store.scan import IDENTITY, Identity, Listing
 from planstate.text.conflicts import Conflict, conflict_blocks
 from planstate.text.document import Document
 from planstate.text.fastyaml import MISS, front_matter_data
@@ -79,7 +79,7 @@ class FileRead:
         self.entries: list[dict[str, Any]] = []  # history.jsonl: its entries
         self.item: dict[str, Any] | None = None  # a valid record as the regions show it
         self.partial = False  # `data` holds only the record's facts: its file was not read (see `Reader`)
-        self.summary: list[Any] | None = None  # a record's summary as the cache keeps it (recordfiles.summary_text)
+        self.summary: list[Any] | None = None  # a record's summary as the store keeps it (recordfiles.facets)
         self._doc: Document | None = None
         self._reader: Reader | None = None  # who reads a partial read's file when more than its facts is needed
 
@@ -96,7 +96,7 @@ class FileRead:
         return self.data if isinstance(self.data, dict) else None
 
     def full(self) -> Any:
-        """The whole front matter (a partial read holds only its facts: the rest comes from the cache)."""
+        """The whole front matter (a partial read holds only its facts: the rest comes from the store)."""
         if not self.partial:
             return self.data
         assert self._reader is not None
@@ -130,12 +130,12 @@ class FileRead:
         return Finding(code, self.shown, line, column, message, hint, name, initiative, stable=stable)
 
 
-# The version of the per-file rules (filerules.py) a cache row was found clean by: bump it whenever they, or the
+# The version of the per-file rules (filerules.py) a row of the store was found clean by: bump it whenever they, or the
 # format they check against, change what they find (rows marked clean by another version are judged again).
 CLEAN = "1"
-Judge = Callable[[FileRead], None]  # runs the per-file rules on a read, noting a clean one in the cache
-PRIME_AT = 200  # records no cache row vouches for from which a folder is read in two processes
-SAVE_EVERY = 2000  # records read in two processes between saves of their cache rows
+Judge = Callable[[FileRead], None]  # runs the per-file rules on a read, noting a clean one in the store
+PRIME_AT = 200  # records no row of the store vouches for from which a folder is read in two processes
+SAVE_EVERY = 2000  # records read in two processes between saves of their rows in the store
 BATCH = 100  # records a process takes at a time when two read a folder (the last one it takes, the other may wait for)
 MAX_BATCHES = 2048  # two bytes each in a pipe that must hold them all
 
@@ -157,7 +157,7 @@ class Reader:
         self._root_real: Path | None = None
         # Each folder's entries and their stat identities, taken just before by whoever runs the check (the findings
         # memo's key): its records are not listed again. Used once: the next check lists afresh.
-        self.listed: dict[str, Entries] = {}
+        self.listed: dict[str, Listing] = {}
         self.reads = 0  # files actually read (for benchmarks)
 
     def forget(self, paths: Iterable[Path]) -> None:
@@ -219,56 +219,45 @@ class Reader:
         return found
 
     def records(self, folder: Path, kind: str, judge: Judge | None = None) -> list[FileRead]:
-        """The record files of a folder read as `kind`, in name order. A record whose stat identity vouches for its
-        cache row, in which the per-file rules of this version found nothing, is not read: its read is partial,
-        holding its facts and summary (decoded all at once). When many are not vouched for and `judge` (which runs
-        the per-file rules on a read and notes a clean one in the cache) is given, they are first read and judged
-        in two processes (`_prime`), and then vouched for like the others."""
+        """The record files of a folder read as `kind`, in name order. The store vouches for the folder's rows first
+        (store/folders.vouch); a record whose row says the per-file rules of this version found nothing in its
+        bytes is not read: its read is partial, holding its facts and summary (decoded all at once). When many
+        rows must be made anew and `judge` (which runs the per-file rules on a read and notes a clean one in the
+        store) is given, those records are first read and judged in two processes (`_prime`)."""
+        from planstate.store import folders
+
         key = str(folder)
         listed = self.listed.pop(key, None)
-        names = self.names(folder) if listed is None else _record_names(listed)
         self._seen.add(key)
+        inside = self._inside(folder)
+        prime = (lambda names: self._prime(folder, kind, names, judge)) if judge is not None and inside else None
+        vouched = folders.vouch(self.ctx, folder, kind, listed, prime) if inside else None
+        if vouched is None:  # no store to answer from, or a folder outside the workspace: read each file
+            return self._remembered(key, [self._read(folder / name, kind) for name in self.names(folder)])
+        names, identities = vouched.listing.records()
         if not names:
             self._folder_memo.pop(key, None)
             return []
-        prefix = self.ctx.cache_key(folder) + "/"
-        inside = self._inside(folder)
-        identities = identities_in(folder, names) if listed is None else _listed_identities(listed, names)
-        rows = self.ctx.vouched_rows(prefix, names, identities) if inside else [None] * len(names)
+        rows = {
+            name: (clean, facts, summary)
+            for name, clean, facts, summary in self.ctx.store.select(vouched.prefix, "name, clean, facts, summary")
+        }
         memo = self._folder_memo.get(key, {})
         out: list[FileRead | None] = []
         light: list[tuple[int, str, Identity, str, str]] = []
-        pending: list[tuple[int, str, Identity | None]] = []
-        for name, identity, row in zip(names, identities, rows, strict=True):
+        for name, identity in zip(names, identities, strict=True):
             known = memo.get(name)
             if known is not None and known.kind == kind and identity is not None and known.identity == identity:
                 out.append(known)
                 continue
-            if row is not None and row.clean == CLEAN and row.facts is not None and row.summary is not None:
-                light.append((len(out), name, identity, row.facts, row.summary))  # type: ignore[arg-type]
-            else:
-                pending.append((len(out), name, identity))
-            out.append(None)
-        vouched = self.ctx.vouched_row
-        kept: dict[str, tuple[dict[str, Any], list[Any]]] = {}  # the facts and summary of records this process judged
-        if judge is not None and inside and len(pending) >= PRIME_AT:
-            unread = [name for _index, name, identity in pending if identity is not None]
-            kept = self._prime(folder, kind, unread, judge)
-            still: list[tuple[int, str, Identity | None]] = []
-            for index, name, identity in pending:
-                row = vouched(prefix + name, identity) if identity is not None else None
-                if row is not None and row.clean == CLEAN and row.facts is not None and row.summary is not None:
-                    light.append((index, name, identity, row.facts, row.summary))  # type: ignore[arg-type]
-                else:  # it changed meanwhile, was written too recently to trust its identity, or has findings
-                    still.append((index, name, identity))
-            pending = still
-        for index, name, _identity_seen in pending:
-            out[index] = self._read(folder / name, kind)
+            row = rows.get(name)
+            if identity is not None and row is not None and row[0] == CLEAN and row[1] is not None and row[2]:
+                light.append((len(out), name, identity, row[1], row[2]))
+                out.append(None)
+            else:  # it has findings, does not parse, is no regular file, or its row cannot be kept
+                out.append(self._read(folder / name, kind))
         shown = self.ctx.display(folder) + os.sep
-        ready = [item for item in light if item[1] in kept]  # their rows are this process's own: nothing to decode
-        light = [item for item in light if item[1] not in kept]
-        pairs = [kept[item[1]] for item in ready] + _decoded(light)
-        for (index, name, identity, _facts, _summary), pair in zip(ready + light, pairs, strict=True):
+        for (index, name, identity, _facts, _summary), pair in zip(light, _decoded(light), strict=True):
             if pair is None:  # a row of another shape: read the file
                 found = self._read(folder / name, kind)
             else:
@@ -276,23 +265,23 @@ class Reader:
                 found.identity, found.data, found.summary, found.valid, found.findings = identity, *pair, True, []
                 found.partial, found._reader = True, self
             out[index] = found
-        found_all = [found for found in out if found is not None]
-        self._folder_memo[key] = {found.name: found for found in found_all}
-        return found_all
+        return self._remembered(key, [found for found in out if found is not None])
 
-    def _prime(
-        self, folder: Path, kind: str, names: list[str], judge: Judge
-    ) -> dict[str, tuple[dict[str, Any], list[Any]]]:
+    def _remembered(self, key: str, found: list[FileRead]) -> list[FileRead]:
+        """The reads of a folder, remembered for the next check of a long-lived reader (the watcher's)."""
+        self._folder_memo[key] = {read.name: read for read in found}
+        return found
+
+    def _prime(self, folder: Path, kind: str, names: list[str], judge: Judge) -> bool:
         """Read and judge the records `names` of a folder in two processes, this one and a forked one, each taking
-        the next batch while there is one (a process the machine runs slower takes fewer) and saving the cache
-        rows of what it took, so that they are ready (a cold check of 17,000 records parses on both cores and
-        keeps none of them in memory). Best effort: a record whose row is not there afterwards is read again.
-        Returns the facts and summary of each clean record this process judged (its rows are in memory: only the
-        other process's are looked up again, and only their facts and summaries are decoded)."""
+        the next batch while there is one (a process the machine runs slower takes fewer) and saving the rows of
+        what it took, so that they are ready (a cold check of 17,000 records parses on both cores and keeps none of
+        them in memory). Tell whether it did (`PRIME_AT` records or more, and a fork could be made): the caller
+        then takes the rows from the store again, and reads any that is not there."""
         import threading
 
-        if not hasattr(os, "fork") or threading.active_count() > 1:
-            return {}  # a fork copies one thread: a lock another one holds (a server's) would never be released
+        if len(names) < PRIME_AT or not hasattr(os, "fork") or threading.active_count() > 1:
+            return False  # a fork copies one thread: a lock another one holds (a server's) would never be released
         size = max(BATCH, -(-len(names) // MAX_BATCHES))
         batches = [names[start : start + size] for start in range(0, len(names), size)]
         # Every batch's number, two bytes each, is in a pipe before either process reads it (at most 4 KiB: the
@@ -301,7 +290,7 @@ class Reader:
         try:
             queue, feed = os.pipe()
         except OSError:
-            return {}
+            return False
         try:
             written = os.write(feed, numbers)
         except OSError:
@@ -313,63 +302,38 @@ class Reader:
             pid = -1
         if pid < 0:
             os.close(queue)
-            return {}
-        if pid == 0:  # the other process: saves through its own connection to the cache; never returns
+            return False
+        if pid == 0:  # the other process: saves through its own connection to the store; never returns
             status = 1
             try:
-                self.ctx.detach_cache()
-                self._judge_batches(folder, kind, batches, queue, judge, None)
+                self.ctx.store.detach()
+                self._judge_batches(folder, kind, batches, queue, judge)
                 status = 0 if self.ctx.save_cache() else 1
             finally:
                 os._exit(status)
-        kept: dict[str, tuple[dict[str, Any], list[Any]]] = {}
         try:
-            mine = self._judge_batches(folder, kind, batches, queue, judge, kept)
+            self._judge_batches(folder, kind, batches, queue, judge)
         finally:
             os.close(queue)
             os.waitpid(pid, 0)
         self.ctx.save_cache()
-        for number, batch in enumerate(batches):
-            if number not in mine:
-                self.ctx.reload_cache(folder, batch[0], batch[-1])  # names are in order: the other process's rows
-        return kept
+        prefix = self.ctx.cache_key(folder) + "/"
+        self.ctx.store.reload(prefix + name for name in names)  # the other process's rows are in the database
+        return True
 
-    def _judge_batches(
-        self,
-        folder: Path,
-        kind: str,
-        batches: list[list[str]],
-        queue: int,
-        judge: Judge,
-        kept: dict[str, tuple[dict[str, Any], list[Any]]] | None,
-    ) -> set[int]:
+    def _judge_batches(self, folder: Path, kind: str, batches: list[list[str]], queue: int, judge: Judge) -> None:
         """Take batches of records by their numbers from `queue` until none is left, reading and judging them
-        (`_judge_all`); return the numbers taken."""
-        taken: set[int] = set()
+        (`_judge_all`)."""
         done = 0
         while len(number := os.read(queue, 2)) == 2:
-            taken.add(int.from_bytes(number, "big"))
-            done = self._judge_all(folder, kind, batches[int.from_bytes(number, "big")], judge, kept, done)
-        return taken
+            done = self._judge_all(folder, kind, batches[int.from_bytes(number, "big")], judge, done)
 
-    def _judge_all(
-        self,
-        folder: Path,
-        kind: str,
-        names: list[str],
-        judge: Judge,
-        kept: dict[str, tuple[dict[str, Any], list[Any]]] | None = None,
-        done: int = 0,
-    ) -> int:
-        """Read and judge records of a folder, keeping only their cache rows, saved every `SAVE_EVERY` (`done`:
-        how many were read before; saved rows drop their JSON text: memory stays flat however many there are),
-        and in `kept` the facts and summary of each clean one (what its row holds, decoded). Returns how many
-        are read now."""
+    def _judge_all(self, folder: Path, kind: str, names: list[str], judge: Judge, done: int = 0) -> int:
+        """Read and judge records of a folder, keeping only their rows, saved every `SAVE_EVERY` (`done`: how many
+        were read before; saved rows drop their JSON text: memory stays flat however many there are). Returns how
+        many are read now."""
         for count, name in enumerate(names, done + 1):
-            found = self._read(folder / name, kind)
-            judge(found)
-            if kept is not None and found.findings == [] and found.summary is not None and found.mapping is not None:
-                kept[name] = (recordfiles.facts(found.mapping), found.summary)
+            judge(self._read(folder / name, kind))
             if count % SAVE_EVERY == 0:
                 self.ctx.save_cache()
         return done + len(names)
@@ -412,7 +376,7 @@ class Reader:
     def _front_matter(
         self, path: Path, raw: bytes, shown: str, identity: tuple[int, ...] | None
     ) -> tuple[Any, Document | None]:
-        """The front matter of a file's bytes, through the workspace's front-matter cache, and the document when
+        """The front matter of a file's bytes, through the workspace's store, and the document when
         it had to be parsed."""
         ctx = self.ctx
 
@@ -449,19 +413,7 @@ class Reader:
 
 
 def _identity(info: os.stat_result) -> Identity:
-    return identity_of(info)  # the cache's: a row stored from this read is looked up by the same identity
-
-
-def _record_names(listed: Entries) -> list[str]:
-    """The names of the record files among a folder's entries, as `recordfiles.names` gives them."""
-    return sorted(name for name in listed.names if recordfiles.is_record_name(name))
-
-
-def _listed_identities(listed: Entries, names: list[str]) -> list[Identity | None]:
-    """The identities of the record files `names` among a folder's entries (each a regular file: a listing is
-    taken only of a tree with no link or special file in it)."""
-    by_name = dict(zip(listed.names, listed.identities, strict=True))
-    return [by_name[name] for name in names]
+    return IDENTITY(info)  # the scan's: a row stored from this read is looked up by the same identity
 
 
 def _decoded(light: list[tuple[int, str, Identity, str, str]]) -> list[tuple[dict[str, Any], list[Any]] | None]:

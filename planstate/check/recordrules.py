@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Container
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from planstate.check.findings import Finding
 from planstate.check.reader import FileRead
@@ -15,11 +15,12 @@ from planstate.core.clock import parse_datetime
 from planstate.core.durations import show
 from planstate.model import verdicts
 from planstate.model.kinds import State, phase_numbers, phase_reference, record_reference
+from planstate.store.cache import decode
 
 if TYPE_CHECKING:
     from planstate.check.reader import Reader
-    from planstate.check.recordmemo import Folder
     from planstate.store.context import Context
+    from planstate.store.folders import Vouched
     from planstate.store.initiatives import Initiative
 
 Records = dict[str, list[FileRead]]  # an initiative's record files whose front matter is a mapping, by kind
@@ -103,7 +104,7 @@ def session_references(found: FileRead, sessions: Container[str]) -> list[Findin
     return [found.finding("missing-reference", ["resumed_from"], message, "correct the id, or set it to null")]
 
 
-def blocker_references(found: FileRead, numbers: range | None, every_id: set[str]) -> list[Finding]:
+def blocker_references(found: FileRead, numbers: range | None, every_id: Container[str]) -> list[Finding]:
     """A blocker's `affects` items that name a phase outside the phase `numbers` or a record no record has."""
     affects = found.data.get("affects")
     if not isinstance(affects, list):
@@ -115,7 +116,7 @@ def blocker_references(found: FileRead, numbers: range | None, every_id: set[str
     return out
 
 
-def _affected(found: FileRead, index: int, item: str, numbers: range | None, every_id: set[str]) -> list[Finding]:
+def _affected(found: FileRead, index: int, item: str, numbers: range | None, every_id: Container[str]) -> list[Finding]:
     """What is missing that one `affects` item names."""
     out: list[Finding] = []
     phase = phase_reference(item)
@@ -132,67 +133,99 @@ def _affected(found: FileRead, index: int, item: str, numbers: range | None, eve
 def cross(
     ctx: Context,
     initiative: Initiative,
-    folders: dict[str, list[Folder]],
+    folders: dict[str, list[Vouched]],
     state: dict[str, Any] | None,
     reader: Reader,
     now: datetime,
     stale_after: float,
 ) -> tuple[list[Finding], list[ActiveSession]]:
-    """What `references` and `sessions` find, from the rows a check kept of each record folder (live, then archived,
-    by kind; check/recordmemo.py): each rule runs on the records that could break it alone (a repeated id or a file
-    name that does not start with it, a decision's phase outside the phases, a record naming another, an active
-    session), which finds what running it on every record finds."""
-    from collections import Counter
+    """What `references` and `sessions` find, from the store's rows of each record folder (live, then archived, by
+    kind; store/folders.vouch has just vouched for them): each rule runs on the records that could break it alone (a
+    repeated id or a file name that does not start with it, a decision's phase outside the phases, a record naming
+    another, an active session), found by queries, which finds what running it on every record finds."""
+    made: dict[tuple[str, str], FileRead] = {}
+    store = ctx.store
 
-    from planstate.check.recordmemo import NO_MAPPING, reads_of
+    def reads(vouched: Vouched, kind: str, where: str, args: tuple[Any, ...] = ()) -> list[FileRead]:
+        """The records of a folder with a mapping that the SQL test `where` selects, in file-name order: from their
+        facts, or read whole when the store keeps none."""
+        # The names first, from the index of the columns tested (store/cache.py), then the facts of those alone.
+        names = [row[0] for row in store.select(vouched.prefix, "name", f"valid IS NOT NULL AND ({where})", args)]
+        found = store.facts_of(vouched.prefix, sorted(names))
+        out: list[FileRead] = []
+        shown = ctx.display(vouched.folder) + "/"
+        for name, text in found:
+            key = (vouched.prefix, name)
+            if key not in made:
+                data = decode(text) if text is not None else None
+                if isinstance(data, dict):
+                    made[key] = reader.unread(vouched.folder, name, shown + name, kind, data)
+                else:
+                    made[key] = reader.file(vouched.folder / name, kind)
+            if made[key].mapping is not None:
+                out.append(made[key])
+        return out
 
-    made: dict[tuple[int, str], FileRead] = {}
-
-    def reads(found: Folder, names: list[str]) -> list[FileRead]:
-        missing = [name for name in names if (id(found), name) not in made]
-        for name, read in zip(missing, reads_of(reader, found, missing), strict=True):
-            made[id(found), name] = read
-        return [made[id(found), name] for name in names]
-
+    ids = {kind: _Ids(ctx, found) for kind, found in folders.items()}
     suspects: dict[str, list[FileRead]] = {}
-    ids: dict[str, set[str]] = {}
     for kind, found_all in folders.items():
-        usable: list[str | None] = []
-        for found in found_all:
-            if NO_MAPPING in found.shapes:
-                usable += [i for i, shape in zip(found.ids, found.shapes, strict=True) if shape != NO_MAPPING]
-            else:
-                usable += found.ids
-        present = cast("list[str]", [i for i in usable if i is not None] if None in usable else usable)
-        ids[kind] = unique = set(present)
-        repeated = {i for i, count in Counter(present).items() if count > 1} if len(unique) < len(present) else set()
+        prefixes = [vouched.prefix.rstrip("/") for vouched in found_all]
+        marks = ", ".join("?" * len(prefixes))
+        repeated = [
+            row[0]
+            for row in store.query(
+                f"SELECT rid FROM files WHERE folder IN ({marks}) AND rid IS NOT NULL AND valid IS NOT NULL "
+                "GROUP BY rid HAVING count(*) > 1",
+                prefixes,
+            )
+        ]
         suspects[kind] = []
-        for found in found_all:
-            picked = set(found.misnamed)
+        for vouched in found_all:
+            picked = "rid IS NOT NULL AND NOT (name = rid || '.md' OR substr(name, 1, length(rid) + 1) = rid || '-')"
             if repeated:
-                rows = zip(found.names, found.ids, found.shapes, strict=True)
-                picked |= {name for name, i, shape in rows if i in repeated and shape != NO_MAPPING}
-            suspects[kind] += reads(found, sorted(picked))
+                picked += f" OR rid IN ({', '.join('?' * len(repeated))})"
+            suspects[kind] += reads(vouched, kind, picked, tuple(repeated))
     out, _ids = identities(ctx, suspects)
-    every_id = set().union(*ids.values())
+    every_id = _Ids(ctx, [vouched for found in folders.values() for vouched in found])
     numbers = phase_numbers(State(state)) if state is not None else None
     folder = ctx.display(initiative.folder("decision")) + "/"
-    for found in folders["decision"]:
-        chosen = set(found.facts)
-        outside = {p for p in set(found.phases) if p is not None and p not in numbers} if numbers is not None else ()
-        if outside:
-            chosen |= {name for name, p in zip(found.names, found.phases, strict=True) if p in outside}
-        for read in reads(found, sorted(chosen)):
+    outside = "refers = 1"
+    if numbers is not None:
+        outside += f" OR (phase IS NOT NULL AND (phase < {int(numbers.start)} OR phase >= {int(numbers.stop)}))"
+    for vouched in folders["decision"]:
+        for read in reads(vouched, "decision", outside):
             out += decision_references(read, ids["decision"], numbers, folder)
-    for found in folders["session"]:
-        for read in reads(found, sorted(found.facts)):
+    for vouched in folders["session"]:
+        for read in reads(vouched, "session", "refers = 1"):
             out += session_references(read, ids["session"])
-    for found in folders["blocker"]:
-        for read in reads(found, sorted(found.facts)):
+    for vouched in folders["blocker"]:
+        for read in reads(vouched, "blocker", "refers = 1"):
             out += blocker_references(read, numbers, every_id)
-    active = [read for found in folders["session"] for read in reads(found, sorted(found.facts))]
-    more, seen = sessions(ctx, [read for read in active if read.data.get("status") == "active"], now, stale_after)
+    active = [read for vouched in folders["session"] for read in reads(vouched, "session", "status = 'active'")]
+    more, seen = sessions(ctx, active, now, stale_after)
     return out + more, seen
+
+
+class _Ids:
+    """The ids of the records with a mapping in some vouched folders, looked up in the store one at a time (the few
+    references a check follows), never all loaded."""
+
+    def __init__(self, ctx: Context, found: list[Vouched]) -> None:
+        self._store = ctx.store
+        self._folders = [vouched.prefix.rstrip("/") for vouched in found]
+        self._known: dict[str, bool] = {}
+
+    def __contains__(self, record_id: object) -> bool:
+        if not isinstance(record_id, str):
+            return False
+        if record_id not in self._known:
+            marks = ", ".join("?" * len(self._folders))
+            found = self._store.query(
+                f"SELECT 1 FROM files WHERE folder IN ({marks}) AND rid = ? AND valid IS NOT NULL LIMIT 1",
+                (*self._folders, record_id),
+            )
+            self._known[record_id] = bool(found)
+        return self._known[record_id]
 
 
 # ---------------------------------------------------------------------------- sessions

@@ -51,7 +51,7 @@ def regions(
 
 def _loader(ctx: Context, records: dict[str, list[FileRead]]) -> Loader:
     """The records the regions show, from the files this check read, and the files that cannot be shown. A valid
-    record's order and fingerprint come from the summary the cache keeps with the data this check read, so its
+    record's order and fingerprint come from the summary the store keeps with the data this check read, so its
     item is built only if a region shows it."""
     from planstate.render.sources import Records, Row, invalid_record, unusable
     from planstate.store.recordfiles import ORDER, item_fingerprint, region_item

@@ -38,7 +38,7 @@ def validate(ctx: Context) -> Validation:
 
 def validate_files(ctx: Context, listed: dict[str, Any] | None = None) -> Validation:
     """Validate every file of every initiative, then the rules across initiatives. The records are taken as a
-    check takes them (check/reader.py): one whose cache row says the per-file rules found nothing in its bytes
+    check takes them (check/reader.py): one whose store's row says the per-file rules found nothing in its bytes
     has no schema problem and is not read; the others are validated one by one. `listed` holds the folders' entries
     and their identities when they were just taken (see `Reader.listed`)."""
     from planstate.check.reader import Reader
@@ -52,7 +52,6 @@ def validate_files(ctx: Context, listed: dict[str, Any] | None = None) -> Valida
     reader = Reader(ctx)
     reader.listed = dict(listed or {})
     reader.begin()
-    ctx.prefetch_cache()
     files = 0
     for initiative in discover(ctx.root):
         files += 1
@@ -85,7 +84,7 @@ def _problems(ctx: Context, kind: str, path: Path) -> list[PlanstateError]:
     try:
         if kind == "history":
             return history.read(path, ctx.display(path), ctx.root)[1]
-        if not problems_for(kind, ctx.cached_data(path)):  # through the cache: a parse only per new content
+        if not problems_for(kind, ctx.cached_data(path)):  # through the store: a parse only per new content
             return []
         doc = ctx.read_document(path)
         doc.require_front_matter()

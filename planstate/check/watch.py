@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from watchdog.observers.api import BaseObserver, ObservedWatch
 
     from planstate.check.findings import Finding
-    from planstate.check.journal import Journal
     from planstate.store.context import Context
 
 INTERVAL = 30.0  # seconds between re-checks when nothing changes
@@ -59,10 +58,8 @@ class Watcher:
         stale_after: float,
         interval: float = INTERVAL,
         debounce: float = DEBOUNCE,
-        checks: bool = True,
     ) -> None:
         self.ctx = ctx
-        self.checks = checks
         self.emit = emit
         self.fix = fix
         self.stale_after = stale_after
@@ -83,44 +80,11 @@ class Watcher:
     # ------------------------------------------------------------------ the loop
 
     def run(self, stop: threading.Event) -> None:
-        """Watch until `stop` is set: serve the journal (check/journal.py) and, unless `checks` is off, an initial
-        check, then a check after each quiet batch of relevant events, and every `interval` seconds without events a
-        look at the findings that depend on the clock."""
-        journal, note = self._journal()
-        served = {"journal": journal is not None, **({"journal_note": note} if note else {})}
-        try:
-            if self.checks:
-                self._watch(stop, served)
-            else:
-                if journal is None:
-                    raise UsageError(f"cannot serve the journal: {note}")
-                self.emit({"event": "ready", "path": str(self.planning), **served})
-                while not stop.wait(_POLL):
-                    pass
-                self.emit({"event": "stopped"})
-        finally:
-            if journal is not None:
-                journal.stop()
+        """Watch until `stop` is set: an initial check, then a check after each quiet batch of relevant events, and
+        every `interval` seconds without events a look at the findings that depend on the clock."""
+        self._watch(stop)
 
-    def _journal(self) -> tuple[Journal | None, str | None]:
-        """The journal, serving; or None and why not."""
-        import errno
-
-        from planstate.check.journal import Journal
-        from planstate.core.inotify import Unavailable
-
-        journal = Journal(self.planning)
-        try:
-            journal.start()
-        except Unavailable as exc:
-            return None, str(exc)
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                return None, "another watcher serves this workspace"
-            return None, exc.strerror or str(exc)
-        return journal, None
-
-    def _watch(self, stop: threading.Event, served: dict[str, Any]) -> None:
+    def _watch(self, stop: threading.Event) -> None:
         """The checks' loop (see `run`)."""
         import warnings
 
@@ -144,7 +108,7 @@ class Watcher:
                 )
             self._cycle(set())
             counts = self._counts()
-            self.emit({"event": "ready", "path": str(self.planning), **counts, **served})
+            self.emit({"event": "ready", "path": str(self.planning), **counts})
             while not stop.is_set():
                 batch = self._collect(stop)
                 if stop.is_set():

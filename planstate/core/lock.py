@@ -99,7 +99,7 @@ class WorkspaceLock:
         note = info.encode("utf-8", errors="replace")
         try:
             # Written over the last holder's note, then cut to its length: truncating to nothing first frees the
-            # file's block, which waits on the journal after a write's fsyncs (milliseconds for each lock taken).
+            # file's block, which waits on the filesystem's journal after a write's fsyncs (milliseconds a lock).
             os.pwrite(fd, note, 0)
             os.ftruncate(fd, len(note))
         except OSError:
@@ -114,16 +114,16 @@ class WorkspaceLock:
             except FileExistsError:
                 pass
             except OSError as exc:
-                raise UsageError(f"cannot open the workspace lock: {exc.strerror}", file=_shown(self.path)) from None
+                raise _unopenable(self.path, exc) from None
             try:
                 return os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
             except FileNotFoundError:
                 if time.monotonic() >= deadline or not self.path.parent.parent.is_dir():
                     raise UsageError(
-                        "cannot open the workspace lock: its folder keeps disappearing", file=_shown(self.path)
+                        "cannot take the workspace lock: its folder keeps disappearing", file=_shown(self.path)
                     ) from None
             except OSError as exc:
-                raise UsageError(f"cannot open the workspace lock: {exc.strerror}", file=_shown(self.path)) from None
+                raise _unopenable(self.path, exc) from None
 
     def _wait(self, fd: int, deadline: float) -> None:
         """flock `fd`, waiting until `deadline`; LockTimeout naming the holder after it."""
@@ -240,7 +240,7 @@ class _Queue:
     def _take_ticket(self) -> None:
         """Make a ticket named by the arrival time, flocked before it becomes visible in the queue."""
         for folder in (self.folder.parent, self.folder):
-            with contextlib.suppress(FileExistsError, FileNotFoundError):
+            with contextlib.suppress(OSError):  # there already, or cannot be: the lock's own open says why
                 os.mkdir(folder)  # never makes .planning/ itself: the lock's own open refuses a deleted workspace
         name = f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(3).hex()}"
         temporary = temp_path(self.folder / name)
@@ -376,3 +376,18 @@ def _shown(path: Path) -> str:
         return str(path.relative_to(path.parents[2]))
     except (IndexError, ValueError):
         return str(path)
+
+
+def _unopenable(path: Path, exc: OSError) -> UsageError:
+    """The refusal of a write whose lock file cannot be opened, saying how to put `.local/` right: it holds only
+    machine-local things planstate makes again (the lock, caches, heartbeats)."""
+    import errno
+
+    local = str(Path(_shown(path)).parent)
+    if exc.errno == errno.ENOTDIR:
+        how = f"{local} is not a folder; move it away (planstate makes it again)"
+    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        how = f"{local} cannot be written ({exc.strerror}); make it writable, or move it away"
+    else:
+        how = exc.strerror or type(exc).__name__
+    return UsageError(f"cannot take the workspace lock: {how}", file=_shown(path))

@@ -147,7 +147,7 @@ def _left_in_place(kind: str, record: recordfiles.Record) -> str | None:
 def _before(value: Any, cutoff: datetime) -> bool:
     """Whether a record's date or timestamp lies wholly before `cutoff`: a date counts as its whole day, so a
     decision of 2026-11-19 is before 2026-11-20 but not before noon of 2026-11-19."""
-    if isinstance(value, str) and len(value.strip()) == 10:  # a date, as the front-matter cache gives it back
+    if isinstance(value, str) and len(value.strip()) == 10:  # a date, as the store gives it back
         try:
             value = date.fromisoformat(value.strip())
         except ValueError:

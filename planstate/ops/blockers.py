@@ -96,7 +96,9 @@ class BlockerAPI:
             made = records.retried(ctx, initiative, KIND, key)
             if made is not None and key is not None:
                 return records.entry(ctx, made).warned(records.retry_warning(KIND, made, key))
-            record_id, path = recordfiles.new_path(initiative, KIND, name, names=tx.names(initiative.folder(KIND)))
+            record_id, path = recordfiles.new_path(
+                initiative, KIND, name, names=tx.names(initiative.folder(KIND), KIND)
+            )
             data: dict[str, Any] = {
                 "schema_version": SCHEMA_VERSION,
                 "id": record_id,
@@ -136,7 +138,6 @@ class BlockerAPI:
             shown=lambda current: all or current not in BLOCKER_STATUSES or current in OPEN_BLOCKERS,
             archived=all,
             limit=limit,
-            memo=None if all else "blockers",  # names `order` and `shown`
         )
 
     def show(self, id: str) -> Entry:

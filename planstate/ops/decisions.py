@@ -89,7 +89,9 @@ class DecisionAPI:
             if made is not None and key is not None:
                 return records.entry(ctx, made).warned(records.retry_warning(KIND, made, key))
             old = _supersedable(tx, initiative, supersedes) if supersedes is not None else None
-            record_id, path = recordfiles.new_path(initiative, KIND, name, names=tx.names(initiative.folder(KIND)))
+            record_id, path = recordfiles.new_path(
+                initiative, KIND, name, names=tx.names(initiative.folder(KIND), KIND)
+            )
             data: dict[str, Any] = {
                 "schema_version": SCHEMA_VERSION,
                 "id": record_id,
@@ -134,7 +136,6 @@ class DecisionAPI:
             default_status="accepted",
             archived=all,
             limit=limit,
-            memo=None if all else "decisions",  # names `order` and `shown`
         )
 
     def show(self, id: str) -> Entry:

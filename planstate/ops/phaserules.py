@@ -81,16 +81,16 @@ def refuse_read_only(tx: Transaction, state: State, initiative: Initiative | Non
 
 def blocker_warnings(ctx: Context, initiative: Initiative, state: State, numbers: list[int]) -> list[str]:
     """One warning per open blocker (new or active) that affects one of the phases `numbers` (see affected_phases)."""
-    from planstate.store import heads
+    from planstate.store import folders
 
     if not numbers:
         return []
-    # The blockers status judges phases by (a kept view, and the facts the cache keeps of each), so the cost follows
+    # The blockers status judges phases by (a query, and the facts the store keeps of each), so the cost follows
     # the blockers changed since, not the thousands resolved. Unreadable files are left out: `planstate check`
     # reports them.
     phases_of = phases_affected(state)
     affected = [
-        (blocker, set(phases_of(data.get("affects")))) for blocker, data, _ in heads.blocking_data(ctx, initiative)
+        (blocker, set(phases_of(data.get("affects")))) for blocker, data, _ in folders.blocking_data(ctx, initiative)
     ]
     return [
         f"blocker {blocker} still affects phase {number}: resolve or bypass it"

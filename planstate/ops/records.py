@@ -288,7 +288,6 @@ def listing(
     make: Callable[[Record], Entry] | None = None,
     archived: bool = False,
     limit: int | None = PAGE,
-    memo: str | None = None,
 ) -> Listing:
     """The records of `kind` in the target initiative for a list command (with `archived`, those in the kind's
     `archive/` folder too).
@@ -299,8 +298,8 @@ def listing(
     (0: all; None: `PAGE`), the number left out in `more`. The listing also carries the files that
     could not be read and the records that do not validate. Which records match is decided from
     their summaries (recordfiles.summaries), so only the page's records are read: a list of the
-    newest 50 of 10,000 decisions reads 50. With `memo` (a name for the caller's `order`, `shown` and
-    `make`), the page is kept between calls and brought up to date from the files changed since (ops/pages.py).
+    newest 50 of 10,000 decisions reads 50: outside a transaction, and without archived records, they come from
+    the columns the store keeps (store/folders.columns), else from every summary.
     """
     from planstate.core.clock import now
 
@@ -308,7 +307,7 @@ def listing(
     keep = page_size(limit)
     start = since(after, now())
     dated = recordfiles.ORDER[kind]
-    folders = [ctx.target.folder(kind)] + ([ctx.target.archive(kind)] if archived else [])
+    folders_of = [ctx.target.folder(kind)] + ([ctx.target.archive(kind)] if archived else [])
 
     def judged(summary: recordfiles.Summary) -> tuple[Record | None, Any, Any]:
         """The record when its summary cannot say exactly what the list needs (read), its date and its status."""
@@ -323,26 +322,21 @@ def listing(
     def make_entry(record: Record) -> Entry:
         return make(record) if make is not None else entry(ctx, record)
 
-    if memo is not None and 0 < keep <= PAGE and start is None and not archived and not ctx.pending and not ctx.leaving:
-        from planstate.ops import pages
-
-        def judge(summary: recordfiles.Summary) -> tuple[bool, Any] | None:
-            if summary.problem is not None:
-                return None
-            _record_read, value, current = judged(summary)
-            return matches(current), order(value)
-
-        # One kept page per filter, whatever the page size up to the default (each holds a file's identity for
-        # every record of the folder): a larger page is listed from every summary.
-        label = repr((kind, memo, status, default_status))
-        page = pages.page(ctx, folders[0], kind, label, keep, judge, room=2 * PAGE)
-        if page is not None:
-            items = [make_entry(_record(ctx, kind, folders[0] / name)) for name in page.names]
-            ctx.save_cache()
-            return Listing(items, [], [], kind, page.more)
     found: list[recordfiles.Summary] = []
     problems: list[PlanstateError] = []
-    for folder in folders:
+    if not archived and not ctx.pending and not ctx.leaving:
+        from planstate.store import folders
+
+        # What a list decides from (file name, order text, status) as the store keeps it: no record is read but
+        # those it shows and those it cannot say them of (they do not validate, or cannot be read).
+        light = folders.columns(ctx, folders_of[0], kind)
+        if light is not None:
+            page = _light_page(ctx, kind, light, keep, start, dated, order, matches, default_status, problems)
+            if page is not None:
+                items = [make_entry(_record(ctx, kind, folders_of[0] / name)) for name in page[0]]
+                ctx.save_cache()
+                return Listing(items, problems, page[2], kind, page[1])
+    for folder in folders_of:
         summaries, broken = recordfiles.folder_summaries(ctx, folder, kind)
         found += summaries
         problems += broken
@@ -366,6 +360,50 @@ def listing(
     return Listing(items, problems, wrong, kind, more)
 
 
+def _light_page(
+    ctx: Context,
+    kind: str,
+    light: Any,
+    keep: int,
+    start: datetime | None,
+    dated: str,
+    order: Callable[[Any], Any],
+    matches: Callable[[Any], bool],
+    default_status: str | None,
+    problems: list[PlanstateError],
+) -> tuple[list[str], int, list[PlanstateError]] | None:
+    """A list's page from the store's columns of a folder (store/folders.Columns): the names of the records shown,
+    oldest first, how many older ones match, and the records that do not validate (located); the files that cannot
+    be read go into `problems`. The records the columns cannot say enough of are read, as the full listing reads
+    them."""
+    matched: list[tuple[Any, str]] = []
+    for name, text, current in light.rows:
+        if text == "None":  # no date: the list takes what the record holds
+            light.unsure.append(name)
+            continue
+        if not matches(current if current is not None else default_status):
+            continue
+        if start is not None and not at_or_after(text, start):
+            continue
+        matched.append((order(text), name))
+    wrong: list[PlanstateError] = []
+    folder = ctx.target.folder(kind)
+    for name in sorted(light.unsure):
+        path = folder / name
+        data = recordfiles.mapping(ctx, path, problems)
+        if data is None:
+            continue
+        record = Record(kind, path, data)
+        if problems_for(kind, data):
+            wrong.append(_located_problem(ctx, kind, record))
+        value, current = data.get(dated), data.get("status", default_status)
+        if matches(current) and (start is None or at_or_after(value, start)):
+            matched.append((order(value), name))
+    matched.sort()
+    more = max(len(matched) - keep, 0) if keep else 0
+    return [name for _key, name in matched[more:]], more, wrong
+
+
 def page_size(limit: int | None) -> int:
     """The number of records a list shows for `limit` (None: the default page; 0: all); UsageError when negative."""
     if limit is None:
@@ -376,7 +414,7 @@ def page_size(limit: int | None) -> int:
 
 
 def _record(ctx: Context, kind: str, path: Path) -> Record:
-    """A record file as a committing transaction will write it, else as read (through the cache)."""
+    """A record file as a committing transaction will write it, else as read (through the store)."""
     pending = ctx.pending.get(path.absolute())
     return Record(kind, path, pending if pending is not None else ctx.cached_data(path))
 
@@ -404,7 +442,7 @@ def at_or_after(value: Any, start: datetime) -> bool:
 def refuse_read_only(ctx: Context, initiative: Initiative) -> None:
     """Refuse a new or changed record in an archived or completed initiative (read-only until reopened).
 
-    Reads STATE.md through the cache; an unreadable STATE.md does not stop a record (validate reports it)."""
+    Reads STATE.md through the store; an unreadable STATE.md does not stop a record (validate reports it)."""
     try:
         data = ctx.cached_data(initiative.state_path)
     except PlanstateError:

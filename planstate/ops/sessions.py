@@ -69,7 +69,7 @@ class SessionAPI:
                     argument="exclusive",
                 )
             previous = _previous(found)
-            record_id, path = recordfiles.new_path(initiative, KIND, who, names=tx.names(initiative.folder(KIND)))
+            record_id, path = recordfiles.new_path(initiative, KIND, who, names=tx.names(initiative.folder(KIND), KIND))
             when = now()
             data = _new_session(record_id, who, when, doing, previous)
             if key is not None:
@@ -172,7 +172,6 @@ class SessionAPI:
             make=self._entry,
             archived=all,
             limit=limit,
-            memo=None if all else "sessions",  # names `order`; each entry's heartbeat is looked up on every call
         )
 
     def show(self, id: str) -> Entry:

@@ -139,7 +139,7 @@ def render_file(ctx: Context, initiative: Initiative, *, force: bool = False, wr
             for first, last in refused
         ]
         return RenderedFile(path, shown, before, before, None, False, problems)
-    # Without conflicts, the front matter comes through the cache as for a write's region refresh: no YAML is parsed
+    # Without conflicts, the front matter comes through the store as for a write's region refresh: no YAML is parsed
     # unless a problem is to be located.
     doc = Document.from_bytes(text, shown) if touched else ctx.read_known_document(path, before)
     if not doc.has_front_matter:

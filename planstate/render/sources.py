@@ -1,5 +1,5 @@
 """What each generated region of STATE.md is rendered from: plain JSON-ready data built from the state and,
-for the record regions, the initiative's blockers, decisions and sessions (read through the front-matter cache).
+for the record regions, the initiative's blockers, decisions and sessions (read through the store).
 
 Every value here is a pure function of the files: no wall clock, so rendering twice gives the same text.
 """
@@ -52,7 +52,7 @@ class Records(Sequence[dict[str, Any]]):
     """The valid records of one kind as a region shows them: a sequence of items, each read only when a template
     uses it, so a region showing the newest ten of 10,000 decisions reads ten. Its length, order and fingerprint
     (what the region's input hash takes) come from summaries (recordfiles.summaries). A head (`length` given)
-    knows only its first rows and how many there are: what a built-in template shows (store/heads.py)."""
+    knows only its first rows and how many there are: what a built-in template shows (store/folders.head)."""
 
     def __init__(
         self, rows: Sequence[Any], load: Callable[[Any], dict[str, Any]] | None = None, length: int | None = None
@@ -156,19 +156,18 @@ class Sources:
     def selection(self, region: str, limited: bool = False) -> tuple[Records, int]:
         """The records record region `region` shows, in its order, and how many valid records of its kind there
         are. `limited`: the region's template shows only the first `LIMITS` of them and counts the rest (a built-in
-        one), so a head of them does (store/heads.py), when one can be had."""
+        one), so a head of them does (store/folders.head), when one can be had."""
         kind, skip, newest_first = SELECTIONS[region]
         ctx, initiative = self.ctx, self.initiative
         loaded = kind in self._records
         if limited and not loaded and self._loader is None and ctx is not None and initiative is not None:
-            from planstate.store.heads import head
+            from planstate.store.folders import head
 
             found = head(
                 ctx,
                 initiative.folder(kind),
                 kind,
-                region,
-                shows=None if skip is None else lambda status: status != skip,
+                hides=() if skip is None else (skip,),
                 newest_first=newest_first,
                 limit=LIMITS[region],
             )
@@ -218,7 +217,7 @@ def load_records(ctx: Context, initiative: Initiative, kind: str) -> tuple[Recor
 
 
 def _item(ctx: Context, kind: str, path: Path) -> dict[str, Any]:
-    """The item of one valid record, read through the cache (or as a committing transaction will write it)."""
+    """The item of one valid record, read through the store (or as a committing transaction will write it)."""
     from planstate.store.recordfiles import region_item
 
     data = ctx.pending.get(path.absolute())

@@ -10,18 +10,13 @@ the current time (how long a phase has run, stall detection) uses `planstate.cor
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import partial
-from itertools import compress, repeat
-from operator import eq, is_not, neg, not_
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.check.findings import CONTRADICTIONS, Finding
-from planstate.core.clock import instant, parse_datetime
 from planstate.core.clock import now as clock_now
-from planstate.core.collector import without_collector
+from planstate.core.clock import parse_datetime
 from planstate.model import verdicts
 from planstate.model.derived import percent_of
 from planstate.model.kinds import (
@@ -43,10 +38,9 @@ if TYPE_CHECKING:
 
     from planstate.check.checks import Checker
     from planstate.check.reader import FileRead
-    from planstate.check.recordmemo import Folder
     from planstate.store.context import Context
+    from planstate.store.folders import Vouched
     from planstate.store.initiatives import Initiative
-    from planstate.store.memo import Inputs
     from planstate.store.recordfiles import Summary
 
 RECENT_DECISIONS = 5
@@ -135,7 +129,7 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     The checks (`checks.Checker`) judge the initiative's files first: what they find that makes the
     state untrustworthy (conflicts, files that do not parse, values that fail validation, a state that
     contradicts itself) is said first, and the brief uses the STATE.md and history they read. The
-    records come from their summaries and facts in the front-matter cache, each vouched for by its
+    records come from their summaries and facts in the store, each vouched for by its
     file's stat identity (recordfiles.summaries): only the few records the brief shows are read whole.
     """
     from planstate.check.checks import STALE_AFTER, Checker
@@ -190,22 +184,23 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
     return out
 
 
-@without_collector  # the parts from rows: a list or two per record folder, and no cycles
 def _parts(ctx: Context, checker: Checker, initiative: Initiative, when: datetime) -> dict[str, Any]:
     """What the brief derives from each kind of record alone (`_PARTS`), whatever STATE.md, the clock and the
-    heartbeats say, each from its memo (kept under the key of its folder's entries, as the checks just listed them:
-    a write to one folder leaves the others' parts as they were), else computed now and kept."""
+    heartbeats say: from the checks' reads of a folder when they read it whole, else from queries over the store's
+    rows of it (store/folders.py: only the records shown are read), else from the summaries."""
+    from planstate.store import folders
+
     read = dict(checker.records.items())  # the folders the checks read whole (none when they answered from memos)
     out: dict[str, Any] = {}
     for kind, part in _PARTS.items():
-        name, key = _part_key(ctx, checker, initiative, kind)
-        found = _recalled(ctx, name, key, _KEYS[kind])
+        folder = initiative.folder(kind)
+        found = None
+        if folder not in read:
+            vouched = folders.vouch(ctx, folder, kind, checker.listings.get(str(folder)))
+            if vouched is not None and not vouched.strange:
+                found = _FROM_STORE[kind](ctx, vouched)
         if found is None:
-            if initiative.folder(kind) not in read:  # else the checks read it whole
-                found = _FROM_ROWS[kind](ctx, checker, initiative)
-            if found is None:
-                found = part(ctx, initiative, read, when)
-            _keep(ctx, name, key, found)
+            found = part(ctx, initiative, read, when)
         out.update(found)
     return out
 
@@ -261,185 +256,78 @@ def _decision_part(
     return {"decisions": _decisions(ctx, *_summaries(ctx, initiative, "decision", read)[:2])}
 
 
-def _rows(checker: Checker, initiative: Initiative, kind: str) -> tuple[Folder, Sequence[int]] | None:
-    """The rows the checks keep of the folder of `kind` (check/recordmemo.py: after a write, only the records it
-    changed are read) and the positions of the valid records among them; None when they cannot be had."""
-    from planstate.check.recordmemo import VALID, current
-
-    found = current(checker, initiative.folder(kind), kind)
-    if found is None:
-        return None
-    shapes = found.shapes
-    if shapes.count(VALID) == len(shapes):  # as they most often are
-        return found, range(len(shapes))
-    return found, list(compress(range(len(shapes)), map(eq, repeat(VALID), shapes)))  # no loop per row
+def _counts(ctx: Context, vouched: Vouched) -> tuple[int, int]:
+    """How many records of a vouched folder are valid, and how many record files are not (or cannot be read)."""
+    found = ctx.store.select(vouched.prefix, "count(*), sum(valid = 1)")
+    total, valid = (int(value or 0) for value in found[0]) if found else (0, 0)
+    return valid, total - valid + len(vouched.strange)
 
 
-def _summary_of(found: Folder, index: int) -> Summary:
-    """The summary of the record at `index` of some rows, as far as the brief needs one (where its file is, its id,
-    order and status)."""
-    ids = found.ids
-    return recordfiles.Summary(
-        found.folder, found.names[index], str(ids[index]), found.orders[index], found.statuses[index], "", None, False
+def _items(ctx: Context, vouched: Vouched, where: str, args: tuple[Any, ...] = (), tail: str = "") -> list[Item]:
+    """The valid records of a vouched folder that the SQL test `where` selects, as items holding their facts."""
+    from planstate.store import folders
+
+    found = folders.facts(ctx, vouched, where, args, tail or "ORDER BY name")
+    summaries = {}
+    for name, _facts in found:
+        summaries[name] = recordfiles.Summary(vouched.folder, name, "", "", None, "", None, False)
+    return [Item(str(facts.get("id")), facts, summaries[name]) for name, facts in found]
+
+
+def _decisions_from_store(ctx: Context, vouched: Vouched) -> dict[str, Any]:
+    """The decisions part from the store: the counts by status, and the newest that still hold (each read whole)."""
+    from planstate.store.folders import hidden_test
+
+    counts = ctx.store.select(
+        vouched.prefix, "sum(valid = 1 AND status = 'superseded'), sum(valid = 1 AND status = 'rejected')"
     )
+    superseded, rejected = (int(value or 0) for value in counts[0]) if counts else (0, 0)
+    valid, unusable = _counts(ctx, vouched)
+    rows = ctx.store.select(
+        vouched.prefix,
+        "name, rid, ord, status",
+        f"valid = 1 AND {hidden_test(HIDDEN_DECISIONS)}",
+        (),
+        f"ORDER BY ord DESC, rid DESC, name ASC LIMIT {RECENT_DECISIONS}",
+    )
+    newest = [
+        recordfiles.Summary(vouched.folder, name, rid, order, status, "", None, False)
+        for name, rid, order, status in rows
+    ]
+    part = _decisions_shown(ctx, newest, [], unusable)
+    part.update(total=valid, superseded=superseded, rejected=rejected)
+    return {"decisions": part}
 
 
-def _kept_item(found: Folder, index: int) -> Item | None:
-    """The record at `index` of some rows as an item with the facts the rows keep of it (an open blocker's, an active
-    session's); None when they keep none."""
-    from planstate.store.cache import decode
-
-    text = found.facts.get(found.names[index])
-    return None if text is None else Item(str(found.ids[index]), decode(text), _summary_of(found, index))
-
-
-def _decisions_from_rows(ctx: Context, checker: Checker, initiative: Initiative) -> dict[str, Any] | None:
-    """The decisions part from the rows the checks keep (`_rows`); None when they cannot be had."""
-    got = _rows(checker, initiative, "decision")
-    if got is None:
-        return None
-    found, valid = got
-    # Whole-column operations in C, no step per record in Python: 10,000 decisions cost a millisecond. A valid
-    # record's status is text.
-    statuses = cast("list[str]", found.statuses)
-    status = statuses if len(valid) == len(found.names) else list(map(statuses.__getitem__, valid))
-    live = valid
-    if any(map(status.__contains__, HIDDEN_DECISIONS)):
-        live = list(compress(valid, map(not_, map(HIDDEN_DECISIONS.__contains__, status))))
-    orders, ids = found.orders, found.ids
-    if len(live) > 4 * RECENT_DECISIONS:  # only those as new as the newest few can be shown: sort those alone
-        taken = orders if live == range(len(orders)) else list(map(orders.__getitem__, live))
-        newer, oldest = 0, ""
-        for oldest in sorted(set(taken), reverse=True):
-            newer += taken.count(oldest)
-            if newer >= RECENT_DECISIONS:
-                break
-        live = list(compress(live, map(oldest.__le__, taken)))
-    keyed = zip(map(orders.__getitem__, live), map(str, map(ids.__getitem__, live)), map(neg, live), strict=True)
-    # Equal keys: the first one first.
-    newest = [-at for _order, _id, at in sorted(keyed, reverse=True)[:RECENT_DECISIONS]]
-    shown = [_summary_of(found, i) for i in newest]
-    return {"decisions": _decisions_shown(ctx, shown, status, len(found.names) - len(valid))}
+def _blockers_from_store(ctx: Context, vouched: Vouched) -> dict[str, Any]:
+    """The blockers part from the store: the open blockers' facts, and the counts."""
+    valid, unusable = _counts(ctx, vouched)
+    marks = ", ".join("?" * len(OPEN_BLOCKERS))
+    items = _items(ctx, vouched, f"status IN ({marks})", tuple(OPEN_BLOCKERS))
+    return _open_part(ctx, items, valid, unusable)
 
 
-def _blockers_from_rows(ctx: Context, checker: Checker, initiative: Initiative) -> dict[str, Any] | None:
-    """The blockers part from the rows the checks keep (`_rows`: each open blocker's facts are kept); None when they
-    cannot be had."""
-    got = _rows(checker, initiative, "blocker")
-    if got is None:
-        return None
-    found, valid = got
-    items: list[Item] = []
-    for i in valid:
-        if found.statuses[i] in OPEN_BLOCKERS:
-            item = _kept_item(found, i)
-            if item is None:
-                return None
-            items.append(item)
-    return _open_part(ctx, items, len(valid), len(found.names) - len(valid))
-
-
-def _sessions_from_rows(ctx: Context, checker: Checker, initiative: Initiative) -> dict[str, Any] | None:
-    """The sessions part from the rows the checks keep (`_rows`: each active session's facts, and every session's
-    start and end, are kept); None when they cannot be had. The newest session that is not active, and the one that
-    ended last, are the first in file-name order of those with the greatest start (then id) or end, as `max` picks
-    them from the summaries; each is read whole."""
-    got = _rows(checker, initiative, "session")
-    if got is None:
-        return None
-    found, valid = got
-    ids, statuses, starts, ends = found.ids, found.statuses, found.starts, found.ends
-    # Whole-column operations in C, as for the decisions: a step per session only for the active ones.
-    alive = list(map("active".__eq__, map(statuses.__getitem__, valid)))
-    active: list[Item] = []
-    for i in compress(valid, alive):
-        item = _kept_item(found, i)
-        if item is None:
-            return None
-        active.append(_whole(ctx, item))
-    over = list(compress(valid, map(not_, alive)))
-    over_starts = list(map(starts.__getitem__, over))
-    if None in over_starts:  # a valid session has a start: these rows cannot be right
-        return None
-    read: dict[int, Item] = {}
-
-    def whole(index: int) -> Item | None:
-        if index not in read:
-            read[index] = _whole(ctx, Item(str(ids[index]), {}, _summary_of(found, index)))
-        item = read[index]
-        return item if item.summary is None else None  # None: it could not be read whole
-
-    newest = None
-    if over:  # the first of those that started last, by id (then file-name order), as `max` picks one
-        latest = max(cast("list[int]", over_starts))
-        newest = whole(max(compress(over, map(latest.__eq__, over_starts)), key=lambda i: str(ids[i])))
-    valid_ends = list(map(ends.__getitem__, valid))
-    last_end = max(cast("list[int]", filter(partial(is_not, None), valid_ends)), default=None)
-    last = whole(valid[valid_ends.index(last_end)]) if last_end is not None else None
-    if (over and newest is None) or (last_end is not None and last is None):
-        return None
-    ended = parse_datetime(last.data.get("ended")) if last is not None else None
-    if last_end is not None and (ended is None or instant(ended) != last_end):
-        return None  # its file changed since the rows were taken
+def _sessions_from_store(ctx: Context, vouched: Vouched) -> dict[str, Any]:
+    """The sessions part from the store: the sessions still `active` (read whole), the newest one that is not (the
+    first in file-name order of those with the latest start, then id, as `max` picks it from the summaries) and
+    the latest end, with the counts."""
+    valid, unusable = _counts(ctx, vouched)
+    active = [_whole(ctx, item) for item in _items(ctx, vouched, "status = 'active'")]
+    over = _items(
+        ctx, vouched, "status IS NULL OR status != 'active'", (), "ORDER BY started DESC, rid DESC, name ASC LIMIT 1"
+    )
+    newest = _whole(ctx, over[0]) if over else None
+    last = _items(ctx, vouched, "ended IS NOT NULL", (), "ORDER BY ended DESC, name ASC LIMIT 1")
     return {
-        "sessions": [len(valid), len(found.names) - len(valid)],
+        "sessions": [valid, unusable],
         "active": [[r.id, r.data] for r in active],
         "newest": [newest.id, newest.data] if newest is not None else None,
-        "ended": ended,
+        "ended": parse_datetime(last[0].data.get("ended")) if last else None,
     }
 
 
 _PARTS = {"blocker": _blocker_part, "session": _session_part, "decision": _decision_part}
-_FROM_ROWS = {"blocker": _blockers_from_rows, "session": _sessions_from_rows, "decision": _decisions_from_rows}
-_KEYS = {
-    "blocker": {"blockers", "open"},
-    "session": {"sessions", "active", "newest", "ended"},
-    "decision": {"decisions"},
-}
-
-
-def _part_key(ctx: Context, checker: Checker, initiative: Initiative, kind: str) -> tuple[str, Inputs | None]:
-    """The name of the memo of the brief's part about `kind` and the key of its folder's entries as the checks
-    listed them (None when they did not: the part is then computed, and not kept)."""
-    from planstate.core.digests import blake2b_hex
-    from planstate.store import memo
-
-    folder = initiative.folder(kind)
-    name = f"resume-{kind}-{blake2b_hex(ctx.cache_key(folder).encode('utf-8'), 6)}"
-    listed = checker.listings.get(str(folder))
-    if checker.memo_key is None or listed is None:
-        return name, None
-    key = checker.listing_keys.get(str(folder))
-    return name, memo.listed_inputs(str(folder), name, listed, checker.memo_key.seen, key)
-
-
-def _recalled(ctx: Context, name: str, key: Inputs | None, keys: set[str]) -> dict[str, Any] | None:
-    """A part of the brief from its memo `name`, kept under `key` (so no file of its folder changed since); None
-    when it holds none of the shape `keys` say."""
-    from planstate.store import cache, memo
-
-    if key is None:
-        return None
-    kept = memo.recall(ctx.root, name, key)
-    if not isinstance(kept, str):
-        return None
-    try:
-        part = cache.decode(kept)
-    except ValueError:
-        return None
-    return part if isinstance(part, dict) and part.keys() == keys else None
-
-
-def _keep(ctx: Context, name: str, key: Inputs | None, part: dict[str, Any]) -> None:
-    """Keep a part of the brief as the memo `name` under the key taken before any of its files was read, when it
-    survives the round trip exactly (dates and times as the front-matter cache keeps them)."""
-    from planstate.store import cache, memo
-
-    if key is None:
-        return
-    text = cache.exact_json(part)
-    if text is not None:
-        memo.remember(ctx.root, name, key, text)
+_FROM_STORE = {"blocker": _blockers_from_store, "session": _sessions_from_store, "decision": _decisions_from_store}
 
 
 def _started(record: Item, earliest: datetime) -> tuple[datetime, str]:
@@ -462,7 +350,7 @@ def _summaries(
 ) -> tuple[list[Summary], int, dict[str, dict[str, Any]]]:
     """The summaries of the valid records of `kind`, how many record files are not valid or cannot be read, and
     the facts (or whole front matter) known of them by file name. From the checks' reads of the folder when they
-    read it (`read`); else from the cache (recordfiles.summaries: a record whose stat identity vouches for its
+    read it (`read`); else from the store (recordfiles.summaries: a record whose stat identity vouches for its
     cached summary is not read), its facts then asked for only of the records that need them (`_with_facts`)."""
     folder = initiative.folder(kind)
     reads = read.get(folder)
@@ -476,7 +364,7 @@ def _summaries(
     for one in reads:
         if not one.valid:
             continue
-        values = one.summary  # as the cache keeps it: id, order, status, fingerprint, problem, unknown keys
+        values = one.summary  # as the store keeps it: id, order, status, fingerprint, problem, unknown keys
         summary = make((one.folder, one.name, *values)) if values else recordfiles.summarize(kind, one.path, one.data)
         if summary is not None:
             out.append(summary)
@@ -485,13 +373,15 @@ def _summaries(
 
 
 def _with_facts(ctx: Context, summaries: list[Summary], known: dict[str, dict[str, Any]]) -> list[Item]:
-    """The records summarized as items holding their facts (`known`, else from the cache, for those whose stat
+    """The records summarized as items holding their facts (`known`, else from the store, for those whose stat
     identity vouches for them), or their whole front matter (read now, for the others); one gone or broken since it
     was summarized is left out."""
+    from planstate.store import folders
+
     if not summaries:
         return []
     missing = [summary.name for summary in summaries if summary.name not in known]
-    facts = {**known, **ctx.cached_facts(summaries[0].folder, missing)} if missing else known
+    facts = {**known, **folders.facts_of(ctx, summaries[0].folder, missing)} if missing else known
     out: list[Item] = []
     for summary in summaries:
         data = facts.get(summary.name)

@@ -97,7 +97,7 @@ def status(ctx: Context) -> Status:
 
     Its verdicts (status, checkpoint, blockers, possibly stalled) come from model/verdicts.py, as resume's do."""
     from planstate.core.clock import now
-    from planstate.store import heads, history
+    from planstate.store import folders, history
 
     data = ctx.cached_data(ctx.state_path)  # a warm read parses nothing (and imports no YAML parser)
     if not isinstance(data, dict) or problems_for("state", data):
@@ -107,10 +107,10 @@ def status(ctx: Context) -> Status:
     position = state.position
     current = phase_at(state, position.phase) if position.exists() else None
     initiative = ctx.target
-    found = heads.blocking_data(ctx, initiative)
+    found = folders.blocking_data(ctx, initiative)
 
     def whole(known: tuple[str, dict[str, Any], Summary]) -> tuple[str, dict[str, Any]] | None:
-        read = heads.data_of(ctx, [known[2]], {})  # a file gone or broken since it was summarized is left out
+        read = folders.data_of(ctx, [known[2]], {})  # a file gone or broken since it was summarized is left out
         return (read[0][0], read[0][1]) if read else None
 
     blocked = verdicts.blocked_by_facts(state, found, whole)

@@ -1,21 +1,21 @@
-"""A machine-local cache of parsed front matter, one row per file, trusted by the file's stat identity.
+"""The store: one SQLite file of what planstate read from the planning files, and the one rule for trusting it.
 
-Parsing one record costs 2 to 5 ms; a check over 17,000 records would spend a minute on it. The
-cache is a SQLite database in `.planning/.local/cache/` (never committed), one row per file: its
-path, its stat identity when it was read (device, inode, size, mtime_ns, ctime_ns), a digest of its
-bytes, its front matter as JSON and, for a record, its summary (what regions and lists show), its
-facts (the few fields the checks across records and the resume brief read of every record) and
-the version of the per-file rules that found nothing in it, if they did not (`clean`). A file whose
-stat identity is unchanged is answered without reading it; any change to its bytes changes its
-ctime (which no tool can set back), so a hand edit of the same size with its mtime restored, a
-checkout or a merge is read again. A file changed within the filesystem's timestamp granularity of
-its last read could keep its identity, so an identity is trusted only when it was seen well after
-the file last changed (`RACY_NS`, as git's index does); before that, the file is read and its
-digest compared. One row per file means a read looks up only the files it needs and a write
-rewrites only its own rows. Losing or corrupting the cache costs only time: any problem with it
-means starting empty, and nothing is ever answered from it that the files do not say. A second table,
-`views`, keeps the kept views of record folders between commands (store/kept.py: region heads, list pages,
-status's blockers), under the same rules.
+Parsing one record costs 2 to 5 ms; a check over 17,000 records would spend a minute on it. The store is
+`.planning/.local/cache/store-v<VERSION>.sqlite` (machine-local, never committed). It holds one row per file read
+(its path, its stat identity and a digest of its bytes when read, when that was, its front matter as JSON and,
+for a record, its summary, its facts and what the per-file rules found), one row per record folder whose every
+file a scan vouched for (the digest of that scan, and the files too recent to vouch for alone), and one row per
+whole-workspace memo (`check`, `validate`: what they found, under the key of the whole tree's scan).
+
+The trust rule, in one place (`settled`, `Store.trusted`): a row holds for a file while the file's stat identity
+(store/scan.py) equals the row's and the row was taken at least `RACY_NS` after the file last changed (a write
+within the filesystem's timestamp tick could keep the identity: the "racy git" problem); otherwise the file is
+read, and the row holds while its bytes have the row's digest. A folder's row holds for every file of the folder
+while the digest of a scan of it equals the row's: each of those files has the identity its row was vouched at,
+but for the few the row names as too recent, whose bytes are compared again each time. A whole-workspace memo is
+a folder row for the whole tree. Anything else is read from the files. Any problem with the database (missing,
+damaged, foreign, locked, read-only, or `.local` that is not a folder) means reading the files: it costs time,
+never a wrong answer.
 """
 
 from __future__ import annotations
@@ -24,65 +24,78 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.core.digests import blake2b_hex
-from planstate.core.watched import IDENTITY, Identity
+from planstate.store.scan import Identity, changed_at
 from planstate.text.plaindata import same
 
 if TYPE_CHECKING:
     import sqlite3
 
-VERSION = 6  # bump whenever what a row holds changes (its summary and facts included)
+VERSION = 1  # bump whenever what a row holds, or what a column means, changes: another version is another file
+NAME = "store"
 # An identity seen less than this long after the file's last change is not trusted alone: a write within the same
 # timestamp tick (coarse kernel clocks, filesystems with 1 or 2 second times) could leave it unchanged.
 RACY_NS = 2_000_000_000
+MISS = object()
+# What an older planstate kept under .local/cache/ (one file or folder per kind of cache): deleted when the store is
+# made, as nothing reads them any more.
+LEGACY = ("front-matter-v", "memo-", "rows-", "listings")
 
 
-def settled(identity: tuple[int, ...], seen: int) -> bool:
+def settled(identity: Identity, seen: int) -> bool:
     """Tell whether an identity taken at `seen` (time_ns) was taken long enough after its file last changed
     (`RACY_NS`) to vouch for the file's bytes alone."""
-    return seen - max(identity[3], identity[4]) >= RACY_NS
+    return seen - changed_at(identity) >= RACY_NS
 
 
-# A file's front matter -> the summary and the facts kept with it (each JSON, or None).
-Summarize = Callable[[Any], "tuple[str | None, str | None]"]
-MISS = object()
-_COLUMNS = "dev, ino, size, mtime, ctime, seen, digest, data, summary, facts, clean"
-_LIGHT = "dev, ino, size, mtime, ctime, seen, digest, NULL, summary, facts, clean"  # all but the data
+def digest(data: bytes) -> str:
+    """The digest of a file's bytes, compared when its stat identity cannot be trusted alone."""
+    return blake2b_hex(data, 16)
 
 
-def identity_of(info: os.stat_result) -> Identity:
-    """The stat identity of a file: what changes whenever its bytes do."""
-    return IDENTITY(info)
+class Facets(NamedTuple):
+    """What a record's row holds besides its data (recordfiles.facets makes them): its summary and facts as JSON,
+    and the columns the queries select and order by."""
+
+    summary: str | None  # recordfiles.Summary's values after its folder and name, as JSON ("null": no mapping)
+    facts: str | None  # recordfiles.FACTS as JSON
+    rid: str | None  # its id, when its front matter's `id` is text
+    order: str | None  # what its kind's regions order it by (Summary.order)
+    status: str | None
+    valid: int | None  # 1 valid, 0 not valid, None no mapping
+    phase: int | None  # a decision's phase number
+    refers: int  # 1 when its facts name another record or a phase a rule checks
+    started: int | None  # a session's start and end, in microseconds (clock.instant): ordered as the times
+    ended: int | None
 
 
-def identities_in(folder: Path, names: list[str]) -> list[Identity | None]:
-    """The stat identity of each regular file `names` in `folder` (None for one that is not, or is gone), taken
-    without following a link at its name, through one descriptor of the folder."""
-    import stat
+Summarize = Callable[[Any], Facets]  # a record file's front matter -> its facets
+NO_FACETS = Facets(None, None, None, None, None, None, None, 0, None, None)
+_FACETS = "summary, facts, rid, ord, status, valid, phase, refers, started, ended"
+_COLUMNS = f"dev, ino, size, mtime, ctime, seen, digest, data, clean, {_FACETS}"
+_TABLES = (
+    "CREATE TABLE IF NOT EXISTS files (key TEXT PRIMARY KEY, folder TEXT, name TEXT, dev INTEGER, ino INTEGER, "
+    "size INTEGER, mtime INTEGER, ctime INTEGER, seen INTEGER, digest TEXT, data TEXT, clean TEXT, summary TEXT, "
+    "facts TEXT, rid TEXT, ord TEXT, status TEXT, valid INTEGER, phase INTEGER, refers INTEGER, started INTEGER, "
+    "ended INTEGER) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS files_in_order ON files (folder, ord, rid)",
+    "CREATE INDEX IF NOT EXISTS files_by_start ON files (folder, started, rid)",  # the brief's newest session
+    "CREATE INDEX IF NOT EXISTS files_by_end ON files (folder, ended)",  # and the one that ended last
+    # Every column a query over a whole folder tests or counts, so such a query reads this index, not the rows'
+    # data (a folder of 10,000 records is a few hundred kilobytes of it, against 10 MB of rows).
+    "CREATE INDEX IF NOT EXISTS files_columns ON files (folder, name, clean, valid, rid, status, phase, refers, "
+    "started, ended, dev, ino, size, mtime, ctime, seen)",
+    "CREATE TABLE IF NOT EXISTS folders (key TEXT PRIMARY KEY, digest TEXT, recent TEXT) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS memos (key TEXT PRIMARY KEY, inputs TEXT, recent TEXT, body TEXT) WITHOUT ROWID",
+)
 
-    try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except (OSError, AttributeError):  # no O_DIRECTORY here: by path
-        fd = None
-    base = str(folder) + os.sep
-    out: list[Identity | None] = []
-    try:
-        for name in names:
-            try:
-                info = os.lstat(name, dir_fd=fd) if fd is not None else os.lstat(base + name)
-            except OSError:
-                out.append(None)
-                continue
-            out.append(IDENTITY(info) if stat.S_ISREG(info.st_mode) else None)
-    finally:
-        if fd is not None:
-            os.close(fd)
-    return out
+
+# ---------------------------------------------------------------------------- JSON that survives the round trip
 
 
 def _encode(value: Any) -> Any:
@@ -102,31 +115,23 @@ def _decode(obj: dict[str, Any]) -> Any:
     return obj
 
 
-def digest(data: bytes) -> str:
-    """The digest of a file's bytes, compared when its stat identity cannot be trusted alone."""
-    return blake2b_hex(data, 16)
-
-
-def decode(text: str) -> Any:
-    """Data from the JSON this cache keeps (dates and times restored)."""
-    return _DECODER.decode(text)
-
-
-# One decoder for every call (json.loads with a hook makes one per call: a resume decodes hundreds of facts).
+# One decoder and one encoder for every call (json.loads with a hook makes one per call: a resume decodes hundreds).
 _DECODER = json.JSONDecoder(object_hook=_decode)
-
-
-# The JSON this cache keeps, made by one encoder (json.dumps makes one per call: a cold check encodes 34,000 times).
 _ENCODER = json.JSONEncoder(default=_encode, allow_nan=False, ensure_ascii=False)
 
 
+def decode(text: str) -> Any:
+    """Data from the JSON the store keeps (dates and times restored)."""
+    return _DECODER.decode(text)
+
+
 def encode_known(data: Any) -> str:
-    """Data known to survive the round trip (part of data `encode` took) as the JSON this cache keeps."""
+    """Data known to survive the round trip (part of data `exact_json` took) as the JSON the store keeps."""
     return _ENCODER.encode(data)
 
 
 def exact_json(data: Any) -> str | None:
-    """Data as the JSON this cache keeps, when it survives the round trip exactly (no int keys, sets or NaN; dates
+    """Data as the JSON the store keeps, when it survives the round trip exactly (no int keys, sets or NaN; dates
     and times as they were); else None."""
     try:
         text = _ENCODER.encode(data)
@@ -160,11 +165,15 @@ def _exact(value: Any) -> bool:
     return kind is datetime and (value.tzinfo is None or type(value.tzinfo) is timezone)
 
 
-class _Row:
-    """One cached file: its identity and digest when read, when that was, and its front matter (JSON, decoded once;
-    None until fetched, for rows read without it)."""
+# ---------------------------------------------------------------------------- rows
 
-    __slots__ = ("clean", "digest", "facts", "identity", "seen", "summary", "text", "value")
+
+class Row:
+    """One file as the store keeps it: its identity and digest when read, when that was (`seen`), its front matter
+    (JSON, decoded once; None when not fetched, or when it cannot be kept), the version of the per-file rules that
+    found nothing in it, and its facets."""
+
+    __slots__ = ("clean", "digest", "facets", "identity", "seen", "text", "value")
 
     def __init__(
         self,
@@ -172,70 +181,79 @@ class _Row:
         seen: int,
         hashed: str,
         text: str | None,
-        summary: str | None,
-        facts: str | None = None,
+        facets: Facets,
         clean: str | None = None,
     ) -> None:
         self.identity = identity
         self.seen = seen
         self.digest = hashed
         self.text = text
-        self.summary = summary  # a record's summary as JSON (recordfiles.summary), for regions and lists
-        self.facts = facts  # a record's facts as JSON (recordfiles.facts), for the checks across records
-        self.clean = clean  # the version of the per-file rules that found nothing in these bytes, if any did
+        self.facets = facets
+        self.clean = clean
         self.value: Any = MISS
 
+    @property
+    def summary(self) -> str | None:
+        """A record's summary as JSON (recordfiles.summary_values), or None."""
+        return self.facets.summary
+
+    @property
+    def facts(self) -> str | None:
+        """A record's facts as JSON (recordfiles.FACTS), or None."""
+        return self.facets.facts
+
     def trusted(self, identity: Identity | None) -> bool:
-        """Tell whether a file with `identity` holds the bytes this row was read from, without reading it."""
-        if identity is None or self.identity != identity:
-            return False
-        return settled(identity, self.seen)
+        """The trust rule for one file: whether a file with `identity` holds the bytes this row was read from,
+        without reading it (the same identity, seen `RACY_NS` after the file last changed)."""
+        return identity is not None and self.identity == identity and settled(identity, self.seen)
 
     def data(self) -> Any:
+        """The row's front matter, decoded on first use."""
         if self.value is MISS:
             assert self.text is not None
             self.value = decode(self.text)
         return self.value
 
 
-def _values(key: str, row: _Row) -> tuple[Any, ...]:
-    """A row as the database stores it (its key, then the columns of `_COLUMNS`)."""
-    return (key, *(row.identity or (None,) * 5), row.seen, row.digest, row.text, row.summary, row.facts, row.clean)
-
-
-def _row_of(found: tuple[Any, ...]) -> _Row:
+def _row_of(found: tuple[Any, ...]) -> Row:
     """A row as the database returns it (the columns of `_COLUMNS`)."""
     identity = tuple(found[:5]) if found[0] is not None else None
-    return _Row(identity, found[5], found[6], found[7], found[8], found[9], found[10])
+    return Row(identity, found[5], found[6], found[7], Facets._make(found[9:]), found[8])
 
 
-def versioned(folder: Path, name: str, version: int, suffix: str) -> Path:
-    """Where a cache file in format `version` is kept: `<name>-v<version><suffix>` in `folder` (another format is
-    another file, so a planstate of another version never reads it)."""
-    return folder / f"{name}-v{version}{suffix}"
+class FolderRow(NamedTuple):
+    """What the store vouched for of a record folder: the digest of its scan, and the files too recent then for
+    their identity alone to vouch for their bytes (each compared with its row's digest when next scanned alike)."""
+
+    digest: str
+    recent: list[str]
 
 
-def drop_older(folder: Path, name: str, version: int, suffix: str) -> None:
-    """Delete what older formats of a cache file left (`<name>-v1` up to `-v<version - 1>`): nothing reads them, and
-    a workspace's cache would otherwise grow with each upgrade."""
-    for old in range(1, version):
-        with contextlib.suppress(OSError):
-            versioned(folder, name, old, suffix).unlink()
+class Memo(NamedTuple):
+    """A whole-workspace memo: the key of the tree it was kept under, the files too recent then for their identity
+    to vouch alone (each with the digest of its bytes), and what it holds (JSON)."""
+
+    inputs: str
+    recent: list[tuple[str, str | None]]
+    body: str
 
 
-class FrontMatterCache:
-    """Parsed front matter of workspace files, reused while a file's stat identity (or its digest) is unchanged."""
+class Store:
+    """The store of one workspace: rows read from the database when first asked for, changed in memory, written
+    by `save` in one transaction."""
 
-    def __init__(self, folder: Path, name: str) -> None:
-        self.path = versioned(folder, name, VERSION, ".sqlite")
-        self.name = name
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.path = folder / f"{NAME}-v{VERSION}.sqlite"
         self._db: sqlite3.Connection | None = None
         self._opened = False
-        self._rows: dict[str, _Row | None] = {}  # looked up (None: not cached)
-        self._dirty: dict[str, _Row] = {}
+        self._rows: dict[str, Row | None] = {}  # looked up (None: not kept)
+        self._dirty: dict[str, tuple[str, str, Row]] = {}  # key -> (folder, name, row) to write
+        self._gone: set[str] = set()  # keys whose rows are to be deleted
+        self._folders: dict[str, FolderRow | None] = {}  # to write (None: to delete)
         self._inherited: sqlite3.Connection | None = None  # a forked process's copy of its parent's (see `detach`)
 
-    # ------------------------------------------------------------------ reading
+    # ------------------------------------------------------------------ the database
 
     def _connect(self, create: bool) -> sqlite3.Connection | None:
         """The database, opened once; made when `create` and missing; None when it cannot be used."""
@@ -247,25 +265,22 @@ class FrontMatterCache:
         import sqlite3
 
         made = create and not self.path.is_file()
-
         try:
-            if create and not self.path.parent.is_dir():
-                self.path.parent.parent.mkdir(exist_ok=True)  # fails when the workspace folder is gone
-                self.path.parent.mkdir(exist_ok=True)
+            if create and not self.folder.is_dir():
+                self.folder.parent.mkdir(exist_ok=True)  # fails when the workspace folder is gone
+                self.folder.mkdir(exist_ok=True)
             db = sqlite3.connect(self.path, timeout=1.0, isolation_level=None, check_same_thread=False)
             db.execute("PRAGMA synchronous=OFF")  # a cache: a power cut costs a rebuild, never a wrong answer
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS files (key TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, size INTEGER, "
-                "mtime INTEGER, ctime INTEGER, seen INTEGER, digest TEXT, data TEXT, summary TEXT, facts TEXT, "
-                "clean TEXT) WITHOUT ROWID"
-            )
-            # The kept views of record folders between commands (store/kept.py), by view and folder.
-            db.execute("CREATE TABLE IF NOT EXISTS views (key TEXT PRIMARY KEY, body BLOB) WITHOUT ROWID")
+            if made:
+                for statement in _TABLES:
+                    db.execute(statement)
+            else:
+                db.execute("SELECT key, folder, name, clean, phase, started FROM files LIMIT 0")  # its shape is ours
         except (OSError, sqlite3.Error):
             self._discard()
             return None
         if made:
-            drop_older(self.path.parent, self.name, VERSION, ".sqlite")
+            _drop_legacy(self.folder)
         self._db = db
         return db
 
@@ -278,199 +293,46 @@ class FrontMatterCache:
         with contextlib.suppress(OSError):
             self.path.unlink()
 
-    def _row(self, key: str) -> _Row | None:
-        if key in self._dirty:
-            return self._dirty[key]
-        if key in self._rows:
-            return self._rows[key]
-        row = None
-        db = self._connect(create=False)
-        if db is not None:
-            import sqlite3
-
-            try:
-                found = db.execute(f"SELECT {_COLUMNS} FROM files WHERE key = ?", (key,)).fetchone()
-            except sqlite3.Error:
-                self._discard()
-                found = None
-            if found is not None:
-                row = _row_of(found)
-        self._rows[key] = row
-        return row
-
-    def rows_under(self, prefix: str, first: str = "", last: str = "\U0010ffff") -> dict[str, _Row]:
-        """The identity and summary of every cached file whose key starts with `prefix` (a folder's files,
-        `decisions/`), and whose rest of the key is from `first` to `last`, in one query; their data is not
-        fetched (these rows answer `trusted` and `summary` only)."""
-        db = self._connect(create=False)
-        out: dict[str, _Row] = {}
-        if db is not None:
-            import sqlite3
-
-            try:
-                found = db.execute(
-                    f"SELECT key, {_LIGHT} FROM files WHERE key >= ? AND key <= ? AND key > ? AND key < ?",
-                    (prefix + first, prefix + last, prefix, prefix + "\U0010ffff"),
-                ).fetchall()
-            except sqlite3.Error:
-                self._discard()
-                found = []
-            out = {item[0]: _row_of(item[1:]) for item in found}
-        low, high = prefix + first, prefix + last
-        out.update((key, row) for key, row in self._dirty.items() if key.startswith(prefix) and low <= key <= high)
-        return out
-
-    def summaries_under(self, prefix: str) -> dict[str, tuple[Any, ...]]:
-        """The summary of every cached file whose key starts with `prefix` and has one, by the rest of its key:
-        `(dev, ino, size, mtime, ctime, seen, summary)`, in one query and without a row object each (a region
-        over 10,000 decisions asks for all of them on every write). A row vouches for its file as `_Row.trusted`
-        says: same identity, seen `RACY_NS` after the file last changed (recordfiles.folder_summaries compares)."""
-        db = self._connect(create=False)
-        out: dict[str, tuple[Any, ...]] = {}
-        if db is not None:
-            import sqlite3
-
-            try:
-                found = db.execute(
-                    "SELECT substr(key, ?), dev, ino, size, mtime, ctime, seen, summary FROM files "
-                    "WHERE key > ? AND key < ? AND summary IS NOT NULL AND dev IS NOT NULL",
-                    (len(prefix) + 1, prefix, prefix + "\U0010ffff"),
-                ).fetchall()
-            except sqlite3.Error:
-                self._discard()
-                found = []
-            out = {item[0]: item[1:] for item in found}
-        for key, row in self._dirty.items():
-            if key.startswith(prefix):
-                rest = key[len(prefix) :]
-                if row.identity is not None and row.summary is not None:
-                    out[rest] = (*row.identity, row.seen, row.summary)
-                else:
-                    out.pop(rest, None)
-        return out
-
-    def prefetch(self) -> None:
-        """Read every row but its data in one query, for a reader about to look most of them up (a check): a file
-        whose identity vouches for its facts needs no more; the data of the others is fetched one by one."""
+    def query(self, sql: str, args: Iterable[Any] = ()) -> list[Any]:
+        """The rows a query returns; none when the database is missing or cannot be read (then it is discarded)."""
         db = self._connect(create=False)
         if db is None:
-            return
+            return []
         import sqlite3
 
         try:
-            found = db.execute(f"SELECT key, {_LIGHT} FROM files").fetchall()
-        except sqlite3.Error:
+            return db.execute(sql, tuple(args)).fetchall()
+        except (sqlite3.Error, UnicodeEncodeError):
             self._discard()
-            return
-        for item in found:
-            self._rows.setdefault(item[0], _row_of(item[1:]))
+            return []
 
-    def summary(self, key: str) -> str | None:
-        """The summary stored with a file's row (None when there is none)."""
-        row = self._row(key)
-        return row.summary if row is not None else None
+    # ------------------------------------------------------------------ one file
+
+    def _row(self, key: str) -> Row | None:
+        if key in self._dirty:
+            return self._dirty[key][2]
+        if key in self._rows:
+            return self._rows[key]
+        found = self.query(f"SELECT {_COLUMNS} FROM files WHERE key = ?", (key,))
+        row = self._rows[key] = _row_of(found[0]) if found else None
+        return row
+
+    def row(self, key: str) -> Row | None:
+        """The row kept of the file named `key` (trusted or not: see `Row.trusted`), or None."""
+        return self._row(key)
 
     def known(self, key: str, identity: Identity | None) -> Any:
-        """The cached front matter of a file whose stat identity is `identity`, when that alone vouches for it;
-        else `MISS` (the caller reads the file)."""
+        """The kept front matter of a file whose stat identity is `identity`, when that alone vouches for it; else
+        `MISS` (the caller reads the file)."""
         row = self._row(key)
         if row is None or not row.trusted(identity):
             return MISS
         return self._value(key, row)
 
-    def renewed(self, key: str, identity: Identity, data: bytes) -> str | None:
-        """The summary of a file whose row has its stat identity but is too recent for that alone to vouch for it,
-        when `data` (its bytes, read after `identity` was taken) has the row's digest: the row is then renewed with
-        `identity`, as a read through `get` would, without decoding or summarizing anything. Else None."""
-        row = self._row(key)
-        if row is None or row.summary is None or row.digest != digest(data):
-            return None
-        if row.text is None and not self._fetch(key, row):
-            return None
-        assert row.text is not None
-        # the same bytes: what was summarized and found in them still holds
-        self._store(key, identity, row.digest, row.text, (row.summary, row.facts), row.clean)
-        return row.summary
-
-    def vouched(self, key: str, identity: Identity | None) -> _Row | None:
-        """The row of a file whose stat identity is `identity` when that alone vouches for it (its summary, facts
-        and `clean` then hold for the file's bytes), else None."""
+    def vouched(self, key: str, identity: Identity | None) -> Row | None:
+        """The row of a file whose stat identity is `identity` when that alone vouches for it, else None."""
         row = self._row(key)
         return row if row is not None and row.trusted(identity) else None
-
-    def vouched_all(self, prefix: str, names: list[str], identities: list[Identity | None]) -> list[_Row | None]:
-        """`vouched` for each file `prefix + name` with its identity, in one pass (a check asks it of 17,000)."""
-        rows, dirty = self._rows, self._dirty
-        out: list[_Row | None] = []
-        for name, identity in zip(names, identities, strict=True):
-            key = prefix + name
-            row = dirty.get(key) or (rows[key] if key in rows else self._row(key))
-            out.append(row if row is not None and row.trusted(identity) else None)
-        return out
-
-    def facts_of(self, keys: list[str], identities: list[Identity | None]) -> dict[str, str]:
-        """The facts (JSON) of each file `keys[i]` whose stat identity `identities[i]` vouches for its row (as
-        `vouched`), by key, in one query for the rows not looked up yet: a status over 200 open blockers reads
-        their facts, not their files nor their whole front matter."""
-        out: dict[str, str] = {}
-        wanted: dict[str, Identity] = {}
-        for key, identity in zip(keys, identities, strict=True):
-            if identity is None:
-                continue
-            row = self._dirty.get(key) or self._rows.get(key)
-            if row is not None or key in self._rows:
-                if row is not None and row.facts is not None and row.trusted(identity):
-                    out[key] = row.facts
-            else:
-                wanted[key] = identity
-        db = self._connect(create=False) if wanted else None
-        if db is None:
-            return out
-        import sqlite3
-
-        names = list(wanted)
-        try:
-            found = []
-            for start in range(0, len(names), 500):  # under SQLite's limit of parameters, whatever its build
-                chunk = names[start : start + 500]
-                found += db.execute(
-                    f"SELECT key, dev, ino, size, mtime, ctime, seen, facts FROM files WHERE key IN "
-                    f"({','.join('?' * len(chunk))}) AND facts IS NOT NULL AND dev IS NOT NULL",
-                    chunk,
-                ).fetchall()
-        except sqlite3.Error:
-            self._discard()
-            return out
-        for key, *identity, seen, facts in found:
-            if tuple(identity) == wanted[key] and settled(wanted[key], seen):
-                out[key] = facts
-        return out
-
-    def _value(self, key: str, row: _Row) -> Any:
-        """A row's front matter, fetched first for a row read without it; MISS when it cannot be had."""
-        if row.text is None and not self._fetch(key, row):
-            return MISS
-        try:
-            return row.data()
-        except ValueError:
-            return MISS
-
-    def _fetch(self, key: str, row: _Row) -> bool:
-        """Fetch the data of a row read without it; tell whether it is there now."""
-        db = self._connect(create=False)
-        if db is None:
-            return False
-        import sqlite3
-
-        try:
-            found = db.execute("SELECT data FROM files WHERE key = ? AND digest = ?", (key, row.digest)).fetchone()
-        except sqlite3.Error:
-            self._discard()
-            return False
-        if found is None or not isinstance(found[0], str):
-            return False
-        row.text = found[0]
-        return True
 
     def get(
         self,
@@ -480,9 +342,10 @@ class FrontMatterCache:
         identity: Identity | None = None,
         summarize: Summarize | None = None,
     ) -> Any:
-        """The front matter of a file whose bytes are `data` (and whose stat identity was `identity` before they
-        were read): cached when they are unchanged, else `parse(data)`, which is then remembered (with its
-        summary and facts, `summarize(data)`)."""
+        """The front matter of a file whose bytes are `data` (and whose stat identity was `identity` before they were
+        read): from its row while the identity or the bytes' digest vouch for it, else `parse(data)`, kept then (with
+        its facets, `summarize`). A row whose bytes are unchanged is renewed with `identity`, keeping what the rules
+        found in them."""
         value = self.known(key, identity)
         if value is not MISS:
             return value
@@ -492,78 +355,156 @@ class FrontMatterCache:
             value = self._value(key, row)
             if value is not MISS:
                 if identity is not None and not row.trusted(identity):
-                    assert row.text is not None
-                    if row.summary is None and row.facts is None and summarize is not None:
-                        row.summary, row.facts = summarize(value)
-                    # the same bytes: trusted from now on, once not racy; what the rules found in them still holds
-                    self._store(key, identity, hashed, row.text, (row.summary, row.facts), row.clean)
+                    facets = row.facets if row.facets.summary is not None or summarize is None else summarize(value)
+                    self._store(key, Row(identity, time.time_ns(), hashed, row.text, facets, row.clean))
                 return value
         value = parse(data)
-        text = exact_json(value)
-        if text is not None:
-            self._store(key, identity, hashed, text, summarize(value) if summarize is not None else None)
-        else:  # data JSON cannot carry exactly: never cached, and no older row of the file answers for it
-            self._rows[key] = None
-            self._dirty.pop(key, None)
+        facets = summarize(value) if summarize is not None else NO_FACETS
+        self._store(key, Row(identity, time.time_ns(), hashed, exact_json(value), facets))
         return value
 
-    def put(self, content: bytes, key: str, data: Any, summarize: Summarize | None = None) -> None:
-        """Remember the data of a file just written (its bytes are `content`), so the next reader needs no parse;
-        its stat identity is taken on the next read, which compares the digest once."""
-        text = exact_json(data)
-        if text is not None:
-            self._store(key, None, digest(content), text, summarize(data) if summarize is not None else None)
+    def renewed(self, key: str, identity: Identity, data: bytes) -> Row | None:
+        """The row of a file whose identity alone cannot vouch for it, when `data` (its bytes, read after `identity`
+        was taken) has the row's digest: renewed with `identity`, as `get` would, without decoding anything."""
+        row = self._row(key)
+        if row is None or row.digest != digest(data):
+            return None
+        renewed = Row(identity, time.time_ns(), row.digest, row.text, row.facets, row.clean)
+        if row.text is None and row.facets.summary is None:  # nothing kept of it yet but its digest
+            return None
+        self._store(key, renewed)
+        return renewed
+
+    def broken(self, key: str, identity: Identity | None, data: bytes | None) -> None:
+        """Keep that the file named `key` cannot be used as it is (it does not parse, or cannot be read): a row with
+        no data and no facets, so a folder's scan vouches for it and only a reader that reports it reads it."""
+        hashed = digest(data) if data is not None else ""
+        self._store(key, Row(identity, time.time_ns(), hashed, None, NO_FACETS))
+
+    def put(self, content: bytes, key: str, data: Any, identity: Identity | None, summarize: Summarize | None) -> None:
+        """Keep the data of a file this process just wrote (its bytes are `content`, its identity right after the
+        write `identity`), so the next reader parses nothing."""
+        facets = summarize(data) if summarize is not None else NO_FACETS
+        self._store(key, Row(identity, time.time_ns(), digest(content), exact_json(data), facets))
 
     def mark_clean(self, key: str, identity: Identity | None, version: str) -> None:
-        """Note that the per-file rules of `version` found nothing in the bytes of the file read with `identity`
-        (the row just read or stored for it): a later check that the identity vouches for need not run them."""
+        """Note that the per-file rules of `version` found nothing in the bytes of the file read with `identity`."""
         row = self._row(key)
         if row is None or identity is None or row.identity != identity or row.clean == version:
             return
         if row.text is None and not self._fetch(key, row):
             return
         row.clean = version
-        self._dirty[key] = row
+        self._store(key, row)
 
-    def _store(
-        self,
-        key: str,
-        identity: Identity | None,
-        hashed: str,
-        text: str,
-        summary: tuple[str | None, str | None] | None,
-        clean: str | None = None,
-    ) -> None:
-        summary_text, facts = summary if summary is not None else (None, None)
-        # The value is not kept: whoever asks again gets it decoded afresh (a cold check stores 17,000 of them).
-        row = _Row(identity, time.time_ns(), hashed, text, summary_text, facts, clean)
-        self._rows[key] = row
-        self._dirty[key] = row
+    def forget(self, keys: Iterable[str]) -> None:
+        """Delete the rows of files that are gone."""
+        for key in keys:
+            self._rows[key] = None
+            self._dirty.pop(key, None)
+            self._gone.add(key)
 
-    # ------------------------------------------------------------------ views of folders
-
-    def view(self, key: str) -> bytes | None:
-        """What was kept under `key` by `keep_view` (store/kept.py), or None."""
-        db = self._connect(create=False)
-        if db is None:
-            return None
-        import sqlite3
-
+    def _value(self, key: str, row: Row) -> Any:
+        """A row's front matter, fetched first for a row read without it; MISS when it cannot be had."""
+        if row.text is None and not self._fetch(key, row):
+            return MISS
         try:
-            found = db.execute("SELECT body FROM views WHERE key = ?", (key,)).fetchone()
-        except sqlite3.Error:
-            return None
-        return found[0] if found is not None and isinstance(found[0], bytes) else None
+            return row.data()
+        except ValueError:
+            return MISS
 
-    def keep_view(self, key: str, body: bytes) -> None:
-        """Keep `body` under `key` (best effort: a busy or broken database only costs the next call time)."""
+    def _fetch(self, key: str, row: Row) -> bool:
+        """Fetch the data of a row read without it; tell whether it is there now."""
+        found = self.query("SELECT data FROM files WHERE key = ? AND digest = ?", (key, row.digest))
+        if not found or not isinstance(found[0][0], str):
+            return False
+        row.text = found[0][0]
+        return True
+
+    def _store(self, key: str, row: Row) -> None:
+        folder, _slash, name = key.rpartition("/")
+        self._rows[key] = row
+        self._gone.discard(key)
+        self._dirty[key] = (folder, name, row)
+
+    # ------------------------------------------------------------------ a record folder
+
+    def folder_row(self, prefix: str) -> FolderRow | None:
+        """What the store vouched for of the folder whose files' keys start with `prefix` (`decisions/`), or None."""
+        if prefix in self._folders:
+            return self._folders[prefix]
+        found = self.query("SELECT digest, recent FROM folders WHERE key = ?", (prefix,))
+        if not found:
+            return None
+        try:
+            recent = json.loads(found[0][1])
+        except (TypeError, ValueError):
+            return None
+        if not isinstance(recent, list) or not all(isinstance(name, str) for name in recent):
+            return None
+        return FolderRow(str(found[0][0]), recent)
+
+    def keep_folder(self, prefix: str, row: FolderRow | None) -> None:
+        """Keep (None: forget) what a scan vouched for of a folder, written with the rows by `save`."""
+        self._folders[prefix] = row
+
+    def identities(self, prefix: str) -> dict[str, Row]:
+        """The identity of every file kept in the folder `prefix` and when it was taken, by name, as rows that can
+        only tell whether they are trusted (`Row.trusted`), in one query."""
+        found = self.query(
+            "SELECT name, dev, ino, size, mtime, ctime, seen FROM files WHERE folder = ?", (prefix.rstrip("/"),)
+        )
+        out = {item[0]: Row(item[1:6] if item[1] is not None else None, item[6], "", None, NO_FACETS) for item in found}
+        for folder, name, row in self._dirty.values():
+            if folder == prefix.rstrip("/"):
+                out[name] = row
+        for key in self._gone:
+            if key.startswith(prefix):
+                out.pop(key[len(prefix) :], None)
+        return out
+
+    def select(self, prefix: str, columns: str, where: str = "", args: Iterable[Any] = (), tail: str = "") -> list[Any]:
+        """Columns of the rows of the folder `prefix` (its files' keys start with it), as the database keeps them:
+        the caller writes its rows first (`save`), and asks only of a folder a scan just vouched for."""
+        clause = f" AND ({where})" if where else ""
+        return self.query(f"SELECT {columns} FROM files WHERE folder = ?{clause} {tail}", (prefix.rstrip("/"), *args))
+
+    def facts_of(self, prefix: str, names: list[str]) -> list[tuple[str, str | None]]:
+        """The facts (JSON, or None) kept of the files `names` of the folder `prefix`, in the order given (a file
+        with no row is left out)."""
+        found: dict[str, str | None] = {}
+        for start in range(0, len(names), 500):  # under SQLite's limit of parameters, whatever its build
+            chunk = [prefix + name for name in names[start : start + 500]]
+            marks = ", ".join("?" * len(chunk))
+            found.update(self.query(f"SELECT name, facts FROM files WHERE key IN ({marks})", chunk))
+        return [(name, found[name]) for name in names if name in found]
+
+    # ------------------------------------------------------------------ the whole workspace
+
+    def memo(self, label: str) -> Memo | None:
+        """The memo kept under `label` (which command, with which options), or None."""
+        found = self.query("SELECT inputs, recent, body FROM memos WHERE key = ?", (label,))
+        if not found:
+            return None
+        inputs, recent, body = found[0]
+        try:
+            files = [(str(name), hashed) for name, hashed in json.loads(recent)]
+        except (TypeError, ValueError):
+            return None
+        return Memo(str(inputs), files, str(body))
+
+    def keep_memo(self, label: str, memo: Memo) -> None:
+        """Keep a memo under `label` (best effort, at once)."""
         db = self._connect(create=True)
         if db is None:
             return
         import sqlite3
 
-        with contextlib.suppress(sqlite3.Error):
-            db.execute("INSERT OR REPLACE INTO views VALUES (?, ?)", (key, body))
+        with contextlib.suppress(sqlite3.Error, UnicodeEncodeError):
+            db.execute(
+                "INSERT OR REPLACE INTO memos VALUES (?, ?, ?, ?)",
+                (label, memo.inputs, json.dumps(memo.recent), memo.body),
+            )
 
     # ------------------------------------------------------------------ sharing with a forked process
 
@@ -573,37 +514,50 @@ class FrontMatterCache:
         self._inherited = self._db
         self._db = None
         self._opened = False
-        self._dirty = {}
+        self._dirty, self._gone, self._folders = {}, set(), {}
 
-    def reload(self, prefix: str, first: str = "", last: str = "\U0010ffff") -> None:
-        """Look the rows of the files whose key starts with `prefix` (and whose rest is from `first` to `last`) up
-        again (another process saved them); their data is fetched only when asked for."""
-        self._rows.update(self.rows_under(prefix, first, last))
+    def reload(self, keys: Iterable[str]) -> None:
+        """Look the rows of these files up again when next asked for (another process saved them)."""
+        for key in keys:
+            self._rows.pop(key, None)
 
     # ------------------------------------------------------------------ writing
 
     def save(self) -> bool:
-        """Write the rows read or written since the last save; best effort, never an error. Tell whether they
-        are all in the database."""
-        if not self._dirty:
+        """Write the rows and folders changed since the last save in one transaction; best effort, never an error.
+        Tell whether they are all in the database."""
+        if not self._dirty and not self._gone and not self._folders:
             return True
         db = self._connect(create=True)
+        rows = [
+            (key, folder, name, *(row.identity or (None,) * 5), row.seen, row.digest, row.text, row.clean, *row.facets)
+            for key, (folder, name, row) in self._dirty.items()
+        ]
+        gone = [(key,) for key in self._gone]
+        folders = [(key, row) for key, row in self._folders.items()]
+        saved = list(self._dirty.items())
+        self._dirty, self._gone, self._folders = {}, set(), {}
         if db is None:
-            self._dirty.clear()
             return False
         import sqlite3
 
-        rows = [_values(key, row) for key, row in self._dirty.items()]
         try:
             with db:
                 db.execute("BEGIN")
-                db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        except sqlite3.Error:
-            self._dirty.clear()
+                db.executemany(f"INSERT OR REPLACE INTO files VALUES ({', '.join('?' * 22)})", rows)
+                db.executemany("DELETE FROM files WHERE key = ?", gone)
+                for key, kept in folders:
+                    if kept is None:
+                        db.execute("DELETE FROM folders WHERE key = ?", (key,))
+                    else:
+                        db.execute(
+                            "INSERT OR REPLACE INTO folders VALUES (?, ?, ?)",
+                            (key, kept.digest, json.dumps(kept.recent)),
+                        )
+        except (sqlite3.Error, UnicodeEncodeError):
             return False  # busy for a second (another process saving) or broken: only time is lost
-        for row in self._dirty.values():
+        for _key, (_folder, _name, row) in saved:
             row.text, row.value = None, MISS  # saved: fetched again if asked for (17,000 of them cost 30 MiB)
-        self._dirty.clear()
         return True
 
     def close(self) -> None:
@@ -613,3 +567,20 @@ class FrontMatterCache:
                 self._db.close()
         self._db = None
         self._opened = False
+
+
+def _drop_legacy(folder: Path) -> None:
+    """Delete what older planstates kept in the store folder (`LEGACY`) and older formats of the store: nothing reads
+    them, and a workspace's cache would otherwise grow with each upgrade."""
+    import shutil
+
+    with contextlib.suppress(OSError):
+        for entry in os.listdir(folder):
+            old_store = entry.startswith(f"{NAME}-v") and entry != f"{NAME}-v{VERSION}.sqlite"
+            if old_store or entry.startswith(LEGACY):
+                target = folder / entry
+                if target.is_dir() and not target.is_symlink():
+                    shutil.rmtree(target, ignore_errors=True)
+                else:
+                    with contextlib.suppress(OSError):
+                        target.unlink()

@@ -1,4 +1,4 @@
-"""The workspace as the layers below the API see it: its folder, who acts, the lock, the cache, the target, writes.
+"""The workspace as the layers below the API see it: its folder, who acts, the lock, the store, the target, writes.
 
 `Workspace` (the public API) holds one `Context` and hands it to operations, renderers and checks;
 they never receive the public object. Regions are a view above this layer, so the API passes in
@@ -24,10 +24,9 @@ from planstate.store.scaffold import default_actor
 from planstate.text.document import Document
 
 if TYPE_CHECKING:
-    from planstate.core.watched import Identity
-    from planstate.store.cache import FrontMatterCache
+    from planstate.store.cache import Facets, Store
+    from planstate.store.folders import Vouched
     from planstate.store.initiatives import Initiative, Summary
-    from planstate.store.memo import Listings
     from planstate.store.transaction import Transaction
 
 
@@ -40,7 +39,7 @@ class Regions(NamedTuple):
 
 
 class Context:
-    """A `.planning/` folder with who acts in it, its lock, its front-matter cache and the initiative acted on."""
+    """A `.planning/` folder with who acts in it, its lock, its store and the initiative acted on."""
 
     def __init__(
         self,
@@ -60,22 +59,19 @@ class Context:
         self.actor = actor or default_actor()
         self._target: Initiative | None = None
         self._guessed: tuple[str, ...] = ()  # the candidates, when no initiative is active and several could be meant
-        self._writing = 0  # depth of open transactions
-        self._cache: FrontMatterCache | None = None
+        self._writing = 0  # depth of open transactions that act on the target
+        self._depth = 0  # depth of open transactions
+        self._vouching = 0  # depth of open `vouching` scopes
+        # The record folders a scan vouched for in the open `vouching` scope (absolute folder -> store/folders
+        # .Vouched): scanned once; a transaction's commit keeps the rows of those it wrote into up to date.
+        self.vouched: dict[Path, Vouched] = {}
+        self._store: Store | None = None
         self._prefetched: dict[Path, tuple[bytes, bool, Document]] = {}  # see transaction()
         # The records a committing transaction is about to write (absolute path -> data): the regions it
         # renders for STATE.md must show them, though they are not on disk yet (recordfiles.load_all).
         self.pending: dict[Path, dict[str, Any]] = {}
         # The record files it is about to move to an archive folder (absolute paths): the regions no longer show them.
         self.leaving: set[Path] = set()
-        # The names in the folders it listed (absolute folder -> every entry's name, as listed under the lock, before
-        # it writes): its region refresh lists a folder of 10,000 records no second time (store/heads.py).
-        self.listed: dict[Path, list[str]] = {}
-        # Every folder's entries and their identities as a check's memo scan took them (store/memo.py `Listings`),
-        # and when it began (ns): the check's region rules plan from that scan instead of a second `lstat` of every
-        # record file (store/heads.py). Empty outside a check.
-        self.scanned: Listings = {}
-        self.scanned_at = 0
         timeout = lock_timeout
         if timeout is None and os.environ.get("PLANSTATE_LOCK_TIMEOUT"):
             try:
@@ -138,7 +134,7 @@ class Context:
         return Document.from_bytes(data, self.display(path), repair=oversize)
 
     def read_known_document(self, path: Path, data: bytes | None = None) -> Document:
-        """Read one workspace file whose front matter comes through the cache (`cached_parse`): its body can be
+        """Read one workspace file whose front matter comes through the store (`cached_parse`): its body can be
         changed and written, and its YAML is parsed only if its front matter is edited or located (a record write
         that renders STATE.md's regions parses no YAML). `data`: its bytes, when the caller has read them."""
         if data is None:
@@ -168,131 +164,76 @@ class Context:
         return doc
 
     def cached_data(self, path: Path) -> Any:
-        """The front matter of a workspace file as plain data: from the cache while the file's stat identity vouches
+        """The front matter of a workspace file as plain data: from the store while the file's stat identity vouches
         for it, else read and parsed once per content of the file (see cache.py)."""
-        from planstate.store.cache import MISS, identity_of
+        from planstate.store.cache import MISS
+        from planstate.store.scan import IDENTITY
 
-        cache = self._front_matter_cache()
+        store = self.store
         key = self.cache_key(path)
         identity = None
         with suppress(OSError, PlanstateError):
             info = os.stat(real_target(path, self.root, self.root.parent))
             if stat.S_ISREG(info.st_mode):
-                identity = identity_of(info)  # taken before reading: a change after it shows next time
-                known = cache.known(key, identity)
+                identity = IDENTITY(info)  # taken before reading: a change after it shows next time
+                known = store.known(key, identity)
                 if known is not MISS:
                     return known
         data = read_bytes(path, self.root, self.root.parent)
-        shown = self.display(path)
-        return cache.get(data, key, lambda raw: _front_matter(raw, shown), identity, _summarizer(path))
+        return store.get(data, key, self.parser(path), identity, _summarizer(path))
 
     def cached_parse(
         self, path: Path, raw: bytes, parse: Callable[[bytes], Any], identity: tuple[int, ...] | None = None
     ) -> Any:
         """The front matter of `raw` (the bytes of `path` already read; `identity`, its stat identity taken before
-        reading), from the cache when this content was parsed before, else `parse(raw)`, which is then remembered."""
+        reading), from the store when this content was parsed before, else `parse(raw)`, which is then kept."""
         ident = identity if identity is not None and len(identity) == 5 else None
-        return self._front_matter_cache().get(raw, self.cache_key(path), parse, ident, _summarizer(path))
+        return self.store.get(raw, self.cache_key(path), parse, ident, _summarizer(path))
+
+    def parser(self, path: Path) -> Callable[[bytes], Any]:
+        """How a planning file's bytes become its front matter (the fast C path when it vouches, else round trip)."""
+        shown = self.display(path)
+        return lambda raw: _front_matter(raw, shown)
 
     def remember(self, path: Path, content: bytes, data: Any) -> None:
-        """Put the data of a file this process just wrote (as `content`) into the front-matter cache; its stat
-        identity is taken on the next read, which compares the digest once."""
-        self._front_matter_cache().put(content, self.cache_key(path), data, _summarizer(path))
-
-    def vouched_row(self, key: str, identity: tuple[int, ...]) -> Any:
-        """The front-matter cache's row of the file named `key` (see `cache_key`) when its stat identity
-        (`identity`, taken with lstat) vouches for it, else None: its summary, facts and `clean` then hold for the
-        file's bytes (see cache.py)."""
-        return self._front_matter_cache().vouched(key, identity)  # type: ignore[arg-type]
-
-    def vouched_rows(self, prefix: str, names: list[str], identities: list[Any]) -> list[Any]:
-        """`vouched_row` of each file `prefix + name` with its identity (None for a name without one)."""
-        return self._front_matter_cache().vouched_all(prefix, names, identities)
-
-    def cached_facts(self, folder: Path, names: list[str]) -> dict[str, dict[str, Any]]:
-        """The facts (recordfiles.FACTS) of each record file `names` of `folder` whose stat identity, taken now
-        without following a link, vouches for its cache row, by name; the others are not read (the caller reads
-        those it needs whole). No path object is made per file (5,000 cost more than the rest)."""
-        from planstate.store.cache import decode, identities_in
-
-        identities = identities_in(folder, names)
-        prefix = self.cache_key(folder) + "/"
-        found = self._front_matter_cache().facts_of([prefix + name for name in names], identities)
-        vouched = [(name, text) for name in names if (text := found.get(prefix + name)) is not None]
-        try:
-            values = decode("[" + ",".join(text for _name, text in vouched) + "]")
-        except ValueError:
-            return {}
-        if not isinstance(values, list) or len(values) != len(vouched):
-            return {}  # a row of another shape: read them all instead
-        return {name: value for (name, _text), value in zip(vouched, values, strict=True) if isinstance(value, dict)}
+        """Keep in the store the data of a file this process just wrote (as `content`); its stat identity is taken
+        by the next read, which compares the digest of its bytes once (an identity taken now could be that of an
+        edit made right after the write)."""
+        self.store.put(content, self.cache_key(path), data, None, _summarizer(path))
 
     def mark_clean(self, path: Path, identity: tuple[int, ...] | None, version: str) -> None:
-        """Note in the front-matter cache that the per-file rules of `version` found nothing in the bytes of `path`
-        read with `identity`."""
-        self._front_matter_cache().mark_clean(self.cache_key(path), identity, version)  # type: ignore[arg-type]
-
-    def detach_cache(self) -> None:
-        """In a forked process: never touch the parent's connection to the front-matter cache, and save only what
-        this process reads, through its own (see cache.py)."""
-        self._front_matter_cache().detach()
-
-    def reload_cache(self, folder: Path, first: str = "", last: str = "\U0010ffff") -> None:
-        """Look the front-matter cache's rows of the files in `folder` (those named from `first` to `last` in name
-        order) up again: another process saved them."""
-        self._front_matter_cache().reload(self.cache_key(folder) + "/", first, last)
+        """Note in the store that the per-file rules of `version` found nothing in the bytes of `path` read with
+        `identity`."""
+        self.store.mark_clean(self.cache_key(path), identity, version)  # type: ignore[arg-type]
 
     def record_summary(self, path: Path) -> list[Any] | None:
-        """The summary the cache keeps with a record file's data as last read (recordfiles.summary_text: id, order,
-        status, fingerprint, problem, unknown keys); None when it keeps none."""
+        """The summary the store keeps with a record file's data as last read (recordfiles.summary_values: id,
+        order, status, fingerprint, problem, unknown keys); None when it keeps none."""
         import json
 
-        text = self._front_matter_cache().summary(self.cache_key(path))
+        row = self.store.row(self.cache_key(path))
+        text = row.summary if row is not None else None
         try:
             found = json.loads(text) if text is not None else None
         except ValueError:
             return None
         return found if isinstance(found, list) and len(found) == 6 else None  # another shape: as if none
 
-    def prefetch_cache(self) -> None:
-        """Read the whole front-matter cache in one query, before reading most files of the workspace."""
-        self._front_matter_cache().prefetch()
-
-    def cached_rows(self, folder: Path) -> dict[str, Any]:
-        """The front-matter cache's rows of the files in `folder`, by cache key, in one query (see cache.py)."""
-        return self._front_matter_cache().rows_under(self.cache_key(folder) + "/")
-
-    def cached_summaries(self, folder: Path) -> dict[str, tuple[Any, ...]]:
-        """The record summaries the front-matter cache keeps for the files of `folder`, by file name, in one query
-        (cache.summaries_under)."""
-        return self._front_matter_cache().summaries_under(self.cache_key(folder) + "/")
-
-    def renewed_summary(self, path: Path, identity: Identity, data: bytes) -> str | None:
-        """The cached summary of a record file whose row is too recent for its stat identity to vouch alone, when
-        its bytes `data` are the ones summarized (cache.renewed); else None."""
-        return self._front_matter_cache().renewed(self.cache_key(path), identity, data)
-
-    def cached_view(self, key: str) -> bytes | None:
-        """What the front-matter cache keeps under `key` for a kept view of a folder (store/kept.py)."""
-        return self._front_matter_cache().view(key)
-
-    def keep_view(self, key: str, body: bytes) -> None:
-        """Keep a kept view of a folder in the front-matter cache (store/kept.py)."""
-        self._front_matter_cache().keep_view(key, body)
-
     def save_cache(self) -> bool:
-        """Write the front-matter cache if reading filled it (best effort); tell whether all of it is saved."""
-        return self._cache.save() if self._cache is not None else True
+        """Write what reading put in the store (best effort); tell whether all of it is saved."""
+        return self._store.save() if self._store is not None else True
 
-    def _front_matter_cache(self) -> FrontMatterCache:
-        if self._cache is None:
-            from planstate.store.cache import FrontMatterCache
+    @property
+    def store(self) -> Store:
+        """The workspace's store (store/cache.py), opened on first use."""
+        if self._store is None:
+            from planstate.store.cache import Store
 
-            self._cache = FrontMatterCache(self.root / LOCAL / "cache", "front-matter")
-        return self._cache
+            self._store = Store(self.root / LOCAL / "cache")
+        return self._store
 
     def cache_key(self, path: Path) -> str:
-        """The front-matter cache's name of a file: its path inside the workspace, `/`-separated."""
+        """The store's name of a file: its path inside the workspace, `/`-separated."""
         text, root = str(path), self._root_text
         if text.startswith(root) and text[len(root) : len(root) + 1] == os.sep:
             return text[len(root) + 1 :]  # the common case, without pathlib's cost (17,000 files a check)
@@ -390,13 +331,35 @@ class Context:
             raise self._unsure()
         with self.lock:
             self._writing += guarded
+            self._depth += 1
+            self.vouched = {}  # what was scanned before the lock was taken is scanned again under it
             try:
-                tx = Transaction(self, oversize=oversize)
-                yield tx
-                tx.commit()
+                with self.vouching():
+                    tx = Transaction(self, oversize=oversize)
+                    yield tx
+                    tx.commit()
             finally:
                 self._writing -= guarded
+                self._depth -= 1
+                self.vouched = {}  # the write may have changed what an outer scope scanned
                 self._prefetched.clear()
+
+    @contextmanager
+    def vouching(self) -> Iterator[None]:
+        """Scan each record folder at most once while this lasts (store/folders.vouch): an operation that reads a
+        folder several ways (a check, a write's region refresh) takes one scan of it."""
+        self._vouching += 1
+        try:
+            yield
+        finally:
+            self._vouching -= 1
+            if not self._vouching:
+                self.vouched = {}
+
+    @property
+    def keeps_vouched(self) -> bool:
+        """Whether a `vouching` scope is open (a scan of a folder is then taken once)."""
+        return self._vouching > 0
 
     def refresh_regions(self, doc: Document, initiative: Initiative, touched: Collection[str] | None = None) -> None:
         """Re-render STATE.md's generated regions before a write; a body without region markers costs nothing.
@@ -464,23 +427,23 @@ def _planning_of(path: Path) -> tuple[Path | None, str | None]:
     return None, None
 
 
-def _summarizer(path: Path) -> Callable[[Any], tuple[str | None, str | None]] | None:
-    """How the cache summarizes a record file's front matter (by its folder's kind): its summary and its facts;
-    None for other files."""
+def _summarizer(path: Path) -> Callable[[Any], Facets] | None:
+    """How the store summarizes a record file's front matter (by its folder's kind): its facets; None for other
+    files."""
     kind = RECORD_KINDS.get(path.parent.name)
     if kind is None:
         return None
-    summary_text, facts_text = _record_texts()
-    return lambda data: (summary_text(kind, path, data), facts_text(data))
+    facets = _facets()
+    return lambda data: facets(kind, path, data)
 
 
 @functools.cache
-def _record_texts() -> tuple[Callable[[str, Path, Any], str | None], Callable[[Any], str | None]]:
-    """recordfiles' summary_text and facts_text, imported once (an import inside a function costs microseconds on
-    every call, and a cold check summarizes 17,000 records)."""
-    from planstate.store.recordfiles import facts_text, summary_text
+def _facets() -> Callable[[str, Path, Any], Facets]:
+    """recordfiles.facets, imported once (an import inside a function costs microseconds on every call, and a cold
+    check summarizes 17,000 records)."""
+    from planstate.store.recordfiles import facets
 
-    return summary_text, facts_text
+    return facets
 
 
 def _front_matter(raw: bytes, shown: str) -> Any:

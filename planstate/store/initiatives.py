@@ -79,7 +79,7 @@ def discover(planning: Path) -> list[Initiative]:
 
 
 def summarize(ctx: Context, initiative: Initiative) -> Summary:
-    """Read an initiative's slug, title and lifecycle state (through the front-matter cache)."""
+    """Read an initiative's slug, title and lifecycle state (through the store)."""
     try:
         data: Any = ctx.cached_data(initiative.state_path)
     except PlanstateError as exc:

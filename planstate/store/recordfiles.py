@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.core import ids
-from planstate.core.collector import without_collector
 from planstate.core.digests import blake2b_hex
 from planstate.core.errors import PlanstateError, UsageError
 from planstate.model.kinds import KINDS, RECORD_FOLDERS, to_json
@@ -21,7 +20,7 @@ from planstate.model.schema import ListOf, Model
 from planstate.text.paths import format_path
 
 if TYPE_CHECKING:
-    from planstate.core.watched import Identity
+    from planstate.store.cache import Facets
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
 
@@ -104,7 +103,7 @@ def load_all(
 
 
 def mapping(ctx: Context, path: Path, problems: list[PlanstateError]) -> dict[str, Any] | None:
-    """A record file's front matter, read through the cache; None, with the problem noted, when it cannot be read
+    """A record file's front matter, read through the store; None, with the problem noted, when it cannot be read
     or is no mapping."""
     try:
         data = ctx.cached_data(path)
@@ -131,7 +130,7 @@ def find(ctx: Context, initiative: Initiative, kind: str, ref: str, *, archived:
 
     Files whose names start with `ref` are read first; one of them that does not parse raises its own
     error (file, line, column) rather than a "not found". When none of them has the id `ref` itself, the ids of
-    every record are searched too (their summaries, which the cache keeps by stat identity: a miss over 10,000
+    every record are searched too (their summaries, which the store keeps by stat identity: a miss over 10,000
     decisions reads none of them), so a hand-made file whose name does not start with its id is found, and a
     prefix that starts two ids is refused even when only one of the files is named after its id.
     The kind's `archive/` folder is searched too: an archived record is returned when `archived` (to read it),
@@ -334,24 +333,16 @@ def _validation() -> tuple[Callable[..., list[Any]], Callable[..., list[Any]]]:
 
 
 @functools.cache
-def _encode_known() -> Callable[[Any], str]:
-    """cache.encode_known, imported once (see `_validation`)."""
-    from planstate.store.cache import encode_known
+def _exact_json() -> Callable[[Any], str | None]:
+    """cache.exact_json, imported once (see `_validation`)."""
+    from planstate.store.cache import exact_json
 
-    return encode_known
-
-
-def summary_text(kind: str, path: Path, data: Any) -> str | None:
-    """A record's summary as the front-matter cache keeps it (JSON), or None."""
-    import json
-
-    found = summarize(kind, path, data)
-    return None if found is None else json.dumps(list(found[2:]), ensure_ascii=False)
+    return exact_json
 
 
 # The fields of a record that the checks across records (references, duplicates, sessions) and the resume brief
-# (its order of blockers, decisions and sessions, and its doubts) read of every record: kept with its cached data,
-# so a record whose stat identity vouches for them is not read at all.
+# (its order of blockers, decisions and sessions, and its doubts) read of every record: kept in its row, so a
+# record the store vouches for is not read at all.
 FACTS = (
     "id",
     "status",
@@ -365,6 +356,8 @@ FACTS = (
     "resumed_from",
     "affects",
 )
+# The facts by which a record names another record or a phase (a rule across records checks each).
+REFERS = ("supersedes", "superseded_by", "resumed_from", "affects")
 
 
 def facts(data: dict[str, Any]) -> dict[str, Any]:
@@ -372,148 +365,44 @@ def facts(data: dict[str, Any]) -> dict[str, Any]:
     return {name: data[name] for name in FACTS if name in data}
 
 
-def facts_text(data: Any) -> str | None:
-    """A record's facts as the front-matter cache keeps them (its JSON), or None when it is no mapping (the cache
-    asks only of data it keeps, which survives its JSON exactly, and so does any part of it)."""
-    return _encode_known()(facts(data)) if isinstance(data, dict) else None
+def facets(kind: str, path: Path, data: Any) -> Facets:
+    """What the store keeps of a record file besides its data (cache.Facets): its summary and facts, and the columns
+    its queries select and order by."""
+    import json
+
+    from planstate.core.clock import instant
+    from planstate.store.cache import Facets
+
+    found = summarize(kind, path, data)
+    if found is None:
+        return Facets("null", None, None, None, None, None, None, 0, None, None)
+    record_id = data.get("id")
+    phase = data.get("phase") if kind == "decision" else None
+    return Facets(
+        json.dumps(list(found[2:]), ensure_ascii=False),
+        _exact_json()(facts(data)),
+        record_id if isinstance(record_id, str) else None,
+        found.order,
+        found.status,
+        int(found.problem is None),
+        phase if isinstance(phase, int) and not isinstance(phase, bool) else None,
+        int(any(data.get(name) not in (None, []) for name in REFERS)),
+        instant(data.get("started")) if kind == "session" else None,
+        instant(data.get("ended")) if kind == "session" else None,
+    )
 
 
 def summaries(ctx: Context, initiative: Initiative, kind: str) -> tuple[list[Summary], list[PlanstateError]]:
     """The summary of every record of `kind` in an initiative (those of a committing transaction's records as they
-    will be), and the problems of files that could not be read or are no mapping.
-
-    A file whose stat identity vouches for its cached summary is not read (see cache.py); the others are read
-    through the cache, which keeps their summaries for next time."""
+    will be), and the problems of files that could not be read or are no mapping (store/folders.py: a file the
+    store vouches for is not read)."""
     return folder_summaries(ctx, initiative.folder(kind), kind)
 
 
-@without_collector
 def folder_summaries(
     ctx: Context, folder: Path, kind: str, *, on_disk: bool = False
 ) -> tuple[list[Summary], list[PlanstateError]]:
-    """The summaries of the records of `kind` in one folder (see `summaries`; `on_disk`: of the files as they are, a
-    committing transaction's changes not yet made), in file-name order.
+    """The summaries of the records of `kind` in one folder, in file-name order (see store/folders.summaries)."""
+    from planstate.store import folders
 
-    One directory scan gives the names and their stat (no path object each), one query the cached summaries and one
-    JSON decode all the trusted ones: a write's region refresh over 10,000 decisions costs a few tens of ms."""
-    import json
-
-    where = folder.absolute()
-    pending = {} if on_disk else {path.name: data for path, data in ctx.pending.items() if path.parent == where}
-    leaving = set() if on_disk else {path.name for path in ctx.leaving if path.parent == where}
-    listed, trusted, recent = _vouched(folder, ctx.cached_summaries(folder), pending, leaving)
-    for name, identity in recent.items():  # just written (by this write's neighbours): the bytes' digest decides
-        summary = _renewed(ctx, folder / name, identity)
-        if summary is not None:
-            trusted[name] = summary
-    if pending:
-        listed = list(set(listed) | set(pending) - leaving)
-    listed.sort()
-    return _summarized(ctx, folder, kind, listed, _decode_all(json, trusted), pending)
-
-
-def _vouched(
-    folder: Path, known: dict[str, tuple[Any, ...]], pending: dict[str, Any], leaving: set[str]
-) -> tuple[list[str], dict[str, str], dict[str, Identity]]:
-    """The record files of a folder by name; the cached summary (JSON) of each whose stat identity vouches for its
-    row; and the identity of each whose row has that identity but was written too recently to vouch alone."""
-    from planstate.core.watched import IDENTITY
-    from planstate.store.cache import RACY_NS
-
-    trusted: dict[str, str] = {}
-    recent: dict[str, Identity] = {}
-    listed: list[str] = []
-    keep, get = listed.append, known.get
-    try:
-        with os.scandir(folder) as entries:
-            for item in entries:
-                name = item.name
-                if name[-3:] != ".md" or name[0] == "." or name in leaving:
-                    continue
-                keep(name)
-                row = get(name)
-                if row is None or name in pending or item.is_symlink():
-                    continue
-                try:
-                    info = item.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                # cache._Row.trusted (identity, then cache.settled) inline: this loop runs once per record file.
-                mtime, ctime = info.st_mtime_ns, info.st_ctime_ns
-                if (
-                    row[3] == mtime
-                    and row[4] == ctime
-                    and row[2] == info.st_size
-                    and row[1] == info.st_ino
-                    and row[0] == info.st_dev
-                ):
-                    if row[5] - (mtime if mtime > ctime else ctime) >= RACY_NS:
-                        trusted[name] = row[6]
-                    else:
-                        recent[name] = IDENTITY(info)
-    except (FileNotFoundError, NotADirectoryError):
-        pass
-    return listed, trusted, recent
-
-
-def _summarized(
-    ctx: Context,
-    folder: Path,
-    kind: str,
-    listed: list[str],
-    decoded: dict[str, list[Any]],
-    pending: dict[str, Any],
-) -> tuple[list[Summary], list[PlanstateError]]:
-    """The summary of each listed record: decoded from its cached row, else made from its pending or read data;
-    and the problems of files that could not be read or are no mapping."""
-    make = Summary._make
-    out: list[Summary] = []
-    problems: list[PlanstateError] = []
-    for name in listed:
-        values = decoded.get(name)
-        if values is not None and name not in pending:  # a list of six values, as `summary_text` writes
-            out.append(make((folder, name, *values)))
-            continue
-        path = folder / name
-        if name in pending:
-            found = summarize(kind, path, pending[name])
-            if found is not None:
-                out.append(found)
-            continue
-        data = mapping(ctx, path, problems)
-        found = summarize(kind, path, data) if data is not None else None
-        if found is not None:
-            out.append(found)
-    return out, problems
-
-
-def _renewed(ctx: Context, path: Path, identity: Identity) -> str | None:
-    """The cached summary of a record file its stat identity cannot vouch for alone (written in the last
-    `RACY_NS`), when its bytes are still the ones summarized; else None (it is read and summarized afresh)."""
-    from planstate.core.files import read_bytes
-
-    try:
-        data = read_bytes(path, ctx.root, ctx.root.parent)
-    except (OSError, PlanstateError):
-        return None
-    return ctx.renewed_summary(path, identity, data)
-
-
-def _decode_all(json: Any, texts: dict[str, str]) -> dict[str, list[Any]]:
-    """Cached summaries (JSON lists of six values) decoded, by name, in one call of the decoder (10,000 calls cost
-    several times more); any that is not such a list is left out (its file is read instead)."""
-    names = list(texts)
-    try:
-        values = json.loads("[" + ",".join(texts[name] for name in names) + "]")
-    except ValueError:  # one broken row: decode them one by one and leave it out
-        values = []
-        for name in names:
-            try:
-                values.append(json.loads(texts[name]))
-            except ValueError:
-                values.append(None)
-    if len(values) != len(names):  # a row holding more than one value made the list longer: trust none
-        return {}
-    return {
-        name: value for name, value in zip(names, values, strict=True) if isinstance(value, list) and len(value) == 6
-    }
+    return folders.summaries(ctx, folder, kind, on_disk=on_disk)

@@ -105,7 +105,6 @@ class Transaction:
         self._targets: set[Path] = set()  # where the moves go (absolute)
         self._repairs: set[Path] = set()
         self._touched: set[str] = set()  # the kinds of the records the commit writes
-        self._listed: dict[Path, list[str]] = {}  # folder (absolute) -> its entries' names, listed once (`names`)
         self.written = Written()
 
     def repair(self, initiative: Initiative) -> None:
@@ -170,23 +169,23 @@ class Transaction:
         if target.absolute() in self._targets or os.path.lexists(target):
             raise UsageError("already exists", file=self.ctx.display(target))
         self._targets.add(target.absolute())
-        # Read through the front-matter cache, not parsed for editing: archiving thousands of records stays cheap.
+        # Read through the store, not parsed for editing: archiving thousands of records stays cheap.
         original = read_bytes(path, self.ctx.root, self.ctx.root.parent)
         self._moves[path.absolute()] = Moving(kind, path, target, original, self.ctx.cached_data(path))
 
-    def names(self, folder: Path) -> list[str]:
-        """The name of every entry of `folder` (none when it is missing), listed once in this transaction: a new
-        record's id is checked against them, and the commit's region refresh reads the folder's records from the
-        same listing."""
-        key = folder.absolute()
-        listed = self._listed.get(key)
-        if listed is None:
-            try:
-                listed = os.listdir(folder)
-            except (FileNotFoundError, NotADirectoryError):
-                listed = []
-            self._listed[key] = listed
-        return listed
+    def names(self, folder: Path, kind: str) -> list[str]:
+        """The name of every entry of the record folder `folder` of `kind` (none when it is missing), from one scan
+        in this transaction: a new record's id is checked against them, and the commit's region refresh reads the
+        folder's records through the same scan (store/folders.vouch)."""
+        from planstate.store import folders
+
+        vouched = folders.vouch(self.ctx, folder, kind)
+        if vouched is not None:
+            return vouched.listing.names
+        try:
+            return os.listdir(folder)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
 
     def log(self, initiative: Initiative, item: dict[str, Any]) -> None:
         """Stage one history entry for an initiative."""
@@ -206,7 +205,6 @@ class Transaction:
                 raise frozen
         self.ctx.pending = {s.path.absolute(): s.data for s in changed if s.kind != "state"}
         self.ctx.leaving = set(self._moves)
-        self.ctx.listed = self._listed
         # the record regions this write renders: those of the kinds of records it writes or moves
         self._touched = {s.kind for s in changed if s.kind != "state"} | {m.kind for m in self._moves.values()}
         try:
@@ -215,7 +213,6 @@ class Transaction:
         finally:
             self.ctx.pending = {}
             self.ctx.leaving = set()
-            self.ctx.listed = {}
         order = {"created": 0, "record": 1, "state": 2}
         pending.sort(
             key=lambda item: order["created" if item[0].created else "state" if item[0].kind == "state" else "record"]
@@ -227,8 +224,23 @@ class Transaction:
             self.ctx.remember(staged.path, content, staged.data)
         for moving in self._moves.values():
             self.ctx.remember(moving.target, moving.original, moving.data)
+        self._vouch_written([staged.path for staged, _content in pending])
         self.ctx.save_cache()
         return self.written
+
+    def _vouch_written(self, written: list[Path]) -> None:
+        """Keep the row of each record folder this write vouched for as a scan after it would make it (the files it
+        wrote or moved in, too recent to vouch for alone; those it moved out, gone): the next command trusts the
+        rows it has (store/folders.wrote)."""
+        from planstate.store import folders
+
+        moved_in = [moving.target for moving in self._moves.values()]
+        for folder, vouched in self.ctx.vouched.items():
+            names = [path.name for path in (*written, *moved_in) if path.parent.absolute() == folder]
+            gone = [moving.path.name for moving in self._moves.values() if moving.path.parent.absolute() == folder]
+            if names or gone:
+                folders.wrote(self.ctx, vouched, names, gone)
+        self.ctx.vouched = {}  # what a later write under the same lock scans, it scans afresh
 
     def _prepare(self, changed: list[Staged]) -> list[tuple[Staged, bytes]]:
         """Validate each changed file, recompute derived values of valid STATE.md data, and splice the new text.

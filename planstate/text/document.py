@@ -41,7 +41,7 @@ class Document:
         self.newline = envelope.newline_style(head, tail, body)
         if data is _MISSING:
             self._parse()
-        else:  # the front matter's data is known (read through the cache): its nodes are parsed only if needed
+        else:  # the front matter's data is known (read through the store): its nodes are parsed only if needed
             self._root, self._data, self._shared, self._merges = None, data, set(), {}
             self._children = Children()
             self._nodes_stale = True
@@ -57,7 +57,7 @@ class Document:
         `repair` reads a front matter over the size limit (up to limits.REPAIR_FRONT_MATTER), for a command
         that is about to shorten it; writing it back still has to meet the limit (`check_writable`).
         `known`: the front matter's plain data, when the caller has it already (exactly what the round-trip
-        parser gives for these bytes, as the front-matter cache's data is); the text is then parsed only when an
+        parser gives for these bytes, as the store's data is); the text is then parsed only when an
         edit or a location needs its nodes, so a write that changes only the body parses no YAML.
         """
         where = str(path) if path is not None else None

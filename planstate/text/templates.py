@@ -147,6 +147,12 @@ def _bytecode_cache(folder: Path) -> jinja2.BytecodeCache:
     planning = folder.parents[2]
 
     class BestEffortCache(jinja2.FileSystemBytecodeCache):
+        def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            try:
+                super().load_bytecode(bucket)
+            except (OSError, ValueError, EOFError):
+                bucket.reset()  # missing, unreadable or torn: compiled anew, as with no cache
+
         def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
             if not planning.is_dir():
                 return  # the workspace was deleted or moved meanwhile: do not bring part of it back

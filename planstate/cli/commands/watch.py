@@ -21,11 +21,6 @@ def register(cli: Registrar) -> None:
     p.add_argument("--format", choices=FORMATS[:2], default=None, help="text (default), or json: the same as --json")
     p.add_argument("--fix", action="store_true", help="apply the safe fixes as soon as they are needed")
     p.add_argument(
-        "--no-check",
-        action="store_true",
-        help="run no checks: only serve the journal that spares other commands a look at every record file",
-    )
-    p.add_argument(
         "--stale-after", default="30m", metavar="DURATION", help="when an active session is stale (default 30m)"
     )
     p.add_argument(
@@ -49,8 +44,6 @@ def cmd_watch(args: argparse.Namespace) -> int:
     stale = stale_after(args)
     if args.interval <= 0 or args.debounce < 0:
         option_error(args, "--interval must be > 0 and --debounce >= 0")
-    if args.no_check and args.fix:
-        option_error(args, "--fix needs the checks: drop --no-check")
     stop = threading.Event()
 
     def request_stop(_signum: int, _frame: Any) -> None:
@@ -72,7 +65,6 @@ def cmd_watch(args: argparse.Namespace) -> int:
         interval=args.interval,
         debounce=debounce,
         stop=stop,
-        checks=not args.no_check,
     )
     return EXIT_OK
 
@@ -81,11 +73,8 @@ def event_text(event: dict[str, Any]) -> str:
     """One watcher event as a line of text."""
     kind = event["event"]
     if kind == "ready":
-        journal = "journal served" if event["journal"] else f"no journal: {event['journal_note']}"
-        if "error_count" not in event:
-            return f"serving the journal of {event['path']}; Ctrl-C stops"
         return f"watching {event['path']} ({count(event['error_count'], 'error')}, " + (
-            f"{count(event['warning_count'], 'warning')}; {journal}); Ctrl-C stops"
+            f"{count(event['warning_count'], 'warning')}); Ctrl-C stops"
         )
     if kind == "stopped":
         return "stopped"
