@@ -48,3 +48,24 @@ def test_the_indexes_follow_edits() -> None:
     assert doc.locate("c") == (2, 1)
     assert doc.locate("a") == (3, 1)
     assert doc.locate("b") == (2, 1)  # gone: the front matter's first line
+
+
+def test_a_key_added_to_each_of_many_mappings_detects_the_indentation_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A write to a hand-written STATE.md adds `duration_seconds` to every completed phase: one walk of the whole
+    # node tree per added key made `set` on 200 phases grow 22 times from 20 phases (tests/test_growth.py).
+    from planstate.text import splice
+
+    walks: list[Any] = []
+    real_detect = splice.detect_indent
+
+    def detect_indent(root: Any) -> Any:
+        walks.append(root)
+        return real_detect(root)
+
+    monkeypatch.setattr(splice, "detect_indent", detect_indent)
+    phases = "".join(f"  - name: Phase {i}\n    status: completed\n" for i in range(500))
+    doc = Document.from_bytes(f"---\ntitle: T\nphases:\n{phases}---\nbody\n".encode())
+    doc.update({"title": "T", "phases": [{"name": f"Phase {i}", "status": "completed", "done": i} for i in range(500)]})
+    assert len(walks) == 1
+    assert doc.data["phases"][499] == {"name": "Phase 499", "status": "completed", "done": 499}
+    assert doc.to_bytes().decode().endswith("  - name: Phase 499\n    status: completed\n    done: 499\n---\nbody\n")

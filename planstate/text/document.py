@@ -18,6 +18,7 @@ from planstate.text.plaindata import Op, apply_op, clone, diff, same, to_plain
 
 if TYPE_CHECKING:
     from planstate.text.spans import LineIndex
+    from planstate.text.yamltext import Indent
 
 _MISSING = object()
 
@@ -325,9 +326,18 @@ class Document:
             return ops
         from planstate.text import splice
 
+        # The edits are made in the text of one parse, so the file's indentation is the same for all of them: it is
+        # detected once (a walk of every node), not once per edit (a key added to each of 500 phases made 500 walks).
+        indents: dict[int, Indent] = {}  # by the parse's root node
+
         def span(op: Op, step: Step | None) -> tuple[int, int, str]:
-            editor = splice.Splice(self._text, self._root, self._merges, self.newline, literals=True, path=self.path)
+            known = indents.get(id(self._root))
+            editor = splice.Splice(
+                self._text, self._root, self._merges, self.newline, literals=True, path=self.path, indent=known
+            )
             editor.run(op, step)
+            if known is None and editor.detected is not None:
+                indents[id(self._root)] = editor.detected
             return editor.changed()
 
         return [op for op in ops if op not in inline] if self._spliced_together(inline, span) else ops

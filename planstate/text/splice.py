@@ -25,13 +25,19 @@ class Splice:
         *,
         literals: bool,
         path: str | None,
+        indent: yamltext.Indent | None = None,
     ) -> None:
         self.buf = Text(text, newline)
         self.geo = Geometry(self.buf, merges, path)
         self.root = root
         self.literals = literals  # write multi-line strings as literal block scalars
         self.path = path
-        self._indent: yamltext.Indent | None = None
+        self._indent = indent  # `root`'s indentation when the caller knows it
+
+    @property
+    def detected(self) -> yamltext.Indent | None:
+        """The file's own indentation, if an edit needed it (`indent`)."""
+        return self._indent
 
     @property
     def text(self) -> str:
