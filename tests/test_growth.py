@@ -21,8 +21,8 @@ from planstate.store import cache
 from planstate.text.document import Document
 
 # The growth (W(10n) - W(N0)) / (W(n) - W(N0)) of linear work is 10: the paths here grow 1 to 13 times (less where
-# part of the work stays the same, a page of 50 or a kept head; more where a size crosses a threshold, such as
-# check/memo.ROWS_FROM). n log n work grows 10 * log(10n) / log(n) times: 15 at n = 100, 18.5 at n = 15, the smallest
+# part of the work stays the same, a page of 50 or a region's first rows; more where a size crosses a threshold, such
+# as check/memo.ROWS_FROM). n log n work grows 10 * log(10n) / log(n) times: 15 at n = 100, 18.5 at n = 15, the smallest
 # n here. Quadratic work grows 100 times, less its linear part: the old `unknown` (check/filerules.py) grew 42 to 57
 # times at 100 unknown keys, and the old splice of one write to 40 phases (text/document.py) 25 to 33. 20 sits
 # between.
