@@ -42,6 +42,9 @@ NAME = "store"
 # timestamp tick (coarse kernel clocks, filesystems with 1 or 2 second times) could leave it unchanged.
 RACY_NS = 2_000_000_000
 MISS = object()
+# What a damaged database raises besides SQLite's own errors: text it cannot decode (or a file name with undecodable
+# bytes it cannot encode), numbers out of range.
+_DAMAGED = (ValueError, OverflowError)
 # What an older planstate kept under .local/cache/ (one file or folder per kind of cache): deleted when the store is
 # made, as nothing reads them any more.
 LEGACY = ("front-matter-v", "memo-", "rows-", "listings")
@@ -276,7 +279,7 @@ class Store:
                     db.execute(statement)
             else:
                 db.execute("SELECT key, folder, name, clean, phase, started FROM files LIMIT 0")  # its shape is ours
-        except (OSError, sqlite3.Error):
+        except (OSError, sqlite3.Error, *_DAMAGED):
             self._discard()
             return None
         if made:
@@ -302,7 +305,7 @@ class Store:
 
         try:
             return db.execute(sql, tuple(args)).fetchall()
-        except (sqlite3.Error, UnicodeEncodeError):
+        except (sqlite3.Error, *_DAMAGED):
             self._discard()
             return []
 
@@ -500,7 +503,7 @@ class Store:
             return
         import sqlite3
 
-        with contextlib.suppress(sqlite3.Error, UnicodeEncodeError):
+        with contextlib.suppress(sqlite3.Error, *_DAMAGED):
             db.execute(
                 "INSERT OR REPLACE INTO memos VALUES (?, ?, ?, ?)",
                 (label, memo.inputs, json.dumps(memo.recent), memo.body),
@@ -554,7 +557,7 @@ class Store:
                             "INSERT OR REPLACE INTO folders VALUES (?, ?, ?)",
                             (key, kept.digest, json.dumps(kept.recent)),
                         )
-        except (sqlite3.Error, UnicodeEncodeError):
+        except (sqlite3.Error, *_DAMAGED):
             return False  # busy for a second (another process saving) or broken: only time is lost
         for _key, (_folder, _name, row) in saved:
             row.text, row.value = None, MISS  # saved: fetched again if asked for (17,000 of them cost 30 MiB)
