@@ -41,6 +41,7 @@ NAME = "store"
 # An identity seen less than this long after the file's last change is not trusted alone: a write within the same
 # timestamp tick (coarse kernel clocks, filesystems with 1 or 2 second times) could leave it unchanged.
 RACY_NS = 2_000_000_000
+BUSY = 10.0  # seconds a save waits for another process's write to the database before it gives up (costing only time)
 MISS = object()
 # What a damaged database raises besides SQLite's own errors: text it cannot decode (or a file name with undecodable
 # bytes it cannot encode), numbers out of range.
@@ -272,7 +273,8 @@ class Store:
             if create and not self.folder.is_dir():
                 self.folder.parent.mkdir(exist_ok=True)  # fails when the workspace folder is gone
                 self.folder.mkdir(exist_ok=True)
-            db = sqlite3.connect(self.path, timeout=1.0, isolation_level=None, check_same_thread=False)
+            # A busy database waits for the other writer (a cold check saves 2,000 rows at a time from two processes)
+            db = sqlite3.connect(self.path, timeout=BUSY, isolation_level=None, check_same_thread=False)
             db.execute("PRAGMA synchronous=OFF")  # a cache: a power cut costs a rebuild, never a wrong answer
             if made:
                 for statement in _TABLES:
