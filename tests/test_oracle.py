@@ -566,13 +566,16 @@ PROPERTY = settings(
 SEQUENCES = st.lists(STEP, min_size=1, max_size=STEPS)
 
 
+@pytest.mark.parametrize("watched", [False, True], ids=["alone", "under-a-watcher"])
 @PROPERTY
 @example(steps=TOUR)
 @given(steps=SEQUENCES)
 def test_reads_answer_as_without_local(
-    run: Run, tmp_path: Path, _project_template: Path, steps: list[tuple[Any, ...]]
+    run: Run, tmp_path: Path, _project_template: Path, watched: bool, steps: list[tuple[Any, ...]]
 ) -> None:
-    play(run, tmp_path / f"example-{next(EXAMPLE_FOLDERS)}", _project_template, steps, watched=False)
+    """After each step, every read command answers as on a copy without `.local/`, alone and with `planstate watch`
+    running for the whole sequence."""
+    play(run, tmp_path / f"example-{next(EXAMPLE_FOLDERS)}", _project_template, steps, watched=watched)
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -581,12 +584,3 @@ def test_bits_flipped_in_the_cache_cost_only_time(run: Run, tmp_path: Path, _pro
     from the property, whose steps damage the store by truncation and garbage."""
     steps = [("decision_add", "Use jose"), ("corrupt_cache", "flip", seed)]
     play(run, tmp_path, _project_template, steps, watched=False)
-
-
-@PROPERTY
-@example(steps=TOUR)
-@given(steps=SEQUENCES)
-def test_reads_answer_as_without_local_under_a_watcher(
-    run: Run, tmp_path: Path, _project_template: Path, steps: list[tuple[Any, ...]]
-) -> None:
-    play(run, tmp_path / f"example-{next(EXAMPLE_FOLDERS)}", _project_template, steps, watched=True)
