@@ -261,7 +261,10 @@ class _Server:
             body = json.dumps({"args": args, "cwd": cwd, "env": env}).encode()
             message = HEADER.pack(len(body)) + body
             sent = socket.send_fds(conn, [message], [stdin.fileno(), out.fileno(), err.fileno()])
-            conn.sendall(message[sent:])  # a long request (an argument of 200 kB) does not fit the socket at once
+            if sent < len(message):  # a long request (an argument of 200 kB) does not fit the socket at once
+                # Only then: once the whole request is in, a quick command can end and the server close the
+                # connection before this process runs again, and even an empty send would meet a broken pipe.
+                conn.sendall(message[sent:])
             reader = conn.makefile("rb")
             pid = 0
             try:
