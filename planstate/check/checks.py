@@ -205,6 +205,8 @@ class Checker:
                 self.files += len(record_names)
                 names.append((found.prefix, record_names))
                 unclean = ctx.store.select(found.prefix, "name", "clean IS NOT ?", (CLEAN,), "ORDER BY name")
+                if len(unclean) > MANY:
+                    raise _NotFromRows("many records to judge: a run in full judges them in two processes")
                 for name in sorted({*found.strange, *(row[0] for row in unclean)}):
                     read = self.reader.file(where / name, kind)
                     self.judge(read)

@@ -238,6 +238,10 @@ class Reader:
         if not names:
             self._folder_memo.pop(key, None)
             return []
+        if judge is not None:  # rows made since the rules last ran (by a list, a region): judged in two processes
+            unjudged = [row[0] for row in self.ctx.store.select(vouched.prefix, "name", "clean IS NOT ?", (CLEAN,))]
+            if len(unjudged) >= PRIME_AT:
+                self._prime(folder, kind, sorted(unjudged), judge)
         rows = {
             name: (clean, facts, summary)
             for name, clean, facts, summary in self.ctx.store.select(vouched.prefix, "name, clean, facts, summary")

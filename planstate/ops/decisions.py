@@ -132,6 +132,7 @@ class DecisionAPI:
             after=since,
             statuses=DECISION_STATUSES,
             order=lambda value: "" if value is None else str(value),
+            textual=True,  # that order of a date's text is the text: the store orders them
             shown=lambda current: all or current != "superseded",
             default_status="accepted",
             archived=all,

@@ -288,6 +288,7 @@ def listing(
     make: Callable[[Record], Entry] | None = None,
     archived: bool = False,
     limit: int | None = PAGE,
+    textual: bool = False,
 ) -> Listing:
     """The records of `kind` in the target initiative for a list command (with `archived`, those in the kind's
     `archive/` folder too).
@@ -299,7 +300,8 @@ def listing(
     could not be read and the records that do not validate. Which records match is decided from
     their summaries (recordfiles.summaries), so only the page's records are read: a list of the
     newest 50 of 10,000 decisions reads 50: outside a transaction, and without archived records, they come from
-    the columns the store keeps (store/folders.columns), else from every summary.
+    the columns the store keeps (store/folders.columns), else from every summary. `textual`: `order` of a date
+    field's text is that text (decisions), so the store orders them and gives only the page (store/folders.newest).
     """
     from planstate.core.clock import now
 
@@ -329,6 +331,15 @@ def listing(
 
         # What a list decides from (file name, order text, status) as the store keeps it: no record is read but
         # those it shows and those it cannot say them of (they do not validate, or cannot be read).
+        if textual and start is None:
+            top = folders.newest(
+                ctx, folders_of[0], kind, lambda now: matches(now if now is not None else default_status), keep or None
+            )
+            if top is not None:
+                page = _newest_page(ctx, kind, top, keep, dated, order, matches, default_status, problems)
+                items = [make_entry(_record(ctx, kind, folders_of[0] / name)) for name in page[0]]
+                ctx.save_cache()
+                return Listing(items, problems, page[2], kind, page[1])
         light = folders.columns(ctx, folders_of[0], kind)
         if light is not None:
             page = _light_page(ctx, kind, light, keep, start, dated, order, matches, default_status, problems)
@@ -360,6 +371,60 @@ def listing(
     return Listing(items, problems, wrong, kind, more)
 
 
+def _newest_page(
+    ctx: Context,
+    kind: str,
+    top: Any,
+    keep: int,
+    dated: str,
+    order: Callable[[Any], Any],
+    matches: Callable[[Any], bool],
+    default_status: str | None,
+    problems: list[PlanstateError],
+) -> tuple[list[str], int, list[PlanstateError]]:
+    """A list's page from the store's newest records (store/folders.Newest) and the records it cannot speak for,
+    read as the full listing reads them: the names shown, oldest first, how many older ones match, and the records
+    that do not validate (located)."""
+    matched, wrong = _read_unsure(ctx, kind, top.unsure, None, dated, order, matches, default_status, problems)
+    total = len(matched) + sum(
+        n for now, n in top.counts.items() if matches(now if now is not None else default_status)
+    )
+    matched += [(order(text), name) for text, name in top.first]
+    matched.sort()
+    shown = matched[-keep:] if keep else matched
+    return [name for _key, name in shown], (total - len(shown)) if keep else 0, wrong
+
+
+def _read_unsure(
+    ctx: Context,
+    kind: str,
+    names: list[str],
+    start: datetime | None,
+    dated: str,
+    order: Callable[[Any], Any],
+    matches: Callable[[Any], bool],
+    default_status: str | None,
+    problems: list[PlanstateError],
+) -> tuple[list[tuple[Any, str]], list[PlanstateError]]:
+    """The records the store cannot say enough of, read: the sort key and name of each that matches, and those that
+    do not validate (located); the files that cannot be read go into `problems`."""
+    matched: list[tuple[Any, str]] = []
+    wrong: list[PlanstateError] = []
+    folder = ctx.target.folder(kind)
+    for name in sorted(names):
+        path = folder / name
+        data = recordfiles.mapping(ctx, path, problems)
+        if data is None:
+            continue
+        record = Record(kind, path, data)
+        if problems_for(kind, data):
+            wrong.append(_located_problem(ctx, kind, record))
+        value, current = data.get(dated), data.get("status", default_status)
+        if matches(current) and (start is None or at_or_after(value, start)):
+            matched.append((order(value), name))
+    return matched, wrong
+
+
 def _light_page(
     ctx: Context,
     kind: str,
@@ -371,7 +436,7 @@ def _light_page(
     matches: Callable[[Any], bool],
     default_status: str | None,
     problems: list[PlanstateError],
-) -> tuple[list[str], int, list[PlanstateError]] | None:
+) -> tuple[list[str], int, list[PlanstateError]]:
     """A list's page from the store's columns of a folder (store/folders.Columns): the names of the records shown,
     oldest first, how many older ones match, and the records that do not validate (located); the files that cannot
     be read go into `problems`. The records the columns cannot say enough of are read, as the full listing reads
@@ -386,19 +451,8 @@ def _light_page(
         if start is not None and not at_or_after(text, start):
             continue
         matched.append((order(text), name))
-    wrong: list[PlanstateError] = []
-    folder = ctx.target.folder(kind)
-    for name in sorted(light.unsure):
-        path = folder / name
-        data = recordfiles.mapping(ctx, path, problems)
-        if data is None:
-            continue
-        record = Record(kind, path, data)
-        if problems_for(kind, data):
-            wrong.append(_located_problem(ctx, kind, record))
-        value, current = data.get(dated), data.get("status", default_status)
-        if matches(current) and (start is None or at_or_after(value, start)):
-            matched.append((order(value), name))
+    unsure, wrong = _read_unsure(ctx, kind, light.unsure, start, dated, order, matches, default_status, problems)
+    matched += unsure
     matched.sort()
     more = max(len(matched) - keep, 0) if keep else 0
     return [name for _key, name in matched[more:]], more, wrong

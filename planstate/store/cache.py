@@ -88,11 +88,9 @@ _TABLES = (
     "facts TEXT, rid TEXT, ord TEXT, status TEXT, valid INTEGER, phase INTEGER, refers INTEGER, started INTEGER, "
     "ended INTEGER) WITHOUT ROWID",
     "CREATE INDEX IF NOT EXISTS files_in_order ON files (folder, ord, rid)",
-    "CREATE INDEX IF NOT EXISTS files_by_start ON files (folder, started, rid)",  # the brief's newest session
-    "CREATE INDEX IF NOT EXISTS files_by_end ON files (folder, ended)",  # and the one that ended last
     # Every column a query over a whole folder tests or counts, so such a query reads this index, not the rows'
     # data (a folder of 10,000 records is a few hundred kilobytes of it, against 10 MB of rows).
-    "CREATE INDEX IF NOT EXISTS files_columns ON files (folder, name, clean, valid, rid, status, phase, refers, "
+    "CREATE INDEX IF NOT EXISTS files_columns ON files (folder, name, clean, valid, rid, status, ord, phase, refers, "
     "started, ended, dev, ino, size, mtime, ctime, seen)",
     "CREATE TABLE IF NOT EXISTS folders (key TEXT PRIMARY KEY, digest TEXT, recent TEXT) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS memos (key TEXT PRIMARY KEY, inputs TEXT, recent TEXT, body TEXT) WITHOUT ROWID",

@@ -68,8 +68,7 @@ def vouch(
     strange = _strange(names, identities)
     if kept is not None and kept.digest == current and not strange:
         if kept.recent:
-            by_name = dict(zip(names, identities, strict=True))
-            recent = [name for name in kept.recent if not _looked_again(ctx, store, folder, kind, name, by_name, seen)]
+            recent = [name for name in kept.recent if not _looked_again(ctx, store, folder, kind, name, listing, seen)]
             if recent != kept.recent:
                 store.keep_folder(prefix, FolderRow(current, recent))
         return _vouched(ctx, Vouched(folder, prefix, listing, strange)) if store.save() else None
@@ -121,14 +120,15 @@ def _keyable(name: str) -> bool:
     return True
 
 
-def _looked_again(
-    ctx: Context, store: Store, folder: Path, kind: str, name: str, by_name: dict[str, Identity | None], seen: int
-) -> bool:
+def _looked_again(ctx: Context, store: Store, folder: Path, kind: str, name: str, listing: Listing, seen: int) -> bool:
     """Look again at a file too recent, when its folder's row was kept, for its identity to vouch for it: its row is
     renewed (same bytes) or made anew (other bytes). Tell whether its identity now vouches for it alone."""
-    identity = by_name.get(name)
-    if identity is None:
+    from bisect import bisect_left
+
+    at = bisect_left(listing.names, name)  # sorted: one search, no map of 10,000 names
+    if at == len(listing.names) or listing.names[at] != name:
         return True  # gone: the digest would have changed; nothing to look at
+    identity = listing.identities[at]
     _refresh(ctx, store, folder / name, kind, identity)
     return settled(identity, seen)
 
@@ -157,33 +157,34 @@ def wrote(ctx: Context, vouched: Vouched, written: Iterable[str], gone: Iterable
     """After a write under the lock into a folder it vouched for: the folder's row as a scan would make it now (the
     files `written` at their new identities, too recent to vouch for alone; those `gone`, left out), so the next
     command trusts the rows it already has. A file changed by hand meanwhile only changes the next scan's digest."""
-    names, modes, identities = (
-        list(vouched.listing.names),
-        list(vouched.listing.modes),
-        list(vouched.listing.identities),
-    )
-    at = {name: index for index, name in enumerate(names)}
-    removed = set(gone)
+    from bisect import bisect_left
+
+    from planstate.store.scan import IDENTITY
+
+    listing = vouched.listing
+    names, modes, identities = list(listing.names), list(listing.modes), list(listing.identities)
     kept = ctx.store.folder_row(vouched.prefix)
     recent = set(kept.recent if kept is not None else ())
-    added: list[tuple[str, int, Identity]] = []
+    for name in gone:  # the names are sorted: each found, put or taken out where it sorts
+        at = bisect_left(names, name)
+        if at < len(names) and names[at] == name:
+            del names[at], modes[at], identities[at]
+        recent.discard(name)
     for name in written:
         try:
             info = os.lstat(vouched.folder / name)
         except OSError:
-            ctx.store.keep_folder(vouched.prefix, None)
+            ctx.store.keep_folder(vouched.prefix, None)  # gone already: the next scan compares every row
             return
-        from planstate.store.scan import IDENTITY
-
-        recent.add(name)
-        if name in at:
-            modes[at[name]], identities[at[name]] = info.st_mode, IDENTITY(info)
+        at = bisect_left(names, name)
+        if at < len(names) and names[at] == name:
+            modes[at], identities[at] = info.st_mode, IDENTITY(info)
         else:
-            added.append((name, info.st_mode, IDENTITY(info)))
-    keep = [name not in removed for name in names]
-    entries = sorted([*(e for e, k in zip(zip(names, modes, identities, strict=True), keep, strict=True) if k), *added])
-    listing = Listing([e[0] for e in entries], [e[1] for e in entries], [e[2] for e in entries])
-    ctx.store.keep_folder(vouched.prefix, FolderRow(listing.digest(), sorted(recent - removed)))
+            names.insert(at, name)
+            modes.insert(at, info.st_mode)
+            identities.insert(at, IDENTITY(info))
+        recent.add(name)
+    ctx.store.keep_folder(vouched.prefix, FolderRow(Listing(names, modes, identities).digest(), sorted(recent)))
 
 
 # ---------------------------------------------------------------------------- queries
@@ -378,6 +379,47 @@ def columns(ctx: Context, folder: Path, kind: str) -> Columns | None:
         else:
             unsure.append(name)
     return Columns(rows, sorted(unsure))
+
+
+class Newest(NamedTuple):
+    """What a list ordered by its records' order text decides from: how many valid records have each status (None:
+    none), the newest of those with the statuses asked for (order text and file name, newest first), and the names of
+    the record files the store cannot say that of (not valid, no order, no regular file: the caller reads them)."""
+
+    counts: dict[str | None, int]
+    first: list[tuple[str, str]]
+    unsure: list[str]
+
+
+def newest(
+    ctx: Context, folder: Path, kind: str, chosen: Callable[[str | None], bool], limit: int | None
+) -> Newest | None:
+    """The newest `limit` (None: all) valid records of `kind` in `folder` whose status `chosen` keeps, by order text
+    then file name, from the store: a list of the newest 50 of 10,000 decisions takes 50 rows and one count per
+    status. None when the folder cannot be vouched for."""
+    vouched = vouch(ctx, folder, kind)
+    if vouched is None:
+        return None
+    store, prefix = ctx.store, vouched.prefix
+    counts: dict[str | None, int] = dict(
+        store.select(prefix, "status, count(*)", "valid = 1 AND ord != 'None'", (), "GROUP BY status")
+    )
+    wanted = [status for status in counts if chosen(status)]
+    unsure = [name for (name,) in store.select(prefix, "name", "valid IS NOT 1 OR ord IS NULL OR ord = 'None'")]
+    if not wanted:
+        return Newest(counts, [], sorted([*unsure, *vouched.strange]))
+    named = [status for status in wanted if status is not None]
+    tests = [f"status IN ({_words(named)})"] if named else []
+    tests += ["status IS NULL"] if None in wanted else []
+    clause = f"LIMIT {int(limit)}" if limit is not None else ""
+    rows = store.select(
+        prefix,
+        "ord, name",
+        f"valid = 1 AND ord != 'None' AND ({' OR '.join(tests)})",
+        (),
+        f"ORDER BY ord DESC, name DESC {clause}",
+    )
+    return Newest(counts, [(order, name) for order, name in rows], sorted([*unsure, *vouched.strange]))
 
 
 def facts(
