@@ -285,6 +285,16 @@ def mark_brief(project: Path) -> None:
     with sqlite3.connect(project / CACHE) as db:
         assert db.execute("SELECT count(*) FROM folders WHERE key = ?", (folder + "/",)).fetchone()[0] == 1
         db.execute(f"INSERT INTO files ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", tuple(row.values()))
+        db.execute("DELETE FROM memos WHERE key LIKE 'brief-%'")  # the brief's parts are taken from the rows again
+
+
+def mark_parts(project: Path) -> None:
+    """Add one to the decisions the memo of the brief's parts counts: a brief that says so took its parts from it."""
+    with sqlite3.connect(project / CACHE) as db:
+        ((key, body),) = db.execute("SELECT key, body FROM memos WHERE key LIKE 'brief-%'").fetchall()
+        parts = json.loads(json.loads(body))  # the memo keeps the parts' JSON text as its value
+        parts["decisions"]["total"] += 1
+        db.execute("UPDATE memos SET body = ? WHERE key = ?", (json.dumps(json.dumps(parts)), key))
 
 
 def decisions_total(brief: dict[str, object]) -> int:
@@ -313,6 +323,24 @@ def test_resume_takes_its_records_from_the_store_until_a_file_changes(
     change(project)
     after = resume_brief(run, project)
     assert after == cold_brief(run, project)  # the planted row is forgotten: a cold brief never counts it
+
+
+@pytest.mark.parametrize("change", [_hand_edit, _new_file, _deleted_file, _deleted_local])
+def test_the_brief_takes_its_parts_from_their_memo_until_a_file_changes(
+    run: Run, project: Path, change: Callable[[Path], None]
+) -> None:
+    """While no file changed, the brief's parts (what it derives from each kind of record) come from a memo kept
+    beside the checks' own, under the same key: a made-up count in it is answered, until any change to the files."""
+    broken_pair(project)
+    exits(run("session", "start", "--agent", "w", cwd=project, env=NOW))
+    first = cold_brief(run, project)
+    assert resume_brief(run, project) == first
+    mark_parts(project)
+    marked = resume_brief(run, project)
+    assert decisions_total(marked) == decisions_total(first) + 1  # the memo of the parts answered
+    assert {**marked, "decisions": first["decisions"]} == first
+    change(project)
+    assert resume_brief(run, project) == cold_brief(run, project)
 
 
 def test_resume_judges_sessions_by_the_clock_and_the_heartbeats_on_every_hit(run: Run, project: Path) -> None:

@@ -187,9 +187,20 @@ def brief(ctx: Context, *, now: datetime | None = None) -> Brief:
 def _parts(ctx: Context, checker: Checker, initiative: Initiative, when: datetime) -> dict[str, Any]:
     """What the brief derives from each kind of record alone (`_PARTS`), whatever STATE.md, the clock and the
     heartbeats say: from the checks' reads of a folder when they read it whole, else from queries over the store's
-    rows of it (store/folders.py: only the records shown are read), else from the summaries."""
-    from planstate.store import folders
+    rows of it (store/folders.py: only the records shown are read), else from the summaries. While no file changed
+    they come from a memo kept beside the checks' own, under the same key (store/memo.py)."""
+    from planstate.store import cache, folders, memo
 
+    label = f"brief-{checker.memo_label}"
+    key = checker.memo_key
+    kept = memo.recall(ctx.store, label, key) if key is not None else memo.MISS
+    if isinstance(kept, str):
+        try:
+            parts = cache.decode(kept)
+        except ValueError:
+            parts = None
+        if isinstance(parts, dict) and parts.keys() == _KEYS:
+            return parts
     read = dict(checker.records.items())  # the folders the checks read whole (none when they answered from memos)
     out: dict[str, Any] = {}
     for kind, part in _PARTS.items():
@@ -202,7 +213,14 @@ def _parts(ctx: Context, checker: Checker, initiative: Initiative, when: datetim
         if found is None:
             found = part(ctx, initiative, read, when)
         out.update(found)
+    text = cache.exact_json(out) if key is not None else None
+    if key is not None and text is not None:
+        memo.remember(ctx.store, ctx.root, label, key, text)
     return out
+
+
+# What the parts hold, by name: a memo of another shape is not used.
+_KEYS = {"blockers", "open", "sessions", "active", "newest", "ended", "decisions"}
 
 
 def _blocker_part(
@@ -258,9 +276,10 @@ def _decision_part(
 
 def _counts(ctx: Context, vouched: Vouched) -> tuple[int, int]:
     """How many records of a vouched folder are valid, and how many record files are not (or cannot be read)."""
-    found = ctx.store.select(vouched.prefix, "count(*), sum(valid = 1)")
-    total, valid = (int(value or 0) for value in found[0]) if found else (0, 0)
-    return valid, total - valid + len(vouched.strange)
+    from planstate.store.folders import counts
+
+    found = counts(ctx, vouched)
+    return found.valid, found.total - found.valid
 
 
 def _items(ctx: Context, vouched: Vouched, where: str, args: tuple[Any, ...] = (), tail: str = "") -> list[Item]:
@@ -276,13 +295,11 @@ def _items(ctx: Context, vouched: Vouched, where: str, args: tuple[Any, ...] = (
 
 def _decisions_from_store(ctx: Context, vouched: Vouched) -> dict[str, Any]:
     """The decisions part from the store: the counts by status, and the newest that still hold (each read whole)."""
-    from planstate.store.folders import hidden_test
+    from planstate.store.folders import counts, hidden_test
 
-    counts = ctx.store.select(
-        vouched.prefix, "sum(valid = 1 AND status = 'superseded'), sum(valid = 1 AND status = 'rejected')"
-    )
-    superseded, rejected = (int(value or 0) for value in counts[0]) if counts else (0, 0)
-    valid, unusable = _counts(ctx, vouched)
+    found = counts(ctx, vouched)
+    superseded, rejected = (found.valid_by_status.get(status, 0) for status in ("superseded", "rejected"))
+    valid, unusable = found.valid, found.total - found.valid
     rows = ctx.store.select(
         vouched.prefix,
         "name, rid, ord, status",

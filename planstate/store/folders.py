@@ -295,8 +295,9 @@ def head(
     pending = {path.name: data for path, data in ctx.pending.items() if path.parent == where}
     leaving = {path.name for path in ctx.leaving if path.parent == where}
     aside = [*pending, *leaving]
-    counts = store.select(vouched.prefix, f"count(*), sum(valid IS NOT 1), sum({_shown(hides, only)})", "", ())
-    total, invalid, selected = (int(value or 0) for value in counts[0]) if counts else (0, 0, 0)
+    tally = counts(ctx, vouched)
+    total, invalid = tally.total, tally.total - tally.valid
+    selected = sum(n for status, n in tally.valid_by_status.items() if _kept(status, hides, only))
     if aside:  # their files as they are now are not counted: they are about to change or go
         marks = ", ".join("?" * len(aside))
         before = store.select(
@@ -333,6 +334,37 @@ def head(
         shown.sort(key=lambda s: (s.order, s.id), reverse=newest_first)
     first = shown if limit is None else shown[:limit]
     return Head(first, selected + len(shown) - len(kept), total - invalid + len(pending))
+
+
+class Counts(NamedTuple):
+    """How many record files a vouched folder holds, and how many of them are valid, by status (None: none)."""
+
+    total: int
+    valid_by_status: dict[str | None, int]
+
+    @property
+    def valid(self) -> int:
+        """How many records are valid."""
+        return sum(self.valid_by_status.values())
+
+
+def counts(ctx: Context, vouched: Vouched) -> Counts:
+    """The counts of a vouched folder, in one query over a narrow index (store/cache.py), whatever its size; entries
+    no row vouches for (`strange`) count as files that are not valid."""
+    total = len(vouched.strange)
+    by_status: dict[str | None, int] = {}
+    for valid, status, number in ctx.store.select(
+        vouched.prefix, "valid, status, count(*)", "", (), "GROUP BY valid, status"
+    ):
+        total += number
+        if valid == 1:
+            by_status[status] = by_status.get(status, 0) + number
+    return Counts(total, by_status)
+
+
+def _kept(status: str | None, hides: Collection[str], only: Collection[str] | None) -> bool:
+    """Whether a region shows a valid record of this status (the Python twin of `_shown`'s test)."""
+    return (status is None or status not in hides) and (only is None or status in only)
 
 
 def _shown(hides: Collection[str], only: Collection[str] | None) -> str:
@@ -401,13 +433,14 @@ def newest(
     if vouched is None:
         return None
     store, prefix = ctx.store, vouched.prefix
-    counts: dict[str | None, int] = dict(
-        store.select(prefix, "status, count(*)", "valid = 1 AND ord != 'None'", (), "GROUP BY status")
-    )
-    wanted = [status for status in counts if chosen(status)]
+    found = dict(counts(ctx, vouched).valid_by_status)
+    for status, number in store.select(prefix, "status, count(*)", "valid = 1 AND ord = 'None'", (), "GROUP BY status"):
+        found[status] -= number  # no date: among those the caller reads
+    by_status = {status: number for status, number in found.items() if number}
+    wanted = [status for status in by_status if chosen(status)]
     unsure = [name for (name,) in store.select(prefix, "name", "valid IS NOT 1 OR ord IS NULL OR ord = 'None'")]
     if not wanted:
-        return Newest(counts, [], sorted([*unsure, *vouched.strange]))
+        return Newest(by_status, [], sorted([*unsure, *vouched.strange]))
     named = [status for status in wanted if status is not None]
     tests = [f"status IN ({_words(named)})"] if named else []
     tests += ["status IS NULL"] if None in wanted else []
@@ -419,7 +452,7 @@ def newest(
         (),
         f"ORDER BY ord DESC, name DESC {clause}",
     )
-    return Newest(counts, [(order, name) for order, name in rows], sorted([*unsure, *vouched.strange]))
+    return Newest(by_status, [(order, name) for order, name in rows], sorted([*unsure, *vouched.strange]))
 
 
 def facts(
@@ -428,16 +461,23 @@ def facts(
     """The file name and facts of the valid records of a vouched folder that the SQL test `where` selects."""
     from planstate.store.cache import decode
 
-    found = ctx.store.select(
-        vouched.prefix, "name, facts", f"valid = 1 AND facts IS NOT NULL AND ({where})", args, tail
-    )
-    if not found:
+    store = ctx.store
+    # The names first, from the index of the columns tested and ordered by (store/cache.py), then the facts of
+    # those alone: the rows' data is read for the few selected, not for the whole folder.
+    names = [row[0] for row in store.select(vouched.prefix, "name", f"valid = 1 AND ({where})", args, tail)]
+    found = store.facts_of(vouched.prefix, names)
+    if any(text is None for _name, text in found):  # facts that could not be kept: take those that could
+        found = store.select(
+            vouched.prefix, "name, facts", f"valid = 1 AND facts IS NOT NULL AND ({where})", args, tail
+        )
+    kept = [(name, text) for name, text in found if text is not None]
+    if not kept:
         return []
     try:
-        values = decode("[" + ",".join(text for _name, text in found) + "]")
+        values = decode("[" + ",".join(text for _name, text in kept) + "]")
     except ValueError:
         return []
-    return [(name, value) for (name, _text), value in zip(found, values, strict=True) if isinstance(value, dict)]
+    return [(name, value) for (name, _text), value in zip(kept, values, strict=True) if isinstance(value, dict)]
 
 
 # ---------------------------------------------------------------------------- the blockers that block

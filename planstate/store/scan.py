@@ -37,18 +37,21 @@ def changed_at(identity: Identity) -> int:
 class Listing:
     """A folder's entries sorted by name, with the mode and stat identity of each (same order)."""
 
-    __slots__ = ("_records", "identities", "modes", "names")
+    __slots__ = ("_digest", "_records", "identities", "modes", "names")
 
     def __init__(self, names: list[str], modes: list[int], identities: list[Identity]) -> None:
         self.names = names
         self.modes = modes
         self.identities = identities
         self._records: tuple[list[str], list[Identity | None]] | None = None
+        self._digest = ""
 
     def digest(self) -> str:
         """A digest of every entry's name, mode and identity: equal digests mean the same entries, unchanged (one
-        number changed always changes it; see `digests.names_and_numbers`)."""
-        return names_and_numbers(self.names, (*self.modes, *self.identities))
+        number changed always changes it; see `digests.names_and_numbers`). Made once per listing."""
+        if not self._digest:
+            self._digest = names_and_numbers(self.names, (*self.modes, *self.identities))
+        return self._digest
 
     def records(self) -> tuple[list[str], list[Identity | None]]:
         """The entries named like record files (`x.md`, not hidden), in name order, with the identity of each
