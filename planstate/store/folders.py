@@ -434,11 +434,13 @@ def newest(
         return None
     store, prefix = ctx.store, vouched.prefix
     found = dict(counts(ctx, vouched).valid_by_status)
-    for status, number in store.select(prefix, "status, count(*)", "valid = 1 AND ord = 'None'", (), "GROUP BY status"):
-        found[status] -= number  # no date: among those the caller reads
+    unsure: list[str] = []
+    for name, valid, status in store.select(prefix, "name, valid, status", "valid IS NOT 1 OR ord = 'None'"):
+        unsure.append(name)
+        if valid == 1:
+            found[status] -= 1  # valid, but no date: among those the caller reads
     by_status = {status: number for status, number in found.items() if number}
     wanted = [status for status in by_status if chosen(status)]
-    unsure = [name for (name,) in store.select(prefix, "name", "valid IS NOT 1 OR ord IS NULL OR ord = 'None'")]
     if not wanted:
         return Newest(by_status, [], sorted([*unsure, *vouched.strange]))
     named = [status for status in wanted if status is not None]
