@@ -75,6 +75,14 @@ def bin_path() -> str:
     return f"{Path(planstate_command()[0]).parent}{os.pathsep}{os.environ.get('PATH', '')}"
 
 
+@pytest.fixture(autouse=True)
+def _planstate_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every command here runs where the tested `planstate` is on PATH, as install requires
+    (tests/test_hooks_path.py is about where it is not)."""
+    monkeypatch.setenv("PATH", bin_path())
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+
+
 def codex_valid(stdout: str, schema: str) -> None:
     """Raise unless `stdout` is one JSON document that Codex's published output schema accepts."""
     loaded = json.loads((CODEX_SCHEMAS / f"{schema}.command.output.schema.json").read_text())

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import difflib
 import os
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from planstate.agents import settings
+from planstate.agents import launch, settings
 from planstate.agents.spec import NAMES, Agent, agent
 from planstate.core.errors import UsageError
 from planstate.core.files import atomic_write, read_bytes
@@ -126,7 +125,8 @@ def install(
 ) -> Change:
     """Add planstate's hooks for agent `name` to its settings (the project's, or with `global_` the user's); other
     hooks are kept, an install that is already there changes nothing. With `instructions`, also put planstate's
-    block in the agent's instructions file (CLAUDE.md, AGENTS.md, GEMINI.md)."""
+    block in the agent's instructions file (CLAUDE.md, AGENTS.md, GEMINI.md). Refused, with nothing written, when
+    the agent's shell cannot run `planstate` (launch.py has the rule)."""
     a = agent(name)
     home = home or Path.home()
     if instructions and a.instructions is None:
@@ -136,8 +136,13 @@ def install(
             argument="instructions",
         )
     path, shown, scope = _target(a, root, home, global_)
+    reach = launch.verdict()
+    if reach.problem is not None:
+        raise UsageError(reach.problem)
     if a.name == "cursor":
-        return _rule(a, path, shown, scope, "install", dry_run)
+        change = _rule(a, path, shown, scope, "install", dry_run)
+        change.notes.extend(reach.notes)
+        return change
     current = settings.read(path, shown)
     after = current.dump(settings.with_ours(current.data, a, shown))
     change = Change(a.name, "install", scope, path, shown, current.original, after, dry_run, [h.event for h in a.hooks])
@@ -145,6 +150,7 @@ def install(
         change.notes.append(
             f"{shown} was rewritten in its indentation; other spacing is not kept (uninstall will not bring it back)"
         )
+    change.notes.extend(reach.notes)
     change.notes.extend(_advice(a, scope, root))
     if instructions:
         change.instructions = _block(a, root, home, global_, "install", dry_run)
@@ -291,13 +297,14 @@ class Status:
     executable: str | None
     files: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """The status as JSON-ready data (`planstate hooks status --json`)."""
-        return {"executable": self.executable, "installed": self.files, "problems": self.problems}
+        return {"executable": self.executable, "installed": self.files, "problems": self.problems, "notes": self.notes}
 
     def to_text(self) -> str:
-        """One line per file with planstate's hooks, then one per problem."""
+        """One line per file with planstate's hooks, then one per problem, then the notes."""
         lines = [f"planstate: {self.executable}" if self.executable else "planstate: not found on PATH"]
         if not self.files:
             lines.append("no planstate hooks installed (planstate hooks install <claude|codex|gemini|cursor>)")
@@ -305,16 +312,19 @@ class Status:
             events = ", ".join(entry["events"]) or "its rule"
             lines.append(f"{entry['agent']} ({entry['scope']}): {entry['path']}: {events}")
         lines.extend(f"problem: {problem}" for problem in self.problems)
+        lines.extend(f"note: {note}" for note in self.notes)
         return "\n".join(lines) + "\n"
 
 
 def status(root: Path, *, home: Path | None = None) -> Status:
     """Every settings file of every agent, in the project and the home folder, with planstate's hooks: duplicates,
-    outdated entries, an untrusted Codex project and a missing `planstate` are problems."""
+    outdated entries, an untrusted Codex project and a `planstate` the agent's shell cannot run (the verdict
+    install acts on) are problems."""
     home = home or Path.home()
-    found = Status(shutil.which("planstate"))
-    if found.executable is None:
-        found.problems.append("`planstate` is not on PATH: installed hooks do nothing (they never fail the agent)")
+    reach = launch.verdict()
+    found = Status(reach.executable, notes=list(reach.notes))
+    if reach.problem is not None:
+        found.problems.append(reach.problem)
     for name in NAMES:
         a = agent(name)
         places = [(root / a.project_file, a.project_file, "project")]

@@ -47,7 +47,8 @@ class Agent:
     instructions: tuple[str, str] | None = None  # the instructions file: in the project, in the home folder
 
     def command(self, event: str) -> str:
-        """The shell command a hook runs: never fails the agent, even when `planstate` is not installed."""
+        """The shell command a hook runs: the bare `planstate` (launch.py says why, and install refuses when it is not
+        on PATH), which never fails the agent, even on a machine without planstate."""
         return f"planstate hooks run {event} --agent {self.name} || true"  # starts with PREFIX
 
     def entry(self, hook: Hook) -> dict[str, Any]:
