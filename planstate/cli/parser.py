@@ -194,7 +194,8 @@ def common_options(*, by: bool) -> argparse.ArgumentParser:
             "--by",
             default=argparse.SUPPRESS,
             metavar="NAME",
-            help="who is acting, for the history and new records (default: env PLANSTATE_ACTOR, else $USER)",
+            help="who is acting, for the history and new records (default: env PLANSTATE_ACTOR, else git's user.name, "
+            "else the OS account)",
         )
     common.add_argument(
         "--lock-timeout",

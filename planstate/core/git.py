@@ -97,6 +97,13 @@ def toplevel(path: Path) -> Path | None:
     return Path(found.strip()) if found and found.strip() else None
 
 
+def user_name(cwd: Path) -> str | None:
+    """git's `user.name` as read in `cwd` (the repository's config, else the user's), or None when none is set or git
+    cannot answer."""
+    found = (_git(cwd, "config", "user.name") or "").strip()
+    return found or None
+
+
 def maybe_in_work_tree(path: Path) -> bool:
     """Whether git may see `path` inside a work tree: a `.git` (folder or file) in it or a folder above it, or git
     told where its repository is (`GIT_DIR`, `GIT_WORK_TREE`). False means git certainly sees none, known from a few

@@ -20,7 +20,6 @@ from planstate.core.files import absolute, read_bytes, real_target
 from planstate.core.layout import INITIATIVES, LOCAL, PLANNING
 from planstate.core.lock import WorkspaceLock, check_timeout
 from planstate.model.kinds import RECORD_FOLDERS, RECORD_KINDS
-from planstate.store.scaffold import default_actor
 from planstate.text.document import Document
 
 if TYPE_CHECKING:
@@ -56,7 +55,8 @@ class Context:
         self._base_text = parent if parent.endswith(os.sep) else parent + os.sep  # what `display` strips
         self.regions = regions
         self.initiative_slug = initiative
-        self.actor = actor or default_actor()
+        self._actor = actor  # the name given; resolved on first use (`actor`), so a read never asks git
+        self._resolved_actor: str | None = None
         self._target: Initiative | None = None
         self._guessed: tuple[str, ...] = ()  # the candidates, when no initiative is active and several could be meant
         self._writing = 0  # depth of open transactions that act on the target
@@ -79,6 +79,15 @@ class Context:
             except (ValueError, UsageError):
                 raise UsageError("PLANSTATE_LOCK_TIMEOUT must be a number of seconds >= 0") from None
         self.lock = WorkspaceLock(self.root / LOCAL / "lock", timeout)
+
+    @property
+    def actor(self) -> str:
+        """Who acts, recorded in the history and in new records (core/actor.py has the order)."""
+        if self._resolved_actor is None:
+            from planstate.core.actor import resolve
+
+            self._resolved_actor = resolve(self._actor, self.root)
+        return self._resolved_actor
 
     # ------------------------------------------------------------ the initiative acted on
 

@@ -88,6 +88,7 @@ def create_workspace(
 ) -> Path:
     """Create `.planning/` in `project` (STATE.md, history, record folders, .gitignore, .gitattributes), all at
     once or not at all; the new `.planning/` folder."""
+    from planstate.core.actor import resolve
     from planstate.core.files import absolute
     from planstate.core.layout import PLANNING
     from planstate.store.history import GITATTRIBUTES
@@ -108,7 +109,7 @@ def create_workspace(
         title=title,
         phases=phases,
         first_phase=first_phase,
-        actor=actor or default_actor(),
+        actor=resolve(actor, project_dir),
         next_action=next_action,
         shown=f"{PLANNING}/{STATE_FILE}",
         render_regions=render_regions,
@@ -161,11 +162,6 @@ def slugify(text: str) -> str:
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
     return slug[:48].rstrip("-") or "initiative"
-
-
-def default_actor() -> str:
-    """Who is acting: PLANSTATE_ACTOR, else the login name."""
-    return os.environ.get("PLANSTATE_ACTOR") or os.environ.get("USER") or os.environ.get("USERNAME") or "unknown"
 
 
 def _remove_tree(path: Path) -> None:

@@ -24,7 +24,9 @@ def _start(group: Registrar) -> None:
         "start a session (warns if another is active)",
         examples=["planstate session start --agent claude-code", "planstate session start --json"],
     )
-    p.add_argument("--agent", help="who works (default: --by, PLANSTATE_ACTOR or $USER)")
+    p.add_argument(
+        "--agent", help="who works (default: who acts: --by, PLANSTATE_ACTOR, git's user.name or the OS account)"
+    )
     p.add_argument("--working-on", metavar="TEXT", help="what the session works on")
     p.add_argument("--exclusive", action="store_true", help="refuse to start while another session is active")
 
