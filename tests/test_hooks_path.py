@@ -62,6 +62,8 @@ def test_with_planstate_on_path_install_writes_the_bare_name(agent: str, project
     done = ok(cli("hooks", "install", agent, cwd=project, path=f"{BIN}:{PLAIN}"))
     assert "only while" not in done.stdout and "not this one" not in done.stdout
     written = (project / FILES[agent]).read_text(encoding="utf-8")
+    ok(cli("hooks", "uninstall", agent, cwd=project, path=PLAIN))  # taking them out needs no `planstate` on PATH
+    assert not (project / FILES[agent]).exists()
     if agent == "cursor":
         assert "run `planstate resume`" in written
         return

@@ -24,7 +24,8 @@ def _install(group: Registrar) -> None:
     p = group.add(
         "install",
         cmd_install,
-        "add planstate's hooks to an agent's settings (Cursor: a rule file); other hooks are kept",
+        "add planstate's hooks to an agent's settings (Cursor: a rule file), other hooks kept; needs `planstate` "
+        "on PATH",
         by=False,
         examples=["planstate hooks install claude", "planstate hooks install codex --dry-run"],
     )
@@ -86,7 +87,8 @@ def _status(group: Registrar) -> None:
     group.add(
         "status",
         cmd_status,
-        "planstate's hooks in every agent's settings, with duplicates, outdated or untrusted hooks",
+        "planstate's hooks in every agent's settings, with duplicates, outdated or untrusted hooks and a `planstate` "
+        "not on PATH",
         by=False,
     )
 
