@@ -6,7 +6,7 @@ import argparse
 import shlex
 
 from planstate.cli.output import err, out, reply, warn
-from planstate.cli.parser import Registrar, option_error, workspace
+from planstate.cli.parser import Registrar, completes, option_error, workspace
 from planstate.cli.results import add_limit, print_entry, print_listing, print_record
 from planstate.core.errors import EXIT_OK
 
@@ -57,7 +57,12 @@ def cmd_start(args: argparse.Namespace) -> int:
 
 def _heartbeat(group: Registrar) -> None:
     p = group.add("heartbeat", cmd_heartbeat, "mark a session alive (touches a machine-local file)")
-    p.add_argument("--session", metavar="ID", help="the session (default: $PLANSTATE_SESSION, else the active one)")
+    completes(
+        p.add_argument(
+            "--session", metavar="ID", help="the session (default: $PLANSTATE_SESSION, else the active one)"
+        ),
+        "session",
+    )
 
 
 def cmd_heartbeat(args: argparse.Namespace) -> int:
@@ -74,7 +79,12 @@ def cmd_heartbeat(args: argparse.Namespace) -> int:
 
 def _end(group: Registrar) -> None:
     p = group.add("end", cmd_end, "end a session")
-    p.add_argument("--session", metavar="ID", help="the session (default: $PLANSTATE_SESSION, else the active one)")
+    completes(
+        p.add_argument(
+            "--session", metavar="ID", help="the session (default: $PLANSTATE_SESSION, else the active one)"
+        ),
+        "session",
+    )
     p.add_argument("--completed", action="append", metavar="X", help="something completed; repeat")
     p.add_argument("--issue", action="append", metavar="X", help="an issue met; repeat")
     p.add_argument("--handoff-reason", metavar="R", help="why work is handed off")
@@ -111,7 +121,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def _show(group: Registrar) -> None:
     p = group.add("show", cmd_show, "show one session")
-    p.add_argument("id", metavar="ID", help="session id or a unique prefix of it")
+    completes(p.add_argument("id", metavar="ID", help="session id or a unique prefix of it"), "session")
 
 
 def cmd_show(args: argparse.Namespace) -> int:
