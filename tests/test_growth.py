@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import shutil
 import sys
@@ -244,6 +245,13 @@ def checked_then_decided(ws: Workspace, n: int) -> object:
     return decide(ws, n)
 
 
+def completed_ids(ws: Workspace, n: int) -> object:
+    """Shell completion of a decision id: what `planstate __complete -- planstate decision show ""` prints."""
+    from planstate.cli.commands.completion import candidates
+
+    return candidates(["planstate", "--dir", str(ws.root), "decision", "show", ""])
+
+
 # name: (what runs before, not counted; what is counted)
 ON_RECORDS: dict[str, tuple[Command | None, Command]] = {
     "check cold": (None, checked),
@@ -264,6 +272,7 @@ ON_RECORDS: dict[str, tuple[Command | None, Command]] = {
     "decision add after render": (lambda ws, n: ws.render(), decide),
     "blocker add": (None, lambda ws, n: ws.blocker.add(description="Waiting for credentials", affects=["phase 3"])),
     "session start": (None, lambda ws, n: ws.session.start(agent="worker-9")),
+    "completion of a decision id": (None, completed_ids),
 }
 
 
@@ -283,6 +292,28 @@ def test_records(request: pytest.FixtureRequest, tmp_path: Path, body: str, comm
     before, counted = ON_RECORDS[command]
     what = f"{command}, records ({tick})"
     assert_commands_linear(tmp_path, with_records(body), counted, RECORDS, what, before)
+
+
+def test_completing_a_record_id_reads_none_of_the_records(tmp_path: Path, body: str) -> None:
+    """Completion offers record ids from their files' names: the work each record adds to it is a small part of what
+    each adds to a cold `decision list --all`, which reads every record once (as a completion that read them would)."""
+    build, made = with_records(body), itertools.count()
+
+    def added(command: Command) -> int:
+        """The work `command` takes at 10n records less its work at n, each on a workspace built for it."""
+        works = []
+        for size in (N0, RECORDS, 10 * RECORDS):  # N0 first: imports and what a process remembers
+            folder = tmp_path / f"size-{size}-{next(made)}"
+            folder.mkdir()
+            build(folder, size)
+            ws = Workspace.find(explicit=folder, actor="tester")
+            works.append(work(functools.partial(command, ws, size)))
+        return works[2] - works[1]
+
+    listed = added(lambda ws, n: ws.decision.list(all=True, limit=0))
+    completed = added(completed_ids)
+    print(f"from {RECORDS} to {10 * RECORDS} records: completion {completed} steps, a cold list {listed}")
+    assert 0 < completed * 20 < listed
 
 
 # Region templates of the workspace's own that show every record, not the first `LIMITS` (render/sources.py).

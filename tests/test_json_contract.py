@@ -35,6 +35,7 @@ SCHEMAS = Path(__file__).resolve().parent.parent / "planstate" / "schemas"
 # Commands whose answer is not one envelope, each with the reason.
 NO_JSON = {  # with arguments that would run it
     "completion": ("prints a shell script", ("completion", "bash")),
+    "__complete": ("prints words for the shell, one per line", ("__complete", "--", "planstate", "st")),
     "git textconv": ("git reads its output as the file's text", ("git", "textconv", ".planning/STATE.md")),
     "git merge-driver": ("git reads its exit code and the file it writes", ("git", "merge-driver", "a", "b", "c")),
     "hooks run": ("the agent reads its output", ("hooks", "run", "SessionStart", "--agent", "claude")),

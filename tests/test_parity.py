@@ -231,6 +231,7 @@ EXEMPT = {
     "hooks status": "reads agents' settings, not the workspace: tests/test_hooks.py",
     "hooks run": "an agent's entry point, fed its event on stdin: tests/test_hooks.py",
     "completion": "prints a shell script made from the command line itself, which the API does not have",
+    "__complete": "the completion scripts' entry point: words from the command line's parser and the workspace",
     "mcp": "serves the API itself as MCP tools: tests/test_mcp.py compares each tool's files and answers with the CLI",
 }
 

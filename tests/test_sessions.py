@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
+import subprocess
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import Run, json_data, ok, outside_regions, refused, state_file
+from conftest import Run, exits, json_data, json_error, ok, outside_regions, planstate_command, refused, state_file
 
 from planstate.core.errors import UsageError
 from planstate.render.regions import render_new
@@ -101,6 +103,26 @@ def test_start_writes_the_session_and_its_heartbeat(run: Run, project: Path) -> 
     assert outside_regions(state_file(project)) == state_before
     assert ".local/" in (project / ".planning" / ".gitignore").read_text()  # heartbeats are never committed
     ok(run("validate", cwd=project))
+
+
+def test_start_export_is_a_line_a_shell_evaluates(run: Run, project: Path) -> None:
+    """`eval "$(planstate session start --export)"` in a real sh sets PLANSTATE_SESSION; the human line is on
+    stderr, and the variable reaches the next command, which ends that very session."""
+    command = " ".join(shlex.quote(word) for word in planstate_command())
+    start = f"{command} session start --export --agent worker-1"
+    program = f'eval "$({start})"; echo "$PLANSTATE_SESSION"; {command} session end'
+    env = {"PATH": "/usr/bin:/bin", "PLANSTATE_NOW": NOW, "PLANSTATE_ACTOR": "tester", "NO_COLOR": "1"}
+    done = subprocess.run(["sh", "-c", program], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    (path,) = sessions(project)
+    session_id = path.name[:16]
+    assert done.stdout == f"{session_id}\nEnded session {session_id} (.planning/sessions/{path.name})\n"
+    assert done.stderr == f"Started session {session_id} of worker-1 (.planning/sessions/{path.name})\n"
+    alone = exits(run("session", "start", "--export", cwd=project, env=at(NOW)))
+    assert alone.stderr.startswith("Started session ")
+    assert re.fullmatch(rf"export PLANSTATE_SESSION={ID.pattern}\n", alone.stdout)
+    both = exits(run("session", "start", "--export", "--json", cwd=project), 2)
+    assert "--export prints a line for the shell to eval; leave out --json" in json_error(both)["message"]
 
 
 def test_start_through_the_api(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -174,6 +174,13 @@ def _missing_subcommand(parser: argparse.ArgumentParser) -> Handler:
     return handler
 
 
+def completes(action: Any, source: str) -> None:
+    """Tell shell completion where the values of an argument come from: `source` is one of `SOURCES` of
+    cli/commands/completion.py (the ids of a record kind, the initiatives' slugs, the phases' numbers)."""
+    if action is not None:  # None: the argument of a command not being built (`_Skipped`)
+        action.completes = source
+
+
 def common_options(*, by: bool) -> argparse.ArgumentParser:
     """The options every command takes (`--by` left out for commands that use the name themselves)."""
     common: argparse.ArgumentParser = Parser(add_help=False)
@@ -183,12 +190,13 @@ def common_options(*, by: bool) -> argparse.ArgumentParser:
         metavar="PATH",
         help="the .planning/ folder or the project that holds it (default: search upward; env PLANSTATE_DIR)",
     )
-    common.add_argument(
+    initiative = common.add_argument(
         "--initiative",
         default=argparse.SUPPRESS,
         metavar="SLUG",
         help="act on this initiative instead of the active one (env PLANSTATE_INITIATIVE)",
     )
+    completes(initiative, "initiative")
     if by:
         common.add_argument(
             "--by",

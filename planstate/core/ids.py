@@ -42,6 +42,18 @@ def first_since(kind: str, when: float) -> str:
     return f"{PREFIXES[kind]}-{_base32(int(when), TIME_CHARS)}"
 
 
+_NAMED = re.compile(
+    rf"((?:{'|'.join(PREFIXES.values())})-[{ALPHABET}]{{{TIME_CHARS + RANDOM_CHARS}}})(?:-.*)?\.md", re.DOTALL
+)
+
+
+def named_after(name: str) -> str:
+    """The id a record file's name says: the id planstate named it after (`dec-1ng6gnqf4rdf-title.md`), else its
+    stem (a hand-made file's; its front matter's `id` is the truth, which only a read finds)."""
+    match = _NAMED.fullmatch(name)
+    return match.group(1) if match else name.removesuffix(".md")
+
+
 def slug(text: str, limit: int = 48) -> str:
     """Lowercase ASCII letters and digits joined by '-', at most `limit` characters."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()

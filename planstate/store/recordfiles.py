@@ -70,6 +70,12 @@ def _scan(folder: Path) -> list[str]:
         return []
 
 
+def named_ids(folder: Path) -> list[str]:
+    """The ids the record files of a folder are named after, sorted, from one listing of their names: none is read, so
+    shell completion offers them as fast at 17,000 records as at ten (see `ids.named_after`)."""
+    return sorted(set(map(ids.named_after, _scan(folder))))
+
+
 def is_record_name(name: str) -> bool:
     """Tell whether an entry of a record folder is a record file by its name (a dot-file is a temp file)."""
     return name.endswith(".md") and not name.startswith(".")

@@ -36,4 +36,5 @@ COMMANDS: dict[str, str] = {
     "hooks": "hooks",
     "mcp": "mcp",
     "completion": "completion",
+    "__complete": "completion",
 }

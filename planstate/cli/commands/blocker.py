@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from planstate.cli.parser import Registrar, workspace
+from planstate.cli.parser import Registrar, completes, workspace
 from planstate.cli.results import add_limit, print_entry, print_listing, print_record
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def _show(group: Registrar) -> None:
     p = group.add("show", cmd_show, "show one blocker")
-    p.add_argument("id", metavar="ID", help="blocker id or a unique prefix of it")
+    completes(p.add_argument("id", metavar="ID", help="blocker id or a unique prefix of it"), "blocker")
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -77,7 +77,7 @@ def _moved(args: argparse.Namespace, entry: Entry) -> int:
 
 def _activate(group: Registrar) -> None:
     p = group.add("activate", cmd_activate, "mark a blocker active (it blocks work now)")
-    p.add_argument("id", metavar="ID", help="blocker id or a unique prefix of it")
+    completes(p.add_argument("id", metavar="ID", help="blocker id or a unique prefix of it"), "blocker")
     p.add_argument("--reason", help="why it blocks now")
 
 
@@ -88,7 +88,7 @@ def cmd_activate(args: argparse.Namespace) -> int:
 
 def _bypass(group: Registrar) -> None:
     p = group.add("bypass", cmd_bypass, "mark an active blocker bypassed by a workaround")
-    p.add_argument("id", metavar="ID", help="blocker id or a unique prefix of it")
+    completes(p.add_argument("id", metavar="ID", help="blocker id or a unique prefix of it"), "blocker")
     p.add_argument("--workaround", required=True, help="how work proceeds around it")
 
 
@@ -99,7 +99,7 @@ def cmd_bypass(args: argparse.Namespace) -> int:
 
 def _resolve(group: Registrar) -> None:
     p = group.add("resolve", cmd_resolve, "mark a blocker resolved")
-    p.add_argument("id", metavar="ID", help="blocker id or a unique prefix of it")
+    completes(p.add_argument("id", metavar="ID", help="blocker id or a unique prefix of it"), "blocker")
     p.add_argument("--resolution", required=True, help="how it was resolved")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from planstate.cli.output import out, reply
-from planstate.cli.parser import Registrar, workspace
+from planstate.cli.parser import Registrar, completes, workspace
 from planstate.cli.results import add_limit, print_entry, print_listing, print_record
 from planstate.core.errors import EXIT_OK
 
@@ -32,10 +32,15 @@ def _add(group: Registrar) -> None:
     p.add_argument("--reason", required=True, help="why this choice")
     p.add_argument("--alternative", action="append", metavar="TEXT", help="an alternative considered; repeat")
     p.add_argument("--irreversible", action="store_true", help="the decision cannot be undone cheaply")
-    p.add_argument("--supersedes", metavar="ID", help="a decision this one replaces (marked superseded)")
+    completes(
+        p.add_argument("--supersedes", metavar="ID", help="a decision this one replaces (marked superseded)"),
+        "decision",
+    )
     p.add_argument("--title", help="short title (default: the decision, shortened)")
     p.add_argument("--proposed", action="store_true", help="record it as proposed, not yet accepted")
-    p.add_argument("--phase", type=int, metavar="N", help="phase it belongs to (default: position.phase)")
+    completes(
+        p.add_argument("--phase", type=int, metavar="N", help="phase it belongs to (default: position.phase)"), "phase"
+    )
 
 
 def cmd_add(args: argparse.Namespace) -> int:
@@ -74,7 +79,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def _show(group: Registrar) -> None:
     p = group.add("show", cmd_show, "show one decision")
-    p.add_argument("id", metavar="ID", help="decision id or a unique prefix of it")
+    completes(p.add_argument("id", metavar="ID", help="decision id or a unique prefix of it"), "decision")
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -89,7 +94,7 @@ def _supersede(group: Registrar) -> None:
         "mark decision OLD superseded by decision NEW",
         examples=["planstate decision supersede dec-1ng9pk dec-1nh2aa"],
     )
-    p.add_argument("id", metavar="OLD", help="the decision replaced")
+    completes(p.add_argument("id", metavar="OLD", help="the decision replaced"), "decision")
     p.add_argument("new", metavar="NEW", help="the decision that replaces it")
 
 
@@ -105,7 +110,7 @@ def cmd_supersede(args: argparse.Namespace) -> int:
 
 def _accept(group: Registrar) -> None:
     p = group.add("accept", cmd_accept, "accept a proposed decision")
-    p.add_argument("id", metavar="ID", help="decision id or a unique prefix of it")
+    completes(p.add_argument("id", metavar="ID", help="decision id or a unique prefix of it"), "decision")
 
 
 def cmd_accept(args: argparse.Namespace) -> int:
@@ -116,7 +121,7 @@ def cmd_accept(args: argparse.Namespace) -> int:
 
 def _reject(group: Registrar) -> None:
     p = group.add("reject", cmd_reject, "reject a proposed decision")
-    p.add_argument("id", metavar="ID", help="decision id or a unique prefix of it")
+    completes(p.add_argument("id", metavar="ID", help="decision id or a unique prefix of it"), "decision")
     p.add_argument("--reason", metavar="R", help="why it is rejected (kept in rejection)")
 
 

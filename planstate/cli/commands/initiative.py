@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from planstate.cli.output import out, reply
-from planstate.cli.parser import Registrar, workspace
+from planstate.cli.parser import Registrar, completes, workspace
 from planstate.cli.results import transition_line
 from planstate.core.errors import EXIT_OK
 
@@ -75,7 +75,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def _switch(group: Registrar) -> None:
     p = group.add("switch", cmd_switch, "pause the active initiative and resume SLUG, in one transaction")
-    p.add_argument("slug", metavar="SLUG", help="the initiative to make active")
+    completes(p.add_argument("slug", metavar="SLUG", help="the initiative to make active"), "initiative")
     p.add_argument("--reason", metavar="R", help="why (kept in both initiatives' history)")
 
 

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from planstate.cli.output import out, reply, warn
-from planstate.cli.parser import Registrar, workspace
+from planstate.cli.parser import Registrar, completes, workspace
 from planstate.core.errors import EXIT_OK
 
 
@@ -19,7 +19,7 @@ def register(cli: Registrar) -> None:
 
 def _start(group: Registrar) -> None:
     p = group.add("start", cmd_start, "start a pending phase (or the current one again after a reopen)")
-    p.add_argument("number", type=int, metavar="N", help="the phase number")
+    completes(p.add_argument("number", type=int, metavar="N", help="the phase number"), "phase")
 
 
 def cmd_start(args: argparse.Namespace) -> int:
@@ -37,7 +37,9 @@ def _complete(group: Registrar) -> None:
             'planstate phase complete 2 --next "Start the OAuth phase with the Google provider"',
         ],
     )
-    p.add_argument("number", type=int, metavar="N", help="the phase number (must be the current phase)")
+    completes(
+        p.add_argument("number", type=int, metavar="N", help="the phase number (must be the current phase)"), "phase"
+    )
     p.add_argument(
         "--checkpoint",
         choices=("passed", "failed"),
@@ -76,7 +78,9 @@ def _fail(group: Registrar) -> None:
         "mark the current phase failed",
         examples=["planstate phase fail 2 --reason 'integration tests flaky on CI'"],
     )
-    p.add_argument("number", type=int, metavar="N", help="the phase number (must be the current phase)")
+    completes(
+        p.add_argument("number", type=int, metavar="N", help="the phase number (must be the current phase)"), "phase"
+    )
     p.add_argument("--reason", required=True, metavar="R", help="why it failed")
 
 
@@ -87,7 +91,9 @@ def cmd_fail(args: argparse.Namespace) -> int:
 
 def _retry(group: Registrar) -> None:
     p = group.add("retry", cmd_retry, "start the current phase again after it or its checkpoint failed")
-    p.add_argument("number", type=int, metavar="N", help="the phase number (must be the current phase)")
+    completes(
+        p.add_argument("number", type=int, metavar="N", help="the phase number (must be the current phase)"), "phase"
+    )
 
 
 def cmd_retry(args: argparse.Namespace) -> int:
@@ -97,7 +103,9 @@ def cmd_retry(args: argparse.Namespace) -> int:
 
 def _skip(group: Registrar) -> None:
     p = group.add("skip", cmd_skip, "skip the current phase and move on")
-    p.add_argument("number", type=int, metavar="N", help="the phase number (must be the current phase)")
+    completes(
+        p.add_argument("number", type=int, metavar="N", help="the phase number (must be the current phase)"), "phase"
+    )
     p.add_argument("--reason", metavar="R", help="why it is skipped")
 
 
@@ -115,8 +123,8 @@ def _add(group: Registrar) -> None:
     )
     p.add_argument("name", metavar="NAME", help="the new phase's name")
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--after", type=int, metavar="N", help="put it right after phase N")
-    where.add_argument("--before", type=int, metavar="N", help="put it right before phase N")
+    completes(where.add_argument("--after", type=int, metavar="N", help="put it right after phase N"), "phase")
+    completes(where.add_argument("--before", type=int, metavar="N", help="put it right before phase N"), "phase")
 
 
 def cmd_add(args: argparse.Namespace) -> int:
@@ -131,7 +139,7 @@ def _rename(group: Registrar) -> None:
         "rename a phase (blockers that name it by name follow)",
         examples=["planstate phase rename 2 'Build the API'"],
     )
-    p.add_argument("number", type=int, metavar="N", help="the phase number")
+    completes(p.add_argument("number", type=int, metavar="N", help="the phase number"), "phase")
     p.add_argument("name", metavar="NAME", help="its new name")
 
 
@@ -142,7 +150,7 @@ def cmd_rename(args: argparse.Namespace) -> int:
 
 def _remove(group: Registrar) -> None:
     p = group.add("remove", cmd_remove, "remove a pending phase (not the current one); later phases are renumbered")
-    p.add_argument("number", type=int, metavar="N", help="the phase number")
+    completes(p.add_argument("number", type=int, metavar="N", help="the phase number"), "phase")
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
@@ -157,8 +165,8 @@ def _move(group: Registrar) -> None:
         "move a pending phase to another place; the phases between are renumbered",
         examples=["planstate phase move 5 --to 3"],
     )
-    p.add_argument("number", type=int, metavar="N", help="the phase number")
-    p.add_argument("--to", type=int, required=True, metavar="M", help="the number it gets")
+    completes(p.add_argument("number", type=int, metavar="N", help="the phase number"), "phase")
+    completes(p.add_argument("--to", type=int, required=True, metavar="M", help="the number it gets"), "phase")
 
 
 def cmd_move(args: argparse.Namespace) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from planstate.cli.parser import Registrar, workspace
+from planstate.cli.parser import Registrar, completes, workspace
 from planstate.cli.results import print_edited, print_value
 
 
@@ -14,7 +14,9 @@ def register(cli: Registrar) -> None:
     from planstate.model.kinds import TASK_STATUSES
 
     p = cli.add("position", cmd_position, "show or set the position: phase, plan, task, wave, status, step")
-    p.add_argument("--phase", type=int, metavar="N", help="the current phase (a valid phase number)")
+    completes(
+        p.add_argument("--phase", type=int, metavar="N", help="the current phase (a valid phase number)"), "phase"
+    )
     p.add_argument("--plan", metavar="P", help="the current plan (a number or a name; empty clears)")
     p.add_argument("--plan-name", dest="plan_name", metavar="TEXT", help="the name of the plan (empty clears)")
     p.add_argument("--task", metavar="TEXT", help="the task being worked on (empty clears)")

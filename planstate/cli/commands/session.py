@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 
-from planstate.cli.output import out, reply, warn
-from planstate.cli.parser import Registrar, workspace
+from planstate.cli.output import err, out, reply, warn
+from planstate.cli.parser import Registrar, completes, option_error, workspace
 from planstate.cli.results import add_limit, print_entry, print_listing, print_record
 from planstate.core.errors import EXIT_OK
 
@@ -22,28 +23,48 @@ def _start(group: Registrar) -> None:
         "start",
         cmd_start,
         "start a session (warns if another is active)",
-        examples=["planstate session start --agent claude-code", "planstate session start --json"],
+        examples=[
+            "planstate session start --agent claude-code",
+            "planstate session start --agent claude-code --export",
+            "planstate session start --json",
+        ],
     )
     p.add_argument(
         "--agent", help="who works (default: who acts: --by, PLANSTATE_ACTOR, git's user.name or the OS account)"
     )
     p.add_argument("--working-on", metavar="TEXT", help="what the session works on")
     p.add_argument("--exclusive", action="store_true", help="refuse to start while another session is active")
+    p.add_argument(
+        "--export",
+        action="store_true",
+        help="print only `export PLANSTATE_SESSION=ID` on stdout, for the shell to eval (the rest goes to stderr)",
+    )
 
 
 def cmd_start(args: argparse.Namespace) -> int:
     """Start a session."""
+    if args.export and args.json:
+        option_error(args, "--export prints a line for the shell to eval; leave out --json")
     entry = workspace(args).session.start(agent=args.agent, working_on=args.working_on, exclusive=args.exclusive)
     resumed = entry.data.get("resumed_from")
     text = f"Started session {entry.id} of {entry.data['agent']} ({entry.shown})"
     if resumed:
         text += f", resuming from {resumed}"
-    return print_entry(args, entry, f"{text}\nexport PLANSTATE_SESSION={entry.id}")
+    export = f"export PLANSTATE_SESSION={shlex.quote(entry.id)}"
+    if not args.export:
+        return print_entry(args, entry, f"{text}\n{export}")
+    err(text)  # seen in the terminal, not evaluated by the shell
+    return print_entry(args, entry, export)
 
 
 def _heartbeat(group: Registrar) -> None:
     p = group.add("heartbeat", cmd_heartbeat, "mark a session alive (touches a machine-local file)")
-    p.add_argument("--session", metavar="ID", help="the session (default: $PLANSTATE_SESSION, else the active one)")
+    completes(
+        p.add_argument(
+            "--session", metavar="ID", help="the session (default: $PLANSTATE_SESSION, else the active one)"
+        ),
+        "session",
+    )
 
 
 def cmd_heartbeat(args: argparse.Namespace) -> int:
@@ -60,7 +81,12 @@ def cmd_heartbeat(args: argparse.Namespace) -> int:
 
 def _end(group: Registrar) -> None:
     p = group.add("end", cmd_end, "end a session")
-    p.add_argument("--session", metavar="ID", help="the session (default: $PLANSTATE_SESSION, else the active one)")
+    completes(
+        p.add_argument(
+            "--session", metavar="ID", help="the session (default: $PLANSTATE_SESSION, else the active one)"
+        ),
+        "session",
+    )
     p.add_argument("--completed", action="append", metavar="X", help="something completed; repeat")
     p.add_argument("--issue", action="append", metavar="X", help="an issue met; repeat")
     p.add_argument("--handoff-reason", metavar="R", help="why work is handed off")
@@ -97,7 +123,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def _show(group: Registrar) -> None:
     p = group.add("show", cmd_show, "show one session")
-    p.add_argument("id", metavar="ID", help="session id or a unique prefix of it")
+    completes(p.add_argument("id", metavar="ID", help="session id or a unique prefix of it"), "session")
 
 
 def cmd_show(args: argparse.Namespace) -> int:
