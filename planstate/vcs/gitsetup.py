@@ -1,9 +1,13 @@
-"""`planstate git install` and `uninstall`: planstate's lines in `.planning/.gitattributes` and this clone's config.
+"""`planstate git install`, `uninstall` and `status`: planstate's lines in `.planning/.gitattributes` and this
+clone's config.
 
 Storage layer. The attributes are shared (the file is committed); the git config that makes them
 work is per clone (git never pushes or clones it), and git silently falls back to a text merge
 when an attribute names a driver the clone has not configured: `unconfigured` finds that case
-for `planstate check`. docs/cli.md and docs/git.md describe the commands.
+for `planstate check`. Git runs the configured commands through `sh` from whatever shell started
+it, so they name this Python by its absolute path and fall back to git's own diff and merge when
+it cannot run planstate; `status` runs them from a plain shell, and `fragile` tells `check` of
+one that may not run, without running it. docs/cli.md and docs/git.md describe the commands.
 """
 
 from __future__ import annotations
@@ -126,9 +130,9 @@ def has_fallback(value: str) -> bool:
 
 
 def fragile(value: str, subcommand: str) -> str | None:
-    """Why a configured command may not run planstate from another shell, told without running anything (for
-    `planstate check`): it names `planstate` alone, found only where PATH has it, or a program that is not there,
-    and has no fallback to git's own; None when neither (or when it runs no planstate command at all)."""
+    """Why a configured command may not run planstate from another shell, and what git does then, told without
+    running anything (for `planstate check`): it names its program alone (found only where PATH has it) with no
+    fallback, or by a path that is not there; None when neither (or when it runs no planstate command at all)."""
     program = planstate_program(value, subcommand)
     if program is None:
         return None
