@@ -421,7 +421,8 @@ class Workspace:
         return gitsetup.uninstall(self.ctx)
 
     def git_status(self) -> GitSetupStatus:
-        """Whether planstate's merge driver and textconv are installed here (attributes and this clone's config)."""
+        """Whether planstate's merge driver and textconv are installed here (attributes and this clone's config), and
+        whether each configured command runs planstate from a plain shell (docs/cli.md, `planstate git status`)."""
         from planstate.vcs import gitsetup
 
         return gitsetup.status(self.ctx)

@@ -237,6 +237,14 @@ def diff_driver_missing(p: Path) -> Where:
     return attributes_without_config(p, "diff.planstate")
 
 
+def driver_command_fragile(p: Path) -> Where:
+    """A clone whose merge driver an older install wrote from an activated venv: a bare `planstate`."""
+    where = attributes_without_config(p, "merge.planstate")
+    driver = "planstate git merge-driver %O %A %B %L %P"
+    subprocess.run(["git", "config", "merge.planstate.driver", driver], cwd=p, check=True, capture_output=True)
+    return where
+
+
 def stale_temp_file(p: Path) -> Where:
     """A temp file a killed `decision add` left; pid 4194303 is above every pid_max Linux allows but one."""
     name = ".dec-1ng9h0a3b4c5-use-jose.md.4194303.9f2c01ab.tmp"
@@ -269,6 +277,7 @@ CASES: dict[str, Callable[[Path], Where]] = {
     "missing-file": missing_file,
     "merge-driver-missing": merge_driver_missing,
     "diff-driver-missing": diff_driver_missing,
+    "driver-command-fragile": driver_command_fragile,
     "stale-temp-file": stale_temp_file,
 }
 ENV = {"PLANSTATE_NOW": "2026-01-01T00:00:00Z"}

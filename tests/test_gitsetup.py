@@ -62,8 +62,19 @@ def repo(project: Path) -> Path:
 
 
 def command() -> str:
-    """The command install writes when the tests run it: this Python, since its `planstate` is not on PATH."""
+    """How the commands install writes run planstate: this Python by its absolute path, whatever PATH holds."""
     return f"{sys.executable} -m planstate"
+
+
+def wanted() -> dict[str, str]:
+    """The config install writes when the tests run it (this Python)."""
+    return gitsetup.wanted_config()
+
+
+def plain_shell(**more: str) -> dict[str, str]:
+    """The environment of a shell without the venv: a teammate's terminal, an IDE's git, a GUI client."""
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
+    return {**env, "PATH": "/usr/bin:/bin", "PLANSTATE_NOW": PINNED_NOW, **more}
 
 
 def planstate_on_path() -> dict[str, str]:
@@ -78,19 +89,26 @@ def test_install_appends_the_block_and_sets_this_clones_config(run: Run, repo: P
     before = (repo / ATTRIBUTES).read_bytes()
     result = exits(run("git", "install", cwd=repo))
     assert (repo / ATTRIBUTES).read_bytes() == before + BLOCK.encode()  # every other line kept, as it was
-    cmd = command()
+    config_set = wanted()
+    driver, textconv = config_set["merge.planstate.driver"], config_set["diff.planstate.textconv"]
+    assert f"then {command()} git merge-driver %O %A %B %L %P; else " in driver  # git's contract kept
+    assert "git merge-file -L ours -L base -L theirs --marker-size=%L %A %O %B; fi" in driver
+    assert f'{command()} git textconv "$1" 2>/dev/null || ' in textconv and 'cat "$1"' in textconv
     assert result.stdout == (
         f"added 4 lines to {ATTRIBUTES}\n"
         "set merge.planstate.name = planstate field-level merge of .planning files\n"
-        f"set merge.planstate.driver = {cmd} git merge-driver %O %A %B %L %P\n"
-        f"set diff.planstate.textconv = {cmd} git textconv\n"
+        f"set merge.planstate.driver = {driver}\n"
+        f"set diff.planstate.textconv = {textconv}\n"
         "set diff.planstate.cachetextconv = true\n"
+        f"git runs planstate as {command()}: this installation's Python by its absolute path, so git finds it from "
+        "any shell, with or without its virtual environment on PATH; where it cannot run, `git diff` shows the raw "
+        "text and a merge is git's own, with conflict markers\n"
         f"next: commit {ATTRIBUTES}; run `planstate git install` once in every other clone too\n"
     )
     assert config(repo) == {
         "merge.planstate.name": "planstate field-level merge of .planning files",
-        "merge.planstate.driver": f"{cmd} git merge-driver %O %A %B %L %P",
-        "diff.planstate.textconv": f"{cmd} git textconv",
+        "merge.planstate.driver": driver,
+        "diff.planstate.textconv": textconv,
         "diff.planstate.cachetextconv": "true",
     }
     # git reads the attributes: every file the driver handles gets it, and only the .md files the textconv
@@ -116,6 +134,7 @@ def test_install_twice_changes_nothing_and_says_so(run: Run, repo: Path) -> None
         "attributes": {"path": ATTRIBUTES, "change": "unchanged", "lines": 0},
         "config": {"set": [], "unset": []},
         "git": True,
+        "command": {"runs": command(), "why": gitsetup.WHY, "fallback": gitsetup.FALLBACK},
     }
 
 
@@ -131,8 +150,8 @@ def test_uninstall_restores_the_file_and_removes_only_its_config(run: Run, repo:
     assert result.stdout.splitlines() == [
         f"removed 4 lines from {ATTRIBUTES}",
         "unset merge.planstate.name (was planstate field-level merge of .planning files)",
-        f"unset merge.planstate.driver (was {command()} git merge-driver %O %A %B %L %P)",
-        f"unset diff.planstate.textconv (was {command()} git textconv)",
+        f"unset merge.planstate.driver (was {wanted()['merge.planstate.driver']})",
+        f"unset diff.planstate.textconv (was {wanted()['diff.planstate.textconv']})",
         "unset diff.planstate.cachetextconv (was true)",
     ]
     assert config(repo) == {}
@@ -223,7 +242,7 @@ def test_a_config_from_an_older_install_is_updated(run: Run, repo: Path) -> None
     git(repo, "config", "merge.planstate.driver", "/old/venv/bin/planstate git merge-driver %O %A %B %L %P")
     git(repo, "config", "--add", "merge.planstate.driver", "twice")  # several values: all replaced by one
     result = exits(run("git", "install", cwd=repo))
-    driver = f"{command()} git merge-driver %O %A %B %L %P"
+    driver = wanted()["merge.planstate.driver"]
     assert f"set merge.planstate.driver = {driver} (was twice)\n" in result.stdout
     assert git(repo, "config", "--get-all", "merge.planstate.driver").stdout == driver + "\n"
 
@@ -246,22 +265,38 @@ def test_the_api_mirrors_the_commands(repo: Path) -> None:
 def test_the_cli_reference_shows_real_output(run: Run, repo: Path) -> None:
     """docs/cli.md's examples of install and uninstall, run twice each, are what the commands print."""
     docs = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
-    env = planstate_on_path()  # the reference shows the usual case: `planstate` on PATH
+    env = planstate_on_path()  # the reference shows the usual case: `planstate` on PATH, the venv activated
+
+    def shown(text: str) -> str:  # the reference names the venv's Python as a placeholder
+        return text.replace(sys.executable, "/path/to/venv/bin/python")
+
     for command in ("install", "uninstall"):
         section = docs.split(f"### planstate git {command}\n", 1)[1].split("\n### ", 1)[0]
         example = section.split("```console\n", 1)[1].split("```\n", 1)[0]
-        output = exits(run("git", command, cwd=repo, env=env)).stdout
-        again = exits(run("git", command, cwd=repo, env=env)).stdout
+        output = shown(exits(run("git", command, cwd=repo, env=env)).stdout)
+        again = shown(exits(run("git", command, cwd=repo, env=env)).stdout)
         assert example == f"$ planstate git {command}\n{output}$ planstate git {command}\n{again}"
+    # status, in a clone whose merge driver an older install wrote (the shell's words for "not found" as dash's)
+    section = docs.split("### planstate git status\n", 1)[1].split("\n### ", 1)[0]
+    example = section.split("```console\n", 1)[1].split("```\n", 1)[0]
+    exits(run("git", "install", cwd=repo, env=env))
+    git(repo, "config", "merge.planstate.driver", "planstate git merge-driver %O %A %B %L %P")
+    said = subprocess.run(["sh", "-c", "planstate"], capture_output=True, text=True, env=plain_shell()).stderr.strip()
+    output = shown(exits(run("git", "status", cwd=repo, env=env), 1).stdout).replace(
+        said, "sh: 1: planstate: not found"
+    )
+    assert example == f"$ planstate git status\n{output}"
 
 
 # ---------------------------------------------------------------------------- the command git runs
 
 
-def test_the_command_is_planstate_when_path_finds_this_installation(run: Run, repo: Path) -> None:
-    exits(run("git", "install", cwd=repo, env=planstate_on_path()))
-    assert config(repo)["merge.planstate.driver"] == "planstate git merge-driver %O %A %B %L %P"
-    assert config(repo)["diff.planstate.textconv"] == "planstate git textconv"
+def test_the_command_is_absolute_even_when_path_finds_this_installation(run: Run, repo: Path) -> None:
+    """Run from the README's activated venv, install still writes this Python by its absolute path: a bare `planstate`
+    would run only in shells where that venv is on PATH."""
+    result = exits(run("git", "install", cwd=repo, env=planstate_on_path()))
+    assert config(repo) == wanted()
+    assert f"git runs planstate as {command()}: this installation's Python by its absolute path" in result.stdout
 
 
 def test_the_command_is_shell_quoted_and_resolves(tmp_path: Path) -> None:
@@ -281,17 +316,6 @@ def test_the_command_is_shell_quoted_and_resolves(tmp_path: Path) -> None:
     assert version.stdout.startswith("planstate ")
 
 
-@pytest.mark.parametrize("on_path", [False, True], ids=["python-m", "planstate"])
-def test_the_configured_commands_run_from_a_shell(run: Run, repo: Path, on_path: bool) -> None:
-    env = planstate_on_path() if on_path else None
-    exits(run("git", "install", cwd=repo, env=env))
-    for key in ("merge.planstate.driver", "diff.planstate.textconv"):
-        program = config(repo)[key].split(" git ", 1)[0]  # git runs the value through `sh`, as here
-        shell = {**os.environ, **(env or {})}
-        done = subprocess.run(f"{program} --version", shell=True, capture_output=True, text=True, env=shell)
-        assert done.returncode == 0 and done.stdout.startswith("planstate "), done.stderr
-
-
 def test_git_runs_the_configured_textconv_and_merge_driver(run: Run, repo: Path) -> None:
     exits(run("git", "install", cwd=repo))
     git(repo, "add", "-A")
@@ -300,7 +324,7 @@ def test_git_runs_the_configured_textconv_and_merge_driver(run: Run, repo: Path)
     path = state_file(repo)
     exits(run("set", "position.task", "Diff me", cwd=repo, env=ENV))
     diffed = subprocess.run(["git", "diff"], cwd=repo, capture_output=True, text=True, env={**os.environ, **trace})
-    assert f"run_command: '{command()} git textconv' " in diffed.stderr
+    assert f"run_command: 'planstate_textconv() {{ {command()} git textconv " in diffed.stderr
     git(repo, "checkout", "--quiet", "--", ".")
     git(repo, "checkout", "--quiet", "-b", "other")
     exits(run("set", "position.task", "Theirs", cwd=repo, env=ENV))
@@ -313,9 +337,228 @@ def test_git_runs_the_configured_textconv_and_merge_driver(run: Run, repo: Path)
     )
     runs = [line for line in merged.stderr.splitlines() if "run_command:" in line and "merge-driver" in line]
     assert runs, merged.stderr
-    assert all(f"'{command()} git merge-driver .merge_file_" in line for line in runs)
-    assert any(line.endswith(" 7 '\\''.planning/STATE.md'\\'''") for line in runs), runs
+    assert all(f" then {command()} git merge-driver .merge_file_" in line for line in runs)
+    assert any(" 7 '\\''.planning/STATE.md'\\''; else " in line for line in runs), runs
     assert path.exists()
+
+
+# ---------------------------------------------------------------------------- git from a shell without the venv
+
+
+def removed_venv(tmp_path: Path) -> Path:
+    """The Python of a virtual environment that can run planstate (it sees this one's packages), to be removed."""
+    folder = tmp_path / "old-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True, capture_output=True)
+    site = next((folder / "lib").glob("python3*/site-packages"))
+    (site / "planstate-test.pth").write_text("".join(f"{entry}\n" for entry in sys.path if entry))
+    return folder / "bin" / "python"
+
+
+def not_found() -> str:
+    """What this machine's `sh` says when it cannot find `planstate` on a plain PATH (dash: `sh: 1: planstate: not
+    found`)."""
+    return subprocess.run(["sh", "-c", "planstate"], capture_output=True, text=True, env=plain_shell()).stderr.strip()
+
+
+def plain_git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run git as a shell without the venv does (whatever its exit code)."""
+    pinned = ["-c", "user.name=Tester", "-c", "user.email=tester@example.com"]
+    return subprocess.run(["git", *pinned, *args], cwd=repo, capture_output=True, text=True, env=plain_shell())
+
+
+def diverged(run: Run, repo: Path, ours: str, theirs: str) -> None:
+    """Branch `other` sets position.task to `theirs`, main to `ours`, each committed; main is checked out."""
+    git(repo, "add", "-A")
+    git(repo, "commit", "--quiet", "-m", "install")
+    git(repo, "checkout", "--quiet", "-b", "other")
+    exits(run("set", "position.task", theirs, cwd=repo, env=ENV))
+    git(repo, "commit", "--quiet", "-am", "theirs")
+    git(repo, "checkout", "--quiet", "main")
+    exits(run("set", "position.task", ours, cwd=repo, env=ENV))
+    git(repo, "commit", "--quiet", "-am", "ours")
+
+
+@pytest.mark.parametrize("runnable", [True, False], ids=["planstate-runs", "venv-removed"])
+def test_git_diff_show_and_log_work_from_a_shell_without_the_venv(
+    run: Run, repo: Path, tmp_path: Path, runnable: bool
+) -> None:
+    """Installed with the venv activated, git diff, show and log -p work from a shell without it: one line per field
+    while planstate runs, the raw text (and one line on stderr) once its venv is gone; files outside .planning too."""
+    if runnable:
+        exits(run("git", "install", cwd=repo, env=planstate_on_path()))
+    else:
+        python = removed_venv(tmp_path)
+        done = subprocess.run([str(python), "-m", "planstate", "git", "install"], cwd=repo, capture_output=True)
+        assert done.returncode == 0, done.stderr
+        shutil.rmtree(python.parent.parent)
+    (repo / "notes.txt").write_text("one\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "--quiet", "-m", "install")
+    exits(run("set", "position.task", "Diff me", cwd=repo, env=ENV))
+    (repo / "notes.txt").write_text("one\ntwo\n")
+    changed = "+position.task: Diff me" if runnable else "+  task: Diff me"
+    diffed = plain_git(repo, "diff")
+    assert diffed.returncode == 0, diffed.stderr
+    assert changed in diffed.stdout and "+two" in diffed.stdout
+    git(repo, "commit", "--quiet", "-am", "diff me")
+    said = diffed.stderr.splitlines()
+    for args in (("show", "HEAD"), ("log", "-p", "-1")):
+        shown = plain_git(repo, *args)
+        assert shown.returncode == 0 and changed in shown.stdout and "+two" in shown.stdout, shown.stderr
+        said += shown.stderr.splitlines()
+        if runnable:
+            assert said == []
+        else:  # one line per file version git converted (git caches them), each saying what happened
+            assert said and all(
+                line.startswith("planstate: textconv: ")
+                and line.endswith(": planstate could not run, showing the raw text")
+                for line in said
+            ), said
+
+
+@pytest.mark.parametrize("runnable", [True, False], ids=["planstate-runs", "venv-removed"])
+def test_a_conflicting_merge_from_a_shell_without_the_venv_keeps_both_sides_in_markers(
+    run: Run, repo: Path, tmp_path: Path, runnable: bool
+) -> None:
+    """A field both branches changed: from a shell without the venv, git reports the conflict and the file holds both
+    sides between markers of the size git asks for (%L), field-level while planstate runs, git's own once its venv is
+    gone; never our side alone."""
+    python = Path(sys.executable) if runnable else removed_venv(tmp_path)
+    done = subprocess.run([str(python), "-m", "planstate", "git", "install"], cwd=repo, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    (repo / ".git" / "info" / "attributes").write_text("STATE.md conflict-marker-size=9\n")
+    diverged(run, repo, "Ours", "Theirs")
+    if not runnable:
+        shutil.rmtree(python.parent.parent)
+    merged = plain_git(repo, "merge", "--no-edit", "other")
+    assert merged.returncode == 1 and "CONFLICT (content): Merge conflict in .planning/STATE.md" in merged.stdout
+    text = state_file(repo).read_text()
+    assert "  task: Ours\n" in text and "  task: Theirs\n" in text  # theirs is not lost
+    label = ": position.task" if runnable else ""
+    assert f"\n{'<' * 9} ours{label}\n  task: Ours\n{'=' * 9}\n  task: Theirs\n{'>' * 9} theirs{label}\n" in text
+    assert git(repo, "ls-files", "--unmerged").stdout.count(".planning/STATE.md") == 3  # git add must decide
+    if runnable:
+        assert "planstate: merge: .planning/STATE.md: conflict: position.task" in merged.stderr
+    else:
+        assert merged.stderr.splitlines() == [
+            "planstate: merge: .planning/STATE.md: planstate could not run, merged by git merge-file instead"
+        ]
+
+
+def test_a_clean_merge_falls_back_cleanly(run: Run, repo: Path, tmp_path: Path) -> None:
+    """Without planstate, a merge git's own text merge can make is made, and git commits it."""
+    python = removed_venv(tmp_path)
+    done = subprocess.run([str(python), "-m", "planstate", "git", "install"], cwd=repo, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    git(repo, "add", "-A")
+    git(repo, "commit", "--quiet", "-m", "install")
+    git(repo, "checkout", "--quiet", "-b", "other")
+    exits(run("set", "next_action", "Theirs", cwd=repo, env=ENV))
+    git(repo, "commit", "--quiet", "-am", "theirs")
+    git(repo, "checkout", "--quiet", "main")
+    with state_file(repo).open("a") as handle:
+        handle.write("\nOur note at the end.\n")
+    git(repo, "commit", "--quiet", "-am", "ours")
+    shutil.rmtree(python.parent.parent)
+    merged = plain_git(repo, "merge", "--no-edit", "other")
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    text = state_file(repo).read_text()
+    assert 'next_action: "Theirs"' in text and text.endswith("\nOur note at the end.\n") and "<<<<<<<" not in text
+    assert merged.stderr.splitlines() == [
+        "planstate: merge: .planning/STATE.md: planstate could not run, merged by git merge-file instead"
+    ]
+
+
+OLD_INSTALL = {  # what `planstate git install` wrote before, run with the venv activated
+    "merge.planstate.driver": "planstate git merge-driver %O %A %B %L %P",
+    "diff.planstate.textconv": "planstate git textconv",
+}
+
+
+def test_an_old_installs_bare_command_is_flagged_by_git_status_and_check(run: Run, repo: Path) -> None:
+    exits(run("git", "install", cwd=repo))
+    result = exits(run("git", "status", cwd=repo))
+    assert result.stdout.splitlines()[-1] == "installed: git diff and git merge run planstate from any shell"
+    fine = f"as install writes it; {command()} runs from a plain shell, git's own as the fallback"
+    assert f"merge.planstate.driver: {fine}\n" in result.stdout
+    for key, value in OLD_INSTALL.items():
+        git(repo, "config", key, value)
+    # found by running it, in a shell without the venv, even though this one finds `planstate` on PATH
+    result = exits(run("git", "status", cwd=repo, env=planstate_on_path()), 1)
+    problems = [line for line in result.stdout.splitlines() if line.startswith("problem: ")]
+    said = not_found()
+    assert problems == [
+        "problem: merge.planstate.driver: planstate does not run from a plain shell (PATH=/usr/bin:/bin, no virtual "
+        f"environment: {said}), so `git merge` keeps only our side of a file both sides changed, without conflict "
+        "markers; run `planstate git install` again",
+        "problem: diff.planstate.textconv: planstate does not run from a plain shell (PATH=/usr/bin:/bin, no virtual "
+        f"environment: {said}), so `git diff` fails (exit 128), `git show` and `git log -p` show no diff; run "
+        "`planstate git install` again",
+    ]
+    assert "merge.planstate.driver: set; planstate does not run from a plain shell, no fallback" in result.stdout
+    data = json_data(exits(run("git", "status", "--json", cwd=repo), 1))
+    assert [(c["key"], c["program"], c["runs"], c["fallback"]) for c in data["commands"]] == [
+        ("merge.planstate.driver", "planstate", False, False),
+        ("diff.planstate.textconv", "planstate", False, False),
+    ]
+    assert data["installed"] is False and len(data["problems"]) == 2
+    # `check` says it without running anything
+    findings = json_data(exits(run("check", "--json", cwd=repo, env=ENV)))["findings"]
+    assert [(f["code"], f["field"], f["path"], f["line"]) for f in findings] == [
+        ("driver-command-fragile", "diff.planstate.textconv", ATTRIBUTES, 4),
+        ("driver-command-fragile", "merge.planstate.driver", ATTRIBUTES, 4),
+    ]
+    assert findings[0]["message"] == (
+        "diff.planstate.textconv runs `planstate` by its name alone: in a shell without it on PATH (an IDE, a GUI "
+        "client) `git diff` fails (exit 128), `git show` and `git log -p` show no diff"
+    )
+    # and the data loss it warns of is real: from a shell without the venv, git diff aborts
+    exits(run("set", "position.task", "Diff me", cwd=repo, env=ENV))
+    assert plain_git(repo, "diff").returncode == 128
+    exits(run("git", "install", cwd=repo))
+    assert exits(run("git", "status", cwd=repo)).returncode == 0
+    assert json_data(exits(run("check", "--json", cwd=repo, env=ENV)))["findings"] == []
+
+
+def test_git_status_and_check_flag_a_removed_interpreter(run: Run, repo: Path, tmp_path: Path) -> None:
+    python = removed_venv(tmp_path)
+    done = subprocess.run([str(python), "-m", "planstate", "git", "install"], cwd=repo, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    shutil.rmtree(python.parent.parent)
+    result = exits(run("git", "status", cwd=repo), 1)
+    assert f"problem: merge.planstate.driver: {python} -m planstate does not run from a plain shell" in result.stdout
+    assert "so git merges planning files as text, with conflict markers, as without planstate" in result.stdout
+    messages = [f["message"] for f in json_data(exits(run("check", "--json", cwd=repo, env=ENV)))["findings"]]
+    assert messages == [
+        f"diff.planstate.textconv runs {python}, which is not there (a virtual environment moved or removed?): "
+        "meanwhile `git diff` shows planning files' raw text, as without planstate",
+        f"merge.planstate.driver runs {python}, which is not there (a virtual environment moved or removed?): "
+        "meanwhile git merges planning files as text, with conflict markers, as without planstate",
+    ]
+
+
+def test_the_check_of_commands_runs_nothing(run: Run, repo: Path, tmp_path: Path) -> None:
+    """`check` reads the config and stats a path; it starts no process but git's one `git config`."""
+    exits(run("git", "install", cwd=repo))
+    git(repo, "config", "merge.planstate.driver", OLD_INSTALL["merge.planstate.driver"])
+    trace = tmp_path / "trace"
+    exits(run("check", cwd=repo, env={**ENV, "GIT_TRACE": str(trace)}))
+    assert trace.read_text().count("built-in:") == 1 and "run_command" not in trace.read_text()
+
+
+@pytest.mark.parametrize(
+    ("value", "program", "fallback"),
+    [
+        (OLD_INSTALL["merge.planstate.driver"], "planstate", False),
+        ("'/a b/python' -m planstate git merge-driver %O %A %B %L %P", "'/a b/python' -m planstate", False),
+        (gitsetup.wanted_config("/a b/python")["merge.planstate.driver"], "'/a b/python' -m planstate", True),
+        ("other-tool %O %A %B", None, False),
+        ("unclosed 'quote git merge-driver", None, False),
+    ],
+)
+def test_the_planstate_part_of_a_command(value: str, program: str | None, fallback: bool) -> None:
+    assert gitsetup.planstate_program(value, "merge-driver") == program
+    assert gitsetup.has_fallback(value) is fallback
 
 
 # ---------------------------------------------------------------------------- what `planstate check` says
@@ -425,7 +668,7 @@ def test_a_driver_configured_in_any_scope_counts(run: Run, repo: Path, tmp_path:
     git(repo, "config", "--remove-section", "merge.planstate")
     git(repo, "config", "--remove-section", "diff.planstate")
     glob = tmp_path / "global.gitconfig"
-    glob.write_text('[merge "planstate"]\n\tdriver = planstate git merge-driver %O %A %B %L %P\n')
+    glob.write_text(f'[merge "planstate"]\n\tdriver = {command()} git merge-driver %O %A %B %L %P\n')
     env = {**ENV, "GIT_CONFIG_GLOBAL": str(glob)}
     codes = [f["code"] for f in json_data(exits(run("check", "--json", cwd=repo, env=env)))["findings"]]
     assert codes == ["diff-driver-missing"]

@@ -133,6 +133,7 @@ EXTRA: dict[str, tuple[tuple[str, ...], Callable[[Path], None] | None]] = {
     "diff": (("diff",), _git_repo),
     "git install": (("git", "install"), _git_repo),
     "git uninstall": (("git", "uninstall"), _installed),
+    "git status": (("git", "status"), _installed),
     "hooks install": (("hooks", "install", "claude"), None),
     "hooks uninstall": (("hooks", "uninstall", "claude"), lambda p: install("claude", p)),
     "hooks status": (("hooks", "status"), lambda p: install("gemini", p)),

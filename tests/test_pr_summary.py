@@ -18,13 +18,16 @@ SCRIPT = REPO / "scripts" / "pr_summary.py"
 MARKER = "<!-- planstate-pr-summary -->"
 
 
-def summarise(repo: Path, tmp_path: Path, base: str, head: str) -> tuple[subprocess.CompletedProcess[str], Path, Path]:
-    """Run the action's diff step as the action does; the process, the job summary and the step's outputs."""
+def summarise(
+    repo: Path, tmp_path: Path, base: str, head: str, *names: str
+) -> tuple[subprocess.CompletedProcess[str], Path, Path]:
+    """Run the action's diff step as the action does (`names`: its `--base-name` and `--head-name`); the process, the
+    job summary and the step's outputs."""
     step_summary, outputs = tmp_path / "summary.md", tmp_path / "outputs.txt"
     env = {**os.environ, "GITHUB_STEP_SUMMARY": str(step_summary), "GITHUB_OUTPUT": str(outputs)}
     env.pop("PLANSTATE_DIR", None)
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--base", base, "--head", head, "--body", str(tmp_path / "body.md")],
+        [sys.executable, str(SCRIPT), "--base", base, "--head", head, *names, "--body", str(tmp_path / "body.md")],
         cwd=repo,
         env=env,
         capture_output=True,
@@ -62,6 +65,41 @@ def test_the_diff_step_against_a_base_branch(tmp_path: Path) -> None:
     assert done.stdout == "No changes in `.planning/` in this pull request.\n"
 
 
+def test_the_heading_names_the_branches_and_short_ids(tmp_path: Path) -> None:
+    """The action passes the two commit ids and the branches' names: the heading names the branches, with short ids,
+    and the merge base it compares from; never a 40-digit id."""
+    repo = new_repo(tmp_path / "repo")
+    Workspace.init(repo, title="Demo", phases=["Design", "Build"], actor="tester")
+    fork = commit_all(repo, "plan")
+    git(repo, "switch", "--quiet", "-c", "feature/parser")
+    Workspace.find(repo, actor="tester").next("Ship the parser")
+    head = commit_all(repo, "next action")
+    git(repo, "switch", "--quiet", "main")
+    (repo / "README.md").write_text("main moved on\n")
+    base = commit_all(repo, "readme on main")
+    short = {commit: git(repo, "rev-parse", "--short", commit).stdout.strip() for commit in (fork, head, base)}
+
+    names = ("--base-name", "main", "--head-name", "feature/parser")
+    done, _, _ = summarise(repo, tmp_path, base, head, *names)
+    assert done.returncode == 0, done.stderr
+    first, rest = done.stdout.split("\n", 1)
+    assert first == (
+        f"## Changes in `.planning/` on `feature/parser` (`{short[head]}`) since it left `main` (`{short[base]}`) "
+        f"at `{short[fork]}`"
+    )
+    assert "Ship the parser" in rest and "## Changes" not in rest
+    # without names (outside a pull request, or another CI): commit ids by their short form, names as given
+    done, _, _ = summarise(repo, tmp_path, base, head, "--base-name", "", "--head-name", "")
+    assert done.stdout.splitlines()[0] == (
+        f"## Changes in `.planning/` on `{short[head]}` since it left `{short[base]}` at `{short[fork]}`"
+    )
+    done, _, _ = summarise(repo, tmp_path, "main", "feature/parser")
+    assert done.stdout.splitlines()[0] == (
+        f"## Changes in `.planning/` on `feature/parser` (`{short[head]}`) since it left `main` (`{short[base]}`) "
+        f"at `{short[fork]}`"
+    )
+
+
 def test_a_base_that_was_not_fetched_fails_the_step_in_one_line(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "repo")
     commit_all(repo, "empty")
@@ -78,6 +116,13 @@ def test_the_action_checks_out_history_runs_the_step_and_never_fails_on_a_read_o
     assert checkout["with"]["fetch-depth"] == 0
     summary = next(s for s in steps if s.get("id") == "summary")
     assert "scripts/pr_summary.py" in summary["run"]
+    # the heading's names: the pull request's branches, unless the workflow says otherwise
+    assert (action["inputs"]["base-name"]["default"], action["inputs"]["head-name"]["default"]) == (
+        "${{ github.base_ref }}",
+        "${{ github.head_ref }}",
+    )
+    assert summary["env"]["BASE_NAME"] == "${{ inputs.base-name }}" and '--base-name "$BASE_NAME"' in summary["run"]
+    assert summary["env"]["HEAD_NAME"] == "${{ inputs.head-name }}" and '--head-name "$HEAD_NAME"' in summary["run"]
     comment = steps[-1]["run"]
     assert MARKER in comment and "PATCH" in comment  # one comment, updated in place
     assert comment.count('|| echo "::warning::') == 2  # a refused write warns, it does not fail the job

@@ -18,7 +18,7 @@ from subprocess import CompletedProcess
 from typing import Any
 
 import pytest
-from conftest import Run, json_data, json_error
+from conftest import Run, json_data, json_envelope, json_error
 from test_templates_golden import matches_golden
 
 from planstate.core.errors import UsageError
@@ -306,6 +306,43 @@ def test_symmetric_range_starts_at_the_merge_base(repo: Repo) -> None:
     assert [c["field"] for c in found["position"]] == ["position.task"]  # main's own change is not in it
     both = repo.changes("main..feature")
     assert sorted(c["field"] for c in both["position"]) == ["next_action", "position.task"]
+
+
+def test_two_trees_that_are_not_a_line_of_history_get_a_hint(repo: Repo) -> None:
+    """`A..B` (or `A B`) where A is not an ancestor of B compares two trees: main's own work would read as undone by
+    the branch. One line says so and names the merge-base form, on stderr in text and in `warnings` with --json."""
+    repo.git("checkout", "--quiet", "-b", "feature")
+    repo.ps("set", "position.task", "on the branch")
+    repo.commit("feature work")
+    repo.git("checkout", "--quiet", "main")
+    repo.ps("set", "next_action", "on main")
+    repo.commit("main work")
+    hint = (
+        "main is not an ancestor of feature: this compares their two trees, so what main gained since feature left "
+        "it reads as undone; `planstate diff main...feature` compares from their merge base"
+    )
+    for args in (("main..feature",), ("main", "feature")):
+        done = repo.ps("diff", *args)
+        assert done.stderr == f"planstate: warning: {hint}\n" and done.stdout.startswith("Changes in .planning/")
+        assert json_envelope(repo.ps("diff", *args, "--json"))["warnings"] == [hint]
+    for args in (("main...feature",), ("HEAD~1..HEAD",), ("main", "main"), ("HEAD",)):  # nothing to warn of
+        assert repo.ps("diff", *args).stderr == ""
+        assert json_envelope(repo.ps("diff", *args, "--json"))["warnings"] == []
+
+
+def test_a_merge_base_of_commit_ids_is_named_by_short_ids(repo: Repo) -> None:
+    """The pull-request action passes two commit ids: the merge base's label names them short, as git does."""
+    repo.git("checkout", "--quiet", "-b", "feature")
+    repo.ps("set", "position.task", "on the branch")
+    head = repo.commit("feature work")
+    base = repo.git("rev-parse", "main").strip()
+    short = {commit: repo.git("rev-parse", "--short", commit).strip() for commit in (base, head)}
+    assert 7 <= len(short[base]) < 40
+    label = f"merge base of {short[base]} and {short[head]}"
+    assert repo.diff(f"{base}...{head}")["from_revision"]["revision"] == label
+    heading = repo.ps("diff", f"{base}...{head}", "--markdown").stdout.splitlines()[0]
+    assert heading == f"## Changes in `.planning/` (`{label}` (`{base[:12]}`) → `{head[:12]}`)"
+    assert repo.diff("main...feature")["from_revision"]["revision"] == "merge base of main and feature"  # names stay
 
 
 def test_bad_revision_is_one_line_exit_2(repo: Repo) -> None:

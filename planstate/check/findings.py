@@ -58,6 +58,9 @@ CODES: dict[str, Code] = {
     "missing-file": Code(WARNING, False, "a file named in resume_context.files_modified does not exist"),
     "merge-driver-missing": Code(WARNING, False, "merge=planstate applies, but this clone has no merge driver for it"),
     "diff-driver-missing": Code(WARNING, False, "diff=planstate applies, but this clone has no textconv for it"),
+    "driver-command-fragile": Code(
+        WARNING, False, "this clone's merge driver or textconv may not run planstate from another shell"
+    ),
     "stale-temp-file": Code(ERROR, True, "a temp file a killed write left in .planning/ (git would commit it)"),
 }
 # Codes `--fix` repairs in general; a finding says for itself when its case is one it cannot repair (a history

@@ -32,7 +32,16 @@ if TYPE_CHECKING:
 # The codes whose rules read the clock (stale sessions), files outside .planning/ (the resume files), this clone's
 # git config (the drivers) or which processes are alive (a temp file is left behind once its writer is gone):
 # computed afresh on every call, never memoized.
-FRESH = frozenset({"stale-session", "missing-file", "merge-driver-missing", "diff-driver-missing", "stale-temp-file"})
+FRESH = frozenset(
+    {
+        "stale-session",
+        "missing-file",
+        "merge-driver-missing",
+        "diff-driver-missing",
+        "driver-command-fragile",
+        "stale-temp-file",
+    }
+)
 ROWS_FROM = 100  # entries under `.planning/` from which a check keeps rows of its records (`worth_keeping`)
 # The error classes a memoized validation may hold (any other: the validation is not memoized).
 _ERRORS: dict[str, type[errors.PlanstateError]] = {

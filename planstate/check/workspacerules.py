@@ -84,24 +84,46 @@ def drivers(ctx: Context, names: Callable[[], Iterable[str]]) -> list[Finding]:
 
     if not maybe_in_work_tree(ctx.root):
         return []
-    from planstate.vcs.gitsetup import unconfigured
+    from planstate.vcs.gitsetup import survey
 
     def relative() -> list[str]:
         return sorted(name for name in names() if not os.path.isabs(name))  # a file outside the workspace: not ours
 
-    return [_missing_driver(ctx, attribute, files) for attribute, files in unconfigured(ctx.root, relative).items()]
+    missing, weak = survey(ctx.root, relative)
+    found = [_missing_driver(ctx, attribute, files) for attribute, files in missing.items()]
+    return found + [_fragile_driver(ctx, key, attribute, why) for key, (attribute, why) in weak.items()]
+
+
+def _fragile_driver(ctx: Context, key: str, attribute: str, why: str) -> Finding:
+    """The finding of a configured driver command that may not run planstate from another shell (`why`)."""
+    where = _attribute_at(ctx, attribute)
+    return Finding(
+        "driver-command-fragile",
+        where[0],
+        where[1],
+        None,
+        f"{key} {why}",
+        "run `planstate git install` again: it writes this Python by its absolute path, with git's own diff and "
+        "merge as the fallback",
+        field=key,
+    )
+
+
+def _attribute_at(ctx: Context, attribute: str) -> tuple[str, int | None]:
+    """The attributes line that gives `attribute=planstate` (as shown), or the `.planning/` folder."""
+    from planstate.vcs.gitsetup import attribute_line
+
+    root = ctx.root
+    where = attribute_line(root, attribute)
+    return (os.path.relpath(where[0], root.parent), where[1]) if where else (ctx.display(root), None)
 
 
 def _missing_driver(ctx: Context, attribute: str, files: list[str]) -> Finding:
     """The finding of a git attribute (`merge` or `diff`) that applies to `files` without its driver."""
-    from planstate.vcs.gitsetup import attribute_line
-
-    root = ctx.root
     key, effect = _DRIVERS[attribute]
     one = len(files) == 1
     effect = effect.format(("it" if one else "them") if attribute == "merge" else ("its" if one else "their"))
-    where = attribute_line(root, attribute)
-    file, line = (os.path.relpath(where[0], root.parent), where[1]) if where else (ctx.display(root), None)
+    file, line = _attribute_at(ctx, attribute)
     count = f"{len(files)} planning file{'s' if len(files) != 1 else ''}"
     return Finding(
         f"{attribute}-driver-missing",

@@ -388,3 +388,18 @@ def merge_base(folder: Path, first: str, second: str) -> str:
     if done.returncode != 0 or not done.stdout.strip():
         raise RevisionError(f"revisions {first!r} and {second!r} have no common ancestor")
     return done.stdout.decode("ascii").strip()
+
+
+def is_ancestor(folder: Path, first: str, second: str) -> bool | None:
+    """Whether commit `first` is an ancestor of commit `second` (or the same commit), by `git merge-base
+    --is-ancestor`; None when git cannot tell."""
+    done = _git_bytes(folder, ["merge-base", "--is-ancestor", first, second])
+    return {0: True, 1: False}.get(done.returncode)
+
+
+def short_id(folder: Path, commit: str) -> str:
+    """The shortest unambiguous abbreviation of `commit` (`git rev-parse --short`, at least 7 digits); the commit's
+    first 12 digits when git does not answer."""
+    done = _git_bytes(folder, ["rev-parse", "--short", commit])
+    found = done.stdout.decode("ascii", errors="replace").strip()
+    return found if done.returncode == 0 and found else commit[:12]

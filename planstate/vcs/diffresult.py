@@ -121,6 +121,7 @@ class SemanticDiff:
         self.old = old
         self.new = new
         self.initiatives = [i for i in initiatives if not i.empty]
+        self.warnings: list[str] = []  # one line each, about the comparison itself (not part of the changelog)
 
     @property
     def empty(self) -> bool:

@@ -1,9 +1,13 @@
-"""`planstate git install` and `uninstall`: planstate's lines in `.planning/.gitattributes` and this clone's config.
+"""`planstate git install`, `uninstall` and `status`: planstate's lines in `.planning/.gitattributes` and this
+clone's config.
 
 Storage layer. The attributes are shared (the file is committed); the git config that makes them
 work is per clone (git never pushes or clones it), and git silently falls back to a text merge
 when an attribute names a driver the clone has not configured: `unconfigured` finds that case
-for `planstate check`. docs/cli.md and docs/git.md describe the commands.
+for `planstate check`. Git runs the configured commands through `sh` from whatever shell started
+it, so they name this Python by its absolute path and fall back to git's own diff and merge when
+it cannot run planstate; `status` runs them from a plain shell, and `fragile` tells `check` of
+one that may not run, without running it. docs/cli.md and docs/git.md describe the commands.
 """
 
 from __future__ import annotations
@@ -11,7 +15,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,41 +44,106 @@ _BEGIN = re.compile(r"#\s*planstate git install:\s*begin\b")
 _END = re.compile(r"#\s*planstate git install:\s*end\b")
 
 
-def command() -> str:
-    """How git should run planstate: `planstate` when that name on PATH runs this very installation (so upgrades
-    carry over), else this Python with `-m planstate` (absolute and shell-quoted: git runs it through `sh`)."""
-    found = shutil.which("planstate")
-    if found is not None and _runs_this(Path(found)):
-        return "planstate"
-    return f"{shlex.quote(sys.executable)} -m planstate"
+def command(python: str | None = None) -> str:
+    """How git runs planstate: this Python (or `python`) by its absolute path with `-m planstate`, shell-quoted (git
+    runs its drivers through `sh`). Never a bare `planstate`: that runs only where this installation is on PATH, not
+    in another terminal, an IDE's git, a GUI client or a teammate's hook."""
+    return f"{shlex.quote(python or sys.executable)} -m planstate"
 
 
-def _runs_this(script: Path) -> bool:
-    """Tell whether a `planstate` found on PATH is the program running now: the very script that was started, or a
-    console script whose `#!` line names this Python (by its path, not its target: each venv links the same one)."""
-    started = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
-    try:
-        if started is not None and started.name == script.name and os.path.samefile(started, script):
-            return True
-        with script.open("rb") as handle:
-            first = handle.readline(4096)
-    except OSError:
-        return False
-    if not first.startswith(b"#!"):
-        return False
-    words = first[2:].decode("utf-8", errors="replace").split()
-    return bool(words) and os.path.normpath(words[0]) == os.path.normpath(sys.executable)
+WHY = (
+    "this installation's Python by its absolute path, so git finds it from any shell, with or without its virtual "
+    "environment on PATH"
+)
+FALLBACK = "where it cannot run, `git diff` shows the raw text and a merge is git's own, with conflict markers"
+CANNOT_RUN = "planstate could not run"  # the start of the line the fallbacks print on stderr
 
 
-def wanted_config(cmd: str | None = None) -> dict[str, str]:
-    """The git config `install` sets (keys as git prints them, in lowercase), for the command `cmd` (`command()`)."""
-    cmd = cmd or command()
+def wanted_config(python: str | None = None) -> dict[str, str]:
+    """The git config `install` sets (keys as git prints them, in lowercase), for this Python (or `python`): each
+    command runs planstate, and falls back to what git does without planstate when planstate cannot run."""
+    py = shlex.quote(python or sys.executable)
+    run = command(python)
+    # The driver's own exit 1 means "conflict", and a Python that cannot import planstate exits 1 too: a probe first
+    # tells "cannot run" (then git's own merge-file marks the conflicts) from a conflict planstate marked.
+    driver = (
+        f"if {py} -c 'import planstate.vcs.driver' 2>/dev/null; then {run} git merge-driver %O %A %B %L %P; "
+        f"else echo planstate: merge: %P: {CANNOT_RUN}, merged by git merge-file instead >&2; "
+        "git merge-file -L ours -L base -L theirs --marker-size=%L %A %O %B; fi"
+    )
+    # git appends the file's name to the command (`"$@"`), so a function takes it. textconv writes nothing before it
+    # is done: when it fails (no such Python, no planstate in it) there is nothing to mix with the raw text.
+    textconv = (
+        f'planstate_textconv() {{ {run} git textconv "$1" 2>/dev/null || '
+        f'{{ echo planstate: textconv: "$1": {CANNOT_RUN}, showing the raw text >&2; cat "$1"; }}; }}; '
+        "planstate_textconv"
+    )
     return {
         f"merge.{DRIVER}.name": NAME,
-        f"merge.{DRIVER}.driver": f"{cmd} git merge-driver %O %A %B %L %P",
-        f"diff.{DRIVER}.textconv": f"{cmd} git textconv",
+        f"merge.{DRIVER}.driver": driver,
+        f"diff.{DRIVER}.textconv": textconv,
         f"diff.{DRIVER}.cachetextconv": "true",
     }
+
+
+COMMANDS = {f"merge.{DRIVER}.driver": "merge-driver", f"diff.{DRIVER}.textconv": "textconv"}  # key: subcommand
+# What git does when a configured command cannot run and has no fallback (what the issue calls data loss).
+WITHOUT = {
+    "merge-driver": "`git merge` keeps only our side of a file both sides changed, without conflict markers",
+    "textconv": "`git diff` fails (exit 128), `git show` and `git log -p` show no diff",
+}
+# What git does instead when a configured command with a fallback cannot run planstate.
+FALLEN_BACK = {
+    "merge-driver": "git merges planning files as text, with conflict markers, as without planstate",
+    "textconv": "`git diff` shows planning files' raw text, as without planstate",
+}
+PLAIN_PATH = "/usr/bin:/bin"  # the PATH of a shell without any virtual environment (a GUI client, a fresh terminal)
+_RESERVED = {"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "exec", "command"}
+_OPERATOR = frozenset("();<>|&")
+
+
+def planstate_program(value: str, subcommand: str) -> str | None:
+    """How a configured command runs planstate (`planstate`, `'/venv/bin/python' -m planstate`): the words before
+    `git SUBCOMMAND` in the first simple command that has them, shell-quoted; None when none has."""
+    lexer = shlex.shlex(value, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    words: list[str] = []
+    try:
+        for token in lexer:
+            if token and set(token) <= _OPERATOR:
+                words = []
+                continue
+            words.append(token)
+            if words[-2:] == ["git", subcommand]:
+                program = words[:-2]
+                while program and program[0] in _RESERVED:
+                    program = program[1:]
+                return shlex.join(program) if program else None
+    except ValueError:  # an unclosed quote: not a command sh would run
+        return None
+    return None
+
+
+def has_fallback(value: str) -> bool:
+    """Whether a configured command does something else when planstate fails (`||`, or an `if` with an `else`)."""
+    return bool(re.search(r"\|\||\belse\b", value))
+
+
+def fragile(value: str, subcommand: str) -> str | None:
+    """Why a configured command may not run planstate from another shell, and what git does then, told without
+    running anything (for `planstate check`): it names its program alone (found only where PATH has it) with no
+    fallback, or by a path that is not there; None when neither (or when it runs no planstate command at all)."""
+    program = planstate_program(value, subcommand)
+    if program is None:
+        return None
+    first = shlex.split(program)[0]
+    if "/" not in first and not has_fallback(value):
+        why = f"runs `{program}` by its name alone: in a shell without it on PATH (an IDE, a GUI client)"
+    elif os.path.isabs(first) and not os.access(first, os.X_OK):
+        why = f"runs {first}, which is not there (a virtual environment moved or removed?): meanwhile"
+    else:
+        return None
+    return f"{why} {(FALLEN_BACK if has_fallback(value) else WITHOUT)[subcommand]}"
 
 
 # ---------------------------------------------------------------------------- planstate's lines in .gitattributes
@@ -194,6 +262,7 @@ class Report:
     config_set: dict[str, tuple[str | None, str]] = field(default_factory=dict)  # key: (old value, new value)
     config_removed: dict[str, str] = field(default_factory=dict)  # key: the value it had
     git: bool = True  # inside a git work tree (uninstall outside one touches no config)
+    command: str | None = None  # install: how git runs planstate (`command()`)
 
     @property
     def changed(self) -> bool:
@@ -211,6 +280,7 @@ class Report:
                 "unset": [{"key": key, "was": value} for key, value in self.config_removed.items()],
             },
             "git": self.git,
+            "command": {"runs": self.command, "why": WHY, "fallback": FALLBACK} if self.command else None,
         }
 
     def to_text(self) -> str:
@@ -234,6 +304,8 @@ class Report:
             out.append(f"set {key} = {new}" + (f" (was {old})" if old is not None else ""))
         for key, value in self.config_removed.items():
             out.append(f"unset {key} (was {value})")
+        if self.command and self.config_set:
+            out.append(f"git runs planstate as {self.command}: {WHY}; {FALLBACK}")
         if self.action == "install" and self.attributes in ("created", "added", "replaced"):
             out.append(f"next: commit {self.file}; run `planstate git install` once in every other clone too")
         if not self.git:
@@ -242,14 +314,36 @@ class Report:
 
 
 @dataclass
+class Runs:
+    """Whether one configured command (the merge driver's, the textconv's) runs planstate from a plain shell."""
+
+    key: str  # merge.planstate.driver or diff.planstate.textconv
+    program: str | None  # how it runs planstate (`planstate`, `'/venv/bin/python' -m planstate`); None: it does not
+    fallback: bool  # whether it does what git does without planstate when planstate cannot run
+    problem: str | None = None  # why it does not run from a plain shell (None: it does)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The command's check as JSON-ready data."""
+        return {
+            "key": self.key,
+            "program": self.program,
+            "runs": self.problem is None,
+            "fallback": self.fallback,
+            "problem": self.problem,
+        }
+
+
+@dataclass
 class Status:
-    """Whether planstate's merge driver and textconv are installed in a workspace and this clone."""
+    """Whether planstate's merge driver and textconv are installed in a workspace and this clone, and whether the
+    commands configured run from a plain shell (no virtual environment on PATH)."""
 
     file: str
     attributes: str  # installed, edited or absent (see block_state)
     git: bool  # inside a git work tree
     config: dict[str, str]  # planstate's keys in this repository's own config
     wanted: dict[str, str]  # what `install` would set
+    commands: list[Runs] = field(default_factory=list)  # the configured commands, checked
 
     @property
     def installed(self) -> bool:
@@ -257,6 +351,21 @@ class Status:
         return (
             self.attributes == "installed" and self.git and all(self.config.get(k) == v for k, v in self.wanted.items())
         )
+
+    @property
+    def problems(self) -> list[str]:
+        """One line per thing that is wrong: missing lines or config, a command that does not run from a plain shell."""
+        out: list[str] = []
+        if not self.git:
+            out.append("not inside a git work tree: git runs no driver here")
+            return out
+        if self.attributes != "installed":
+            out.append(f"{self.file}: planstate's lines are {self.attributes}; run `planstate git install`")
+        for key in self.wanted:
+            if key not in self.config:
+                out.append(f"{key} is not set; run `planstate git install`")
+        out.extend(f"{check.key}: {check.problem}" for check in self.commands if check.problem)
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """The status as JSON-ready data."""
@@ -266,7 +375,28 @@ class Status:
             "git": self.git,
             "config": self.config,
             "wanted": self.wanted,
+            "commands": [check.to_dict() for check in self.commands],
+            "problems": self.problems,
         }
+
+    def to_text(self) -> str:
+        """The attributes' state, each key as configured and how its command runs, then one line per problem."""
+        lines = [f"{self.file}: {self.attributes}"]
+        checked = {check.key: check for check in self.commands}
+        for key, value in self.wanted.items():
+            current = self.config.get(key)
+            said = "not set" if current is None else "as install writes it" if current == value else "set"
+            line = f"{key}: {said}"
+            check = checked.get(key)
+            if check is not None and check.program is not None:
+                verdict = "runs" if check.problem is None else "does not run"
+                line += f"; {check.program} {verdict} from a plain shell"
+                line += ", git's own as the fallback" if check.fallback else ", no fallback"
+            lines.append(line)
+        lines.extend(f"problem: {problem}" for problem in self.problems)
+        if self.installed and not self.problems:
+            lines.append("installed: git diff and git merge run planstate from any shell")
+        return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------- install, uninstall, status
@@ -299,7 +429,7 @@ def install(ctx: Context) -> Report:
     text = before.decode("utf-8", errors="surrogateescape") if before is not None else ""
     state = block_state(text if before is not None else None)
     after = with_block(text)
-    report = Report("install", shown, "unchanged")
+    report = Report("install", shown, "unchanged", command=command())
     if after != text:
         atomic_write(path, after.encode("utf-8", errors="surrogateescape"), expected=before, shown=shown)
         report.attributes = "created" if before is None else "added" if state == "absent" else "replaced"
@@ -351,11 +481,54 @@ def _remove_config(ctx: Context, report: Report) -> None:
 
 
 def status(ctx: Context) -> Status:
-    """Whether planstate's lines are in `.planning/.gitattributes` and this clone's git config has the drivers."""
+    """Whether planstate's lines are in `.planning/.gitattributes` and this clone's git config has the drivers, and
+    whether each configured command runs planstate from a plain shell (it is run: one process per command)."""
     _path, shown, before = _read_attributes(ctx)
     text = before.decode("utf-8", errors="surrogateescape") if before is not None else None
-    inside = git.toplevel(ctx.root) is not None
-    return Status(shown, block_state(text), inside, _local_config(ctx) if inside else {}, wanted_config())
+    top = git.toplevel(ctx.root)
+    config = _local_config(ctx) if top is not None else {}
+    found = Status(shown, block_state(text), top is not None, config, wanted_config())
+    for key, subcommand in COMMANDS.items():
+        if key in config and top is not None:
+            found.commands.append(_runs(key, config[key], subcommand, top))
+    return found
+
+
+def _runs(key: str, value: str, subcommand: str, top: Path) -> Runs:
+    """Run the planstate part of a configured command (`PROGRAM --version`) as git would from a plain shell: through
+    `sh`, at the work tree's top, PATH only the system's folders, no virtual environment."""
+    import subprocess
+
+    program = planstate_program(value, subcommand)
+    check = Runs(key, program, has_fallback(value))
+    if program is None:
+        check.problem = f"it does not run `planstate git {subcommand}`; `planstate git install` writes one that does"
+        return check
+    env = {name: text for name, text in os.environ.items() if name not in ("VIRTUAL_ENV", "PYTHONHOME", "PYTHONPATH")}
+    env["PATH"] = PLAIN_PATH
+    try:
+        done = subprocess.run(
+            ["sh", "-c", f"{program} --version"],
+            cwd=top,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=git.TIMEOUT * 3,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        said, ok = str(exc), False
+    else:
+        said = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        ok = done.returncode == 0 and done.stdout.startswith("planstate ")
+    if not ok:
+        effect = (FALLEN_BACK if check.fallback else WITHOUT)[subcommand]
+        check.problem = (
+            f"{program} does not run from a plain shell (PATH={PLAIN_PATH}, no virtual environment: {said}), so "
+            f"{effect}; run `planstate git install` again"
+        )
+    return check
 
 
 # ---------------------------------------------------------------------------- for `planstate check`
@@ -364,27 +537,39 @@ def status(ctx: Context) -> Status:
 def unconfigured(root: Path, listed: Callable[[], list[str]]) -> dict[str, list[str]]:
     """The planning files (those `listed()` gives, relative to the `.planning/` folder `root`) that git gives
     `merge=planstate` or `diff=planstate` while no git config of this clone (any scope) defines that driver, by
-    attribute (`merge`, `diff`): git would silently merge them as text, or diff their raw text. Empty outside a git
-    work tree. At most two git calls: the config, and only when a driver is missing, one `git check-attr` for every
-    path (only then are the paths listed: 17,000 of them take a while); none when no `.git` is in sight."""
+    attribute (`merge`, `diff`): git would silently merge them as text, or diff their raw text."""
+    return survey(root, listed)[0]
+
+
+def survey(root: Path, listed: Callable[[], list[str]]) -> tuple[dict[str, list[str]], dict[str, tuple[str, str]]]:
+    """What `planstate check` says about the drivers: the files each unconfigured attribute applies to (see
+    `unconfigured`), and each configured command that may not run planstate from another shell (key: (attribute,
+    why), see `fragile`). Empty outside a git work tree. At most two git calls: the config, and only when a driver is
+    missing, one `git check-attr` for every path (only then are the paths listed: 17,000 of them take a while);
+    none when no `.git` is in sight. Nothing else is run."""
     if not git.maybe_in_work_tree(root):
-        return {}
+        return {}, {}
     config = git.config_values(root, CONFIG_PATTERN)
     if config is None:
-        return {}
+        return {}, {}
+    weak: dict[str, tuple[str, str]] = {}
+    for key, subcommand in COMMANDS.items():
+        why = fragile(config[key][-1], subcommand) if config.get(key) else None
+        if why is not None:
+            weak[key] = (key.split(".", 1)[0], why)
     missing = [attribute for attribute, keys in NEEDED.items() if not any(key in config for key in keys)]
     if not missing:
-        return {}
+        return {}, weak
     paths = listed()
     found = git.check_attr(root, missing, paths)
     if not found:
-        return {}
+        return {}, weak
     out: dict[str, list[str]] = {}
     for path in paths:
         for attribute in missing:
             if found.get(path, {}).get(attribute) == DRIVER:
                 out.setdefault(attribute, []).append(path)
-    return out
+    return out, weak
 
 
 def attribute_line(root: Path, attribute: str) -> tuple[Path, int] | None:

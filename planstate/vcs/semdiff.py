@@ -19,6 +19,7 @@ comments do not count. Paths are in planstate's one notation: `phases.2.name` is
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +34,19 @@ from planstate.vcs.diffresult import InitiativeDiff, SemanticDiff
 from planstate.vcs.diffside import Side, quiet_front
 from planstate.vcs.difftables import PHASES, RECORDS
 from planstate.vcs.fieldchanges import MISSING, derived, field_changes, kind_of, ordered_keys
-from planstate.vcs.snapshot import Snapshot, archived, at_revision, merge_base, split, working_tree
+from planstate.vcs.snapshot import (
+    Snapshot,
+    archived,
+    at_revision,
+    is_ancestor,
+    merge_base,
+    short_id,
+    split,
+    working_tree,
+)
 
 POSITION_FIELDS = ("position", "next_action")
+_LONG_ID = re.compile(r"[0-9a-f]{13,64}")  # a commit id longer than the 12 digits a heading shows of one
 
 
 # ---------------------------------------------------------------------------- comparing
@@ -44,8 +55,9 @@ POSITION_FIELDS = ("position", "next_action")
 def between(planning: Path, rev1: str | None = None, rev2: str | None = None) -> SemanticDiff:
     """What changed in `planning` (every initiative): HEAD to the working tree without revisions, `rev1` to the
     working tree with one, `rev1` to `rev2` with two; `rev1` may be `A..B`, or `A...B` (from the merge base of A and
-    B to B, as `git diff A...B`). UsageError when a revision does not exist or the folder is not in a git
-    repository."""
+    B to B, as `git diff A...B`). Two revisions of which the first is not an ancestor of the second get a warning
+    (`warnings`): their trees differ by what each side did. UsageError when a revision does not exist or the folder
+    is not in a git repository."""
     if rev1 is not None and ".." in rev1:
         if rev2 is not None:
             raise UsageError(f"give either the range {rev1!r} or two revisions, not both")
@@ -54,11 +66,23 @@ def between(planning: Path, rev1: str | None = None, rev2: str | None = None) ->
         rev1, rev2 = rev1 or "HEAD", rev2 or "HEAD"
         if symmetric:  # as `git diff A...B`: from where B left A to B
             base = merge_base(planning, rev1, rev2)
-            old = at_revision(planning, base, label=f"merge base of {rev1} and {rev2}")
-            return compare(old, at_revision(planning, rev2))
+            label = f"merge base of {short_name(planning, rev1)} and {short_name(planning, rev2)}"
+            return compare(at_revision(planning, base, label=label), at_revision(planning, rev2))
     old = at_revision(planning, rev1 or "HEAD")
     new = working_tree(planning) if rev2 is None else at_revision(planning, rev2)
-    return compare(old, new)
+    result = compare(old, new)
+    if rev2 is not None and old.commit and new.commit and not is_ancestor(planning, old.commit, new.commit):
+        first = rev1 or "HEAD"
+        result.warnings.append(
+            f"{first} is not an ancestor of {rev2}: this compares their two trees, so what {first} gained since "
+            f"{rev2} left it reads as undone; `planstate diff {first}...{rev2}` compares from their merge base"
+        )
+    return result
+
+
+def short_name(planning: Path, revision: str) -> str:
+    """A revision as a heading shows it: as given (`main`, `HEAD~2`), but a full commit id by its short form."""
+    return short_id(planning, revision) if _LONG_ID.fullmatch(revision) else revision
 
 
 def compare(old: Snapshot, new: Snapshot) -> SemanticDiff:

@@ -135,3 +135,19 @@ def merge_base(planning: Path, first: str, second: str) -> str:
         return git.merge_base(planning, first, second)
     except git.RevisionError as exc:
         raise UsageError(str(exc)) from None
+
+
+def is_ancestor(planning: Path, first: str, second: str) -> bool:
+    """Whether commit `first` is an ancestor of commit `second` (True when git cannot tell: nothing to warn of)."""
+    try:
+        return git.is_ancestor(planning, first, second) is not False
+    except git.RevisionError:
+        return True
+
+
+def short_id(planning: Path, commit: str) -> str:
+    """A commit id by its short form (`git rev-parse --short`); the id as given when git cannot say."""
+    try:
+        return git.short_id(planning, commit)
+    except git.RevisionError:
+        return commit

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from planstate.cli.output import out, reply
+from planstate.cli.output import out, reply, warn
 from planstate.cli.parser import Registrar, option_error, workspace
 from planstate.core.errors import EXIT_OK
 
@@ -28,6 +28,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
         option_error(args, "--json and --markdown ask for two formats; give one of them")
     ws = workspace(args)
     result = ws.diff(args.rev1, args.rev2)
+    for warning in result.warnings:
+        warn(warning)
     if args.json:
         reply(result.to_dict())
     elif args.markdown:

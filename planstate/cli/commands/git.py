@@ -8,13 +8,15 @@ import sys
 
 from planstate.cli.output import out, reply
 from planstate.cli.parser import Registrar, workspace
-from planstate.core.errors import EXIT_OK, UsageError
+from planstate.core.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 
 def register(cli: Registrar) -> None:
-    """Add the `git` group: textconv, merge-driver, install, uninstall."""
-    group = cli.group("git", "git integration: readable diffs, a field-level merge driver, install and uninstall")
-    for subcommand in (_textconv, _merge_driver, _install, _uninstall):
+    """Add the `git` group: textconv, merge-driver, install, uninstall, status."""
+    group = cli.group(
+        "git", "git integration: readable diffs, a field-level merge driver, install, uninstall and status"
+    )
+    for subcommand in (_textconv, _merge_driver, _install, _uninstall, _status):
         subcommand(group)
 
 
@@ -108,3 +110,22 @@ def cmd_uninstall(args: argparse.Namespace) -> int:
     else:
         out(report.to_text())
     return EXIT_OK
+
+
+def _status(group: Registrar) -> None:
+    group.add(
+        "status",
+        cmd_status,
+        "whether this clone is installed, and whether the configured commands run planstate from a plain shell",
+        by=False,
+    )
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """Report what `install` wrote and whether git can run it from any shell; exit 1 when something is wrong."""
+    found = workspace(args).git_status()
+    if args.json:
+        reply(found.to_dict())
+    else:
+        out(found.to_text())
+    return EXIT_FINDINGS if found.problems else EXIT_OK
