@@ -24,6 +24,11 @@ from mcpclient import Client, server_env
 from test_json_contract import validate, vocabulary
 from test_parity import ACTOR, NOW, RECORD_ID, _env, _tree
 
+TOOL_NAMES = (
+    "resume", "status", "get", "set", "position", "task", "next_action", "context", "phase", "lifecycle",
+    "decision", "blocker", "session", "initiative", "check", "diff", "schema",
+)  # fmt: skip
+
 SHOWN = ("position", "context", "next")  # commands that show a value of STATE.md when asked to change nothing
 if TYPE_CHECKING:  # the SDK is imported when a server starts, not when the suite is collected
     from mcp.types import CallToolResult
@@ -110,15 +115,138 @@ def test_initialize_and_list_the_tools(server: Client) -> None:
 
 
 def test_the_tool_list_fits_its_budget_and_docs_say_what_it_costs(server: Client) -> None:
+    """What a client gives its model of each tool (name, description, input schema; not the output schema, which
+    the client checks answers against) stays within budget, and docs/mcp.md says what each part costs."""
     listed = server.list_tools().model_dump(mode="json", by_alias=True, exclude_none=True)
+    outputs = sum(len(json.dumps(tool.pop("outputSchema"), ensure_ascii=False)) for tool in listed["tools"])
     size = len(json.dumps(listed, ensure_ascii=False))
-    assert size <= BUDGET, f"tools/list is {size} characters; the budget is {BUDGET}"
+    assert size <= BUDGET, f"tools/list without the output schemas is {size} characters; the budget is {BUDGET}"
     doc = (Path(__file__).resolve().parent.parent / "docs" / "mcp.md").read_text(encoding="utf-8")
     assert f"is {size:,} characters, about {size / 4000:.1f}k tokens" in doc
+    assert f"output schemas add {outputs:,} characters" in doc
     sizes = {tool["name"]: len(json.dumps(tool, ensure_ascii=False)) for tool in listed["tools"]}
     assert dict(re.findall(r"\| `(\w+)` \| ([\d,]+) ", doc)) == {name: f"{n:,}" for name, n in sizes.items()}
     assert server.initialized is not None and server.initialized.instructions is not None
     assert f"`instructions` add {len(server.initialized.instructions)} characters" in doc
+
+
+@pytest.fixture(scope="module")
+def declared(server: Client) -> dict[str, dict[str, Any]]:
+    """The output schema each tool declares in tools/list, by tool."""
+    schemas = {tool.name: tool.output_schema for tool in server.list_tools().tools}
+    assert all(schema is not None for schema in schemas.values()), [n for n, s in schemas.items() if s is None]
+    return {name: schema for name, schema in schemas.items() if schema is not None}
+
+
+def conforms(result: CallToolResult, tool: str, declared: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The structured content of a call, after checking it against the output schema its tool declares."""
+    import jsonschema
+
+    assert result.structured_content is not None, result.content
+    jsonschema.Draft202012Validator(declared[tool]).validate(result.structured_content)
+    return result.structured_content
+
+
+def _every_command(call: Any, initiative: str) -> None:
+    """One call of every command of every tool, in an order the lifecycle allows; `call(tool, **arguments)`
+    returns the envelope's `data`."""
+    call("resume")
+    call("resume", budget=2000)
+    call("status")
+    call("get", path="title")
+    call("get")
+    call("schema", kind="session")
+    call("schema")
+    call("set", values={"title": "Every command"})
+    call("set", action="append", path="resume_context.files_modified", value="a.py")
+    call("set", action="unset", path="position.wave")
+    call("position")
+    call("position", wave=2, task="Write")
+    call("task", action="start", text="Write the schema", plan=1)
+    call("task", action="done", next="Review it")
+    call("next_action")
+    call("next_action", text="Finish the design")
+    call("context")
+    call("context", files=["b.py"], questions=["Which index?"])
+    made = call("decision", action="add", context="C", decision="D", reason="R", status="proposed")
+    call("decision", action="accept", id=made["id"])
+    other = call("decision", action="add", context="C", decision="E", reason="R", status="proposed")
+    call("decision", action="reject", id=other["id"], reason="No")
+    newer = call("decision", action="add", context="C", decision="F", reason="R")
+    call("decision", action="supersede", id=made["id"], new=newer["id"])
+    call("decision", action="list", all=True)
+    call("decision", action="show", id=made["id"])
+    blocker = call("blocker", action="add", description="Keys", affects=["phase 2"])
+    call("blocker", action="activate", id=blocker["id"], reason="Next")
+    call("blocker", action="bypass", id=blocker["id"], workaround="Sandbox")
+    call("blocker", action="resolve", id=blocker["id"], resolution="Came")
+    call("blocker", action="list", all=True)
+    call("blocker", action="show", id=blocker["id"])
+    session = call("session", action="start", agent="claude", working_on="schemas")
+    call("session", action="heartbeat", id=session["id"])
+    call("session", action="end", id=session["id"], completed=["schemas"])
+    call("session", action="list")
+    call("session", action="show", id=session["id"])
+    call("session", action="reap", dry_run=True)
+    call("phase", action="complete", number=1, evidence={"tests": "1/1"})
+    call("phase", action="fail", number=2, reason="Red")
+    call("phase", action="retry", number=2)
+    call("phase", action="fail", number=2, reason="Red again")
+    call("phase", action="start", number=3)
+    call("phase", action="add", name="Docs", after=3)
+    call("phase", action="add", name="Extra", after=4)
+    call("phase", action="rename", number=5, name="More")
+    call("phase", action="move", number=5, to=4)
+    call("phase", action="remove", number=4)
+    call("phase", action="skip", number=3, reason="By hand")
+    for verb in ("pause", "suspend", "abandon"):  # each left again by resume
+        call("lifecycle", action=verb, reason=verb)
+        call("resume", activate=True)
+    call("lifecycle", action="error", reason="Disk full", details={"disk": "sda"})
+    call("lifecycle", action="retry")
+    call("lifecycle", action="fail", reason="Gave up")
+    call("lifecycle", action="retry")
+    call("lifecycle", action="archive")
+    call("lifecycle", action="reopen")
+    call("initiative", action="new", slug="side", title="Side")  # no phases: it can be completed
+    call("initiative", action="switch", slug="side")
+    call("lifecycle", action="complete")
+    call("lifecycle", action="reopen", initiative="side")  # completed, it is no longer the active one
+    call("initiative", action="switch", slug=initiative)
+    call("initiative", action="list", all=True)
+    call("check", fix=True, diff=True)
+    call("diff")
+
+
+def test_every_answer_matches_the_output_schema_its_tool_declares(
+    server: Client, declared: dict[str, dict[str, Any]], project: Path, tmp_path: Path
+) -> None:
+    """Each tool declares the envelope of its answers, with the `data` schema of each command it runs; every
+    command of every tool answers as declared (jsonschema, as a client checks), refusals included."""
+    import jsonschema
+
+    assert set(declared) == set(TOOL_NAMES)
+    new_repo(project)
+    commit_all(project, "start")
+    seen: dict[str, set[str]] = {}
+
+    def call(tool: str, /, **arguments: Any) -> Any:
+        result = server.call(tool, dir=str(project), **arguments)
+        assert not result.is_error, result.content
+        answered = conforms(result, tool, declared)
+        seen.setdefault(tool, set()).add(answered["command"])
+        return answered["data"]
+
+    _every_command(call, "demo")
+    fresh = tmp_path / "fresh"
+    made = server.call("initiative", action="init", dir=str(fresh), title="Fresh")
+    seen["initiative"].add(conforms(made, "initiative", declared)["command"])
+    for tool, schema in declared.items():
+        jsonschema.Draft202012Validator.check_schema(schema)
+        named = {branch["properties"]["command"]["const"] for branch in schema["anyOf"] if "properties" in branch}
+        assert seen[tool] == named, tool  # every command a schema names was answered, and no other
+    refused = server.call("decision", dir=str(project), action="show", id="dec-nope")
+    assert conforms(refused, "decision", declared)["error"]["type"] == "UsageError"
 
 
 def test_a_whole_initiative_through_the_tools(server: Client, project: Path) -> None:
@@ -271,16 +399,17 @@ def test_a_tool_writes_the_bytes_the_command_writes(name: str, server: Client, p
     assert envelope["warnings"] == said["warnings"]
 
 
-def test_init_makes_the_workspace_the_command_makes(server: Client, tmp_path: Path) -> None:
-    by_tool, by_cli = tmp_path / "tool", tmp_path / "cli"
-    by_tool.mkdir()
-    by_cli.mkdir()
+@pytest.mark.parametrize("exists", [True, False], ids=["folder", "new-folder"])
+def test_init_makes_the_workspace_the_command_makes(server: Client, tmp_path: Path, exists: bool) -> None:
+    """In a folder that does not exist yet, both make it (and the parents it lacks), as `git init DIR` does."""
+    by_tool, by_cli = tmp_path / "tool" / "shop", tmp_path / "cli" / "shop"
+    by_cli.parent.mkdir()
+    if exists:
+        by_tool.mkdir(parents=True)
+        by_cli.mkdir()
     made = answer(server.call("initiative", action="init", dir=str(by_tool), title="Shop", phases=["A", "B"]), by_tool)
-    said = json.loads(
-        forkserver.run(
-            ["init", "--title", "Shop", "--phase", "A", "--phase", "B", "--json"], cwd=by_cli, env=_env()
-        ).stdout
-    )
+    command = ["init", "--dir", "shop", "--title", "Shop", "--phase", "A", "--phase", "B", "--json"]
+    said = json.loads(forkserver.run(command, cwd=by_cli.parent, env=_env()).stdout)
     assert _tree(by_tool) == _tree(by_cli)
     assert made["command"] == said["command"] == "init"
     assert made["data"] == said["data"] == {"path": ".planning/", "initiative": "shop", "title": "Shop"}
@@ -332,10 +461,17 @@ BAD: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
 
 @pytest.mark.parametrize(("tool", "arguments", "words"), BAD, ids=[f"{t}-{i}" for i, (t, _a, _w) in enumerate(BAD)])
 def test_bad_input_is_one_line_and_writes_nothing(
-    tool: str, arguments: dict[str, Any], words: tuple[str, ...], server: Client, project: Path
+    tool: str,
+    arguments: dict[str, Any],
+    words: tuple[str, ...],
+    server: Client,
+    project: Path,
+    declared: dict[str, dict[str, Any]],
 ) -> None:
     before = _tree(project)
-    refusal(server.call(tool, **{"dir": str(project), **arguments}), *words)
+    result = server.call(tool, **{"dir": str(project), **arguments})
+    refusal(result, *words)
+    conforms(result, tool, declared)  # a refusal is an answer its output schema describes too
     assert _tree(project) == before
 
 
@@ -376,15 +512,31 @@ def test_a_folder_name_longer_than_the_system_allows_is_refused(server: Client, 
     refusal(server.call("get", dir="x" * 5000, path="title"), "no .planning/ workspace at ", "(File name too long)")
 
 
-def test_without_a_workspace_the_error_says_how_to_name_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from planstate.mcp.catalog import TOOLS
-    from planstate.mcp.server import Server, Settings
-
-    monkeypatch.delenv("PLANSTATE_DIR", raising=False)
-    monkeypatch.chdir(tmp_path)
-    result = Server(Settings()).call(TOOLS["status"], {})
-    envelope = refusal(result, f"no .planning/ folder in {tmp_path}", "pass dir=PATH (or set PLANSTATE_DIR)")
-    assert "workspace" not in envelope
+def test_without_a_workspace_the_error_names_the_tool_that_makes_one(tmp_path: Path) -> None:
+    """A server started where no workspace is (a client starting it in `/` or the home folder) says how to make
+    one in the tools' words, and `initiative` with action=init makes it, in a folder made for it if need be."""
+    nowhere = tmp_path / "nowhere"
+    nowhere.mkdir()
+    client = Client([], cwd=nowhere, env=server_env(PLANSTATE_NOW=NOW, PLANSTATE_ACTOR=ACTOR))
+    try:
+        envelope = refusal(
+            client.call("status"),
+            f"no .planning/ folder in {nowhere} or any parent folder; make one with the initiative tool "
+            "(action=init, dir=PATH) or pass dir=PATH (or set PLANSTATE_DIR)",
+        )
+        assert "workspace" not in envelope and "planstate init" not in envelope["error"]["text"]
+        new = tmp_path / "src" / "shop"
+        refusal(
+            client.call("status", dir=str(new)),
+            f"no .planning/ workspace at {new} (no such folder); pass the .planning/ folder or the project folder "
+            "that holds it, or make one with the initiative tool (action=init, dir=PATH)",
+        )
+        assert not (tmp_path / "src").exists()
+        made = answer(client.call("initiative", action="init", dir=str(new), title="Shop"), new)
+        assert made["data"] == {"path": ".planning/", "initiative": "shop", "title": "Shop"}
+        assert data(client.call("status", dir=str(new)), new)["title"] == "Shop"
+    finally:
+        client.close()
 
 
 def test_errors_name_the_tools_arguments(server: Client, project: Path) -> None:
@@ -443,10 +595,37 @@ def test_every_resource_is_the_file_or_answer_a_tool_gives(server: Client, home:
     assert server.read(f"planstate://decision/{made['id']}") == (home / made["path"]).read_text(encoding="utf-8")
     schema = json.loads(server.read("planstate://schema/blocker"))
     assert schema == data(server.call("schema", kind="blocker"), home)
-    from mcp.shared.exceptions import MCPError
 
-    with pytest.raises(MCPError, match="planstate: no decision with id 'dec-nope'"):
-        server.read("planstate://decision/dec-nope")
+
+@pytest.mark.parametrize(
+    ("uri", "words"),
+    [
+        ("planstate://decision/dec-nope", "planstate: no decision with id 'dec-nope' in .planning/decisions/"),
+        ("planstate://blocker/blk-nope", "planstate: no blocker with id 'blk-nope' in .planning/blockers/"),
+        ("planstate://session/ses-nope", "planstate: no session with id 'ses-nope' in .planning/sessions/"),
+        ("planstate://schema/decisoin", "planstate: no file kind 'decisoin'; did you mean 'decision'?; kinds: "),
+        ("planstate://widget/w-1", "Unknown resource: planstate://widget/w-1"),
+    ],
+    ids=["decision", "blocker", "session", "schema", "unknown-kind"],
+)
+def test_a_resource_that_is_not_there_is_the_protocols_resource_not_found(
+    server: Client, home: Path, uri: str, words: str
+) -> None:
+    """-32602 with the uri as `data` (the code SEP-2164 gives "resource not found", the SDK's ResourceNotFoundError;
+    clients also accept the -32002 of earlier revisions), not -32603, an internal error."""
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import INVALID_PARAMS
+
+    with pytest.raises(MCPError) as raised:
+        server.read(uri)
+    assert (raised.value.code, raised.value.data) == (INVALID_PARAMS, {"uri": uri})
+    assert raised.value.message.startswith(words) and "\n" not in raised.value.message
+
+
+def test_an_unknown_tool_names_the_tool_it_most_likely_means(server: Client) -> None:
+    envelope = refusal(server.call("stauts"), "planstate: unknown tool 'stauts'; did you mean 'status'?")
+    assert envelope["command"] is None and "workspace" not in envelope
+    assert refusal(server.call("frobnicate"))["error"]["text"] == "planstate: unknown tool 'frobnicate'"
 
 
 def test_the_server_heartbeats_the_session_it_started_on_every_call(server: Client, home: Path) -> None:

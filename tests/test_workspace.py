@@ -106,9 +106,15 @@ def test_init_refuses_bad_options(tmp_path: Path, options: dict[str, Any], messa
     assert list(tmp_path.iterdir()) == []
 
 
-def test_init_in_a_missing_folder(tmp_path: Path) -> None:
+def test_init_in_a_missing_folder_makes_it_and_a_refused_init_leaves_none(tmp_path: Path) -> None:
+    ws = Workspace.init(tmp_path / "missing" / "project")
+    assert ws.root == tmp_path / "missing" / "project" / ".planning" and ws.state().title == "project"
+    with pytest.raises(UsageError, match="slug"):
+        Workspace.init(tmp_path / "other" / "project", initiative="Bad Slug")
+    (tmp_path / "file").write_text("x", encoding="utf-8")
     with pytest.raises(UsageError, match="not a folder"):
-        Workspace.init(tmp_path / "missing")
+        Workspace.init(tmp_path / "file")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["file", "missing"]
 
 
 # ---------------------------------------------------------------------------- transactions

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -16,6 +17,8 @@ class PlanstateError(Exception):
     """Base of every expected planstate error; `str(err)` is one printable line."""
 
     exit_code = EXIT_USAGE
+    # A refinement that JSON answers name by the documented class it refines (docs/json.md lists those).
+    json_type: ClassVar[str | None] = None
 
     def __init__(
         self,
@@ -52,7 +55,7 @@ class PlanstateError(Exception):
     def to_dict(self) -> dict[str, object]:
         """Return the error as a JSON-ready dict: its type, message and where it is (`path`, as shown)."""
         return {
-            "type": type(self).__name__,
+            "type": self.json_type or type(self).__name__,
             "message": self.message,
             "path": self.file,
             "line": self.line,
@@ -83,6 +86,42 @@ class UsageError(PlanstateError):
     ) -> None:
         super().__init__(message, file=file, line=line, column=column, field=field)
         self.argument = argument
+
+
+class NotFound(UsageError):
+    """No record has the id asked for: refused as any bad input, and told apart where a protocol has its own
+    answer for it (an MCP resource read answers "resource not found")."""
+
+    json_type = "UsageError"
+
+
+class NoWorkspace(UsageError):
+    """No `.planning/` folder where one was looked for: `where` searched with its parents (`why` is None), or
+    `where` given and not a workspace (`why` says what it is). `make` is how the caller makes one, in its own
+    words; each way in (the MCP server) may say it in its own."""
+
+    json_type = "UsageError"
+
+    def __init__(self, where: Path, why: str | None = None, *, make: str | None = None) -> None:
+        from planstate.core.layout import PLANNING
+
+        self.where, self.why = where, why
+        if why is None:
+            make = make or "run `planstate init`"
+            super().__init__(
+                f"no {PLANNING}/ folder in {where} or any parent folder; {make} "
+                "or pass explicit=PATH (or set PLANSTATE_DIR)",
+                argument="explicit",
+            )
+        else:
+            super().__init__(
+                f"no {PLANNING}/ workspace at {where} ({why}); pass the {PLANNING}/ folder "
+                f"or the project folder that holds it{f', or {make}' if make else ''}"
+            )
+
+    def made_by(self, make: str) -> NoWorkspace:
+        """The same error, saying how to make a workspace in `make`'s words (`make one with the … tool`)."""
+        return NoWorkspace(self.where, self.why, make=make)
 
 
 class ParseError(PlanstateError):

@@ -2,7 +2,9 @@
 
 Each is also a tool call (many clients never read resources): `get` without a path, `resume`, `decision`/`blocker`/
 `session` with `action: show`, and `schema`. Resources name no workspace of their own, so they read the server's:
-its `--dir`, else PLANSTATE_DIR, else the folder it was started in.
+its `--dir`, else PLANSTATE_DIR, else the folder it was started in. A record or kind that is not there is the
+protocol's "resource not found" (-32602, the uri as `data`); any other refusal an internal error (-32603), each
+with planstate's one line.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
-from planstate.core.errors import PlanstateError
+from planstate.core.errors import NotFound, PlanstateError
+from planstate.core.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from planstate.workspace import Workspace
@@ -29,6 +32,8 @@ def register(server: MCPServer[Any], workspace: Callable[[], Workspace]) -> None
     def read(what: Callable[[Workspace], str]) -> str:
         try:
             return what(workspace())
+        except NotFound as exc:  # the protocol's "resource not found" (the SDK adds the uri as `data`)
+            raise ResourceNotFoundError(f"planstate: {exc}") from None
         except PlanstateError as exc:  # the client sees the one line, as a tool's caller does
             raise ResourceError(f"planstate: {exc}") from None
 
@@ -56,7 +61,8 @@ def register(server: MCPServer[Any], workspace: Callable[[], Workspace]) -> None
         from planstate.model.kinds import KINDS
 
         if kind not in KINDS:
-            raise ResourceError(f"planstate: no file kind {kind!r}; kinds: {', '.join(KINDS)}")
+            raise ResourceNotFoundError(f"planstate: no file kind {kind!r}{did_you_mean(kind, KINDS)}; kinds: "
+                                        f"{', '.join(KINDS)}")  # fmt: skip
         return json.dumps(schema_of(kind), indent=2)
 
 

@@ -14,22 +14,26 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools import Tool as SdkTool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import ConfigDict
 
 from planstate import __version__
 from planstate.cli.envelope import envelope
-from planstate.core.errors import EXIT_INTERNAL, EXIT_OK, LockTimeout, PlanstateError, UsageError
+from planstate.core.errors import EXIT_INTERNAL, EXIT_OK, LockTimeout, NoWorkspace, PlanstateError, UsageError
+from planstate.core.suggest import did_you_mean
 from planstate.mcp import arguments
 from planstate.mcp.catalog import NAMES, TOOLS, Tool
 from planstate.mcp.tools import Answer
 
 if TYPE_CHECKING:
+    from mcp.server.mcpserver.context import Context
+
     from planstate.workspace import Workspace
 
 LOCK_TIMEOUT = 10.0  # seconds a write waits for the lock: well below the 60 s clients wait for an answer
@@ -59,6 +63,31 @@ class _Raw(ArgModelBase):
     def model_dump_one_level(self) -> dict[str, Any]:
         """Every argument given, unchanged."""
         return dict(self.model_extra or {})
+
+
+class _SdkTool(SdkTool):
+    """A tool as the SDK registers it, whose output schema is built when tools/list first asks, not at start-up."""
+
+    answers: tuple[str, ...] = ()  # the commands its answers name (`decision add` …)
+
+    @cached_property
+    def output_schema(self) -> dict[str, Any] | None:
+        """The envelope of its answers, with the `data` of each command it runs (mcp/outputs.py)."""
+        from planstate.mcp.outputs import output_schema
+
+        return output_schema(self.answers)
+
+
+class _MCPServer(MCPServer[Any]):
+    """The SDK's server, refusing a call to a tool it does not have as planstate refuses any bad input."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """Run the tool `name`; an unknown name is one line naming the tool it most likely means."""
+        if name not in TOOLS:
+            return _refusal(None, UsageError(f"unknown tool {name!r}{did_you_mean(name, NAMES)}"), None)
+        return await super().call_tool(name, arguments, context)
 
 
 class Server:
@@ -145,7 +174,8 @@ class Server:
         def run(**raw: Any) -> CallToolResult:
             return self.call(tool, raw)
 
-        return SdkTool(
+        return _SdkTool(
+            answers=tuple(answers(tool)),
             fn=run,
             name=tool.name,
             title=None,
@@ -165,7 +195,7 @@ def build(settings: Settings) -> MCPServer[Any]:
 
     fastyaml.load()  # a long-lived process: every parse after this one goes through libyaml (parser._fast)
     server = Server(settings)
-    mcp = MCPServer(
+    mcp = _MCPServer(
         "planstate",
         version=__version__,
         instructions=INSTRUCTIONS,
@@ -185,6 +215,7 @@ _COMMANDS: dict[str, Callable[[str | None], str]] = {
     "set": lambda action: {"append": "append", "unset": "unset"}.get(action or "", "set"),
     "lifecycle": lambda action: action or "lifecycle",
     "next_action": lambda _action: "next",
+    "initiative": lambda action: "init" if action == "init" else f"initiative {action}" if action else "initiative",
 }
 
 
@@ -198,6 +229,14 @@ def command_of(tool: Tool, raw: dict[str, Any]) -> str:
     return f"{tool.name} {action}" if action else tool.name
 
 
+def answers(tool: Tool) -> list[str]:
+    """The commands a tool's answers name, one for each action (and the default one, where `action` may be left
+    out): what its output schema describes."""
+    actions = tool.properties.get("action", {}).get("enum", ())
+    default = [] if actions and "action" in tool.required else [command_of(tool, {})]
+    return list(dict.fromkeys([*default, *(command_of(tool, {"action": action}) for action in actions)]))
+
+
 def _result(answer: Answer, root: str | None) -> CallToolResult:
     """A tool's answer: the envelope as structured content; as text, one line, the warnings and the data."""
     root = root or answer.workspace
@@ -208,6 +247,7 @@ def _result(answer: Answer, root: str | None) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text="\n".join(lines))], structured_content=answered)
 
 
+MAKE = "make one with the initiative tool (action=init, dir=PATH)"  # how a workspace is made through the server
 # API arguments a tool calls otherwise (`Workspace.find(explicit=PATH)` is the call's `dir`, `session=ID` its `id`).
 _ARGUMENTS = {"explicit": "dir", "session": "id"}
 
@@ -223,8 +263,10 @@ def _in_tool_words(exc: UsageError) -> UsageError:
     )
 
 
-def _refusal(command: str, exc: PlanstateError, root: str | None) -> CallToolResult:
+def _refusal(command: str | None, exc: PlanstateError, root: str | None) -> CallToolResult:
     """An expected error: the CLI's one line as text, its error envelope as structured content."""
+    if isinstance(exc, NoWorkspace):  # the tool that makes one, not the command line's `planstate init`
+        exc = exc.made_by(MAKE)
     if isinstance(exc, UsageError) and exc.argument in _ARGUMENTS:
         exc = _in_tool_words(exc)
     if isinstance(exc, LockTimeout):

@@ -15,7 +15,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from planstate.core.errors import PlanstateError, UsageError
+from planstate.core.errors import NoWorkspace, PlanstateError, UsageError
 from planstate.core.files import absolute, read_bytes, real_target
 from planstate.core.layout import INITIATIVES, LOCAL, PLANNING
 from planstate.core.lock import WorkspaceLock, check_timeout
@@ -396,20 +396,13 @@ def locate(explicit: str | Path | None, start: str | Path | None) -> tuple[Path,
         except OSError as exc:  # a name longer than the system allows, a folder that cannot be searched
             planning, selected, what = None, None, exc.strerror or type(exc).__name__
         if planning is None:
-            raise UsageError(
-                f"no {PLANNING}/ workspace at {path} ({what}); pass the {PLANNING}/ folder "
-                "or the project folder that holds it"
-            )
+            raise NoWorkspace(path, what)
         return planning, selected
     here = absolute(start if start is not None else ".")
     found = nearest(here)
     if found is not None:
         return found, None
-    raise UsageError(
-        f"no {PLANNING}/ folder in {here} or any parent folder; run `planstate init` "
-        "or pass explicit=PATH (or set PLANSTATE_DIR)",
-        argument="explicit",
-    )
+    raise NoWorkspace(here)
 
 
 def nearest(folder: Path) -> Path | None:

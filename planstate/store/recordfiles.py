@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planstate.core import ids
 from planstate.core.digests import blake2b_hex
-from planstate.core.errors import PlanstateError, UsageError
+from planstate.core.errors import NotFound, PlanstateError, UsageError
 from planstate.model.kinds import KINDS, RECORD_FOLDERS, to_json
 from planstate.model.schema import ListOf, Model
 from planstate.text.paths import format_path
@@ -168,7 +168,7 @@ def find(ctx: Context, initiative: Initiative, kind: str, ref: str, *, archived:
             others, _broken = _read(ctx, kind, rest)
             found = _match(ctx, kind, ref, [*candidates, *others])
     if found is None:
-        raise UsageError(
+        raise NotFound(
             f"no {noun} with id {ref!r} in {ctx.display(folder)}/ (`planstate {kind} list --all` lists them)"
         )
     if not archived and found.path.parent != folder:

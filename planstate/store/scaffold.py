@@ -6,6 +6,7 @@ with one rename, so a workspace or an initiative appears complete or not at all.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Callable
@@ -101,7 +102,7 @@ def create_workspace(
             f"{target} already exists; planstate init never overwrites a workspace "
             "(to plan another piece of work in it: `planstate initiative new SLUG`)"
         )
-    if not project_dir.is_dir():
+    if (project_dir.exists() or project_dir.is_symlink()) and not project_dir.is_dir():
         raise UsageError(f"{project_dir} is not a folder")
     title = title or project_dir.name.replace("-", " ").replace("_", " ").strip() or "Untitled"
     files = initiative_files(
@@ -116,8 +117,32 @@ def create_workspace(
     )
     files[".gitignore"] = templates.render("gitignore.j2", {}).encode("utf-8")
     files[".gitattributes"] = GITATTRIBUTES.encode("utf-8")
-    materialize(files, project_dir, target)
+    made = _make_folders(project_dir)
+    try:
+        materialize(files, project_dir, target)
+    except BaseException:
+        for folder in reversed(made):  # nothing half-made: the folders made for it go too (when still empty)
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
     return target
+
+
+def _make_folders(folder: Path) -> list[Path]:
+    """Make `folder` and the parents it lacks, as `git init DIR` does; the folders made, outermost first."""
+    made: list[Path] = []
+    for each in [f for f in (folder, *folder.parents) if not f.exists()][::-1]:
+        try:
+            each.mkdir()
+        except FileExistsError:  # made meanwhile by someone else: theirs, not ours to remove
+            continue
+        except OSError as exc:
+            for ours in reversed(made):
+                with contextlib.suppress(OSError):
+                    ours.rmdir()
+            raise UsageError(f"could not create {folder}: {exc.strerror or type(exc).__name__}") from None
+        made.append(each)
+    return made
 
 
 def _refuse_bad_arguments(slug: str, phases: list[str] | tuple[str, ...], first_phase: int) -> None:
