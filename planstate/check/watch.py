@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
-from planstate.check.fixes import is_editor_lock
 from planstate.core.errors import PlanstateError, UsageError
+from planstate.core.files import is_editor_lock
 from planstate.core.layout import HISTORY_FILE, INITIATIVES, LOCAL, STATE_FILE
 
 if TYPE_CHECKING:
@@ -190,7 +190,7 @@ class Watcher:
             return False
         if not parts or parts[0] == LOCAL:
             return False
-        # an editor closing a file lets a fix that waited for it go ahead (see fixes.editor_lock)
+        # an editor closing a file lets a fix that waited for it go ahead (see core/files.editor_lock)
         return is_dir or path.name.endswith(_SUFFIXES) or (self.fix and is_editor_lock(path))
 
     # ------------------------------------------------------------------ checking
