@@ -10,7 +10,7 @@ from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
-from conftest import Run, RunAll, json_data, json_error, state_file
+from conftest import Run, RunAll, exits, json_data, json_error, state_file
 
 TIMEOUT = 120  # seconds: the guard against hangs; a command that takes longer fails its test with TimeoutExpired
 LOCATED = re.compile(r"^\.planning/STATE\.md:\d+:\d+: ")
@@ -102,6 +102,20 @@ def test_malformed_yaml(run_all: RunAll, project: Path) -> None:
     assert LOCATED.match(finding), finding
     assert finding.startswith(".planning/STATE.md:7:")  # where the parser noticed
     assert "line 6" in finding  # and where the broken value starts
+
+
+def test_an_unquoted_colon_gets_the_quoted_value_as_its_fix(run: Run, run_all: RunAll, project: Path) -> None:
+    path = state_file(project)
+    text = path.read_text()
+    number = text[: text.index("next_action: ")].count("\n") + 1
+    path.write_text(text.replace('next_action: "Start phase 1: Design"\n', "next_action: Build: the index\n"))
+    fix = 'mapping values are not allowed here: quote the value, as in `next_action: "Build: the index"`'
+    where = f".planning/STATE.md:{number}:19: "
+    *lines, finding = refuse_all(run_all, project, [("get", "title"), ("set", "position.task", "x")], fix)
+    assert [line.removesuffix(fix) for line in lines] == [where, where]
+    assert finding == where + fix
+    checked = exits(run("check", cwd=project, timeout=TIMEOUT), 1)
+    assert checked.stdout.splitlines()[0].startswith(f"{where}error parse-error: {fix} (")
 
 
 def test_malformed_yaml_json_error_is_one_line(run: Run, project: Path) -> None:

@@ -223,3 +223,21 @@ def test_a_session_body_renders_the_same_in_python_and_jinja(context: dict[str, 
     assert builtin.body("session.md.j2", BODY_SOURCES["session.md.j2"], context) == templates.render(
         "session.md.j2", context
     )
+
+
+@pytest.mark.parametrize(
+    ("working_on", "completed", "cell"),
+    [
+        (None, ["schema"], "completed 1 item"),
+        ("  ", ["a", "b"], "completed 2 items"),
+        ("Phase 1", ["a", "b"], "Phase 1; completed 2 items"),
+        ("Phase 1", [], "Phase 1"),
+        (None, [], ""),
+    ],
+)
+def test_the_worked_on_cell_of_a_session(working_on: str | None, completed: list[str], cell: str) -> None:
+    row = {"started": None, "agent": "w", "link": "sessions/ses-1.md", "status": "ended", "ended": None}
+    context = {"sessions": [{**row, "working_on": working_on, "completed": completed, "handoff_reason": None}]}
+    jinja, python = both("sessions", {**context, "limit": 5})
+    assert jinja == python
+    assert jinja is not None and jinja.splitlines()[2] == f"|  | [w](sessions/ses-1.md) | ended |  | {cell} |  |"

@@ -10,15 +10,18 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
-from conftest import REPO, Run, exits, json_data, json_error, state_file
+from conftest import REPO, Run, exits, json_data, json_error, planstate_command, state_file
 
 from planstate.check import checks
 from planstate.workspace import Workspace
+from tests.gitutil import commit_all, git, new_repo
 
 STATE = ".planning/STATE.md"
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 
 def line_of(path: Path, start: str, after: int = 0) -> int:
@@ -439,19 +442,73 @@ def test_github_annotations_escape_their_data() -> None:
 # ---------------------------------------------------------------------------- pre-commit
 
 
-def test_pre_commit_hook_definition_runs_check(run: Run, project: Path) -> None:
-    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
-    (hook,) = hooks
-    assert hook["id"] == "planstate-check" and hook["language"] == "python" and hook["pass_filenames"] is False
+def offered_hooks() -> dict[str, dict[str, Any]]:
+    """The hooks .pre-commit-hooks.yaml offers pre-commit users, by id."""
+    return {hook["id"]: hook for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+
+
+def run_hook(hook: dict[str, Any], repo: Path) -> subprocess.CompletedProcess[str]:
+    """Run a hook as pre-commit runs it: its entry and args in the repository, with its environment's `bin` first on
+    a plain PATH (no activated venv), and no file names (`pass_filenames: false`)."""
+    assert hook["language"] == "python" and hook["pass_filenames"] is False
     assert re.search(hook["files"], ".planning/STATE.md") and not re.search(hook["files"], "src/app.py")
-    command, *args = hook["entry"].split()
-    assert command == "planstate" and args == ["check"]
-    exits(run(*args, cwd=project))  # what pre-commit runs passes on a clean workspace...
-    derived_mismatch(project)
-    exits(run(*args, cwd=project), 1)  # ...and fails the commit on drift
+    command = [*hook["entry"].split(), *hook.get("args", [])]
+    assert command[0] == "planstate"
+    hook_env = Path(planstate_command()[0]).parent  # where pre-commit's env for this repository keeps the script
+    env = {k: v for k, v in os.environ.items() if k not in ("PATH", "VIRTUAL_ENV") and not k.startswith("PLANSTATE")}
+    env |= {"PATH": f"{hook_env}:/usr/bin:/bin", "PLANSTATE_NOW": ENV["PLANSTATE_NOW"]}
+    return subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_pre_commit_hooks_offered(run: Run, project: Path) -> None:
+    hooks = offered_hooks()
+    assert list(hooks) == ["planstate-render", "planstate-check"]  # render first: check then sees the result
+    assert hooks["planstate-check"]["entry"] == "planstate check"
+    assert hooks["planstate-render"]["entry"] == "planstate render --exit-code"
     config = yaml.safe_load((REPO / ".pre-commit-config.yaml").read_text())
     (local,) = [r for r in config["repos"] if r["repo"] == "local"]
-    assert [h["id"] for h in local["hooks"]] == ["planstate-check"]
+    assert {h["id"]: h["entry"] for h in local["hooks"]} == {
+        name: f".venv/bin/{hooks[name]['entry']}" for name in hooks
+    }
+
+
+def test_pre_commit_check_hook_fails_the_commit_on_drift(project: Path) -> None:
+    hook = offered_hooks()["planstate-check"]
+    exits(run_hook(hook, project))  # what pre-commit runs passes on a clean workspace...
+    derived_mismatch(project)
+    exits(run_hook(hook, project), 1)  # ...and fails the commit on drift
+
+
+@needs_git
+def test_pre_commit_render_hook_makes_a_hand_edit_one_step(run: Run, tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    exits(run("init", "--title", "Demo", "--phase", "Design", cwd=repo, env=ENV))
+    commit_all(repo, "init")
+    render, check = offered_hooks()["planstate-render"], offered_hooks()["planstate-check"]
+    exits(run_hook(render, repo))  # nothing stale: passes, writes nothing
+    assert git(repo, "status", "--porcelain").stdout == ""
+    path = state_file(repo)
+    edit(path, "  task: null\n", "  task: Write the index\n")  # a hand edit of a field the position region shows
+    git(repo, "add", "-A")
+    stale = exits(run_hook(check, repo), 1).stdout.splitlines()[0]
+    assert stale == (
+        f"{STATE}:{line_of(path, '<!-- planstate:begin position')}: error stale-region: region position does not "
+        f"show the current state (run `planstate render`, then `git add {STATE}`; `planstate check --fix` renders "
+        "it too)"
+    )
+    done = exits(run_hook(render, repo), 1)  # it rendered the region: the commit stops, as after a formatter
+    assert done.stdout.splitlines()[0] == f"{STATE}: rendered position" and done.stderr == ""
+    assert git(repo, "diff", "--name-only").stdout.split() == [STATE]  # what pre-commit sees as "files were modified"
+    assert "Write the index" in path.read_text().split("<!-- planstate:begin position", 1)[1]
+    git(repo, "add", "-A")  # the one step the person takes
+    exits(run_hook(render, repo))
+    exits(run_hook(check, repo))
+    assert git(repo, "diff", "--name-only").stdout == ""
+    commit_all(repo, "task")
+    edit(path, "- **Task:** Write the index", "- **Task:** my own words")  # inside a region: never overwritten
+    before = path.read_bytes()
+    kept = exits(run_hook(render, repo), 1)
+    assert "edited by hand" in kept.stderr and path.read_bytes() == before
 
 
 # ---------------------------------------------------------------------------- review fixes

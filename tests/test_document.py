@@ -1160,6 +1160,23 @@ def test_parse_errors_point_at_the_file_line(data: bytes, line: int, column: int
     assert str(error).startswith(f"STATE.md:{line}:{column}: ")
 
 
+@pytest.mark.parametrize(
+    ("data", "fixed"),
+    [
+        (b"---\nnext_action: Build: the index\n---\n", 'next_action: "Build: the index"'),
+        (b"---\r\nnext_action: Build: the index\r\n---\r\n", 'next_action: "Build: the index"'),
+        (b"---\nphases:\n  - name: A: b  # why\n---\n", '- name: "A: b"  # why'),
+        (b'---\nnote: say "hi": now\n---\n', 'note: "say \\"hi\\": now"'),
+    ],
+    ids=["value", "crlf", "item-with-comment", "quotes-inside"],
+)
+def test_an_unquoted_colon_is_shown_quoted(data: bytes, fixed: str) -> None:
+    error = parse_error(data)
+    assert error.message == f"mapping values are not allowed here: quote the value, as in `{fixed}`"
+    key, _, meant = data.decode().splitlines()[-2].strip().removeprefix("- ").partition(": ")
+    assert yaml.safe_load(fixed.removeprefix("- ")) == {key: meant.split("  #")[0]}  # the line shown says it
+
+
 def test_unclosed_front_matter() -> None:
     for data in [b"---\ntitle: x\n", b"---\ntitle: x\nbody without close\n", b"---\n", b"---"]:
         error = parse_error(data)

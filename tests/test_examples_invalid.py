@@ -58,6 +58,13 @@ EXPECTED: dict[str, Expected] = {
     "state/too-deep": Expected("ParseError", 7, 107, None, "nests more than 100 levels deep"),
     "state/two-active-phases": Expected("ValidationError", 22, 5, "phases.2.status", "more than one phase is active"),
     "state/unclosed-flow-sequence": Expected("ParseError", 7, 8, None, "expected ',' or ']'"),
+    "state/unquoted-colon-in-value": Expected(
+        "ParseError",
+        47,
+        19,
+        None,
+        'mapping values are not allowed here: quote the value, as in `next_action: "Build: the index"`',
+    ),
     "state/unclosed-front-matter": Expected("ParseError", 1, 1, None, "opened with '---' on line 1 is never closed"),
     "state/unknown-lifecycle-state": Expected("ValidationError", 35, 3, "lifecycle.state", "'sleeping' is not one of"),
     "state/updated-not-a-timestamp": Expected(

@@ -119,6 +119,25 @@ def test_new_refuses_a_taken_or_bad_slug(run: Run, project: Path) -> None:
     assert not [p for p in (project / ".planning" / "initiatives").iterdir() if p.name.startswith(".")]
 
 
+def test_new_without_a_slug_makes_it_from_the_title_as_init_does(run: Run, project: Path, tmp_path: Path) -> None:
+    title = "Billing v2: Ünïcode & more!"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    made = json_data(ok(run("init", "--title", title, "--json", cwd=elsewhere)))["initiative"]
+    assert made == "billing-v2-unicode-more"
+    out = ok(run("initiative", "new", "--title", title, "--phase", "Plan", cwd=project)).stdout
+    assert out == f"Created .planning/initiatives/{made}/ for {title!r} (initiative {made}, paused).\n"
+    assert Document.from_bytes((sub(project, made) / "STATE.md").read_bytes()).data["initiative"] == made
+    refused(run("initiative", "new", "--title", title, cwd=project), f"initiative {made!r} already exists")
+    before = snapshot(project)
+    refused(run("initiative", "new", cwd=project), "needs a slug, or a title to make one from: --title T")
+    refused(run("initiative", "new", "--title", " ", cwd=project), "needs a slug, or a title")
+    assert snapshot(project) == before
+    with pytest.raises(UsageError, match="title=T"):
+        Workspace(project / ".planning").initiative.new()
+    assert Workspace(project / ".planning").initiative.new(title="Ops").initiative == "ops"
+
+
 def test_list_marks_the_current_one_and_hides_archived(run: Run, project: Path) -> None:
     ok(run("initiative", "new", "auth", "--title", "Auth rewrite", cwd=project))
     ok(run("initiative", "new", "old", cwd=project))

@@ -77,6 +77,23 @@ def test_every_record_command_leaves_check_clean_and_updated_alone(run: Run, tmp
     assert "| ended |" in region(state, "sessions")
 
 
+def test_the_sessions_region_reads_well_with_and_without_working_on(run: Run, tmp_path: Path) -> None:
+    state = tmp_path / ".planning" / "STATE.md"
+    exits(run("init", "--title", "Auth", "--phase", "Schema"))
+    for agent, extra, done in [
+        ("solo", (), ("schema",)),
+        ("pair", ("--working-on", "Phase 1"), ("a", "b")),
+        ("idle", (), ()),
+    ]:
+        made = json_data(exits(run("session", "start", "--agent", agent, *extra, "--json")))["id"]
+        ended = [f"--completed={item}" for item in done]
+        exits(run("session", "end", "--session", made, *ended))
+    rows = {row.split(" | ")[1].split("]")[0].lstrip("["): row for row in region(state, "sessions").splitlines()[3:]}
+    cells = {agent: row.split(" | ")[4] for agent, row in rows.items()}
+    assert cells == {"solo": "completed 1 item", "pair": "Phase 1; completed 2 items", "idle": ""}
+    clean(run, tmp_path)
+
+
 def test_a_record_is_kept_when_state_md_cannot_be_read_and_state_md_is_left_alone(run: Run, tmp_path: Path) -> None:
     exits(run("init", "--title", "Auth", "--phase", "Schema"))
     state = tmp_path / ".planning" / "STATE.md"

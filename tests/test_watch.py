@@ -6,6 +6,7 @@ assumes how fast a write is seen.
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import shutil
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from conftest import json_error, planstate_command, state_file
 from watching import TIMEOUT, WatchProcess
@@ -108,6 +110,65 @@ def test_an_invalid_yaml_save_is_found_then_cleared_when_fixed(
     assert found["path"] == ".planning/STATE.md" and found["line"] == 7
     path.write_text(original, encoding="utf-8")
     watcher.wait_event("cleared", "parse-error")
+
+
+def test_a_finding_is_not_checked_while_its_file_does_not_parse_and_not_found_twice(
+    watch: Callable[..., WatchProcess], project: Path
+) -> None:
+    path = state_file(project)
+    original = path.read_text()
+    drifted = original.replace("  percent: 0\n", "  percent: 50\n")
+    watcher = watch()
+    editor_save(path, drifted)
+    found = watcher.wait_event("found", "derived-mismatch")
+    editor_save(path, drifted.replace("title: Demo\n", "title: [Demo\n"))
+    watcher.wait_event("found", "parse-error")
+    unchecked = watcher.wait_event("unchecked", "derived-mismatch")
+    assert unchecked["message"] == found["message"]
+    assert unchecked["reason"] == "not checked until .planning/STATE.md parses"
+    schema = json.loads((Path(checks.__file__).parent.parent / "schemas" / "watch.json").read_text())
+    jsonschema.validate(unchecked, schema)
+    editor_save(path, drifted)  # it parses again and the finding still holds: it was never cleared
+    watcher.wait_event("cleared", "parse-error")
+    editor_save(path, drifted.replace("  phase_name: Design\n", "  phase_name: Drawing\n"))
+    watcher.wait_event("found", "phase-name-mismatch")  # a later check: everything before it was said
+    said = [(e["event"], e["code"]) for e in watcher.seen if e.get("code") == "derived-mismatch"]
+    assert said == [("found", "derived-mismatch"), ("unchecked", "derived-mismatch")]
+    assert watcher.current.keys() == keys(Workspace.find(project))
+    editor_save(path, original.replace("title: Demo\n", "title: [Demo\n"))  # both repaired while it is unreadable
+    watcher.wait_event("unchecked", "derived-mismatch")
+    editor_save(path, original)
+    watcher.wait_event("cleared", "derived-mismatch")  # it parses, and the finding is gone: now it is cleared
+    watcher.wait_until_current(set())
+
+
+def test_a_finding_is_not_checked_while_the_planning_folder_is_gone(
+    watch: Callable[..., WatchProcess], project: Path, tmp_path: Path
+) -> None:
+    path = state_file(project)
+    path.write_text(path.read_text().replace("  percent: 0\n", "  percent: 50\n"))
+    planning = project / ".planning"
+    saved = tmp_path / "saved"
+    shutil.copytree(planning, saved)
+    process = WatchProcess(project, "--format", "text")  # the lines as people read them
+    try:
+        process.wait(lambda line: line.startswith("watching "))
+        shutil.rmtree(planning)
+        line = process.wait(lambda line: line.startswith("unchecked "))
+        assert line == (
+            "unchecked .planning/STATE.md:47:3: error derived-mismatch: progress.percent is 50 but the phases make"
+            " it 0 (not checked until .planning/ is back)"
+        )
+        shutil.copytree(saved, planning)
+        process.wait(lambda line: line.startswith("cleared ") and "gone" in line)
+        path.write_text(path.read_text().replace("  phase_name: Design\n", "  phase_name: Drawing\n"))
+        process.wait(lambda line: line.startswith("found ") and "phase-name-mismatch" in line)
+        said = [line.split()[0] for line in process.seen if "derived-mismatch" in line]
+        assert said == ["found", "unchecked"]  # found before the folder went, and not again when it came back
+    finally:
+        if process.proc.poll() is None:
+            process.proc.kill()
+            process.proc.wait()
 
 
 def test_a_record_written_by_another_clone_makes_a_region_stale(

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from planstate.check.findings import Finding
 from planstate.core.clock import parse_datetime
 from planstate.core.errors import ConflictError, LockTimeout, PlanstateError
-from planstate.core.files import read_bytes
+from planstate.core.files import read_bytes, refuse_while_open
 from planstate.model.kinds import FINISHED, State, phase_numbers
 
 if TYPE_CHECKING:
@@ -271,16 +271,9 @@ def fix(ctx: Context, findings: list[Finding]) -> list[str]:
 
 
 def _refuse_open(ctx: Context, initiative: Initiative) -> None:
-    """Refuse to fix files an editor has open: saving its buffer would undo the fix, after asking the person
-    "file changed, write anyway?" about a change they did not make."""
+    """Refuse to fix files an editor has open (core/files.refuse_while_open, the rule `next` follows too)."""
     for path in (initiative.state_path, initiative.history_path):
-        lock = editor_lock(path)
-        if lock is not None:
-            raise PlanstateError(
-                f"not fixed while an editor has it open ({lock.name}): saving there would undo the fix; "
-                "close it, then check again",
-                file=ctx.display(path),
-            )
+        refuse_while_open(path, ctx.display(path), done="fixed", undone="the fix", then="check again")
 
 
 # ---------------------------------------------------------------------------- what the rules ask of the fixes
@@ -330,28 +323,6 @@ def _statuses(data: dict[str, Any]) -> list[Any]:
 
 
 # ---------------------------------------------------------------------------- helpers
-
-# The files editors keep beside a file they have open: vim's swap files and emacs's lock link. A fix written under
-# an open editor is undone when the editor saves its buffer (after asking "file changed, write anyway?").
-EDITOR_LOCKS = (".{}.swp", ".{}.swo", ".{}.swn", ".#{}")
-
-
-def is_editor_lock(path: Path) -> bool:
-    """Whether `path` is an editor's lock or swap file for a file beside it (its coming and going matters)."""
-    name = path.name
-    return any(
-        name.startswith(head) and name.endswith(tail) and len(name) > len(head) + len(tail)
-        for head, tail in (pattern.split("{}") for pattern in EDITOR_LOCKS)
-    )
-
-
-def editor_lock(path: Path) -> Path | None:
-    """The lock or swap file an editor keeps beside `path` while it has the file open, if there is one."""
-    for pattern in EDITOR_LOCKS:
-        lock = path.with_name(pattern.format(path.name))
-        if os.path.lexists(lock):
-            return lock
-    return None
 
 
 def _fixable(findings: Iterable[Finding]) -> dict[Path, set[str]]:

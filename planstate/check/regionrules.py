@@ -107,7 +107,7 @@ def _stale(file: str, initiative: Path, outcome: Outcome) -> Finding:
         outcome.line,
         None,
         f"region {outcome.name} {outcome.message or 'does not show the current state'}",
-        "run `planstate render` or `planstate check --fix`",
+        f"run `planstate render`, then `git add {file}`; `planstate check --fix` renders it too",
         field=f"region {outcome.name}",
         initiative=initiative,
     )

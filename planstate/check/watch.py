@@ -1,5 +1,5 @@
 """The watcher: re-check the workspace whenever its files change, and report each finding when it appears and when
-it clears.
+it clears (or that it is not checked while a file it comes from does not parse).
 
 It watches the project folder that holds `.planning/` (without recursion) and `.planning/`
 itself (recursively), so a `.planning/` that is deleted and recreated, or moved away and back,
@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
-from planstate.check.fixes import is_editor_lock
 from planstate.core.errors import PlanstateError, UsageError
-from planstate.core.layout import HISTORY_FILE, LOCAL, STATE_FILE
+from planstate.core.files import is_editor_lock
+from planstate.core.layout import HISTORY_FILE, INITIATIVES, LOCAL, STATE_FILE
 
 if TYPE_CHECKING:
     from watchdog.observers.api import BaseObserver, ObservedWatch
@@ -44,10 +44,15 @@ _POLL = 0.2  # seconds between looks at the stop flag while waiting
 _SETTLE = 5  # at most this many passes over the watches while folders come and go under them
 
 Emit = Callable[[dict[str, Any]], None]
+Key = tuple[str, str, str | None, str]
+
+# The findings that keep a file's other findings from being checked, and what the file needs to be checked again.
+UNTIL = {"parse-error": "parses", "schema-error": "is valid", "conflict-marker": "has no conflict markers"}
 
 
 class Watcher:
-    """Watch one workspace and emit `found`, `cleared`, `fixed`, `ready` and `stopped` events (see docs/cli.md)."""
+    """Watch one workspace and emit `found`, `cleared`, `unchecked`, `fixed`, `ready` and `stopped` events (see
+    docs/cli.md)."""
 
     def __init__(
         self,
@@ -68,7 +73,10 @@ class Watcher:
         self.planning = ctx.root
         self.project = ctx.root.parent
         self._chain = frozenset({self.project, *self.project.parents})  # the project folder and those above it
-        self.current: dict[tuple[str, str, str | None, str], Finding] = {}
+        self.current: dict[Key, Finding] = {}
+        # Findings shown and not cleared that cannot be checked now (their file does not parse): found again
+        # silently once it parses and they still hold, cleared once it parses and they do not.
+        self.held: dict[Key, Finding] = {}
         self._events: queue.Queue[tuple[str, str, str, bool]] = queue.Queue()
         self._watches: dict[str, tuple[ObservedWatch, tuple[int, int] | None]] = {}
         self._resume_files: set[Path] = set()
@@ -182,7 +190,7 @@ class Watcher:
             return False
         if not parts or parts[0] == LOCAL:
             return False
-        # an editor closing a file lets a fix that waited for it go ahead (see fixes.editor_lock)
+        # an editor closing a file lets a fix that waited for it go ahead (see core/files.editor_lock)
         return is_dir or path.name.endswith(_SUFFIXES) or (self.fix and is_editor_lock(path))
 
     # ------------------------------------------------------------------ checking
@@ -217,15 +225,54 @@ class Watcher:
         self._report([f for f in self.current.values() if f.code != "stale-session"] + timed)
 
     def _report(self, findings: list[Finding]) -> None:
-        """Emit `cleared` for the findings that are gone and `found` for the new ones; remember the new set."""
+        """Emit `cleared` for the findings that are gone, `found` for the new ones, and `unchecked` for those that
+        cannot be checked now; remember the new set, and the findings held unchecked."""
         fresh = {f.key: f for f in findings}
-        for key, finding in self.current.items():
-            if key not in fresh:
+        blocked = {f.file: "is back" if f.file.endswith("/") else UNTIL[f.code] for f in findings if f.code in UNTIL}
+        held: dict[Key, Finding] = {}
+        unchecked: list[dict[str, Any]] = []  # said after what was found: the cause first
+        for key, finding in self.held.items():
+            if key in fresh:
+                continue  # checked again and still so: it was never cleared, so it is not found again
+            if self._unchecked_by(finding, blocked) is None:
                 self.emit({"event": "cleared", **finding.to_dict()})
+            else:
+                held[key] = finding
+        for key, finding in self.current.items():
+            if key in fresh:
+                continue
+            cause = self._unchecked_by(finding, blocked)
+            if cause is None:
+                self.emit({"event": "cleared", **finding.to_dict()})
+            else:
+                held[key] = finding
+                reason = f"not checked until {cause} {blocked[cause]}"
+                unchecked.append({"event": "unchecked", **finding.to_dict(), "reason": reason})
         for key, finding in fresh.items():
-            if key not in self.current:
+            if key not in self.current and key not in self.held:
                 self.emit({"event": "found", **finding.to_dict()})
+        for event in unchecked:
+            self.emit(event)
+        self.held = held
         self.current = fresh
+
+    def _unchecked_by(self, finding: Finding, blocked: dict[str, str]) -> str | None:
+        """The file (of `blocked`: shown path, what it lacks) that keeps `finding` from being checked now: its own
+        file, the `.planning/` folder while it is gone, or its initiative's STATE.md, from which every rule of the
+        initiative reads; None when nothing does."""
+        path = Path(finding.file)
+        root = Path(self.ctx.display(self.planning))
+        for shown in blocked:
+            cause = Path(shown)
+            if cause == path and finding.code != "parse-error":  # whether a file parses is always checked
+                return shown
+            if shown.endswith("/") and cause in path.parents:
+                return shown
+            if cause.name == STATE_FILE and cause.parent in path.parents:
+                nested = cause.parent == root and path.relative_to(root).parts[0] == INITIATIVES
+                if not nested:  # the first initiative's folder holds the others' folders: not its files
+                    return shown
+        return None
 
     def _repair(self, findings: list[Finding]) -> list[Finding]:
         """Apply the safe fixes, remember what the watcher wrote, emit `fixed` events; return the new findings."""

@@ -10,7 +10,7 @@ import stat
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from planstate.core.errors import ConflictError, ParseError, UsageError
+from planstate.core.errors import ConflictError, ParseError, PlanstateError, UsageError
 
 MAX_FILE_BYTES = 16 << 20  # a planning file is kilobytes; refuse to read runaway files
 
@@ -348,3 +348,39 @@ def absolute(path: str | Path) -> Path:
         return Path(path).absolute()
     except FileNotFoundError:
         raise UsageError("the current folder no longer exists; cd to an existing folder") from None
+
+
+# The files editors keep beside a file they have open: vim's swap files and emacs's lock link. A write made under
+# an open editor is undone when the editor saves its buffer (after asking "file changed, write anyway?").
+EDITOR_LOCKS = (".{}.swp", ".{}.swo", ".{}.swn", ".#{}")
+
+
+def is_editor_lock(path: Path) -> bool:
+    """Whether `path` is an editor's lock or swap file for a file beside it (its coming and going matters)."""
+    name = path.name
+    return any(
+        name.startswith(head) and name.endswith(tail) and len(name) > len(head) + len(tail)
+        for head, tail in (pattern.split("{}") for pattern in EDITOR_LOCKS)
+    )
+
+
+def editor_lock(path: Path) -> Path | None:
+    """The lock or swap file an editor keeps beside `path` while it has the file open, if there is one."""
+    for pattern in EDITOR_LOCKS:
+        lock = path.with_name(pattern.format(path.name))
+        if os.path.lexists(lock):
+            return lock
+    return None
+
+
+def refuse_while_open(path: Path, shown: str, *, done: str, undone: str, then: str) -> None:
+    """The one rule for a file an editor has open (`check --fix`, `next`): refuse to write it, saying why, since
+    saving the editor's buffer would undo the write after asking the person about a change they did not make.
+    `done`, `undone` and `then` word the refusal: `not {done} … would undo {undone}; close it, then {then}`."""
+    lock = editor_lock(path)
+    if lock is not None:
+        raise PlanstateError(
+            f"not {done} while an editor has it open ({lock.name}): saving there would undo {undone}; "
+            f"close it, then {then}",
+            file=shown,
+        )

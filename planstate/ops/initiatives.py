@@ -196,17 +196,23 @@ class InitiativeAPI:
 
     def new(
         self,
-        slug: str,
+        slug: str | None = None,
         *,
         title: str | None = None,
         phases: list[str] | tuple[str, ...] = (),
         first_phase: int = 1,
         switch: bool = False,
     ) -> Created:
-        """Create `.planning/initiatives/SLUG/`: active when none is, else paused (unless `switch`)."""
-        from planstate.store.scaffold import initiative_files, materialize
+        """Create `.planning/initiatives/SLUG/`: active when none is, else paused (unless `switch`); without a
+        slug, the one `init` makes from the title."""
+        from planstate.store.scaffold import initiative_files, materialize, slugify
 
         ctx = self.ctx
+        if slug is None:
+            if title is None or not title.strip():
+                needed = "a new initiative needs a slug, or a title to make one from: title=T"
+                raise UsageError(needed, argument="title")
+            slug = slugify(title)
         check_slug(slug)
         title = _title(slug, title)
         folder = ctx.root / INITIATIVES

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from planstate.core.errors import UsageError
+from planstate.core.files import refuse_while_open
 from planstate.model.kinds import TASK_STATUSES, UNSET, State, Unset, phase_numbers
 from planstate.ops.fields import Change, Edited
 from planstate.ops.phaserules import checked_state, refusal, refuse_read_only, require_active
@@ -180,6 +181,8 @@ def set_next(ctx: Context, text: str) -> Edited:
     with ctx.transaction() as tx:
         state = checked_state(tx)
         refuse_read_only(tx, state)
+        path = ctx.target.state_path
+        refuse_while_open(path, ctx.display(path), done="written", undone="this change", then="run it again")
         tracker = _Tracker(state, ["next_action"])
         state.next_action = _text(tx, ["next_action"], text, empty_is_null=False)
     return tracker.result(ctx)

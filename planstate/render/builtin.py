@@ -139,10 +139,11 @@ def _sessions(c: dict[str, Any]) -> str:
     out = ["| Started | Agent | Status | Ended | Worked on | Handoff |\n", "|---|---|---|---|---|---|\n"]
     for s in items[:limit]:
         done = s["completed"]
-        counted = f"; completed {len(done)} item{'s' if len(done) != 1 else ''}" if done else ""
+        counted = f"completed {len(done)} item{'s' if len(done) != 1 else ''}" if done else ""
+        worked = "; ".join(part for part in (cell(s["working_on"]), counted) if part)
         out.append(
             f"| {when(s['started'])} | {link(s['agent'], s['link'])} | {s['status']} | {when(s['ended'])} "
-            f"| {cell(s['working_on'])}{counted} | {cell(s['handoff_reason'])} |\n"
+            f"| {worked} | {cell(s['handoff_reason'])} |\n"
         )
     if len(items) > limit:
         out.append(_count_line(len(items) - limit, "older session", "sessions"))
@@ -200,7 +201,7 @@ RENDERINGS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "progress": ("553bcaed468ef1e81374e64646361d96d952076c1698ccb730f3f3cb3a2cbac6", _progress),
     "decisions": ("d5ccebc345dc909f3e36e8774249100d1edf215fe7d676009f51aa609c110b39", _decisions),
     "blockers": ("aca28d54e8d098a5f41ecf1e0cfb684a3bb22139d791b947baf777ef08e4d913", _blockers),
-    "sessions": ("1e0ae6936a3f7004b3cfd6461fb905ad303bfa097859f4a6aacb144b8157d752", _sessions),
+    "sessions": ("c21c4f4525fc9288594dda54fb882a054392deea95ea89f593135c25b5bcb824", _sessions),
 }
 
 

@@ -181,12 +181,11 @@ def materialize(files: dict[str, bytes], parent: Path, target: Path) -> None:
 
 
 def slugify(text: str) -> str:
-    """Turn a title into a slug: lowercase ASCII letters and digits joined by '-'."""
-    import unicodedata
+    """Turn a title into an initiative's slug: lowercase ASCII letters and digits joined by '-' (`init` and
+    `initiative new` without one), "initiative" when nothing of it is left."""
+    from planstate.core.ids import slug
 
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
-    return slug[:48].rstrip("-") or "initiative"
+    return slug(text) or "initiative"
 
 
 def _remove_tree(path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from typing import Any, NamedTuple
 
 from planstate.core.errors import ParseError
@@ -135,7 +136,37 @@ def _marked_error(exc: Any, text: str, position: Position, where: str | None) ->
             f"like line {wrong.sibling + shift}"
         )
         return ParseError(problem, file=where, line=line, column=wrong.column)
+    if mark is not None and exc.problem == "mapping values are not allowed here":
+        fixed = _quoted(text, mark.line, mark.column)
+        if fixed is not None:
+            problem = f"{problem}: quote the value, as in `{fixed}`"
     return ParseError(problem, file=where, line=line, column=col)
+
+
+# `key: value` at the start of a line, after any `- ` item dashes, the value up to a comment; both plain (a
+# quote, a flow collection, an anchor, an alias, a tag or a block scalar is something else).
+_ENTRY = re.compile(
+    r"""^(?P<lead>[ ]*(?:-[ ]+)*)
+    (?P<key>[^\s#'"\[{&*!|>%@`-][^:#]*?):[ ]+
+    (?P<value>[^\s'"\[{&*!|>%@`].*?)
+    (?P<note>[ ]+\#.*)?$""",
+    re.VERBOSE,
+)
+
+
+def _quoted(text: str, number: int, column: int) -> str | None:
+    """Line `number` (0-based) of `text` with its value double-quoted, when the `: ` YAML refused at `column` lies
+    inside the plain value of a `key: value` line (a hand-written `next_action: Build: the index`); else None."""
+    from planstate.text.yamltext import double_quoted  # only a failed parse needs it
+
+    lines = text.split("\n")
+    if not 0 <= number < len(lines):
+        return None
+    line = lines[number].rstrip("\r")
+    entry = _ENTRY.match(line)
+    if entry is None or not entry.start("value") <= column < entry.end("value") or line[column] != ":":
+        return None
+    return f"{entry['lead']}{entry['key']}: {double_quoted(entry['value'])}{entry['note'] or ''}".strip()
 
 
 def _plain_error(exc: Any, position: Position, where: str | None) -> ParseError:

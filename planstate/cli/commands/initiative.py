@@ -22,9 +22,14 @@ def _new(group: Registrar) -> None:
         "new",
         cmd_new,
         "create an initiative in .planning/initiatives/SLUG/",
-        examples=["planstate initiative new billing --title 'Billing v2' --phase Design --phase Build --switch"],
+        examples=[
+            "planstate initiative new billing --title 'Billing v2' --phase Design --phase Build --switch",
+            "planstate initiative new --title 'Billing v2'",
+        ],
     )
-    p.add_argument("slug", metavar="SLUG", help="its id: lowercase letters, digits and '-'")
+    p.add_argument(
+        "slug", metavar="SLUG", nargs="?", help="its id: lowercase letters, digits and '-' (default: from --title)"
+    )
     p.add_argument("--title", help="its title (default: from the slug)")
     p.add_argument("--phase", action="append", metavar="NAME", help="a phase name; repeat in order")
     p.add_argument("--first-phase", type=int, choices=(0, 1), default=1, help="number of the first phase (0 or 1)")

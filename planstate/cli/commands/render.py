@@ -16,6 +16,11 @@ def register(cli: Registrar) -> None:
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 if a region is stale or edited")
     p.add_argument("--diff", action="store_true", help="print the unified diff of what changes")
     p.add_argument("--force", action="store_true", help="also overwrite regions that were edited by hand")
+    p.add_argument(
+        "--exit-code",
+        action="store_true",
+        help="exit 1 when a file was written, as formatters do in pre-commit (the planstate-render hook)",
+    )
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -42,4 +47,5 @@ def cmd_render(args: argparse.Namespace) -> int:
                 err(f"planstate: {rendered.shown}:{line}: {message}")
     if args.check:
         return EXIT_OK if report.clean else EXIT_FINDINGS
-    return EXIT_FINDINGS if any(f.problems for f in report.files) else EXIT_OK
+    failed = any(f.problems for f in report.files) or (args.exit_code and any(f.written for f in report.files))
+    return EXIT_FINDINGS if failed else EXIT_OK

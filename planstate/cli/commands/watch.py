@@ -82,4 +82,6 @@ def event_text(event: dict[str, Any]) -> str:
         return f"{kind}: {event['message']}"
     location = ":".join(str(event[k]) for k in ("path", "line", "column") if event.get(k) is not None)
     text = f"{kind:<7} {location}: {event['severity']} {event['code']}: {event['message']}"
+    if kind == "unchecked":
+        return f"{text} ({event['reason']})"
     return text + (f" ({event['hint']})" if kind == "found" else "")
