@@ -475,6 +475,11 @@ OLD_INSTALL = {  # what `planstate git install` wrote before, run with the venv 
 }
 
 
+def test_git_status_answers_what_the_api_answers(run: Run, repo: Path) -> None:
+    exits(run("git", "install", cwd=repo))
+    assert json_data(exits(run("git", "status", "--json", cwd=repo))) == Workspace.find(repo).git_status().to_dict()
+
+
 def test_an_old_installs_bare_command_is_flagged_by_git_status_and_check(run: Run, repo: Path) -> None:
     exits(run("git", "install", cwd=repo))
     result = exits(run("git", "status", cwd=repo))

@@ -226,6 +226,7 @@ EXEMPT = {
     "git merge-driver": "a git plumbing entry point for three files, with no workspace",
     "git install": "writes this clone's git config: compared in test_gitsetup",
     "git uninstall": "writes this clone's git config: compared in test_gitsetup",
+    "git status": "runs the configured commands from a plain shell: Workspace.git_status is compared in test_gitsetup",
     "hooks install": "writes an agent's settings, not the workspace: tests/test_hooks.py",
     "hooks uninstall": "writes an agent's settings, not the workspace: tests/test_hooks.py",
     "hooks status": "reads agents' settings, not the workspace: tests/test_hooks.py",

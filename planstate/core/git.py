@@ -17,6 +17,9 @@ if TYPE_CHECKING:  # imported where git is run: a check outside git (`maybe_in_w
     import subprocess
 
 TIMEOUT = 10.0
+# git's own three-way merge of a merge driver's files (its %-placeholders), conflict markers and all: what a merge
+# driver that cannot run falls back to
+MERGE_FILE = "git merge-file -L ours -L base -L theirs --marker-size=%L %A %O %B"
 
 
 def _process(

@@ -69,7 +69,7 @@ def wanted_config(python: str | None = None) -> dict[str, str]:
     driver = (
         f"if {py} -c 'import planstate.vcs.driver' 2>/dev/null; then {run} git merge-driver %O %A %B %L %P; "
         f"else echo planstate: merge: %P: {CANNOT_RUN}, merged by git merge-file instead >&2; "
-        "git merge-file -L ours -L base -L theirs --marker-size=%L %A %O %B; fi"
+        f"{git.MERGE_FILE}; fi"
     )
     # git appends the file's name to the command (`"$@"`), so a function takes it. textconv writes nothing before it
     # is done: when it fails (no such Python, no planstate in it) there is nothing to mix with the raw text.
@@ -495,7 +495,7 @@ def status(ctx: Context) -> Status:
 
 
 def _runs(key: str, value: str, subcommand: str, top: Path) -> Runs:
-    """Run the planstate part of a configured command (`PROGRAM --version`) as git would from a plain shell: through
+    """Run the planstate part of a configured command (`PROGRAM -V`, its version) as git would from a plain shell: through
     `sh`, at the work tree's top, PATH only the system's folders, no virtual environment."""
     import subprocess
 
@@ -508,7 +508,7 @@ def _runs(key: str, value: str, subcommand: str, top: Path) -> Runs:
     env["PATH"] = PLAIN_PATH
     try:
         done = subprocess.run(
-            ["sh", "-c", f"{program} --version"],
+            ["sh", "-c", f"{program} -V"],
             cwd=top,
             env=env,
             stdin=subprocess.DEVNULL,
