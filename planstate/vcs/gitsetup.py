@@ -495,7 +495,7 @@ def status(ctx: Context) -> Status:
 
 
 def _runs(key: str, value: str, subcommand: str, top: Path) -> Runs:
-    """Run the planstate part of a configured command (`PROGRAM -V`, its version) as git would from a plain shell: through
+    """Run the planstate part of a configured command (`PROGRAM -V`) as git would from a plain shell: through
     `sh`, at the work tree's top, PATH only the system's folders, no virtual environment."""
     import subprocess
 
