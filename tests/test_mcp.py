@@ -315,17 +315,22 @@ def test_a_whole_initiative_through_the_tools(server: Client, project: Path) -> 
     call("lifecycle", action="retry")
     side = call("initiative", action="new", slug="side", title="Side quest", phases=["One"])
     assert side["initiative"] == "side"
+    assert call("initiative", action="new", title="Spare Parts")["initiative"] == "spare-parts"  # slug from the title
     assert call("initiative", action="switch", slug="side")["initiative"] == "side"
     assert call("get", path="title", initiative="demo") == "Demo two"
     call("initiative", action="switch", slug="demo")
-    assert {i["initiative"] for i in call("initiative", action="list")["initiatives"]} == {"demo", "side"}
+    assert {i["initiative"] for i in call("initiative", action="list")["initiatives"]} == {
+        "demo",
+        "side",
+        "spare-parts",
+    }
     ended = call("session", action="end", id=session["id"], completed=["the schema"], handoff_reason="Done")
     assert ended["status"] == "ended"
     assert call("session", action="list")["sessions"][0]["id"] == session["id"]
     assert call("session", action="show", id=session["id"])["completed"] == ["the schema"]
     assert call("session", action="reap", dry_run=True)["dry_run"] is True
     changes = call("diff")["initiatives"]
-    assert {c["initiative"] for c in changes} == {"demo", "side"}
+    assert {c["initiative"] for c in changes} == {"demo", "side", "spare-parts"}
     assert call("check", fix=True)["error_count"] == 0
     # the files are the truth: what the tools said is what is on disk, and the CLI reads it back
     assert front(project)["title"] == "Demo two"
@@ -452,6 +457,7 @@ BAD: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
     ("session", {"action": "list", "limit": -1}, ("limit must be 0 or more",)),
     ("initiative", {"action": "switch", "slug": "nope"}, ("nope",)),
     ("initiative", {"action": "new", "slug": "Bad Slug"}, ("Bad Slug",)),
+    ("initiative", {"action": "new"}, ("needs a slug, or a title to make one from",)),
     ("initiative", {"action": "init"}, ("already exists; planstate init never overwrites a workspace",)),
     ("check", {"stale_after": "soon"}, ("stale_after",)),
     ("diff", {"rev1": "nope"}, ("git",)),

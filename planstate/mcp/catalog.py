@@ -273,7 +273,7 @@ def _tools() -> list[Tool]:
         ),
         Tool(
             "initiative",
-            "Initiatives: init (a new .planning/ in dir), new (slug, title, phases), list, switch (pause the active "
+            "Initiatives: init (a new .planning/ in dir), new (slug or title, phases), list, switch (pause the active "
             "one, resume slug).",
             {
                 "action": _action("init", "new", "list", "switch"),

@@ -356,11 +356,10 @@ def initiative(ws: Workspace, a: Arguments) -> Answer:
     api = ws.initiative
     if action == "list":
         return Answer("initiative list", api.list(all=bool(a.get("all"))).to_dict())
-    slug = a.require("slug", action)
     if action == "switch":
-        return Answer("initiative switch", api.switch(slug, reason=a.get("reason")).to_dict())
+        return Answer("initiative switch", api.switch(a.require("slug", action), reason=a.get("reason")).to_dict())
     created = api.new(
-        slug,
+        a.get("slug"),  # without one, made from the title, as the command line does
         title=a.get("title"),
         phases=a.get("phases", []),
         first_phase=a.get("first_phase", 1),
