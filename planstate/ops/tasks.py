@@ -62,6 +62,7 @@ class _Known:
         self.rows: list[tuple[str, dict[str, Any]]] = []
         self.problems: list[PlanstateError] = []
         self.invalid: list[PlanstateError] = []
+        self.prefix: str | None = None  # the store's key of the folder, when its rows were just vouched for
         if not self._from_store(ctx):
             self._from_files(ctx, initiative)
 
@@ -82,6 +83,7 @@ class _Known:
         for name in sorted({*unsure, *vouched.strange}):
             self._judge(ctx, self.folder / name)
         self.rows.sort()
+        self.prefix = vouched.prefix
         return True
 
     def _from_files(self, ctx: Context, initiative: Initiative) -> None:
@@ -104,10 +106,26 @@ class _Known:
         else:
             self.rows.append((record.path.name, record.data))
 
-    def entry(self, ctx: Context, name: str) -> Entry:
-        """The task file `name` as an Entry, its whole front matter read (through the store)."""
-        path = self.folder / name
-        return records.entry(ctx, Record(KIND, path, ctx.cached_data(path)))
+    def entries(self, ctx: Context, names: list[str]) -> list[Entry]:
+        """The task files `names` as Entries, in that order, their whole front matter from the rows the store just
+        vouched for (in a few queries, not one per task), else read through the store."""
+        from planstate.store.cache import decode
+
+        kept: dict[str, Any] = {}
+        if self.prefix is not None:
+            for start in range(0, len(names), 500):  # under SQLite's limit of parameters
+                chunk = names[start : start + 500]
+                marks = ", ".join("?" * len(chunk))
+                rows = ctx.store.select(self.prefix, "name, data", f"valid = 1 AND name IN ({marks})", chunk)
+                kept.update((name, decode(text)) for name, text in rows if text is not None)
+        out = []
+        for name in names:
+            path = self.folder / name
+            data = kept.get(name)
+            out.append(
+                records.entry(ctx, Record(KIND, path, data if isinstance(data, dict) else ctx.cached_data(path)))
+            )
+        return out
 
 
 class TaskRecords:
@@ -178,9 +196,10 @@ class TaskRecords:
                 continue
             if phase is not None and facts.get("phase") != phase:
                 continue
-            items.append(known.entry(ctx, name))
+            items.append(name)
+        entries = known.entries(ctx, items)
         ctx.save_cache()
-        return Listing(items, [*known.problems, *known.invalid], [], KIND)  # an invalid task is not listed
+        return Listing(entries, [*known.problems, *known.invalid], [], KIND)  # an invalid task is not listed
 
 
 def ready(ctx: Context, *, phase: int | None = None) -> Ready:
@@ -205,7 +224,7 @@ def ready(ctx: Context, *, phase: int | None = None) -> Ready:
             wave = facts.get("wave")
             chosen.append(((wave is None, wave or 0, _created(facts), str(facts.get("id"))), name))
     chosen.sort()
-    items = [known.entry(ctx, name) for _key, name in chosen]
+    items = known.entries(ctx, [name for _key, name in chosen])
     ctx.save_cache()
     return Ready(items, known.problems, known.invalid)
 
