@@ -30,7 +30,7 @@ def examples() -> list[tuple[str, str]]:
 
 
 def test_format_has_one_example_of_each_file_kind() -> None:
-    assert sorted(kind for kind, _ in examples()) == ["blocker", "decision", "session", "state"]
+    assert sorted(kind for kind, _ in examples()) == ["blocker", "decision", "session", "state", "task"]
 
 
 @pytest.mark.parametrize(("kind", "text"), examples(), ids=[k for k, _ in examples()])

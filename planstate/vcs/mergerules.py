@@ -209,7 +209,7 @@ RULES: dict[type[Model], dict[str, Rule]] = {
         "phase": VALUE,
         "depends_on": SET,
         "wave": VALUE,
-        "claim": VALUE,
+        "claim": NESTED,
         "evidence": MAP,
         "by": VALUE,
         "imported_from": NESTED,
