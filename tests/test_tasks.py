@@ -88,6 +88,8 @@ def test_add_refuses_an_unknown_task_after_and_a_phase_that_does_not_exist(run: 
     refused(run("task", "add", "Second", "--wave", "-1", cwd=project), "wave: -1 is not a wave number")
     refused(run("task", "add", " ", cwd=project), "title: must not be empty")
     refused(run("task", "list", "--status", "finished", cwd=project), "status: 'finished' is not one of")
+    refused(run("task", "list", "--phase", "4", cwd=project), "phase: 4 is not a phase of this initiative")
+    refused(run("ready", "--phase", "0", cwd=project), "phase: 0 is not a phase of this initiative")
     assert sorted(p.name for p in (project / ".planning" / "tasks").iterdir()) == before  # nothing written
     clean(run, project)
 

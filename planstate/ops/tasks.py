@@ -187,7 +187,7 @@ class TaskRecords:
         `status`; only those of `phase` when given."""
         ctx = self.ctx
         records.choice(status, TASK_RECORD_STATUSES, "status")
-        _phase_filter(phase)
+        _phase_filter(ctx, phase)
         known = _Known(ctx, ctx.target)
         items = []
         for name, facts in sorted(known.rows, key=lambda row: (_created(row[1]), row[0])):
@@ -208,7 +208,7 @@ def ready(ctx: Context, *, phase: int | None = None) -> Ready:
     then age. Built once per call from the store's facts of every task: linear in the tasks and their dependencies."""
     from planstate.model.kinds import record_reference
 
-    _phase_filter(phase)
+    _phase_filter(ctx, phase)
     initiative = ctx.target
     known = _Known(ctx, initiative)
     status_of = {str(facts.get("id")): facts.get("status", "pending") for _name, facts in known.rows}
@@ -260,7 +260,10 @@ def _created(facts: dict[str, Any]) -> str:
     return str(to_json(facts.get("created")))
 
 
-def _phase_filter(phase: int | None) -> None:
-    """Refuse a phase filter that is no phase number."""
-    if phase is not None and (isinstance(phase, bool) or not isinstance(phase, int) or phase < 0):
-        raise UsageError(f"{phase!r} is not a phase number", argument="phase")
+def _phase_filter(ctx: Context, phase: int | None) -> None:
+    """Refuse a phase filter that is no phase number, or names a phase the initiative does not have."""
+    if phase is None:
+        return
+    if isinstance(phase, bool) or not isinstance(phase, int) or phase < 0:
+        raise UsageError(f"{phase!r} is not a phase number", field="phase")
+    records.check_phase(ctx, phase)
