@@ -401,9 +401,39 @@ def with_tasks(body: str) -> Build:
     return build
 
 
-ON_TASKS: dict[str, tuple[Command | None, Command]] = {
+def with_chain(body: str) -> Build:
+    """n tasks in one dependency chain, only the first done: one task is ready, so what `ready` costs beyond reading
+    the ready tasks is all there is to count (a dependency looked up by a scan of the tasks would grow with n * n)."""
+
+    def build(folder: Path, n: int) -> None:
+        write_state(folder, three_phases(), body)
+        previous: list[str] = []
+        for i in range(n):
+            made = b.task(i, status="done" if i == 0 else "pending", depends_on=previous, wave=i % 3)
+            b.write_record(folder, "task", made)
+            previous = [made["id"]]
+        rendered(folder)
+
+    return build
+
+
+ON_CHAIN: dict[str, tuple[Command | None, Command]] = {
     "ready": (None, lambda ws, n: ws.ready()),
     "ready after a ready": (lambda ws, n: ws.ready(), lambda ws, n: ws.ready()),
+}
+
+
+CHAIN = 100  # tasks: 10n = 1000, where a scan of the tasks for each dependency would cost more than the rest
+
+
+@pytest.mark.parametrize("command", ON_CHAIN)
+def test_ready_on_a_chain(tmp_path: Path, body: str, command: str) -> None:
+    before, counted = ON_CHAIN[command]
+    assert_commands_linear(tmp_path, with_chain(body), counted, CHAIN, f"{command}, a chain of tasks", before)
+
+
+ON_TASKS: dict[str, tuple[Command | None, Command]] = {
+    "ready": (None, lambda ws, n: ws.ready()),
     "task list": (None, lambda ws, n: ws.task.list(all=True)),
     "check": (None, lambda ws, n: ws.check()),
     "task add": (None, lambda ws, n: ws.task.add("One more", phase=1)),
