@@ -6,7 +6,7 @@ FACTS), read in one query per call, so `ready` over 2,000 tasks costs one pass o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +34,7 @@ class Ready:
         self.problems = problems
         self.invalid = invalid
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[Entry]:
         return iter(self.items)
 
     def __len__(self) -> int:
@@ -189,15 +189,15 @@ class TaskRecords:
         records.choice(status, TASK_RECORD_STATUSES, "status")
         _phase_filter(ctx, phase)
         known = _Known(ctx, ctx.target)
-        items = []
+        names: list[str] = []
         for name, facts in sorted(known.rows, key=lambda row: (_created(row[1]), row[0])):
             current = facts.get("status", "pending")
             if (status is not None and current != status) or (status is None and not all and current in FINISHED):
                 continue
             if phase is not None and facts.get("phase") != phase:
                 continue
-            items.append(name)
-        entries = known.entries(ctx, items)
+            names.append(name)
+        entries = known.entries(ctx, names)
         ctx.save_cache()
         return Listing(entries, [*known.problems, *known.invalid], [], KIND)  # an invalid task is not listed
 
@@ -206,13 +206,11 @@ def ready(ctx: Context, *, phase: int | None = None) -> Ready:
     """The tasks to take next: pending, every task they depend on done, and affected by no blocker that blocks (one
     naming their phase, as status judges a phase blocked, or naming the task itself); in order of wave (none last),
     then age. Built once per call from the store's facts of every task: linear in the tasks and their dependencies."""
-    from planstate.model.kinds import record_reference
-
     _phase_filter(ctx, phase)
     initiative = ctx.target
     known = _Known(ctx, initiative)
     status_of = {str(facts.get("id")): facts.get("status", "pending") for _name, facts in known.rows}
-    phases, named = _blocked(ctx, initiative, record_reference)
+    phases, named = _blocked(ctx, initiative)
     chosen: list[tuple[tuple[bool, int, str, str], str]] = []
     for name, facts in known.rows:
         if facts.get("status", "pending") != "pending" or str(facts.get("id")) in named:
@@ -229,10 +227,10 @@ def ready(ctx: Context, *, phase: int | None = None) -> Ready:
     return Ready(items, known.problems, known.invalid)
 
 
-def _blocked(ctx: Context, initiative: Initiative, reference: Any) -> tuple[set[int], set[str]]:
+def _blocked(ctx: Context, initiative: Initiative) -> tuple[set[int], set[str]]:
     """The phases blockers that block stop (verdicts.blocked, what status says), and the record ids they name."""
     from planstate.model import verdicts
-    from planstate.model.kinds import State
+    from planstate.model.kinds import State, record_reference
     from planstate.store import folders
 
     found = folders.blocking_data(ctx, initiative)
@@ -240,7 +238,7 @@ def _blocked(ctx: Context, initiative: Initiative, reference: Any) -> tuple[set[
     for _id, facts, _summary in found:
         affects = facts.get("affects")
         for item in affects if isinstance(affects, list) else ():
-            ref = reference(item) if isinstance(item, str) else None
+            ref = record_reference(item) if isinstance(item, str) else None
             if ref is not None:
                 named.add(ref)
     try:
