@@ -212,3 +212,17 @@ def test_cli_reference_task_examples_print_what_they_show(tmp_path: Path) -> Non
         'planstate task add "Write': "2026-11-20T09:03:00Z",
     }
     assert_examples_run_as_shown("\n".join(sections), tmp_path, clock)
+
+
+def test_phase_remove_and_add_renumber_the_phase_of_tasks(run: Run, project: Path) -> None:
+    last = add(run, project, "Ship it", "--phase", "3")
+    middle = add(run, project, "Build it", "--phase", "2")
+    removed = exits(run("phase", "remove", "2", cwd=project))
+    assert f"task {middle} belonged to phase 2 (Build), now removed: its phase is now null" in removed.stderr
+    clean(run, project)
+    phases = {t["id"]: t["phase"] for t in json_data(run("task", "list", "--json", cwd=project))["tasks"]}
+    assert phases == {last: 2, middle: None}
+    ok(run("phase", "add", "Review", "--before", "2", cwd=project))
+    clean(run, project)
+    phases = {t["id"]: t["phase"] for t in json_data(run("task", "list", "--json", cwd=project))["tasks"]}
+    assert phases == {last: 3, middle: None}
