@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from planstate.ops.phases import PhaseAPI
     from planstate.ops.position import TaskAPI
     from planstate.ops.sessions import SessionAPI
+    from planstate.ops.tasks import Ready
     from planstate.render.result import RenderReport
     from planstate.report.brief import Brief
     from planstate.report.status import Status
@@ -242,7 +243,8 @@ class Workspace:
 
     @property
     def task(self) -> TaskAPI:
-        """The task commands: `ws.task.start(text, plan=, wave=)`, `ws.task.done(next=)`."""
+        """The task commands: `ws.task.start(text, plan=, wave=)`, `ws.task.done(next=)`, and the task records:
+        `ws.task.add(title, phase=, after=, wave=)`, `ws.task.list(all=, status=, phase=)`."""
         from planstate.ops.position import TaskAPI
 
         return TaskAPI(self.ctx)
@@ -253,6 +255,13 @@ class Workspace:
         from planstate.ops.initiatives import InitiativeAPI
 
         return InitiativeAPI(self.ctx)
+
+    def ready(self, *, phase: int | None = None) -> Ready:
+        """The ready queue (`planstate ready`): pending tasks whose dependencies are done and that no blocker stops,
+        by wave, then age."""
+        from planstate.ops.tasks import ready
+
+        return ready(self.ctx, phase=phase)
 
     def position(
         self,

@@ -71,8 +71,9 @@ def write_state(project: Path, data: dict[str, Any], body: str = "# Notes\n") ->
 
 def write_record(project: Path, kind: str, data: dict[str, Any], body: str = "") -> Path:
     """Write one record file named after its id (a made id when `data` has none)."""
-    folder = {"decision": "decisions", "blocker": "blockers", "session": "sessions"}[kind]
-    when = data.get("started") or data.get("identified") or T0
+    folder = {"decision": "decisions", "blocker": "blockers", "session": "sessions", "task": "tasks"}[kind]
+    (project / ".planning" / folder).mkdir(parents=True, exist_ok=True)
+    when = data.get("started") or data.get("identified") or data.get("created") or T0
     stamp = when.timestamp() if isinstance(when, datetime) else T0.timestamp()
     data = {"schema_version": 1, "id": data.get("id") or ids.new_id(kind, stamp), **data}
     path = project / ".planning" / folder / f"{data['id']}.md"
@@ -118,6 +119,18 @@ def session(i: int, **extra: Any) -> dict[str, Any]:
         "started": at,
         "ended": at + timedelta(hours=2),
         "completed": [f"Task {i}"],
+        **extra,
+    }
+
+
+def task(i: int, **extra: Any) -> dict[str, Any]:
+    """A pending task added `i` minutes after T0."""
+    at = T0 + timedelta(minutes=i)
+    return {
+        "id": ids.new_id("task", at.timestamp()),
+        "title": f"Task number {i}",
+        "status": "pending",
+        "created": at,
         **extra,
     }
 

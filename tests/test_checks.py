@@ -184,6 +184,25 @@ def missing_reference(p: Path) -> Where:
     return ".planning/blockers/" + path.name, line_of(path, "affects:")
 
 
+def task(project: Path, record_id: str, **extra: object) -> Path:
+    fields: dict[str, object] = {
+        "schema_version": 1,
+        "id": record_id,
+        "title": "A task",
+        "status": "pending",
+        "created": "2026-01-01T00:00:00Z",
+        **extra,
+    }
+    (project / ".planning" / "tasks").mkdir(exist_ok=True)
+    return record(project, "tasks", f"{record_id}-a-task.md", fields)
+
+
+def dependency_cycle(p: Path) -> Where:
+    path = task(p, "tsk-1b2k9qx7m4fa", depends_on=["tsk-1b2k9qx7m4fb"])
+    task(p, "tsk-1b2k9qx7m4fb", depends_on=["tsk-1b2k9qx7m4fa"])
+    return ".planning/tasks/" + path.name, line_of(path, "depends_on:")
+
+
 def duplicate_id(p: Path) -> Where:
     decision(p, "dec-1b2k9qx7m4fa")
     path = decision(p, "dec-1b2k9qx7m4fa", name="dec-1b2k9qx7m4fa-again.md")
@@ -272,6 +291,7 @@ CASES: dict[str, Callable[[Path], Where]] = {
     "completion-pending": completion_pending,
     "history-mismatch": history_mismatch,
     "missing-reference": missing_reference,
+    "dependency-cycle": dependency_cycle,
     "duplicate-id": duplicate_id,
     "filename-id-mismatch": filename_id_mismatch,
     "multiple-active-initiatives": multiple_active_initiatives,

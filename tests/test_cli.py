@@ -251,7 +251,7 @@ def test_schema_of_all_kinds_and_state_matches_its_schema(run: Run, project: Pat
     jsonschema = pytest.importorskip("jsonschema")
     everything = json.loads(ok(run("schema")).stdout)
     assert json_data(ok(run("schema", "--json"))) == everything
-    assert set(everything) == {"state", "decision", "blocker", "session", "history"}
+    assert set(everything) == {"state", "decision", "blocker", "session", "task", "history"}
     for schema in everything.values():
         jsonschema.Draft202012Validator.check_schema(schema)
     from planstate.model.kinds import to_json

@@ -30,7 +30,7 @@ def examples() -> list[tuple[str, str]]:
 
 
 def test_format_has_one_example_of_each_file_kind() -> None:
-    assert sorted(kind for kind, _ in examples()) == ["blocker", "decision", "session", "state"]
+    assert sorted(kind for kind, _ in examples()) == ["blocker", "decision", "session", "state", "task"]
 
 
 @pytest.mark.parametrize(("kind", "text"), examples(), ids=[k for k, _ in examples()])
@@ -114,7 +114,7 @@ def test_readme_python_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 # ---------------------------------------------------------------------------- console examples, run as written
 
 CONSOLE = re.compile(r"```console\n(.*?)```", re.DOTALL)
-RECORD_ID = re.compile(r"\b(dec|blk|ses)-[0-9a-hjkmnp-tv-z]{12}\b")
+RECORD_ID = re.compile(r"\b(dec|blk|ses|tsk)-[0-9a-hjkmnp-tv-z]{12}\b")
 
 
 def console_examples(text: str) -> list[tuple[str, str]]:

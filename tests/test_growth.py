@@ -379,6 +379,83 @@ def test_list_items(tmp_path: Path, body: str, command: str) -> None:
     assert_commands_linear(tmp_path, with_list_items(body), ON_LIST_ITEMS[command], ITEMS, f"{command}, list items")
 
 
+# ---------------------------------------------------------------------------- tasks
+
+
+def with_tasks(body: str) -> Build:
+    """n tasks in one dependency chain (each after the one before; the first half done, so one of the rest is
+    ready) and n tasks of their own in waves, ready; a blocker on phase 3; by hand."""
+
+    def build(folder: Path, n: int) -> None:
+        write_state(folder, three_phases(), body)
+        previous: list[str] = []
+        for i in range(n):
+            made = b.task(i, status="done" if i < n // 2 else "pending", phase=1 + i % 3, depends_on=previous)
+            b.write_record(folder, "task", made)
+            previous = [made["id"]]
+        for i in range(n):
+            b.write_record(folder, "task", b.task(n + i, wave=i % 3 if i % 4 else None, phase=1 + i % 3))
+        b.write_record(folder, "blocker", b.blocker(1, affects=["phase 3"]))
+        rendered(folder)
+
+    return build
+
+
+def with_chain(body: str) -> Build:
+    """n tasks in one dependency chain, only the first done: one task is ready, so what `ready` costs beyond reading
+    the ready tasks is all there is to count (a dependency looked up by a scan of the tasks would grow with n * n)."""
+
+    def build(folder: Path, n: int) -> None:
+        write_state(folder, three_phases(), body)
+        previous: list[str] = []
+        for i in range(n):
+            made = b.task(i, status="done" if i == 0 else "pending", depends_on=previous, wave=i % 3)
+            b.write_record(folder, "task", made)
+            previous = [made["id"]]
+        rendered(folder)
+
+    return build
+
+
+ON_CHAIN: dict[str, tuple[Command | None, Command]] = {
+    "ready": (None, lambda ws, n: ws.ready()),
+    "ready after a ready": (lambda ws, n: ws.ready(), lambda ws, n: ws.ready()),
+}
+
+
+CHAIN = 100  # tasks: 10n = 1000, where a scan of the tasks for each dependency would cost more than the rest
+
+
+@pytest.mark.parametrize("command", ON_CHAIN)
+def test_ready_on_a_chain(tmp_path: Path, body: str, command: str) -> None:
+    before, counted = ON_CHAIN[command]
+    assert_commands_linear(tmp_path, with_chain(body), counted, CHAIN, f"{command}, a chain of tasks", before)
+
+
+ON_TASKS: dict[str, tuple[Command | None, Command]] = {
+    "ready": (None, lambda ws, n: ws.ready()),
+    "task list": (None, lambda ws, n: ws.task.list(all=True)),
+    "check": (None, lambda ws, n: ws.check()),
+    "task add": (None, lambda ws, n: ws.task.add("One more", phase=1)),
+}
+
+
+@pytest.mark.parametrize("command", ON_TASKS)
+def test_tasks(tmp_path: Path, body: str, command: str) -> None:
+    before, counted = ON_TASKS[command]
+    assert_commands_linear(tmp_path, with_tasks(body), counted, RECORDS, f"{command}, tasks", before)
+
+
+def test_ready_follows_the_chain_and_the_waves(tmp_path: Path, body: str) -> None:
+    """What the guards above count is the real queue: the chain's next task and the waves, blocked phase aside."""
+    with_tasks(body)(tmp_path, 8)
+    queue = Workspace.find(explicit=tmp_path, actor="tester").ready()
+    titles = [str(entry.data["title"]).removeprefix("Task number ") for entry in queue]
+    # the chain: tasks 0 to 3 done, 4 ready, 5 to 7 waiting; tasks 8 to 15 in waves (i % 3, none when i % 4 == 0),
+    # those of phase 3 (10 and 13) stopped by its blocker; wave 0, 1, 2, then none, each by age
+    assert titles == ["11", "14", "9", "15", "4", "8", "12"]
+
+
 # ---------------------------------------------------------------------------- phases
 
 

@@ -152,7 +152,11 @@ def _arguments(name: str, project: Path) -> list[str]:
         case.setup(Workspace.find(project, actor=ACTOR))
     ws = Workspace.find(project, actor=ACTOR)
     kinds = {"@dec": "decision", "@blk": "blocker", "@ses": "session"}
-    picks = {"@old": lambda: _ids_of(ws, "decision")[0], "@new": lambda: _ids_of(ws, "decision")[1]}
+    picks = {
+        "@old": lambda: _ids_of(ws, "decision")[0],
+        "@new": lambda: _ids_of(ws, "decision")[1],
+        "@tsk": lambda: _ids_of(ws, "task")[0],
+    }
     return [_id(ws, kinds[a]) if a in kinds else picks[a]() if a in picks else a for a in case.args]
 
 

@@ -23,7 +23,7 @@ from planstate.workspace import Workspace
 
 NOW = "2026-01-02T09:30:00Z"
 ACTOR = "tester"
-RECORD_ID = re.compile(r"\b(dec|blk|ses)-[0-9a-z]{12}\b")
+RECORD_ID = re.compile(r"\b(dec|blk|ses|tsk)-[0-9a-z]{12}\b")
 # A region's checksums cover the record ids it shows, so they differ with the ids (check verifies them elsewhere).
 SUMS = re.compile(r"( sha=)[0-9a-f]+( in=)[0-9a-f]+")
 
@@ -56,7 +56,7 @@ def _records(ws: Workspace) -> None:
 
 def _ids_of(ws: Workspace, kind: str) -> list[str]:
     """The ids of the records of `kind`, ordered by their titles (ids are time-ordered only to the second)."""
-    folder = {"decision": "decisions", "blocker": "blockers", "session": "sessions"}[kind]
+    folder = {"decision": "decisions", "blocker": "blockers", "session": "sessions", "task": "tasks"}[kind]
     paths = sorted((ws.root / folder).glob("*.md"), key=lambda p: p.name.split("-", 2)[2])
     return [found.group(0) for path in paths if (found := RECORD_ID.search(path.name))]
 
@@ -88,6 +88,13 @@ def _finished_records(ws: Workspace) -> None:
     ws.decision.supersede(*_ids_of(ws, "decision"))
     ws.blocker.resolve(ws.blocker.add(description="Waiting for OAuth keys").id, resolution="came")
     ws.session.end(ws.session.start(agent="worker-1").id)
+
+
+def _tasks(ws: Workspace) -> None:
+    """Two tasks of phase 1 (`@tsk` is the first) and one after the first, in wave 0."""
+    first = ws.task.add("a-schema", phase=1)
+    ws.task.add("b-seed", after=[first.id], wave=0)
+    ws.task.add("c-docs", phase=1, wave=1)
 
 
 def _finished_then_reopened(ws: Workspace) -> None:
@@ -191,6 +198,13 @@ CASES: dict[str, Case] = {
     "context": Case(("context", "--file", "a.py"), lambda ws: ws.context(files=["a.py"])),
     "task start": Case(("task", "start", "Write tests"), lambda ws: ws.task.start("Write tests")),
     "task done": Case(("task", "done"), lambda ws: ws.task.done(), setup=lambda ws: ws.task.start("t")),
+    "task add": Case(
+        ("task", "add", "Seed users", "--phase", "1", "--after", "@tsk", "--wave", "2"),
+        lambda ws: ws.task.add("Seed users", phase=1, after=[_ids_of(ws, "task")[0]], wave=2),
+        setup=_tasks,
+    ),
+    "task list": Case(("task", "list", "--phase", "1"), lambda ws: ws.task.list(phase=1), setup=_tasks),
+    "ready": Case(("ready",), lambda ws: ws.ready(), setup=_tasks),
     "pause": Case(("pause", "--reason", "lunch"), lambda ws: ws.pause(reason="lunch")),
     "suspend": Case(("suspend", "--reason", "restart"), lambda ws: ws.suspend(reason="restart")),
     "error": Case(("error", "--reason", "disk full"), lambda ws: ws.error(reason="disk full")),
@@ -296,7 +310,11 @@ def test_command_and_api_write_the_same_bytes_and_say_the_same(
     ws = Workspace.find(project, actor=ACTOR)
     named = {"@dec": _id, "@blk": _id, "@ses": _id}
     kinds = {"@dec": "decision", "@blk": "blocker", "@ses": "session"}
-    picks = {"@old": lambda w: _ids_of(w, "decision")[0], "@new": lambda w: _ids_of(w, "decision")[1]}
+    picks = {
+        "@old": lambda w: _ids_of(w, "decision")[0],
+        "@new": lambda w: _ids_of(w, "decision")[1],
+        "@tsk": lambda w: _ids_of(w, "task")[0],
+    }
     args = [named[a](ws, kinds[a]) if a in named else picks[a](ws) if a in picks else a for a in case.args]
     cli = forkserver.run([*args, "--json"], cwd=twin, env=_env(), timeout=60)
     for key, value in _env().items():

@@ -83,6 +83,7 @@ def test_init_is_whole_or_nothing(tmp_path: Path) -> None:
         "decisions",
         "history.jsonl",
         "sessions",
+        "tasks",
     ]
     assert "history.jsonl merge=union" in (ws.root / ".gitattributes").read_text()
     before = state_file(tmp_path).read_bytes()

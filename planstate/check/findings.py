@@ -48,6 +48,7 @@ CODES: dict[str, Code] = {
     "completion-pending": Code(WARNING, False, "every phase is finished but the initiative is still active"),
     "history-mismatch": Code(ERROR, True, "the last history.jsonl transition does not lead to lifecycle.state"),
     "missing-reference": Code(ERROR, False, "a reference to a phase or record that does not exist"),
+    "dependency-cycle": Code(ERROR, False, "tasks whose depends_on lead back to themselves: none of them can be ready"),
     "duplicate-id": Code(ERROR, False, "two records of one kind have the same id"),
     "filename-id-mismatch": Code(ERROR, False, "a file or folder name disagrees with the id inside it"),
     "multiple-active-initiatives": Code(ERROR, False, "more than one initiative is active"),

@@ -38,7 +38,9 @@ def references(ctx: Context, initiative: Initiative, records: Records, state: di
         out += session_references(found, ids["session"])
     for found in records["blocker"]:
         out += blocker_references(found, numbers, every_id)
-    return out
+    for found in records["task"]:
+        out += task_references(found, ids["task"], numbers)
+    return out + task_cycles(records["task"])
 
 
 def identities(ctx: Context, records: Records) -> tuple[list[Finding], dict[str, dict[str, FileRead]]]:
@@ -130,6 +132,71 @@ def _affected(found: FileRead, index: int, item: str, numbers: range | None, eve
     return out
 
 
+def task_references(found: FileRead, tasks: Container[str], numbers: range | None) -> list[Finding]:
+    """A task's `depends_on` items naming a task that does not exist, and a `phase` outside the phase `numbers`."""
+    out: list[Finding] = []
+    depends = found.data.get("depends_on")
+    for index, target in enumerate(depends if isinstance(depends, list) else []):
+        if isinstance(target, str) and target not in tasks:
+            message = f"depends_on names task {target}, which does not exist in this initiative"
+            hint = "correct the id (`planstate task list --all` shows them), or remove the item"
+            out.append(found.finding("missing-reference", ["depends_on", index], message, hint))
+    number = found.data.get("phase")
+    if _number(number) and numbers is not None and number not in numbers:
+        message = f"phase names phase {number}, but phases are numbered {_range(numbers)}"
+        hint = "correct the phase number, or set it to null"
+        out.append(found.finding("missing-reference", ["phase"], message, hint))
+    return out
+
+
+def task_cycles(tasks: list[FileRead]) -> list[Finding]:
+    """Each cycle of `depends_on` among `tasks` (a task depending on itself too), once, on the task with the smallest
+    id in it: found in one depth-first walk, linear in the tasks and their dependencies."""
+    graph: dict[str, tuple[FileRead, list[str]]] = {}
+    for found in tasks:
+        record_id, depends = found.data.get("id"), found.data.get("depends_on")
+        if isinstance(record_id, str) and isinstance(depends, list) and record_id not in graph:
+            graph[record_id] = (found, [d for d in depends if isinstance(d, str)])
+    done: set[str] = set()
+    seen: set[str] = set()
+    out: list[Finding] = []
+    for start in sorted(graph):
+        if start in done:
+            continue
+        path: list[str] = [start]
+        on_path = {start: 0}
+        todo = [iter(graph[start][1])]
+        while todo:
+            following = next(todo[-1], None)
+            if following is None:
+                todo.pop()
+                last = path.pop()
+                del on_path[last]
+                done.add(last)
+                continue
+            if following in on_path:
+                finding = _cycle(graph, path[on_path[following] :])
+                if finding.message not in seen:
+                    seen.add(finding.message)
+                    out.append(finding)
+            elif following in graph and following not in done:
+                on_path[following] = len(path)
+                path.append(following)
+                todo.append(iter(graph[following][1]))
+    return out
+
+
+def _cycle(graph: dict[str, tuple[FileRead, list[str]]], cycle: list[str]) -> Finding:
+    """The finding of one cycle, on its task with the smallest id, the cycle read from there."""
+    at = cycle.index(min(cycle))
+    ring = cycle[at:] + cycle[:at]
+    found, depends = graph[ring[0]]
+    index = depends.index(ring[1] if len(ring) > 1 else ring[0])
+    shown = " → ".join([*ring, ring[0]])
+    message = f"depends_on makes a cycle: {shown} (each waits for the next, so none is ever ready)"
+    return found.finding("dependency-cycle", ["depends_on", index], message, "remove one of these dependencies")
+
+
 def cross(
     ctx: Context,
     initiative: Initiative,
@@ -201,6 +268,12 @@ def cross(
     for vouched in folders["blocker"]:
         for read in reads(vouched, "blocker", "refers = 1"):
             out += blocker_references(read, numbers, every_id)
+    depending: list[FileRead] = []  # the tasks that name another: the only ones a cycle can go through
+    for vouched in folders["task"]:
+        depending += reads(vouched, "task", "refers = 1")
+        for read in reads(vouched, "task", outside):
+            out += task_references(read, ids["task"], numbers)
+    out += task_cycles(depending)
     active = [read for vouched in folders["session"] for read in reads(vouched, "session", "status = 'active'")]
     more, seen = sessions(ctx, active, now, stale_after)
     return out + more, seen

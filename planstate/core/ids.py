@@ -8,7 +8,7 @@ import time
 import unicodedata
 
 ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base 32, lowercase: no i, l, o, u
-PREFIXES = {"decision": "dec", "blocker": "blk", "session": "ses"}
+PREFIXES = {"decision": "dec", "blocker": "blk", "session": "ses", "task": "tsk"}
 TIME_CHARS = 7  # seconds since 1970 in 35 bits: sorts by time until the year 3058
 RANDOM_CHARS = 5  # 25 random bits: two ids made in the same second collide once in 33 million
 
@@ -22,7 +22,7 @@ def _base32(number: int, width: int) -> str:
 
 
 def new_id(kind: str, when: float | None = None) -> str:
-    """Return a new id for a record of `kind` (decision, blocker or session)."""
+    """Return a new id for a record of `kind` (decision, blocker, session or task)."""
     seconds = int(time.time() if when is None else when)
     random_bits = int.from_bytes(os.urandom(4), "big") >> 7
     return f"{PREFIXES[kind]}-{_base32(seconds, TIME_CHARS)}{_base32(random_bits, RANDOM_CHARS)}"

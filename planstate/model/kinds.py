@@ -1,4 +1,4 @@
-"""The .planning format v1: typed models of STATE.md and of decision, blocker and session records.
+"""The .planning format v1: typed models of STATE.md and of decision, blocker, session and task records.
 
 docs/format.md is the normative description of these models; tests check the two agree.
 """
@@ -31,7 +31,8 @@ LIFECYCLE_STATES = (
 PHASE_STATUSES = ("pending", "active", "completed", "failed", "skipped")
 FINISHED = ("completed", "skipped")  # phase statuses that count as done: the initiative can complete
 CHECKPOINTS = ("pending", "passed", "failed", "skipped")
-TASK_STATUSES = ("pending", "in_progress", "blocked", "verifying", "done")
+TASK_STATUSES = ("pending", "in_progress", "blocked", "verifying", "done")  # position.status: the single worker's
+TASK_RECORD_STATUSES = ("pending", "in_progress", "done", "dropped")  # a task record's (tasks/<id>-<slug>.md)
 DECISION_STATUSES = ("proposed", "accepted", "superseded", "rejected")
 BLOCKER_STATUSES = ("new", "active", "bypassed", "resolved")
 OPEN_BLOCKERS = ("new", "active", "bypassed")  # not resolved: `blocker list` and the brief show them
@@ -325,14 +326,48 @@ class Session(Model):
     request_id = Field(_opt_text, "Key of the call that made it: a retry with the same key answers with this record.")
 
 
+class Claim(Model):
+    """Who holds a task: a session, the agent or person acting in it, since when and until when."""
+
+    doc = "Who holds a task: the session, the agent or person, since when and (when bounded) until when."
+    session = Field(_record_id, "Id of the session that holds the task.", required=True)
+    by = Field(_opt_text, "Who acts in that session.")
+    since = Field(DateTime(), "When the claim was made.", required=True)
+    until = Field(_opt_time, "When the claim runs out, when it is bounded.")
+
+
+class Task(Model):
+    """A task record: tasks/<id>-<slug>.md."""
+
+    doc = "A task record (tasks/<id>-<slug>.md): a piece of work, what it waits for and where it is."
+    schema_version = Field(_version, "Version of the .planning format.", required=True, example=1)
+    id = Field(_record_id, "Id of the task; the file name starts with it.", required=True)
+    title = Field(Str(min_length=1), "Short title.", required=True, example="Add the users table")
+    status = Field(Enum(*TASK_RECORD_STATUSES), "pending, in_progress, done or dropped.", default="pending")
+    created = Field(DateTime(), "When it was added.", required=True)
+    phase = Field(Nullable(Int(minimum=0)), "Number of the phase it belongs to.", example=2)
+    depends_on = Field(ListOf(_record_id), "Ids of the tasks that must be done before it is ready.")
+    wave = Field(Nullable(Int(minimum=0)), "Wave of parallel work it belongs to: lower waves are ready first.")
+    claim = Field(Nullable(Nested(Claim)), "Who holds it, or null.")
+    evidence = Field(MapOf(Scalar()), "Evidence that it is done: name to value.", example={"tests": "12/12"})
+    by = Field(_opt_text, "Who added it.")
+    imported_from = Field(Nullable(Nested(ImportedFrom)), "Where it was imported from (`planstate import`).")
+
+
 KINDS: dict[str, type[Model]] = {
     "state": State,
     "decision": Decision,
     "blocker": Blocker,
     "session": Session,
+    "task": Task,
     "history": Transition,
 }
-RECORD_FOLDERS: dict[str, str] = {"decision": "decisions", "blocker": "blockers", "session": "sessions"}
+RECORD_FOLDERS: dict[str, str] = {
+    "decision": "decisions",
+    "blocker": "blockers",
+    "session": "sessions",
+    "task": "tasks",
+}
 RECORD_KINDS: dict[str, str] = {folder: kind for kind, folder in RECORD_FOLDERS.items()}  # `decisions` -> `decision`
 
 
@@ -359,7 +394,7 @@ def phase_at(state: State, number: int) -> Phase | None:
 
 
 _PHASE_REF = re.compile(r"\s*phase\s*[: ]\s*(\d+)\b", re.IGNORECASE)
-_RECORD_REF = re.compile(r"(?:dec|blk|ses)-[0-9a-hjkmnp-tv-z]{12}")
+_RECORD_REF = re.compile(r"(?:dec|blk|ses|tsk)-[0-9a-hjkmnp-tv-z]{12}")
 
 
 def phase_reference(text: str) -> int | None:

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from planstate.core.clock import parse_datetime
 from planstate.core.errors import PlanstateError, UsageError
-from planstate.model.kinds import RECORD_FOLDERS
 from planstate.model.validation import problems_for
 from planstate.ops import records
 from planstate.store import recordfiles
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
     from planstate.store.context import Context
 
 # What a finished record of each kind is: the statuses that may be archived, and the fields (first one set wins)
-# that date when it finished.
+# that date when it finished. Tasks are not archived: a task's dependants name it, and `ready` reads the live folder.
 FINISHED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "decision": (("superseded", "rejected"), ("date",)),
     "blocker": (("resolved",), ("resolved", "identified")),
@@ -62,7 +61,7 @@ class Archived:
 
     def counts(self) -> dict[str, int]:
         """How many records of each kind moved."""
-        return {kind: sum(1 for m in self.moved if m.kind == kind) for kind in RECORD_FOLDERS}
+        return {kind: sum(1 for m in self.moved if m.kind == kind) for kind in FINISHED}
 
     def to_dict(self) -> dict[str, Any]:
         """The result as JSON-ready data."""
@@ -89,14 +88,14 @@ class RecordsAPI:
         from planstate.core.clock import now
 
         ctx = self.ctx
-        if kind is not None and kind not in RECORD_FOLDERS:
-            raise UsageError(f"kind {kind!r} is not one of: {', '.join(RECORD_FOLDERS)}", argument="kind")
+        if kind is not None and kind not in FINISHED:
+            raise UsageError(f"kind {kind!r} is not one of: {', '.join(FINISHED)}", argument="kind")
         if before is None or (isinstance(before, str) and not before.strip()):
             raise UsageError("give the date before which finished records are archived", argument="before")
         cutoff = records.since(before, now(), "before")
         assert cutoff is not None  # `before` is given
         result = Archived(cutoff, dry_run)
-        kinds = [kind] if kind is not None else list(RECORD_FOLDERS)
+        kinds = [kind] if kind is not None else list(FINISHED)
         if dry_run:
             for each in kinds:
                 result.moved += [moved for _path, moved in self._finished(each, cutoff, result.problems)]

@@ -80,7 +80,7 @@ class DecisionAPI:
         elif isinstance(phase, bool) or not isinstance(phase, int) or phase < 0:
             raise UsageError(f"{phase!r} is not a phase number", field="phase")
         else:
-            _check_phase(ctx, phase)
+            records.check_phase(ctx, phase)
         initiative = ctx.target
         records.preload_templates(ctx, KIND)
         with ctx.transaction(state=False) as tx:
@@ -231,16 +231,6 @@ def _current_phase(ctx: Context, warnings: list[str]) -> int | None:
     position = data.get("position") if isinstance(data, dict) else None
     phase = position.get("phase") if isinstance(position, dict) else None
     return phase if isinstance(phase, int) and not isinstance(phase, bool) and phase >= 0 else None
-
-
-def _check_phase(ctx: Context, phase: int) -> None:
-    """Refuse a phase number the initiative does not have (when its STATE.md can be read at all)."""
-    numbers = records.known_phases(ctx)
-    if numbers is not None and len(numbers) and phase not in numbers:
-        raise UsageError(
-            f"{phase} is not a phase of this initiative; phases are numbered {numbers.start} to {numbers.stop - 1}",
-            field="phase",
-        )
 
 
 def _supersedable(tx: Transaction, initiative: Initiative, ref: str) -> recordfiles.Record:

@@ -8,7 +8,7 @@ the pointer, and refuses while another phase is active.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from planstate.core.errors import UsageError
@@ -20,6 +20,7 @@ from planstate.text.paths import get_in, parse_path
 from planstate.text.plaindata import same
 
 if TYPE_CHECKING:
+    from planstate.ops.records import Entry, Listing
     from planstate.store.context import Context
     from planstate.store.transaction import Transaction
 
@@ -237,10 +238,23 @@ def _answer(tx: Transaction, questions: Any, answered: list[str] | tuple[str, ..
 
 
 class TaskAPI:
-    """`ws.task`: start and finish tasks of the current phase (position.task, position.status, progress)."""
+    """`ws.task`: start and finish the single worker's task of the current phase (position.task, position.status,
+    progress), and add and list task records (tasks/<id>-<slug>.md, ops/tasks.py)."""
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+
+    def add(self, title: str, *, phase: int | None = None, after: Sequence[str] = (), wave: int | None = None) -> Entry:
+        """Add a pending task record; `after`: the tasks that must be done first (ops/tasks.TaskRecords.add)."""
+        from planstate.ops.tasks import TaskRecords
+
+        return TaskRecords(self.ctx).add(title, phase=phase, after=after, wave=wave)
+
+    def list(self, *, all: bool = False, status: str | None = None, phase: int | None = None) -> Listing:
+        """The task records, oldest first, done and dropped ones only with `all` (ops/tasks.TaskRecords.list)."""
+        from planstate.ops.tasks import TaskRecords
+
+        return TaskRecords(self.ctx).list(all=all, status=status, phase=phase)
 
     def start(self, text: str, *, plan: int | str | None = None, wave: int | None = None) -> Edited:
         """Start a task: position.task = text, status in_progress (and the plan or wave when given)."""

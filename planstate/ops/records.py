@@ -356,7 +356,7 @@ def listing(
     for summary in found:
         record, value, current = judged(summary)
         if record is not None and summary.problem is not None:
-            wrong.append(_located_problem(ctx, kind, record))
+            wrong.append(located_problem(ctx, kind, record))
         if not matches(current):
             continue
         if start is not None and not at_or_after(value, start):
@@ -418,7 +418,7 @@ def _read_unsure(
             continue
         record = Record(kind, path, data)
         if problems_for(kind, data):
-            wrong.append(_located_problem(ctx, kind, record))
+            wrong.append(located_problem(ctx, kind, record))
         value, current = data.get(dated), data.get("status", default_status)
         if matches(current) and (start is None or at_or_after(value, start)):
             matched.append((order(value), name))
@@ -473,7 +473,7 @@ def _record(ctx: Context, kind: str, path: Path) -> Record:
     return Record(kind, path, pending if pending is not None else ctx.cached_data(path))
 
 
-def _located_problem(ctx: Context, kind: str, record: Record) -> PlanstateError:
+def located_problem(ctx: Context, kind: str, record: Record) -> PlanstateError:
     """The first validation problem of a record that does not validate, located in its file: a list shows such a
     record as it is and warns, so a hand edit never makes a record vanish silently."""
     doc = ctx.read_document(record.path)
@@ -548,6 +548,16 @@ def known_phases(ctx: Context) -> range | None:
         return phase_numbers(State(data))
     except (TypeError, ValueError):
         return None
+
+
+def check_phase(ctx: Context, phase: int) -> None:
+    """Refuse a phase number the initiative does not have (when its STATE.md can be read at all)."""
+    numbers = known_phases(ctx)
+    if numbers is not None and len(numbers) and phase not in numbers:
+        raise UsageError(
+            f"{phase} is not a phase of this initiative; phases are numbered {numbers.start} to {numbers.stop - 1}",
+            field="phase",
+        )
 
 
 def refuse_unknown_phases(ctx: Context, affects: Sequence[str]) -> None:

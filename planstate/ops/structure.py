@@ -268,14 +268,15 @@ class _Change:
             return
 
     def _references(self) -> None:
-        """Rewrite the phase references of blockers (`affects`) and decisions (`phase`) that this change moves."""
+        """Rewrite the phase references of blockers (`affects`), decisions and tasks (`phase`) that this change
+        moves."""
         if not (self.shifted or self.removed or self.renamed):
             return
-        from planstate.model.kinds import Blocker, Decision
+        from planstate.model.kinds import Blocker
         from planstate.store import recordfiles
 
         ctx, target = self.tx.ctx, self.tx.ctx.target
-        kinds = ("blocker", "decision") if (self.shifted or self.removed) else ("blocker",)
+        kinds = ("blocker", "decision", "task") if (self.shifted or self.removed) else ("blocker",)
         for kind in kinds:
             found, problems = recordfiles.load_all(ctx, target, kind)
             if problems:
@@ -293,15 +294,14 @@ class _Change:
                     if not isinstance(phase, int) or isinstance(phase, bool):
                         continue
                     if phase in self.removed:
-                        decision: Decision = self.tx.record("decision", record.path)
-                        decision.phase = None
+                        self.tx.record(kind, record.path).phase = None
+                        was = "was made in" if kind == "decision" else "belonged to"
                         self.warnings.append(
-                            f"decision {record.id} was made in phase {phase} ({self.names[phase]}), now removed: "
+                            f"{kind} {record.id} {was} phase {phase} ({self.names[phase]}), now removed: "
                             "its phase is now null"
                         )
                     elif phase in self.mapping and self.mapping[phase] != phase:
-                        decision = self.tx.record("decision", record.path)
-                        decision.phase = self.mapping[phase]
+                        self.tx.record(kind, record.path).phase = self.mapping[phase]
                     else:
                         continue
                 self.references.append(ctx.display(record.path))

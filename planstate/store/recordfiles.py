@@ -1,4 +1,4 @@
-"""Record files (decisions, blockers, sessions): naming, finding by id or unique id prefix, listing fast.
+"""Record files (decisions, blockers, sessions, tasks): naming, finding by id or unique id prefix, listing fast.
 
 A record's `id` in its front matter is the truth; its file name starts with the id so people
 and shells find it, and a record is found by reading names first and front matter second.
@@ -24,7 +24,12 @@ if TYPE_CHECKING:
     from planstate.store.context import Context
     from planstate.store.initiatives import Initiative
 
-TEMPLATES = {"decision": "decision.md.j2", "blocker": "blocker.md.j2", "session": "session.md.j2"}
+TEMPLATES = {
+    "decision": "decision.md.j2",
+    "blocker": "blocker.md.j2",
+    "session": "session.md.j2",
+    "task": "task.md.j2",
+}
 
 
 class Record(NamedTuple):
@@ -254,7 +259,7 @@ def new_path(
 # ---------------------------------------------------------------------------- summaries, for regions and lists
 
 # The field a region orders each kind of record by (then by id).
-ORDER = {"decision": "date", "blocker": "identified", "session": "started"}
+ORDER = {"decision": "date", "blocker": "identified", "session": "started", "task": "created"}
 
 
 class Summary(NamedTuple):
@@ -361,9 +366,12 @@ FACTS = (
     "phase",
     "resumed_from",
     "affects",
+    "depends_on",
+    "wave",
+    "created",
 )
 # The facts by which a record names another record or a phase (a rule across records checks each).
-REFERS = ("supersedes", "superseded_by", "resumed_from", "affects")
+REFERS = ("supersedes", "superseded_by", "resumed_from", "affects", "depends_on")
 
 
 def facts(data: dict[str, Any]) -> dict[str, Any]:
@@ -383,7 +391,7 @@ def facets(kind: str, path: Path, data: Any) -> Facets:
     if found is None:
         return Facets("null", None, None, None, None, None, None, 0, None, None)
     record_id = data.get("id")
-    phase = data.get("phase") if kind == "decision" else None
+    phase = data.get("phase") if kind in ("decision", "task") else None
     return Facets(
         json.dumps(list(found[2:]), ensure_ascii=False),
         _exact_json()(facts(data)),

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from planstate.model.kinds import (
     Attempt,
     Blocker,
+    Claim,
     Decision,
     ErrorInfo,
     ImportedFrom,
@@ -23,6 +24,7 @@ from planstate.model.kinds import (
     Session,
     State,
     Structure,
+    Task,
     Transition,
 )
 from planstate.model.schema import Model
@@ -198,6 +200,21 @@ RULES: dict[type[Model], dict[str, Rule]] = {
         "imported_from": NESTED,
         "request_id": VALUE,
     },
+    Task: {
+        "schema_version": VALUE,
+        "id": VALUE,
+        "title": VALUE,
+        "status": final("done"),
+        "created": EARLIEST,
+        "phase": VALUE,
+        "depends_on": SET,
+        "wave": VALUE,
+        "claim": NESTED,
+        "evidence": MAP,
+        "by": VALUE,
+        "imported_from": NESTED,
+    },
+    Claim: {"session": VALUE, "by": VALUE, "since": EARLIEST, "until": LATEST},
     # history.jsonl is merged as a whole: the union of its entries, ordered by `at` (see mergefile.py).
     Transition: {"at": LOG, "from": LOG, "to": LOG, "trigger": LOG, "reason": LOG, "by": LOG},
 }
@@ -240,7 +257,13 @@ UNITS: dict[type[Model], Unit] = {
 UNKNOWN = VALUE
 
 # Which model each file kind's front matter is.
-MODELS: dict[str, type[Model]] = {"state": State, "decision": Decision, "blocker": Blocker, "session": Session}
+MODELS: dict[str, type[Model]] = {
+    "state": State,
+    "decision": Decision,
+    "blocker": Blocker,
+    "session": Session,
+    "task": Task,
+}
 
 
 def rule_for(model: type[Model], key: str) -> Rule:

@@ -56,12 +56,13 @@ def kind_of(data: dict[str, Any], path: str) -> str | None:
 
 
 # The record kind an id's prefix names, and the keys only one kind of file has (first match wins).
-_ID_PREFIXES = (("dec-", "decision"), ("blk-", "blocker"), ("ses-", "session"))
+_ID_PREFIXES = (("dec-", "decision"), ("blk-", "blocker"), ("ses-", "session"), ("tsk-", "task"))
 _SIGNATURES = (
     ("decision", ("decision", "context")),
     ("blocker", ("identified",)),
     ("blocker", ("description", "status")),
     ("session", ("agent", "started")),
+    ("task", ("title", "created", "depends_on")),
 )
 
 

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "next": "next",
     "context": "context",
     "task": "task",
+    "ready": "ready",
     **dict.fromkeys(LIFECYCLE_VERBS, "lifecycle"),
     "initiative": "initiative",
     "render": "render",

@@ -170,6 +170,7 @@ SOURCES: dict[str, Callable[[Any], list[str]]] = {
     "decision": _record_ids("decision"),
     "blocker": _record_ids("blocker"),
     "session": _record_ids("session"),
+    "task": _record_ids("task"),
     "initiative": _slugs,
     "phase": _phases,
 }

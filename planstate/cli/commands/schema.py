@@ -13,7 +13,8 @@ from planstate.core.errors import EXIT_OK
 def register(cli: Registrar) -> None:
     """Add `schema`."""
     p = cli.add("schema", cmd_schema, "print the JSON Schema of a file kind")
-    p.add_argument("name", nargs="?", choices=("state", "decision", "blocker", "session", "history"), help="file kind")
+    kinds = ("state", "decision", "blocker", "session", "task", "history")
+    p.add_argument("name", nargs="?", choices=kinds, help="file kind")
 
 
 def cmd_schema(args: argparse.Namespace) -> int:

@@ -1,17 +1,17 @@
-"""`planstate task start|done`: start and finish tasks of the current phase."""
+"""`planstate task start|done|add|list`: the single worker's task of the current phase, and task records."""
 
 from __future__ import annotations
 
 import argparse
 
-from planstate.cli.parser import Registrar, workspace
-from planstate.cli.results import print_edited
+from planstate.cli.parser import Registrar, completes, workspace
+from planstate.cli.results import print_edited, print_entry, print_listing
 
 
 def register(cli: Registrar) -> None:
-    """Add the `task` group: start, done."""
-    group = cli.group("task", "start and finish tasks of the current phase")
-    for subcommand in (_start, _done):
+    """Add the `task` group: start, done, add, list."""
+    group = cli.group("task", "start and finish tasks of the current phase; add and list task records")
+    for subcommand in (_start, _done, _add, _list):
         subcommand(group)
 
 
@@ -44,3 +44,44 @@ def _done(group: Registrar) -> None:
 def cmd_done(args: argparse.Namespace) -> int:
     """Finish the task in progress."""
     return print_edited(args, workspace(args).task.done(next=args.next))
+
+
+def _add(group: Registrar) -> None:
+    p = group.add(
+        "add",
+        cmd_add,
+        "add a task record in a new file (tasks/), pending until the tasks it comes after are done",
+        examples=[
+            "planstate task add 'Add the users table' --phase 1",
+            "planstate task add 'Seed the users' --after tsk-1nh2",
+        ],
+    )
+    p.add_argument("title", metavar="TITLE", help="what is to be done")
+    completes(p.add_argument("--phase", type=int, metavar="N", help="the phase it belongs to"), "phase")
+    completes(
+        p.add_argument(
+            "--after", action="append", metavar="ID", help="a task to be done first (id or unique prefix); repeat"
+        ),
+        "task",
+    )
+    p.add_argument("--wave", type=int, metavar="N", help="the wave of parallel work it belongs to (lower is sooner)")
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    """Add a task record."""
+    entry = workspace(args).task.add(args.title, phase=args.phase, after=args.after or [], wave=args.wave)
+    return print_entry(args, entry, entry.id)
+
+
+def _list(group: Registrar) -> None:
+    p = group.add("list", cmd_list, "list task records, oldest first (done and dropped ones only with --all)")
+    p.add_argument("--all", action="store_true", help="include done and dropped tasks")
+    p.add_argument("--status", metavar="S", help="only tasks with this status (pending, in_progress, done, dropped)")
+    completes(p.add_argument("--phase", type=int, metavar="N", help="only tasks of this phase"), "phase")
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """List task records."""
+    listing = workspace(args).task.list(all=args.all, status=args.status, phase=args.phase)
+    hidden = "" if args.all or args.status else " (done and dropped ones are hidden; --all shows them)"
+    return print_listing(args, listing, ["status", "phase", "wave", "title"], f"no tasks{hidden}")
