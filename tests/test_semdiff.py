@@ -274,6 +274,20 @@ def test_no_change_says_so_in_one_line(repo: Repo) -> None:
     assert repo.ps("diff", "--markdown").stdout.startswith("No changes in `.planning/`")
 
 
+def test_tasks_are_listed_as_they_are_added_started_and_done(repo: Repo) -> None:
+    schema = repo.made("task", "add", "Users table", "--phase", "1")
+    docs = repo.made("task", "add", "Document the table", "--after", schema)
+    text = repo.ps("diff").stdout
+    assert f"  task added: {docs} Document the table (pending), after {schema}\n" in text
+    assert f"  task added: {schema} Users table (pending), phase 1\n" in text
+    repo.commit("two tasks")
+    path = next((repo.project / ".planning" / "tasks").glob(f"{schema}-*.md"))
+    path.write_text(path.read_text(encoding="utf-8").replace("status: pending", "status: done"), encoding="utf-8")
+    assert [(t["id"], t["event"]) for t in repo.changes()["tasks"]] == [(schema, "done")]
+    assert f"  task done: {schema} Users table\n" in repo.ps("diff").stdout
+    repo.ps("check")
+
+
 def test_revisions_one_two_and_ranges(repo: Repo) -> None:
     first = repo.git("rev-parse", "HEAD").strip()
     repo.ps("set", "position.task", "A")

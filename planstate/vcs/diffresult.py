@@ -17,7 +17,7 @@ from planstate.vcs.difftext import Markdown, Plain, md, md_code
 from planstate.vcs.snapshot import Snapshot
 from planstate.vcs.transitions import transition_line
 
-SECTIONS = ("lifecycle", "phases", "position", "decisions", "blockers", "sessions", "fields", "unreadable")
+SECTIONS = ("lifecycle", "phases", "position", "decisions", "blockers", "sessions", "tasks", "fields", "unreadable")
 
 
 class InitiativeDiff:

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from planstate.core.clock import parse_datetime
-from planstate.model.kinds import Blocker, Decision, Phase, Session
+from planstate.model.kinds import Blocker, Decision, Phase, Session, Task
 from planstate.vcs.diffevents import Change, Event, Read, Subject, newer, now, was
 from planstate.vcs.difftext import Part, Plain, always, code, duration, evidence, given, not_null, raw, texts
 from planstate.vcs.fieldchanges import added_items
@@ -284,4 +284,28 @@ SESSIONS = Subject(
     explains=("status", "ended", "completed", "issues", "handoff_reason", "notes", "context_usage"),
 )
 
-RECORDS = (DECISIONS, BLOCKERS, SESSIONS)
+TASKS = Subject(
+    section="tasks",
+    model=Task,
+    noun="task",
+    key="id",
+    label="title",
+    head=_record_head,
+    default="pending",
+    added=Event(
+        "added",
+        (("phase", newer("phase")), ("depends_on", newer("depends_on")), ("by", newer("by"))),
+        (STATUS, Part(", phase {}", "phase", raw, not_null), Part(", after {}", "depends_on", texts(", "))),
+    ),
+    removed=Event("removed"),
+    statuses={
+        "in_progress": Event("started", (("from", was),)),
+        "done": Event("done", (("evidence", newer("evidence")),), (Part(", evidence: {}", "evidence", evidence),)),
+        "dropped": Event("dropped", (("from", was),)),
+        "pending": Event("reopened", (("from", was),)),
+    },
+    other=STATUS_CHANGE,
+    explains=("status", "evidence", "claim"),
+)
+
+RECORDS = (DECISIONS, BLOCKERS, SESSIONS, TASKS)

@@ -2,8 +2,8 @@
 
 For each initiative: lifecycle transitions (from the new history.jsonl lines, else from a change
 of `lifecycle.state`); phases started, completed (with their duration), failed, skipped, retried
-and checkpoint results; position and next-action changes; decisions, blockers and sessions by
-what happened to them (added, accepted, superseded, resolved, ended ...); and every other field
+and checkpoint results; position and next-action changes; decisions, blockers, sessions and tasks
+by what happened to them (added, accepted, superseded, resolved, ended, done ...); and every other field
 that changed, as `path: old → new`. Derived fields and `updated` are left out: they follow from
 the rest. Files that cannot be read on either side are listed, never fatal.
 
