@@ -77,8 +77,6 @@ class DecisionAPI:
         warnings: list[str] = []
         if phase is None:
             phase = _current_phase(ctx, warnings)
-        elif isinstance(phase, bool) or not isinstance(phase, int) or phase < 0:
-            raise UsageError(f"{phase!r} is not a phase number", field="phase")
         else:
             records.check_phase(ctx, phase)
         initiative = ctx.target

@@ -551,7 +551,10 @@ def known_phases(ctx: Context) -> range | None:
 
 
 def check_phase(ctx: Context, phase: int) -> None:
-    """Refuse a phase number the initiative does not have (when its STATE.md can be read at all)."""
+    """Refuse what is no phase number (0 or more), and a phase number the initiative does not have (when its STATE.md
+    can be read at all)."""
+    if isinstance(phase, bool) or not isinstance(phase, int) or phase < 0:
+        raise UsageError(f"{phase!r} is not a phase number", field="phase")
     numbers = known_phases(ctx)
     if numbers is not None and len(numbers) and phase not in numbers:
         raise UsageError(
