@@ -473,14 +473,21 @@ class Store:
         clause = f" AND ({where})" if where else ""
         return self.query(f"SELECT {columns} FROM files WHERE folder = ?{clause} {tail}", (prefix.rstrip("/"), *args))
 
-    def facts_of(self, prefix: str, names: list[str]) -> list[tuple[str, str | None]]:
-        """The facts (JSON, or None) kept of the files `names` of the folder `prefix`, in the order given (a file
-        with no row is left out)."""
-        found: dict[str, str | None] = {}
+    def values_of(self, prefix: str, names: list[str], column: str, where: str = "") -> dict[str, Any]:
+        """The `column` of each of the files `names` of the folder `prefix` that has a row (and meets `where`), by
+        name, in a few queries whatever the number of names."""
+        clause = f" AND ({where})" if where else ""
+        found: dict[str, Any] = {}
         for start in range(0, len(names), 500):  # under SQLite's limit of parameters, whatever its build
             chunk = [prefix + name for name in names[start : start + 500]]
             marks = ", ".join("?" * len(chunk))
-            found.update(self.query(f"SELECT name, facts FROM files WHERE key IN ({marks})", chunk))
+            found.update(self.query(f"SELECT name, {column} FROM files WHERE key IN ({marks}){clause}", chunk))
+        return found
+
+    def facts_of(self, prefix: str, names: list[str]) -> list[tuple[str, str | None]]:
+        """The facts (JSON, or None) kept of the files `names` of the folder `prefix`, in the order given (a file
+        with no row is left out)."""
+        found = self.values_of(prefix, names, "facts")
         return [(name, found[name]) for name in names if name in found]
 
     # ------------------------------------------------------------------ the whole workspace
