@@ -89,12 +89,16 @@ def decision_references(
             message = f"{key} names decision {target}, which does not exist in {folder}"
             hint = "correct the id; commands accept a unique prefix, and `planstate decision list` shows them"
             out.append(found.finding("missing-reference", [key], message, hint))
+    return out + _phase_outside(found, numbers)
+
+
+def _phase_outside(found: FileRead, numbers: range | None) -> list[Finding]:
+    """A record's `phase` outside the phase `numbers` (a decision's, a task's)."""
     number = found.data.get("phase")
-    if _number(number) and numbers is not None and number not in numbers:
-        message = f"phase names phase {number}, but phases are numbered {_range(numbers)}"
-        hint = "correct the phase number, or set it to null"
-        out.append(found.finding("missing-reference", ["phase"], message, hint))
-    return out
+    if not _number(number) or numbers is None or number in numbers:
+        return []
+    message = f"phase names phase {number}, but phases are numbered {_range(numbers)}"
+    return [found.finding("missing-reference", ["phase"], message, "correct the phase number, or set it to null")]
 
 
 def session_references(found: FileRead, sessions: Container[str]) -> list[Finding]:
@@ -141,12 +145,7 @@ def task_references(found: FileRead, tasks: Container[str], numbers: range | Non
             message = f"depends_on names task {target}, which does not exist in this initiative"
             hint = "correct the id (`planstate task list --all` shows them), or remove the item"
             out.append(found.finding("missing-reference", ["depends_on", index], message, hint))
-    number = found.data.get("phase")
-    if _number(number) and numbers is not None and number not in numbers:
-        message = f"phase names phase {number}, but phases are numbered {_range(numbers)}"
-        hint = "correct the phase number, or set it to null"
-        out.append(found.finding("missing-reference", ["phase"], message, hint))
-    return out
+    return out + _phase_outside(found, numbers)
 
 
 def task_cycles(tasks: list[FileRead]) -> list[Finding]:
