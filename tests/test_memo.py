@@ -559,6 +559,7 @@ def test_a_resume_after_writes_takes_each_records_part_from_the_store(
     it as the time since which a change in git is work the state may not know of)."""
     from builders import T0, blocker, session
 
+    from planstate.core import clock
     from planstate.report import brief
     from planstate.store import cache
 
@@ -587,7 +588,9 @@ def test_a_resume_after_writes_takes_each_records_part_from_the_store(
     ws.blocker.add(description="Waiting on the vendor")
     ws.session.end(ws.session.start(agent="short").id)
     text = edited.read_text()
-    edited.write_text(text.replace("ended: 2026-11-01T16:00:00Z", "ended: 2026-12-01T02:00:00+02:00"))  # ties the last
+    # ties the last: the session `short` ended at the clock's now, written here in another offset
+    tied = clock.now().astimezone(timezone(timedelta(hours=2))).isoformat()
+    edited.write_text(text.replace("ended: 2026-11-01T16:00:00Z", f"ended: {tied}"))
     (project / "unrecorded.txt").write_text("work the state does not mention\n")
     assert edited.read_text() != text
 
@@ -603,7 +606,7 @@ def test_a_resume_after_writes_takes_each_records_part_from_the_store(
     assert got["blockers"]["open"] == 4 and got["sessions"]["total"] == 5
     assert got["last_session"]["agent"] == "short"
     (unrecorded,) = [doubt for doubt in got["verification"] if doubt.get("since_event") == "session_ended"]
-    assert unrecorded["since"] == "2026-12-01T02:00:00+02:00"  # the end of the session first in file-name order
+    assert unrecorded["since"] == tied  # the end of the session first in file-name order
     other = tmp_path / "copy"
     shutil.copytree(project, other, symlinks=True)
     shutil.rmtree(other / ".planning" / ".local")
