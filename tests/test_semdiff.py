@@ -309,13 +309,18 @@ def test_revisions_one_two_and_ranges(repo: Repo) -> None:
     assert repo.diff(second, third)["from_revision"] == {"revision": second, "commit": second}
 
 
-def test_symmetric_range_starts_at_the_merge_base(repo: Repo) -> None:
+def diverged(repo: Repo) -> None:
+    """A branch `feature` that set position.task, and main moved on after it left (next_action), committed."""
     repo.git("checkout", "--quiet", "-b", "feature")
     repo.ps("set", "position.task", "on the branch")
     repo.commit("feature work")
     repo.git("checkout", "--quiet", "main")
     repo.ps("set", "next_action", "on main")
     repo.commit("main work")
+
+
+def test_symmetric_range_starts_at_the_merge_base(repo: Repo) -> None:
+    diverged(repo)
     found = repo.changes("main...feature")
     assert [c["field"] for c in found["position"]] == ["position.task"]  # main's own change is not in it
     both = repo.changes("main..feature")
@@ -325,12 +330,7 @@ def test_symmetric_range_starts_at_the_merge_base(repo: Repo) -> None:
 def test_two_trees_that_are_not_a_line_of_history_get_a_hint(repo: Repo) -> None:
     """`A..B` (or `A B`) where A is not an ancestor of B compares two trees: main's own work would read as undone by
     the branch. One line says so and names the merge-base form, on stderr in text and in `warnings` with --json."""
-    repo.git("checkout", "--quiet", "-b", "feature")
-    repo.ps("set", "position.task", "on the branch")
-    repo.commit("feature work")
-    repo.git("checkout", "--quiet", "main")
-    repo.ps("set", "next_action", "on main")
-    repo.commit("main work")
+    diverged(repo)
     hint = (
         "main is not an ancestor of feature: this compares their two trees, so what main gained since feature left "
         "it reads as undone; `planstate diff main...feature` compares from their merge base"
