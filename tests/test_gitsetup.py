@@ -608,14 +608,14 @@ def test_outside_a_work_tree_the_driver_rule_asks_git_nothing(
         return real(cwd, *args, stdin=stdin)
 
     monkeypatch.setattr(gitcalls, "_run", spied)
-    assert gitsetup.unconfigured(outside / ".planning", lambda: ["STATE.md"]) == {}
+    assert gitsetup.survey(outside / ".planning", lambda: ["STATE.md"])[0] == {}
     assert calls == []
     assert gitcalls.maybe_in_work_tree(repo / ".planning")
     assert not gitcalls.maybe_in_work_tree(outside / ".planning")
     monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
     assert gitcalls.maybe_in_work_tree(outside / ".planning")
     monkeypatch.delenv("GIT_DIR")
-    found = gitsetup.unconfigured(repo / ".planning", lambda: ["STATE.md"])
+    found = gitsetup.survey(repo / ".planning", lambda: ["STATE.md"])[0]
     assert found == {"merge": ["STATE.md"]}  # in the repository: found, by git
     assert calls
 

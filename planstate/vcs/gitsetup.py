@@ -3,7 +3,7 @@ clone's config.
 
 Storage layer. The attributes are shared (the file is committed); the git config that makes them
 work is per clone (git never pushes or clones it), and git silently falls back to a text merge
-when an attribute names a driver the clone has not configured: `unconfigured` finds that case
+when an attribute names a driver the clone has not configured: `survey` finds that case
 for `planstate check`. Git runs the configured commands through `sh` from whatever shell started
 it, so they name this Python by its absolute path and fall back to git's own diff and merge when
 it cannot run planstate; `status` runs them from a plain shell, and `fragile` tells `check` of
@@ -534,16 +534,11 @@ def _runs(key: str, value: str, subcommand: str, top: Path) -> Runs:
 # ---------------------------------------------------------------------------- for `planstate check`
 
 
-def unconfigured(root: Path, listed: Callable[[], list[str]]) -> dict[str, list[str]]:
-    """The planning files (those `listed()` gives, relative to the `.planning/` folder `root`) that git gives
-    `merge=planstate` or `diff=planstate` while no git config of this clone (any scope) defines that driver, by
-    attribute (`merge`, `diff`): git would silently merge them as text, or diff their raw text."""
-    return survey(root, listed)[0]
-
-
 def survey(root: Path, listed: Callable[[], list[str]]) -> tuple[dict[str, list[str]], dict[str, tuple[str, str]]]:
-    """What `planstate check` says about the drivers: the files each unconfigured attribute applies to (see
-    `unconfigured`), and each configured command that may not run planstate from another shell (key: (attribute,
+    """What `planstate check` says about the drivers: the planning files (those `listed()` gives, relative to the
+    `.planning/` folder `root`) that git gives `merge=planstate` or `diff=planstate` while no git config of this
+    clone (any scope) defines that driver, by attribute (`merge`, `diff`: git would silently merge them as text, or
+    diff their raw text), and each configured command that may not run planstate from another shell (key: (attribute,
     why), see `fragile`). Empty outside a git work tree. At most two git calls: the config, and only when a driver is
     missing, one `git check-attr` for every path (only then are the paths listed: 17,000 of them take a while);
     none when no `.git` is in sight. Nothing else is run."""
